@@ -1,0 +1,1 @@
+"""Seahaven Race: the race server, its rules engine and its command line."""
