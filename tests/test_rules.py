@@ -244,9 +244,7 @@ GROUP_TABLE = {
     4: (5, 10, 20, 5, 10),
 }
 ENTRIES = [
-    (free, column, limit)
-    for free, row in GROUP_TABLE.items()
-    for column, limit in enumerate(row)
+    (free, column, limit) for free, row in GROUP_TABLE.items() for column, limit in enumerate(row)
 ]
 
 
