@@ -46,8 +46,7 @@ def render(board: Board, *, colour: bool = False, symbols: bool = True) -> str:
     depth = max((len(col) for col in board.columns), default=0)
     for row in range(depth):
         cards = [
-            _card(col[row], colour, symbols) if row < len(col) else "   "
-            for col in board.columns
+            _card(col[row], colour, symbols) if row < len(col) else "   " for col in board.columns
         ]
         lines.append("  " + " ".join(cards).rstrip())
     if board.is_won():

@@ -8,8 +8,20 @@ from .board import Board, apply_delta
 from .cards import Card, card_label, card_name, parse_card
 from .codes import GameCode, format_code, parse_code, shuffle
 from .errors import REASONS, CodeError, EngineError, IllegalAction, NotationError, PositionError
-from .moves import CELL, COL, FOUND, OWN_FOUNDATION, Action, Change, Delta, DoubleTap, Loc
-from .moves import Move, Tap, Undo
+from .moves import (
+    CELL,
+    COL,
+    FOUND,
+    OWN_FOUNDATION,
+    Action,
+    Change,
+    Delta,
+    DoubleTap,
+    Loc,
+    Move,
+    Tap,
+    Undo,
+)
 from .notation import format_action, parse_action, parse_location
 
 __all__ = [

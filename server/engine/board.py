@@ -14,8 +14,22 @@ from typing import NamedTuple
 from .cards import KING, SUITS, Card, card_name, parse_card
 from .codes import GameCode, format_code, parse_code, shuffle
 from .errors import IllegalAction, PositionError
-from .moves import CELL, COL, COLUMNS, FOUND, OWN_FOUNDATION, UNDO_LIMIT, Action, Change
-from .moves import Delta, DoubleTap, Loc, Move, Tap, Undo
+from .moves import (
+    CELL,
+    COL,
+    COLUMNS,
+    FOUND,
+    OWN_FOUNDATION,
+    UNDO_LIMIT,
+    Action,
+    Change,
+    Delta,
+    DoubleTap,
+    Loc,
+    Move,
+    Tap,
+    Undo,
+)
 
 # RULES.md, Score.
 POINTS_FOUNDATION = 10
@@ -23,11 +37,11 @@ POINTS_CELL_TO_COLUMN = 5
 
 
 class _Record(NamedTuple):
-    """One undoable action: where ``count`` cards went, and the points it gave."""
+    """One undoable action: where ``cards`` cards went, and the points it gave."""
 
     src: Loc
     dst: Loc
-    count: int
+    cards: int
     points: int
 
 
@@ -60,7 +74,16 @@ class Board:
         code: the game code of the deal, if the board came from one.
     """
 
-    __slots__ = ("_dropped", "_history", "cells", "code", "columns", "foundations", "moves", "score")
+    __slots__ = (
+        "_dropped",
+        "_history",
+        "cells",
+        "code",
+        "columns",
+        "foundations",
+        "moves",
+        "score",
+    )
 
     def __init__(
         self,
@@ -464,9 +487,9 @@ class Board:
         points = POINTS_CELL_TO_COLUMN if at.kind == "cell" else 0
         best = -1
         for i, col in enumerate(self.columns):
-            if col and col[-1] == card + 1 and card % 13 != KING - 1:
-                if best < 0 or len(col) > len(self.columns[best]):
-                    best = i
+            fits = col and col[-1] == card + 1 and card % 13 != KING - 1
+            if fits and (best < 0 or len(col) > len(self.columns[best])):
+                best = i
         if best >= 0:
             return self._apply(at, COL[best], 1, points)
         alone = at.kind == "col" and len(self.columns[at.index]) == 1

@@ -16,7 +16,8 @@ MAX_CELLS: Final = 4
 UNDO_LIMIT: Final = 100
 
 
-class Loc(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Loc:
     """A place on the table.
 
     ``kind`` is ``"col"``, ``"cell"`` or ``"found"``; ``index`` is the 0-based column or

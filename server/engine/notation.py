@@ -8,8 +8,20 @@ from __future__ import annotations
 
 from .cards import SUITS
 from .errors import NotationError
-from .moves import CELL, COL, COLUMNS, FOUND, MAX_CELLS, OWN_FOUNDATION, Action, DoubleTap, Loc
-from .moves import Move, Tap, Undo
+from .moves import (
+    CELL,
+    COL,
+    COLUMNS,
+    FOUND,
+    MAX_CELLS,
+    OWN_FOUNDATION,
+    Action,
+    DoubleTap,
+    Loc,
+    Move,
+    Tap,
+    Undo,
+)
 
 _LOCATIONS: dict[str, Loc] = {str(loc): loc for loc in (*COL, *CELL, *FOUND, OWN_FOUNDATION)}
 
@@ -32,9 +44,7 @@ def parse_location(text: str) -> Loc:
         raise NotationError(f"location {text!r}: cells are cell1 to cell{MAX_CELLS}")
     if word.startswith("found"):
         raise NotationError(f"location {text!r}: foundations are found or found:S/H/D/C")
-    raise NotationError(
-        f"location {text!r} is not colN, cellN, found or found:{'/'.join(SUITS)}"
-    )
+    raise NotationError(f"location {text!r} is not colN, cellN, found or found:{'/'.join(SUITS)}")
 
 
 def parse_action(text: str) -> Action:
