@@ -40,7 +40,7 @@ def render(board: Board, *, colour: bool = False, symbols: bool = True) -> str:
         _card(s * 13 + n - 1 if n else None, colour, symbols)
         for s, n in enumerate(board.foundations)
     )
-    lines.append(f"cells {cells}      foundations {found}")
+    lines.append(f"cells {cells}      foundations {found}".rstrip())
     lines.append("")
     lines.append("  " + " ".join(f"{i:>3}" for i in range(1, 11)))
     depth = max((len(col) for col in board.columns), default=0)
