@@ -119,3 +119,18 @@ def test_legal_moves_are_exactly_the_moves_the_rules_accept(
         if not legal:
             break
         board.push(legal[pick % len(legal)])
+
+
+@settings(max_examples=50, deadline=None)
+@given(games)
+def test_a_position_survives_its_json_shape(game: tuple[int, int, list[tuple[int, int]]]) -> None:
+    deal, cells, picks = game
+    board = Board.deal(deal, cells)
+    for pick, _ in picks:
+        legal = board.legal_moves()
+        if not legal:
+            break
+        board.push(legal[pick % len(legal)])
+    again = Board.from_json(board.to_json())
+    assert again.key() == board.key()
+    assert again.legal_moves() == board.legal_moves()
