@@ -1,0 +1,166 @@
+// The app: one connection, one room at a time, views chosen by the address's hash
+// (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/rules).
+
+import { Net, defaultUrl } from "./net.js";
+import { Game } from "./game.js";
+import { applyTexts, initialLang, setLang, t, currentLang, onLangChange, reasonText } from "./i18n.js";
+import { PlayView } from "./views/play.js";
+import { RaceView } from "./views/race.js";
+import { WatchView } from "./views/watch.js";
+import { DailyView, ReplayView } from "./views/daily.js";
+import { RulesView } from "./views/rules.js";
+
+const NAME_KEY = "seahaven.name";
+
+/** The player's display name (kept in local storage). */
+export function playerName() {
+  let name = localStorage.getItem(NAME_KEY);
+  if (!name) {
+    name = `Player ${Math.floor(1000 + Math.random() * 9000)}`;
+    localStorage.setItem(NAME_KEY, name);
+  }
+  return name;
+}
+
+export function setPlayerName(name) {
+  const clean = String(name).trim().slice(0, 24);
+  if (clean) localStorage.setItem(NAME_KEY, clean);
+}
+
+let toastTimer = null;
+/** A short message at the bottom of the screen. */
+export function toast(text, kind = "error") {
+  const el = document.getElementById("toast");
+  el.textContent = text;
+  el.className = `toast ${kind === "error" ? "" : kind}`;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 3500 : 2500);
+}
+
+/** Say something to screen readers. */
+export function announce(text) {
+  const el = document.getElementById("live");
+  el.textContent = "";
+  setTimeout(() => { el.textContent = text; }, 30);
+}
+
+/** Copy text to the clipboard, with a fallback for pages not served over https. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const ta = document.createElement("textarea");
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    document.execCommand("copy");
+    ta.remove();
+  }
+  toast(t("msg.copied"), "info");
+}
+
+/** Make an element from an HTML string (the caller escapes data with esc()). */
+export function html(s) {
+  const tpl = document.createElement("template");
+  tpl.innerHTML = s.trim();
+  const el = tpl.content.firstElementChild;
+  applyTexts(tpl.content);
+  return el;
+}
+
+export function esc(s) {
+  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+class App {
+  constructor() {
+    this.main = document.getElementById("main");
+    this.net = new Net(defaultUrl(), playerName);
+    this.game = new Game(this.net);
+    this.views = {
+      play: new PlayView(this),
+      race: new RaceView(this),
+      watch: new WatchView(this),
+      daily: new DailyView(this),
+      replay: new ReplayView(this),
+      rules: new RulesView(this),
+    };
+    this.current = null;
+    this.welcomed = false;
+    this.whenWelcomed = [];
+    const conn = document.getElementById("conn");
+    this.net.on("status", ({ state }) => {
+      conn.dataset.state = state;
+      conn.title = t(`conn.${state}`);
+      conn.setAttribute("aria-label", t(`conn.${state}`));
+    });
+    this.net.on("welcome", () => {
+      this.welcomed = true;
+      const queued = this.whenWelcomed.splice(0);
+      for (const fn of queued) fn();
+    });
+    this.net.on("error", (m) => toast(reasonText(m.code, m.message)));
+    this.net.on("gap", () => toast(t("msg.resync"), "info"));
+    this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
+    window.addEventListener("hashchange", () => this.route());
+    window.addEventListener("resize", () => this.current?.onResize?.());
+    onLangChange(() => {
+      applyTexts(document);
+      this.current?.onLang?.();
+    });
+  }
+
+  /** Run `fn` once the server has welcomed us (at once if it has). */
+  online(fn) {
+    if (this.welcomed && this.net.state === "open") fn();
+    else this.whenWelcomed.push(fn);
+  }
+
+  /** Leave the current room if it is not `keep` (one room at a time). */
+  leaveRoom(keep = null) {
+    if (this.game.roomId && this.game.roomId !== keep) {
+      this.net.send("leave");
+      this.net.setRoom(null);
+      this.game.clear();
+    }
+  }
+
+  route() {
+    const parts = (location.hash || "#/play").replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    const name = this.views[parts[0]] ? parts[0] : "play";
+    const view = this.views[name];
+    for (const a of document.querySelectorAll(".modes a")) {
+      const on = a.dataset.view === name || (name === "replay" && a.dataset.view === "daily");
+      if (on) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    if (this.current && this.current !== view) this.current.hide?.();
+    this.current = view;
+    this.main.innerHTML = "";
+    view.show(this.main, parts.slice(1));
+    document.title = `${t(`nav.${name === "replay" ? "daily" : name}`)} · Seahaven Race`;
+  }
+}
+
+async function boot() {
+  const lang = initialLang();
+  const select = document.getElementById("lang");
+  select.value = lang;
+  await setLang(lang);
+  select.addEventListener("change", () => setLang(select.value));
+  const four = document.getElementById("fourcolor");
+  four.checked = localStorage.getItem("seahaven.fourcolor") === "1";
+  document.body.classList.toggle("four-color", four.checked);
+  four.addEventListener("change", () => {
+    document.body.classList.toggle("four-color", four.checked);
+    localStorage.setItem("seahaven.fourcolor", four.checked ? "1" : "0");
+  });
+  const app = new App();
+  window.seahaven = app; // for the browser tests and the curious
+  app.net.connect();
+  app.route();
+  void currentLang;
+}
+
+boot();

@@ -1,0 +1,230 @@
+// The table as the server sends it, drawn in the DOM. Knows no rule: it moves cards where
+// a delta says and draws what is there.
+
+import { t, cardLabel } from "./i18n.js";
+
+export const SUITS = ["S", "H", "D", "C"];
+export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const RANKS = "A23456789TJQK";
+
+/** Rank shown on a card: T is written 10. */
+export function rankText(card) {
+  return card[0] === "T" ? "10" : card[0];
+}
+
+/** A board state from the server's JSON ({cells, columns, foundations}). */
+export function fromJSON(data) {
+  const found = data.foundations || {};
+  return {
+    code: data.code || null,
+    cells: (data.cells || []).slice(),
+    columns: (data.columns || []).map((c) => c.slice()),
+    foundations: Object.fromEntries(SUITS.map((s) => [s, Number(found[s] || 0)])),
+  };
+}
+
+/** The card on top of a foundation, or null. */
+export function foundationTop(state, suit) {
+  const n = state.foundations[suit];
+  return n > 0 ? RANKS[n - 1] + suit : null;
+}
+
+/** The cards a location holds, bottom first. */
+export function cardsAt(state, loc) {
+  if (loc.startsWith("col")) return state.columns[Number(loc.slice(3)) - 1] || [];
+  if (loc.startsWith("cell")) {
+    const c = state.cells[Number(loc.slice(4)) - 1];
+    return c ? [c] : [];
+  }
+  if (loc.startsWith("found:")) {
+    const top = foundationTop(state, loc.slice(6));
+    return top ? [top] : [];
+  }
+  return [];
+}
+
+/**
+ * Apply a delta's changes: take `cards` off the top of `src`, put them on `dst`.
+ * Returns false when the state does not hold what the delta says (the caller resyncs).
+ */
+export function applyChanges(state, changes) {
+  for (const ch of changes) {
+    const n = ch.cards.length;
+    const src = ch.src;
+    if (src.startsWith("col")) {
+      const col = state.columns[Number(src.slice(3)) - 1];
+      if (!col || col.length < n) return false;
+      const top = col.slice(col.length - n);
+      if (top.join() !== ch.cards.join()) return false;
+      col.length -= n;
+    } else if (src.startsWith("cell")) {
+      const i = Number(src.slice(4)) - 1;
+      if (state.cells[i] !== ch.cards[0]) return false;
+      state.cells[i] = null;
+    } else if (src.startsWith("found:")) {
+      const s = src.slice(6);
+      if (foundationTop(state, s) !== ch.cards[0]) return false;
+      state.foundations[s] -= 1;
+    } else {
+      return false;
+    }
+    const dst = ch.dst;
+    if (dst.startsWith("col")) {
+      state.columns[Number(dst.slice(3)) - 1].push(...ch.cards);
+    } else if (dst.startsWith("cell")) {
+      state.cells[Number(dst.slice(4)) - 1] = ch.cards[0];
+    } else {
+      const s = dst.startsWith("found:") ? dst.slice(6) : ch.cards[0][1];
+      state.foundations[s] += n;
+    }
+  }
+  return true;
+}
+
+/** Cards on the foundations (0..52). */
+export function foundationCount(state) {
+  return SUITS.reduce((a, s) => a + state.foundations[s], 0);
+}
+
+/** One card element. */
+export function cardElement(card, loc, index) {
+  const el = document.createElement("div");
+  const suit = card[1];
+  const rank = card[0];
+  el.className = "card";
+  el.dataset.card = card;
+  el.dataset.suit = suit;
+  el.dataset.loc = loc;
+  el.dataset.index = String(index);
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", cardLabel(card));
+  const sym = SUIT_SYMBOL[suit];
+  const r = rankText(card);
+  const corner = `<span class="r">${r}</span><span class="s">${sym}</span>`;
+  const centre = "JQK".includes(rank)
+    ? `<div class="face-letter">${rank}<small>${sym}</small></div>`
+    : `<div class="pip">${sym}</div>`;
+  el.innerHTML = `<div class="corner" aria-hidden="true">${corner}</div>${centre}` +
+    `<div class="corner br" aria-hidden="true">${corner}</div>`;
+  return el;
+}
+
+/**
+ * Draw a board into `root` (replacing what was there). Cards keep their element identity
+ * by name between draws, so a moved card slides from where it was (FLIP).
+ *
+ * @param {HTMLElement} root
+ * @param {object} state
+ * @param {{interactive?: boolean, animate?: boolean, maxHeight?: number}} opts
+ */
+export function render(root, state, opts = {}) {
+  const interactive = opts.interactive !== false;
+  const before = new Map();
+  if (opts.animate !== false) {
+    for (const el of root.querySelectorAll(".card[data-card]")) {
+      before.set(el.dataset.card, el.getBoundingClientRect());
+    }
+  }
+  root.classList.add("board");
+  root.dataset.cells = String(state.cells.length);
+  root.innerHTML = "";
+  const top = document.createElement("div");
+  top.className = "toprow";
+  const nCells = state.cells.length;
+  state.cells.forEach((card, i) => {
+    const loc = `cell${i + 1}`;
+    const pile = pileElement("cell", loc, t("board.cell", { n: i + 1 }));
+    if (card) {
+      const el = cardElement(card, loc, 0);
+      el.classList.add("top");
+      pile.append(el);
+    } else {
+      pile.classList.add("slot");
+    }
+    top.append(pile);
+  });
+  // Foundations sit over the four rightmost columns; empty grid cells fill the gap.
+  for (let i = nCells; i < 6; i++) top.append(document.createElement("div"));
+  for (const s of SUITS) {
+    const loc = `found:${s}`;
+    const pile = pileElement("found", loc, t("board.foundation", { suit: t(`suit.${s}`) }));
+    pile.dataset.suit = s;
+    pile.dataset.symbol = SUIT_SYMBOL[s];
+    const c = foundationTop(state, s);
+    if (c) {
+      const el = cardElement(c, loc, state.foundations[s] - 1);
+      el.classList.add("top");
+      pile.append(el);
+    } else {
+      pile.classList.add("slot");
+    }
+    top.append(pile);
+  }
+  const tab = document.createElement("div");
+  tab.className = "tableau";
+  const cw = root.getBoundingClientRect().width || 800;
+  state.columns.forEach((col, i) => {
+    const loc = `col${i + 1}`;
+    const pile = pileElement("col", loc, t("board.column", { n: i + 1 }));
+    if (!col.length) pile.classList.add("empty");
+    col.forEach((card, j) => {
+      const el = cardElement(card, loc, j);
+      el.style.top = `calc(var(--off) * ${j} * var(--squeeze-${i + 1}, 1))`;
+      if (j === col.length - 1) el.classList.add("top");
+      pile.append(el);
+    });
+    pile.style.height = `calc(var(--ch) + var(--off) * ${Math.max(0, col.length - 1)} * var(--squeeze-${i + 1}, 1))`;
+    tab.append(pile);
+  });
+  root.append(top, tab);
+  squeeze(root, state, opts.maxHeight);
+  if (interactive) {
+    for (const el of root.querySelectorAll(".card")) el.tabIndex = el.classList.contains("top") || el.dataset.loc.startsWith("col") ? 0 : -1;
+    for (const el of root.querySelectorAll(".pile")) if (!el.querySelector(".card")) el.tabIndex = 0;
+  }
+  if (before.size) flip(root, before);
+  void cw;
+}
+
+function pileElement(kind, loc, label) {
+  const pile = document.createElement("div");
+  pile.className = `pile ${kind}`;
+  pile.dataset.loc = loc;
+  pile.setAttribute("role", "group");
+  pile.setAttribute("aria-label", label);
+  return pile;
+}
+
+// Long columns fan tighter so the table fits the window height.
+function squeeze(root, state, maxHeight) {
+  const avail = maxHeight ?? Math.max(260, window.innerHeight - root.getBoundingClientRect().top - 24);
+  const probe = root.querySelector(".pile.col");
+  if (!probe) return;
+  const ch = root.querySelector(".toprow .pile")?.getBoundingClientRect().height || 100;
+  const ratio = parseFloat(getComputedStyle(root).getPropertyValue("--offr")) || 0.27;
+  const offPx = ch * ratio;
+  const tableauAvail = avail - ch - 16;
+  state.columns.forEach((col, i) => {
+    const need = ch + offPx * Math.max(0, col.length - 1);
+    let k = 1;
+    if (col.length > 1 && need > tableauAvail) {
+      k = Math.max(0.35, (tableauAvail - ch) / (offPx * (col.length - 1)));
+    }
+    root.style.setProperty(`--squeeze-${i + 1}`, String(k));
+  });
+}
+
+function flip(root, before) {
+  for (const el of root.querySelectorAll(".card[data-card]")) {
+    const old = before.get(el.dataset.card);
+    if (!old) continue;
+    const now = el.getBoundingClientRect();
+    const dx = old.left - now.left;
+    const dy = old.top - now.top;
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+    el.animate(
+      [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 900 }, { transform: "none", zIndex: 900 }],
+      { duration: 180, easing: "ease-out" },
+    );
+  }
+}

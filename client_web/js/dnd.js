@@ -1,0 +1,157 @@
+// Pointer input on a board: drag and drop of a card or a group (mouse, pen and touch),
+// tap and double tap. It only reports intents; the server decides what happens.
+
+const DRAG_THRESHOLD = 6; // px before a press becomes a drag
+const DOUBLE_MS = 280; // a second tap within this time is a double tap
+
+/**
+ * Attach pointer input to a board element.
+ *
+ * @param {HTMLElement} root the board element (render() target)
+ * @param {{onMove(src:string, dst:string):void, onTap(at:string):void,
+ *          onDoubleTap(at:string):void, enabled():boolean}} handlers
+ * @returns {{returnCards():void, settle():void}} control over the cards of the last drop
+ */
+export function attachPointer(root, handlers) {
+  let press = null; // {x, y, el, id, dragging, els, origin}
+  let dropped = null; // cards left where they were dropped, waiting for the server
+  let lastTap = null; // {loc, time, timer}
+
+  root.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0 || !handlers.enabled()) return;
+    const el = ev.target.closest(".card");
+    if (!el || !root.contains(el)) return;
+    settle();
+    press = { x: ev.clientX, y: ev.clientY, el, id: ev.pointerId, dragging: false, els: [] };
+    ev.preventDefault();
+  });
+
+  window.addEventListener("pointermove", (ev) => {
+    if (!press || ev.pointerId !== press.id) return;
+    const dx = ev.clientX - press.x;
+    const dy = ev.clientY - press.y;
+    if (!press.dragging) {
+      if (Math.hypot(dx, dy) < DRAG_THRESHOLD) return;
+      startDrag();
+    }
+    for (const el of press.els) el.style.transform = `translate(${dx}px, ${dy}px)`;
+    highlight(targetAt(ev.clientX, ev.clientY));
+  });
+
+  window.addEventListener("pointerup", (ev) => {
+    if (!press || ev.pointerId !== press.id) return;
+    const p = press;
+    press = null;
+    if (!p.dragging) {
+      tapped(p.el);
+      return;
+    }
+    highlight(null);
+    const target = targetAt(ev.clientX, ev.clientY);
+    const src = p.el.dataset.loc;
+    for (const el of p.els) el.classList.remove("dragging");
+    if (!target || target === src) {
+      back(p.els);
+      return;
+    }
+    // Leave the cards where they were dropped until the server answers.
+    dropped = { els: p.els, timer: setTimeout(() => returnCards(), 4000) };
+    handlers.onMove(src, target);
+  });
+
+  window.addEventListener("pointercancel", (ev) => {
+    if (!press || ev.pointerId !== press.id) return;
+    if (press.dragging) back(press.els);
+    highlight(null);
+    press = null;
+  });
+
+  function startDrag() {
+    press.dragging = true;
+    const el = press.el;
+    const pile = el.parentElement;
+    const from = Number(el.dataset.index);
+    // A column card drags everything above it with it; the server fixes the group.
+    press.els = [...pile.querySelectorAll(".card")].filter((c) => Number(c.dataset.index) >= from);
+    if (!el.dataset.loc.startsWith("col")) press.els = [el];
+    for (const c of press.els) c.classList.add("dragging");
+    cancelTapTimer();
+  }
+
+  function tapped(el) {
+    if (!el.classList.contains("top")) return; // only a top card can be tapped
+    const loc = el.dataset.loc;
+    const now = performance.now();
+    if (lastTap && lastTap.loc === loc && now - lastTap.time < DOUBLE_MS) {
+      cancelTapTimer();
+      lastTap = null;
+      handlers.onDoubleTap(loc);
+      return;
+    }
+    cancelTapTimer();
+    const timer = setTimeout(() => {
+      lastTap = null;
+      handlers.onTap(loc);
+    }, DOUBLE_MS);
+    lastTap = { loc, time: now, timer };
+  }
+
+  function cancelTapTimer() {
+    if (lastTap) clearTimeout(lastTap.timer);
+  }
+
+  // The pile under the dragged card: the column whose x range holds the pointer, or the
+  // cell / foundation under it.
+  function targetAt(x, y) {
+    const piles = [...root.querySelectorAll(".pile")];
+    const tableau = root.querySelector(".tableau")?.getBoundingClientRect();
+    let best = null;
+    let bestDist = Infinity;
+    for (const pile of piles) {
+      const r = pile.getBoundingClientRect();
+      const isCol = pile.classList.contains("col");
+      const top = isCol && tableau ? tableau.top - 8 : r.top - 8;
+      const bottom = isCol ? Math.max(r.bottom, (tableau?.bottom ?? r.bottom) + 200) : r.bottom + 8;
+      if (y < top || y > bottom) continue;
+      const cx = (r.left + r.right) / 2;
+      const d = Math.abs(x - cx);
+      if (d <= r.width * 0.75 && d < bestDist) {
+        best = pile.dataset.loc;
+        bestDist = d;
+      }
+    }
+    return best;
+  }
+
+  function highlight(loc) {
+    for (const p of root.querySelectorAll(".pile.drop-ok")) p.classList.remove("drop-ok");
+    if (loc) root.querySelector(`.pile[data-loc="${loc}"]`)?.classList.add("drop-ok");
+  }
+
+  function back(els) {
+    for (const el of els) {
+      el.classList.remove("dragging");
+      el.classList.add("returning");
+      el.style.transform = "";
+      setTimeout(() => el.classList.remove("returning"), 260);
+    }
+  }
+
+  /** The server refused the drop: the cards go back where they came from. */
+  function returnCards() {
+    if (!dropped) return;
+    clearTimeout(dropped.timer);
+    const { els } = dropped;
+    dropped = null;
+    back(els.filter((el) => el.isConnected));
+  }
+
+  /** The server accepted (the board is being redrawn): forget the dropped cards. */
+  function settle() {
+    if (!dropped) return;
+    clearTimeout(dropped.timer);
+    dropped = null;
+  }
+
+  return { returnCards, settle };
+}

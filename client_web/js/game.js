@@ -1,0 +1,232 @@
+// What the client holds of its room: members, boards, counts, results. It is filled only
+// from the server's messages (snapshot, room, started, delta, progress ...).
+
+import { applyChanges, fromJSON } from "./board.js";
+
+/** The room state, updated from server messages; listeners hear every change. */
+export class Game {
+  constructor(net) {
+    this.net = net;
+    this.listeners = new Set();
+    this.clear();
+    const on = (type, fn) => net.on(type, (m) => {
+      fn.call(this, m);
+      this.changed(type, m);
+    });
+    on("snapshot", this.onSnapshot);
+    on("room", this.onRoom);
+    on("countdown", this.onCountdown);
+    on("started", this.onStarted);
+    on("delta", this.onDelta);
+    on("progress", this.onProgress);
+    on("finished", this.onFinished);
+    on("gave_up", this.onGaveUp);
+    on("race_over", this.onRaceOver);
+    on("lost", this.onLost);
+    net.on("room_gone", () => {
+      this.clear();
+      this.changed("room_gone", null);
+    });
+  }
+
+  clear() {
+    this.roomId = null;
+    this.mode = null;
+    this.state = null;
+    this.code = null;
+    this.cells = 4;
+    this.round = 0;
+    this.host = null;
+    this.you = null;
+    this.role = null;
+    this.invite = null;
+    this.spectators = 0;
+    this.startsAt = null;
+    this.startedAt = null; // server ms of the start (solo: of the first move)
+    this.clockOffset = 0; // server now - local now
+    this.players = new Map(); // player_id -> {name, status, foundation_cards, moves, ...}
+    this.order = []; // player ids in room order
+    this.results = null;
+  }
+
+  onChange(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  changed(type, msg) {
+    for (const fn of this.listeners) fn(type, msg);
+  }
+
+  /** The server's clock now, as far as the client can tell. */
+  serverNow() {
+    return Date.now() + this.clockOffset;
+  }
+
+  syncClock(now) {
+    if (typeof now === "number") this.clockOffset = now - Date.now();
+  }
+
+  me() {
+    return this.players.get(this.you) || null;
+  }
+
+  myBoard() {
+    return this.me()?.board || null;
+  }
+
+  /** Elapsed play time of a player in ms (server-measured when finished). */
+  elapsed(pid) {
+    const p = this.players.get(pid);
+    if (p?.time_ms != null) return p.time_ms;
+    if (!this.startedAt || this.state === "lobby") return 0;
+    if (p && p.status === "gave_up") return null;
+    return Math.max(0, this.serverNow() - this.startedAt);
+  }
+
+  player(pid, name) {
+    let p = this.players.get(pid);
+    if (!p) {
+      p = { player_id: pid, name: name || pid, status: "waiting", foundation_cards: 0, moves: 0,
+        score: 0, time_ms: null, rank: null, lost: false, board: null, host: false, role: "player" };
+      this.players.set(pid, p);
+      this.order.push(pid);
+    }
+    if (name) p.name = name;
+    return p;
+  }
+
+  onSnapshot(m) {
+    const keepYou = this.you;
+    this.clear();
+    this.syncClock(m.now);
+    this.roomId = m.room_id;
+    this.mode = m.mode;
+    this.state = m.state;
+    this.code = m.code;
+    this.cells = m.cells;
+    this.round = m.round;
+    this.host = m.host;
+    this.you = m.you || keepYou;
+    this.role = m.role;
+    this.startsAt = m.starts_at;
+    this.spectators = m.spectators;
+    for (const ps of m.players) {
+      const p = this.player(ps.player_id, ps.name);
+      Object.assign(p, ps, { board: ps.board ? fromJSON(ps.board) : null });
+      if (ps.board) p.board.code = m.code;
+    }
+    // The start time is not in a snapshot: estimate it from a racer's clock if any.
+    if ((m.state === "racing" || m.state === "done") && m.starts_at) this.startedAt = m.starts_at;
+    this.lastSnapshot = m;
+  }
+
+  onRoom(m) {
+    this.roomId = m.room_id;
+    this.invite = m.invite;
+    this.code = m.code;
+    this.cells = m.cells;
+    this.mode = m.mode;
+    this.state = m.state;
+    this.round = m.round;
+    this.host = m.host;
+    this.spectators = m.spectators;
+    this.net.setRoom(m.room_id);
+    const present = new Set();
+    for (const e of m.players) {
+      const p = this.player(e.player_id, e.name);
+      p.host = e.host;
+      p.role = e.role;
+      present.add(e.player_id);
+    }
+    for (const [pid, p] of this.players) p.gone = !present.has(pid);
+    if (!this.you) this.you = this.net.playerId;
+  }
+
+  onCountdown(m) {
+    this.syncClock(m.now);
+    this.state = "countdown";
+    this.round = m.round;
+    this.startsAt = m.starts_at;
+    this.results = null;
+  }
+
+  onStarted(m) {
+    this.state = "racing";
+    this.round = m.round;
+    this.code = m.code;
+    this.cells = m.cells;
+    this.startedAt = m.started_at;
+    this.results = null;
+    for (const pid of m.players) {
+      const p = this.player(pid);
+      Object.assign(p, { status: "playing", foundation_cards: 0, moves: 0, score: 0,
+        time_ms: null, rank: null, lost: false });
+      // Racers see only their own board; spectators see everyone's.
+      if (pid === this.you || this.role === "spectator") {
+        p.board = fromJSON(m.board);
+        p.board.code = m.code;
+      } else {
+        p.board = null;
+      }
+    }
+  }
+
+  onDelta(m) {
+    const p = this.player(m.player_id);
+    if (p.board && !applyChanges(p.board, m.changes)) {
+      // Our copy disagrees with the server's: fetch the whole room again.
+      this.net.resync();
+      return;
+    }
+    p.score = m.score;
+    p.moves = m.moves;
+    p.foundation_cards = m.foundation_cards;
+    p.lost = m.lost;
+    if (m.finished) p.status = "finished";
+    else if (p.status === "waiting") p.status = "playing";
+    // Solo games start their clock with the first move: `t` is the time since the start.
+    if (typeof m.t === "number" && (!this.startedAt || this.mode !== "race")) {
+      this.startedAt = this.serverNow() - m.t;
+    }
+  }
+
+  onProgress(m) {
+    const p = this.player(m.player_id);
+    p.foundation_cards = m.foundation_cards;
+    p.moves = m.moves;
+    if (m.finished) p.status = "finished";
+  }
+
+  onFinished(m) {
+    const p = this.player(m.player_id);
+    Object.assign(p, { status: "finished", time_ms: m.time_ms, moves: m.moves, rank: m.rank,
+      foundation_cards: 52 });
+  }
+
+  onGaveUp(m) {
+    const p = this.player(m.player_id);
+    p.status = "gave_up";
+    p.moves = m.moves;
+  }
+
+  onRaceOver(m) {
+    this.state = "done";
+    this.results = m.results;
+    for (const r of m.results) {
+      const p = this.player(r.player_id, r.name);
+      Object.assign(p, { status: r.status, rank: r.rank, time_ms: r.time_ms, moves: r.moves });
+    }
+  }
+
+  onLost(m) {
+    const p = this.player(m.player_id);
+    p.lost = true;
+  }
+
+  /** Racers (not spectators), in room order. */
+  racers() {
+    return this.order.map((id) => this.players.get(id))
+      .filter((p) => p && p.role !== "spectator");
+  }
+}

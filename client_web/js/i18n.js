@@ -1,0 +1,103 @@
+// Texts in five languages: English, Danish, German, Russian, Thai. The language comes from
+// the browser unless the player picked one with the switch (kept in local storage).
+
+export const LANGS = ["en", "da", "de", "ru", "th"];
+const KEY = "seahaven.lang";
+
+let lang = "en";
+let texts = {};
+let fallback = {};
+const listeners = new Set();
+
+/** The language to start with: the saved choice, else the browser's first known one. */
+export function initialLang() {
+  const saved = localStorage.getItem(KEY);
+  if (saved && LANGS.includes(saved)) return saved;
+  for (const l of navigator.languages || [navigator.language || "en"]) {
+    const base = String(l).toLowerCase().split("-")[0];
+    if (LANGS.includes(base)) return base;
+  }
+  return "en";
+}
+
+async function load(l) {
+  const res = await fetch(`i18n/${l}.json`, { cache: "no-cache" });
+  if (!res.ok) throw new Error(`i18n/${l}.json: ${res.status}`);
+  return res.json();
+}
+
+/** Switch language: load its texts, relabel the page, tell listeners. */
+export async function setLang(l) {
+  if (!LANGS.includes(l)) l = "en";
+  if (!Object.keys(fallback).length) fallback = await load("en");
+  texts = l === "en" ? fallback : await load(l);
+  lang = l;
+  localStorage.setItem(KEY, l);
+  document.documentElement.lang = l;
+  applyTexts(document);
+  for (const fn of listeners) fn(l);
+}
+
+export function currentLang() {
+  return lang;
+}
+
+export function onLangChange(fn) {
+  listeners.add(fn);
+}
+
+function lookup(dict, key) {
+  let v = dict;
+  for (const part of key.split(".")) {
+    if (v == null || typeof v !== "object") return undefined;
+    v = v[part];
+  }
+  return typeof v === "string" ? v : undefined;
+}
+
+/** The text of `key` with `{name}` placeholders filled in. */
+export function t(key, params = {}) {
+  const s = lookup(texts, key) ?? lookup(fallback, key) ?? key;
+  return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+}
+
+/** Whether a key has a text (used to explain reason codes the client knows). */
+export function has(key) {
+  return lookup(texts, key) !== undefined || lookup(fallback, key) !== undefined;
+}
+
+/** Fill [data-i18n] elements (text), [data-i18n-title] and [data-i18n-placeholder]. */
+export function applyTexts(root) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+  for (const el of root.querySelectorAll("[data-i18n-placeholder]")) {
+    el.placeholder = t(el.dataset.i18nPlaceholder);
+  }
+  for (const el of root.querySelectorAll("[data-i18n-aria]")) {
+    el.setAttribute("aria-label", t(el.dataset.i18nAria));
+  }
+}
+
+/** A card for screen readers: "10 of hearts", "Königin"... from the language's words. */
+export function cardLabel(card) {
+  const rank = t(`rank.${card[0]}`);
+  const suit = t(`suit.${card[1]}`);
+  return t("card", { rank, suit });
+}
+
+/** The explanation of a refusal's reason code (engine or server), or the server's text. */
+export function reasonText(reason, message) {
+  if (has(`reason.${reason}`)) return t(`reason.${reason}`);
+  if (has(`error.${reason}`)) return t(`error.${reason}`);
+  return message || reason;
+}
+
+/** Milliseconds as m:ss.t */
+export function formatTime(ms) {
+  if (ms == null || !Number.isFinite(ms)) return "–";
+  const total = Math.max(0, Math.floor(ms / 100));
+  const tenths = total % 10;
+  const s = Math.floor(total / 10) % 60;
+  const m = Math.floor(total / 600);
+  return `${m}:${String(s).padStart(2, "0")}.${tenths}`;
+}

@@ -1,0 +1,218 @@
+// The websocket to the server: hello or resume on every (re)connection, reconnection with
+// backoff, a token kept in local storage, and a resync when a sequence number is skipped.
+
+const TOKEN_KEY = "seahaven.token";
+const ROOM_KEY = "seahaven.room";
+
+/** A small event emitter. */
+class Emitter {
+  constructor() {
+    this.handlers = new Map();
+  }
+  on(type, fn) {
+    if (!this.handlers.has(type)) this.handlers.set(type, new Set());
+    this.handlers.get(type).add(fn);
+    return () => this.handlers.get(type).delete(fn);
+  }
+  emit(type, msg) {
+    for (const fn of this.handlers.get(type) || []) {
+      try {
+        fn(msg);
+      } catch (err) {
+        console.error(err);
+      }
+    }
+    for (const fn of this.handlers.get("*") || []) fn(msg);
+  }
+}
+
+/**
+ * The connection. Events: every server message type, plus "status" ({state}), "gap" and
+ * "resynced". `room` is the room the client is in (kept across reloads), `lastSeq` the
+ * highest sequence number applied in it.
+ */
+export class Net extends Emitter {
+  constructor(url, getName) {
+    super();
+    this.url = url;
+    this.getName = getName;
+    this.ws = null;
+    this.state = "closed";
+    this.playerId = null;
+    this.token = localStorage.getItem(TOKEN_KEY) || null;
+    const saved = JSON.parse(sessionStorage.getItem(ROOM_KEY) || localStorage.getItem(ROOM_KEY) || "null");
+    this.room = saved?.room || null;
+    this.lastSeq = 0; // a reload starts from nothing: resume from 0 brings a full snapshot
+    this.attempt = 0;
+    this.timer = null;
+    this.pingTimer = null;
+    // Ids only need to be unique per connection; starting from the clock keeps them unique
+    // across reloads too.
+    this.nextId = Date.now() % 1e9 * 1000;
+    this.pending = new Map(); // id -> what was sent, until ack or reject
+    this.resyncing = false;
+  }
+
+  /** Open the connection (and keep it open). */
+  connect() {
+    clearTimeout(this.timer);
+    this.setState("connecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch (err) {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.greet();
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      this.receive(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      clearInterval(this.pingTimer);
+      this.setState("closed");
+      this.scheduleReconnect();
+    };
+    ws.onerror = () => ws.close();
+  }
+
+  greet() {
+    if (this.room && this.token) {
+      this.resyncing = true;
+      this.raw({ type: "resume", room: this.room, token: this.token, last_seq: this.lastSeq });
+    } else {
+      const hello = { type: "hello", name: this.getName() };
+      if (this.token) hello.token = this.token;
+      this.raw(hello);
+    }
+  }
+
+  scheduleReconnect() {
+    clearTimeout(this.timer);
+    // 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so a restarted server is not stampeded.
+    const base = Math.min(10000, 500 * 2 ** this.attempt);
+    this.attempt += 1;
+    this.timer = setTimeout(() => this.connect(), base * (0.75 + Math.random() * 0.5));
+  }
+
+  /** Drop the connection (tests and the reconnect button use it); it comes back by itself. */
+  drop() {
+    if (this.ws) this.ws.close();
+  }
+
+  setState(state) {
+    this.state = state;
+    this.emit("status", { type: "status", state });
+  }
+
+  raw(msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /** Send a message; actions get an id. Returns the id (or null when offline). */
+  send(type, fields = {}) {
+    const msg = { type, ...fields };
+    const needsId = ["move", "tap", "double_tap", "undo", "hint"].includes(type);
+    if (needsId) msg.id = this.nextId++;
+    if (this.state !== "open") return null;
+    if (!this.raw(msg)) return null;
+    if (needsId) this.pending.set(msg.id, msg);
+    return needsId ? msg.id : true;
+  }
+
+  /** Remember the room (so a reload resumes it) or forget it with null. */
+  setRoom(room) {
+    this.room = room;
+    if (room) {
+      const v = JSON.stringify({ room });
+      sessionStorage.setItem(ROOM_KEY, v);
+      localStorage.setItem(ROOM_KEY, v);
+    } else {
+      sessionStorage.removeItem(ROOM_KEY);
+      localStorage.removeItem(ROOM_KEY);
+      this.lastSeq = 0;
+    }
+  }
+
+  /** Ask for the whole room again (after a gap or a delta that does not fit). */
+  resync() {
+    if (!this.room || !this.token || this.resyncing) return;
+    this.resyncing = true;
+    this.emit("gap", { type: "gap" });
+    // Asking from 0 makes the server send a full snapshot rather than the missing events.
+    this.lastSeq = 0;
+    this.raw({ type: "resume", room: this.room, token: this.token, last_seq: 0 });
+  }
+
+  receive(msg) {
+    switch (msg.type) {
+      case "welcome":
+        this.playerId = msg.player_id;
+        this.token = msg.token;
+        localStorage.setItem(TOKEN_KEY, msg.token);
+        this.setState("open");
+        clearInterval(this.pingTimer);
+        this.pingTimer = setInterval(() => this.raw({ type: "ping" }), 20000);
+        this.emit("welcome", msg);
+        return;
+      case "snapshot":
+        this.resyncing = false;
+        this.lastSeq = msg.seq;
+        this.setRoom(msg.room_id);
+        this.emit("snapshot", msg);
+        return;
+      case "ack":
+      case "reject":
+        this.pending.delete(msg.id);
+        break;
+      case "error":
+        if (this.resyncing && ["room_not_found", "not_in_room", "bad_token"].includes(msg.code)) {
+          // The room (or our seat) is gone: start over as a plain visitor.
+          this.resyncing = false;
+          this.setRoom(null);
+          if (msg.code === "bad_token") {
+            this.token = null;
+            localStorage.removeItem(TOKEN_KEY);
+          }
+          this.emit("room_gone", msg);
+          if (this.state !== "open") this.greet();
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    // Sequenced room events: apply each once and in order; a skipped number means we
+    // missed something, so ask for the whole room again.
+    if (typeof msg.seq === "number" && msg.type !== "ack" && msg.type !== "room") {
+      if (this.resyncing) return; // a snapshot is on its way; it covers this event
+      if (msg.seq <= this.lastSeq) return; // already applied (a resume can repeat events)
+      if (msg.seq > this.lastSeq + 1) {
+        this.resync();
+        return;
+      }
+      this.lastSeq = msg.seq;
+    }
+    this.emit(msg.type, msg);
+  }
+}
+
+/** The websocket address of the server that served this page. */
+export function defaultUrl() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${location.host}/ws`;
+}

@@ -1,0 +1,206 @@
+// The player's own table: draws the board, turns pointer and keyboard input into intents
+// (move, tap, double_tap, undo, hint), and shows what the server answers.
+
+import { render, cardsAt } from "./board.js";
+import { attachPointer } from "./dnd.js";
+import { attachKeyboard } from "./keyboard.js";
+import { t, reasonText, cardLabel, formatTime } from "./i18n.js";
+import { toast, announce, html, esc, copyText } from "./app.js";
+
+export class Table {
+  /**
+   * @param {object} app the App
+   * @param {HTMLElement} host where the stats bar, banners and board go
+   * @param {{canPlay?():boolean, extraButtons?:HTMLElement[]}} opts
+   */
+  constructor(app, host, opts = {}) {
+    this.app = app;
+    this.net = app.net;
+    this.game = app.game;
+    this.opts = opts;
+    this.hintMove = null;
+    this.offs = [];
+    this.el = html(`
+      <section class="table-view">
+        <div class="bar stats">
+          <div class="stat"><b data-k="time">0:00.0</b><small data-i18n="stat.time"></small></div>
+          <div class="stat"><b data-k="moves">0</b><small data-i18n="stat.moves"></small></div>
+          <div class="stat"><b data-k="score">0</b><small data-i18n="stat.score"></small></div>
+          <div class="stat"><b data-k="found">0/52</b><small data-i18n="stat.foundations"></small></div>
+          <span class="spacer"></span>
+          <button class="btn" data-act="undo" data-i18n-title="act.undoKey"><span data-i18n="act.undo"></span></button>
+          <button class="btn" data-act="hint" data-i18n-title="act.hintKey"><span data-i18n="act.hint"></span></button>
+        </div>
+        <div class="bar codebar">
+          <span class="muted" data-i18n="play.code"></span>
+          <b class="code" data-k="code">–</b>
+          <button class="btn small" data-act="copy" data-i18n="act.copy"></button>
+          <span class="spacer"></span>
+          <span class="extra"></span>
+        </div>
+        <div class="banners"></div>
+        <div class="board" data-board="mine" aria-describedby="kbd-help"></div>
+        <p id="kbd-help" class="muted small-print" data-i18n="play.keyboardHelp"></p>
+      </section>`);
+    host.append(this.el);
+    for (const b of opts.extraButtons || []) this.el.querySelector(".extra").append(b);
+    this.boardEl = this.el.querySelector("[data-board]");
+    this.banners = this.el.querySelector(".banners");
+    const handlers = {
+      enabled: () => this.canPlay(),
+      onMove: (src, dst) => this.act("move", { src, dst }),
+      onTap: (at) => this.act("tap", { at }),
+      onDoubleTap: (at) => this.act("double_tap", { at }),
+      onUndo: () => this.act("undo"),
+      onHint: () => this.hint(),
+      announce,
+      label: (loc) => this.locLabel(loc),
+    };
+    this.pointer = attachPointer(this.boardEl, handlers);
+    this.keyboard = attachKeyboard(this.boardEl, handlers);
+    this.el.querySelector('[data-act="undo"]').onclick = () => this.act("undo");
+    this.el.querySelector('[data-act="hint"]').onclick = () => this.hint();
+    this.el.querySelector('[data-act="copy"]').onclick = () => this.game.code && copyText(this.game.code);
+    this.offs.push(this.net.on("ack", () => this.pointer.settle()));
+    this.offs.push(this.net.on("reject", (m) => this.onReject(m)));
+    this.offs.push(this.net.on("hint", (m) => this.onHint(m)));
+    this.timer = setInterval(() => this.tick(), 100);
+    this.draw();
+  }
+
+  destroy() {
+    clearInterval(this.timer);
+    for (const off of this.offs) off();
+    this.el.remove();
+  }
+
+  canPlay() {
+    const me = this.game.me();
+    return Boolean(this.game.myBoard() && this.game.role === "player" && this.game.state === "racing" &&
+      me && me.status !== "finished" && me.status !== "gave_up" && (this.opts.canPlay?.() ?? true));
+  }
+
+  act(type, fields = {}) {
+    if (!this.canPlay()) return;
+    this.clearHint();
+    const id = this.net.send(type, fields);
+    if (id == null) {
+      this.pointer.returnCards();
+      toast(t("msg.offline"));
+    }
+  }
+
+  hint() {
+    if (!this.canPlay()) return;
+    this.net.send("hint");
+  }
+
+  onReject(m) {
+    this.pointer.returnCards();
+    // A tap that finds no foundation move does nothing, as the rules say: no message.
+    if (m.reason === "no_foundation_move") return;
+    const text = reasonText(m.reason, m.message);
+    toast(text);
+    announce(text);
+  }
+
+  onHint(m) {
+    if (m.status === "move" && m.move) {
+      this.hintMove = m.move;
+      this.draw();
+      announce(t("msg.hintMove", { move: this.describe(m.move) }));
+      toast(t("msg.hintMove", { move: this.describe(m.move) }), "info");
+    } else if (m.status === "lost") {
+      toast(t("msg.hintLost"));
+    } else {
+      toast(t("msg.hintUnknown"), "info");
+    }
+  }
+
+  clearHint() {
+    if (this.hintMove) {
+      this.hintMove = null;
+      for (const el of this.boardEl.querySelectorAll(".hint")) el.classList.remove("hint");
+    }
+  }
+
+  /** A move in notation, in words: "10♥ → column 3". */
+  describe(move) {
+    const [src, dst] = move.split(" ");
+    const board = this.game.myBoard();
+    const cards = board ? cardsAt(board, src) : [];
+    const what = cards.length ? cardLabel(cards[cards.length - 1]) : this.locLabel(src);
+    return `${what} → ${this.locLabel(dst)}`;
+  }
+
+  locLabel(loc) {
+    if (loc.startsWith("col")) return t("board.column", { n: loc.slice(3) });
+    if (loc.startsWith("cell")) return t("board.cell", { n: loc.slice(4) });
+    if (loc.startsWith("found:")) return t("board.foundation", { suit: t(`suit.${loc.slice(6)}`) });
+    return t("board.ownFoundation");
+  }
+
+  /** Redraw even an unchanged board (a new language relabels the cards). */
+  redraw() {
+    this.drawnKey = null;
+    this.draw();
+  }
+
+  /** Redraw everything from the game state. */
+  draw() {
+    const board = this.game.myBoard();
+    const me = this.game.me();
+    this.el.querySelector('[data-k="code"]').textContent = this.game.code || "–";
+    this.el.querySelector('[data-k="moves"]').textContent = String(me?.moves ?? 0);
+    this.el.querySelector('[data-k="score"]').textContent = String(me?.score ?? 0);
+    this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;
+    const playing = this.canPlay();
+    for (const b of this.el.querySelectorAll(".stats .btn")) b.disabled = !playing;
+    this.tick();
+    this.drawBanners();
+    if (!board) {
+      this.boardEl.innerHTML = "";
+      return;
+    }
+    // Redraw the board only when it changed: others' progress must not disturb a drag.
+    const key = JSON.stringify([board.cells, board.columns, board.foundations, this.hintMove,
+      playing, this.boardEl.getBoundingClientRect().width, window.innerHeight]);
+    if (key === this.drawnKey && this.boardEl.firstChild) return;
+    this.drawnKey = key;
+    this.pointer.settle();
+    render(this.boardEl, board, { interactive: true });
+    this.boardEl.classList.toggle("locked", !playing);
+    if (this.hintMove) {
+      const [src, dst] = this.hintMove.split(" ");
+      const pile = this.boardEl.querySelector(`.pile[data-loc="${src}"]`);
+      const cards = pile?.querySelectorAll(".card");
+      if (cards?.length) cards[cards.length - 1].classList.add("hint");
+      const target = dst === "found" ? null : this.boardEl.querySelector(`.pile[data-loc="${dst}"]`);
+      target?.classList.add("drop-ok");
+    }
+    this.keyboard.afterRender();
+  }
+
+  drawBanners() {
+    const me = this.game.me();
+    const parts = [];
+    if (me?.status === "finished") {
+      parts.push(`<div class="banner won" role="status">🏆 ${esc(t("msg.won", { time: formatTime(me.time_ms), moves: me.moves }))}</div>`);
+    } else if (me?.status === "gave_up") {
+      parts.push(`<div class="banner lost" role="status">${esc(t("msg.gaveUp"))}</div>`);
+    } else if (me?.lost) {
+      parts.push(`<div class="banner lost" role="alert">${esc(t("msg.lost"))}</div>`);
+    }
+    const key = parts.join("");
+    if (this.banners.dataset.key !== key) {
+      this.banners.dataset.key = key;
+      this.banners.innerHTML = key;
+      if (me?.lost && me.status === "playing") announce(t("msg.lost"));
+    }
+  }
+
+  tick() {
+    const ms = this.game.you ? this.game.elapsed(this.game.you) : 0;
+    this.el.querySelector('[data-k="time"]').textContent = formatTime(ms ?? 0);
+  }
+}

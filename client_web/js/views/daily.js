@@ -1,0 +1,316 @@
+// Daily: today's deal and the hard one, the leaderboard with your own rank (live), past
+// days, and a replay viewer.
+
+import { render, fromJSON, applyChanges } from "../board.js";
+import { t, formatTime } from "../i18n.js";
+import { html, esc, toast } from "../app.js";
+
+async function getJSON(url) {
+  const res = await fetch(url, { cache: "no-cache" });
+  if (!res.ok) {
+    let detail = "";
+    try {
+      const body = await res.json();
+      detail = body.message || body.error || "";
+    } catch { /* not JSON */ }
+    const err = new Error(detail || `${res.status}`);
+    err.status = res.status;
+    throw err;
+  }
+  return res.json();
+}
+
+export class DailyView {
+  constructor(app) {
+    this.app = app;
+    this.off = null;
+  }
+
+  show(main, parts) {
+    const app = this.app;
+    this.date = parts[0] && /^\d{4}-\d{2}-\d{2}$/.test(parts[0]) ? parts[0] : null;
+    this.kind = parts[1] === "hard" ? "hard" : "daily";
+    this.el = html(`
+      <div class="daily">
+        <div class="card-panel">
+          <div class="row" style="justify-content:space-between">
+            <h2 data-k="title"></h2>
+            <form class="row" data-act="day">
+              <label class="muted" for="daily-date" data-i18n="daily.pastDays"></label>
+              <input class="field" type="date" id="daily-date" name="date">
+              <button class="btn small" data-i18n="act.show"></button>
+            </form>
+          </div>
+          <div class="daily-grid deals"><p class="muted" data-i18n="msg.loading"></p></div>
+        </div>
+        <div class="card-panel">
+          <div class="row" style="justify-content:space-between">
+            <h2 data-i18n="daily.leaderboard"></h2>
+            <div class="seg" role="tablist">
+              <label><input type="radio" name="kind" value="daily"> <span data-i18n="daily.normal"></span></label>
+              <label><input type="radio" name="kind" value="hard"> <span data-i18n="daily.hard"></span></label>
+            </div>
+          </div>
+          <p class="muted" data-k="finishers"></p>
+          <div class="lb-body"></div>
+          <p class="muted" data-k="myrank"></p>
+        </div>
+      </div>`);
+    main.append(this.el);
+    this.el.querySelector(`[name="kind"][value="${this.kind}"]`).checked = true;
+    for (const r of this.el.querySelectorAll('[name="kind"]')) {
+      r.onchange = () => { location.hash = `#/daily/${this.date || this.today || ""}/${r.value}`; };
+    }
+    this.el.querySelector('[data-act="day"]').onsubmit = (ev) => {
+      ev.preventDefault();
+      const d = ev.target.date.value;
+      if (d) location.hash = `#/daily/${d}/${this.kind}`;
+    };
+    this.off = app.net.on("leaderboard", (m) => {
+      if (m.date === this.shownDate && m.kind === this.kind) this.drawBoard(m);
+    });
+    this.load();
+  }
+
+  hide() {
+    this.off?.();
+    this.el = null;
+  }
+
+  onLang() {
+    if (this.info) this.drawDeals(this.info);
+    if (this.lb) this.drawBoard(this.lb);
+    this.drawTitle();
+  }
+
+  drawTitle() {
+    if (!this.el) return;
+    const d = this.shownDate;
+    this.el.querySelector('[data-k="title"]').textContent = d && d !== this.today
+      ? t("daily.titleDay", { date: d }) : t("daily.title");
+  }
+
+  async load() {
+    const app = this.app;
+    try {
+      const today = await getJSON("/api/daily");
+      this.today = today.date;
+      this.info = this.date && this.date !== today.date
+        ? await getJSON(`/api/daily/${this.date}`) : today;
+    } catch (err) {
+      if (!this.el) return;
+      this.el.querySelector(".deals").innerHTML =
+        `<p class="banner lost">${esc(t("daily.unavailable"))} <small>(${esc(err.message)})</small></p>`;
+      return;
+    }
+    if (!this.el) return;
+    this.shownDate = this.info.date;
+    const input = this.el.querySelector('[name="date"]');
+    input.max = this.today;
+    input.value = this.shownDate;
+    this.drawTitle();
+    this.drawDeals(this.info);
+    await this.loadBoard();
+    app.online(() => app.net.send("watch_leaderboard", { date: this.shownDate, kind: this.kind }));
+  }
+
+  async loadBoard() {
+    const pid = this.app.net.playerId;
+    const around = pid ? `&around=${encodeURIComponent(pid)}` : "";
+    const kind = this.kind === "hard" ? "&kind=hard" : "";
+    try {
+      const lb = await getJSON(`/api/daily/${this.shownDate}/leaderboard?limit=20${around}${kind}`);
+      if (this.el) this.drawBoard(lb);
+    } catch (err) {
+      if (this.el) this.el.querySelector(".lb-body").innerHTML = `<p class="muted">${esc(err.message)}</p>`;
+    }
+  }
+
+  drawDeals(info) {
+    const tile = (kind, code, par) => `
+      <div class="deal-tile mini">
+        <h3>${esc(t(kind === "hard" ? "daily.hardDeal" : "daily.todayDeal"))}</h3>
+        <p><span class="code">${esc(code)}</span></p>
+        <p class="muted">${par != null ? esc(t("daily.par", { par: typeof par === "number" ? par : JSON.stringify(par) })) : ""}</p>
+        <button class="btn primary" data-play="${kind}">${esc(t("act.playDaily"))}</button>
+      </div>`;
+    const box = this.el.querySelector(".deals");
+    box.innerHTML = tile("daily", info.code, info.par) + (info.hard ? tile("hard", info.hard.code, info.hard.par) : "");
+    for (const b of box.querySelectorAll("[data-play]")) {
+      b.onclick = () => {
+        const app = this.app;
+        app.leaveRoom();
+        const msg = { hard: b.dataset.play === "hard" };
+        if (this.shownDate !== this.today) msg.date = this.shownDate;
+        if (app.net.send("daily", msg) == null) {
+          toast(t("msg.offline"));
+          return;
+        }
+        location.hash = "#/play";
+      };
+    }
+  }
+
+  drawBoard(lb) {
+    this.lb = lb;
+    const me = this.app.net.playerId;
+    this.el.querySelector('[data-k="finishers"]').textContent = t("daily.finishers", { n: lb.finishers });
+    if (!lb.entries.length) {
+      this.el.querySelector(".lb-body").innerHTML = `<p class="muted">${esc(t("daily.empty"))}</p>`;
+      this.el.querySelector('[data-k="myrank"]').textContent = "";
+      return;
+    }
+    let prev = 0;
+    const rows = lb.entries.map((e) => {
+      const gap = e.rank > prev + 1 && prev > 0 ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
+      prev = e.rank;
+      return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
+        <td>${e.rank}</td><td>${esc(e.name)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
+        <td><a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a></td></tr>`;
+    }).join("");
+    this.el.querySelector(".lb-body").innerHTML = `<table class="lb">
+      <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th></th></tr></thead>
+      <tbody>${rows}</tbody></table>`;
+    const mine = lb.entries.find((e) => e.player_id === me);
+    this.el.querySelector('[data-k="myrank"]').textContent = mine
+      ? t("daily.yourRank", { rank: mine.rank, n: lb.finishers }) : t("daily.notRanked");
+  }
+}
+
+/**
+ * The replay viewer. The client never decides legality, so it shows only board states the
+ * server computed: the replay's own deltas (or boards) when the API gives them.
+ */
+export class ReplayView {
+  constructor(app) {
+    this.app = app;
+  }
+
+  show(main, parts) {
+    this.id = parts[0];
+    this.el = html(`
+      <div class="replay card-panel">
+        <div class="row" style="justify-content:space-between">
+          <h2 data-i18n="replay.title"></h2>
+          <a class="btn small" href="#/daily" data-i18n="nav.daily"></a>
+        </div>
+        <p class="muted" data-k="meta" data-i18n="msg.loading"></p>
+        <div class="bar">
+          <button class="btn" data-act="first" aria-label="⏮">⏮</button>
+          <button class="btn" data-act="prev" data-i18n-aria="replay.prev">◀</button>
+          <button class="btn primary" data-act="play" data-i18n-aria="replay.play">▶</button>
+          <button class="btn" data-act="next" data-i18n-aria="replay.next">▶|</button>
+          <button class="btn" data-act="last" aria-label="⏭">⏭</button>
+          <input type="range" min="0" max="0" value="0" data-act="seek" data-i18n-aria="replay.step" style="flex:1;min-width:120px">
+          <span class="stat"><b data-k="step">0/0</b><small data-i18n="replay.step"></small></span>
+          <span class="stat"><b data-k="time">0:00.0</b><small data-i18n="stat.time"></small></span>
+        </div>
+        <p class="code" data-k="action">&nbsp;</p>
+        <div class="board" data-board="replay"></div>
+      </div>`);
+    main.append(this.el);
+    this.step = 0;
+    this.states = null;
+    const on = (a, fn) => { this.el.querySelector(`[data-act="${a}"]`).onclick = fn; };
+    on("first", () => this.go(0));
+    on("prev", () => this.go(this.step - 1));
+    on("next", () => this.go(this.step + 1));
+    on("last", () => this.go(this.states.length - 1));
+    on("play", () => this.togglePlay());
+    this.el.querySelector('[data-act="seek"]').oninput = (ev) => this.go(Number(ev.target.value));
+    this.load();
+  }
+
+  hide() {
+    clearInterval(this.playing);
+    this.el = null;
+  }
+
+  onResize() { this.draw(); }
+  onLang() { this.draw(); }
+
+  async load() {
+    let rep;
+    try {
+      rep = await getJSON(`/api/replay/${encodeURIComponent(this.id)}`);
+    } catch (err) {
+      if (this.el) this.el.querySelector('[data-k="meta"]').textContent = `${t("replay.notFound")} (${err.message})`;
+      return;
+    }
+    if (!this.el) return;
+    this.rep = rep;
+    this.states = buildStates(rep);
+    const meta = this.el.querySelector('[data-k="meta"]');
+    const result = rep.result && typeof rep.result === "object"
+      ? [rep.result.status, rep.result.time_ms != null ? formatTime(rep.result.time_ms) : null,
+        rep.result.moves != null ? t("race.movesN", { n: rep.result.moves }) : null].filter(Boolean).join(" · ")
+      : String(rep.result ?? "");
+    meta.textContent = `${rep.code} · ${rep.name || ""} ${result}`.trim();
+    if (!this.states) {
+      meta.textContent += ` — ${t("replay.noStates")}`;
+      this.el.querySelector('[data-board="replay"]').innerHTML =
+        `<ol class="code">${(rep.actions || []).map((a) => `<li>${esc(a)}</li>`).join("")}</ol>`;
+      return;
+    }
+    this.el.querySelector('[data-act="seek"]').max = String(this.states.length - 1);
+    this.go(0);
+  }
+
+  togglePlay() {
+    if (this.playing) {
+      clearInterval(this.playing);
+      this.playing = null;
+      return;
+    }
+    if (this.step >= this.states.length - 1) this.go(0);
+    this.playing = setInterval(() => {
+      if (!this.el || this.step >= this.states.length - 1) {
+        clearInterval(this.playing);
+        this.playing = null;
+        return;
+      }
+      this.go(this.step + 1);
+    }, 450);
+  }
+
+  go(i) {
+    if (!this.states) return;
+    this.step = Math.max(0, Math.min(this.states.length - 1, i));
+    this.draw();
+  }
+
+  draw() {
+    if (!this.el || !this.states) return;
+    const i = this.step;
+    const n = this.states.length - 1;
+    this.el.querySelector('[data-k="step"]').textContent = `${i}/${n}`;
+    this.el.querySelector('[data-act="seek"]').value = String(i);
+    const times = this.rep.times || [];
+    this.el.querySelector('[data-k="time"]').textContent = formatTime(i > 0 ? times[i - 1] ?? 0 : 0);
+    this.el.querySelector('[data-k="action"]').textContent = i > 0 ? `${i}. ${this.rep.actions?.[i - 1] ?? ""}` : "\u00a0";
+    render(this.el.querySelector('[data-board="replay"]'), this.states[i], { interactive: false });
+  }
+}
+
+/**
+ * The board after each step, from what the server gave: a list of boards, or the opening
+ * board plus one delta per action. Null when the replay has neither.
+ */
+export function buildStates(rep) {
+  const boards = rep.boards || rep.states;
+  if (Array.isArray(boards) && boards.length) return boards.map((b) => fromJSON(b));
+  const start = rep.board || rep.start;
+  const deltas = rep.deltas;
+  if (start && Array.isArray(deltas)) {
+    const states = [fromJSON(start)];
+    let cur = fromJSON(start);
+    for (const d of deltas) {
+      const next = structuredClone(cur);
+      if (!applyChanges(next, Array.isArray(d) ? d : d.changes || [])) break;
+      states.push(next);
+      cur = next;
+    }
+    return states;
+  }
+  return null;
+}

@@ -1,0 +1,113 @@
+// Play: a solo game from a new deal (Easy 4 / Medium 2 / Hard 1 cells) or a typed code;
+// the daily challenge is played here too.
+
+import { Table } from "../table.js";
+import { t } from "../i18n.js";
+import { html, esc, toast } from "../app.js";
+
+export class PlayView {
+  constructor(app) {
+    this.app = app;
+    this.table = null;
+    this.requested = null;
+  }
+
+  show(main, parts) {
+    const app = this.app;
+    this.el = html(`
+      <div class="play">
+        <div class="bar newgame">
+          <div class="seg" role="radiogroup" data-i18n-aria="race.cells">
+            <label><input type="radio" name="cells" value="4" checked> <span data-i18n="level.easy"></span></label>
+            <label><input type="radio" name="cells" value="2"> <span data-i18n="level.medium"></span></label>
+            <label><input type="radio" name="cells" value="1"> <span data-i18n="level.hard"></span></label>
+          </div>
+          <button class="btn primary" data-act="new" data-i18n="act.newGame"></button>
+          <span class="spacer"></span>
+          <form class="row" data-act="codeform">
+            <input class="field code" name="code" size="15" maxlength="32" autocomplete="off" spellcheck="false"
+              placeholder="SH1-C4-AAAAAJ2" data-i18n-aria="play.codeInput">
+            <button class="btn" data-i18n="act.playCode"></button>
+          </form>
+        </div>
+        <div class="elsewhere"></div>
+        <div class="table-host"></div>
+      </div>`);
+    main.append(this.el);
+    const giveUp = html(`<button class="btn small" data-i18n="act.giveUp"></button>`);
+    giveUp.onclick = () => {
+      if (this.table?.canPlay() && confirm(t("msg.confirmGiveUp"))) app.net.send("give_up");
+    };
+    this.table = new Table(app, this.el.querySelector(".table-host"), { extraButtons: [giveUp] });
+    this.el.querySelector('[data-act="new"]').onclick = () => this.start({ cells: this.cells() });
+    this.el.querySelector('[data-act="codeform"]').onsubmit = (ev) => {
+      ev.preventDefault();
+      const code = ev.target.code.value.trim().toUpperCase();
+      if (!code) return;
+      location.hash = `#/play/${encodeURIComponent(code)}`;
+    };
+    const code = parts[0] ? parts[0].trim().toUpperCase() : null;
+    app.online(() => {
+      const g = app.game;
+      if (code) {
+        this.el.querySelector('[name="code"]').value = code;
+        if (g.code !== code || g.mode === "race") this.start({ code });
+      } else if (parts[0] === undefined && !g.roomId && !app.net.room && !this.requested) {
+        this.start({ cells: 4 });
+      }
+    });
+    this.refresh();
+  }
+
+  cells() {
+    return Number(this.el.querySelector('[name="cells"]:checked').value);
+  }
+
+  start(what) {
+    const app = this.app;
+    if (app.game.mode === "race" && ["countdown", "racing"].includes(app.game.state) &&
+        app.game.role === "player" && !confirm(t("msg.confirmLeaveRace"))) {
+      return;
+    }
+    app.leaveRoom();
+    this.requested = what;
+    const msg = what.code ? { code: what.code } : { cells: what.cells };
+    if (app.net.send("solo", msg) == null) toast(t("msg.offline"));
+  }
+
+  onGame(type, msg) {
+    if (type === "error" && msg?.code === "bad_code") this.requested = null;
+    this.refresh();
+  }
+
+  refresh() {
+    if (!this.el) return;
+    const g = this.app.game;
+    const other = this.el.querySelector(".elsewhere");
+    if (g.mode === "race" && g.roomId) {
+      other.innerHTML = `<div class="banner info">${esc(t("play.inRace"))}
+        <a class="btn small" href="#/${g.role === "spectator" ? "watch" : "race"}/${esc(g.roomId)}">${esc(t("play.backToRace"))}</a></div>`;
+      this.el.querySelector(".table-host").hidden = true;
+      return;
+    }
+    other.innerHTML = g.mode === "daily"
+      ? `<div class="banner info">${esc(t("play.dailyGame"))} <a class="btn small" href="#/daily">${esc(t("nav.daily"))}</a></div>`
+      : "";
+    this.el.querySelector(".table-host").hidden = false;
+    this.table?.draw();
+  }
+
+  onResize() {
+    this.table?.draw();
+  }
+
+  onLang() {
+    this.table?.redraw();
+  }
+
+  hide() {
+    this.table?.destroy();
+    this.table = null;
+    this.el = null;
+  }
+}

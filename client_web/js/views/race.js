@@ -1,0 +1,246 @@
+// Race: create a room (4, 2 or 1 cells), invite, lobby, countdown, the race with the
+// others' progress bars, the finish order, rematch.
+
+import { Table } from "../table.js";
+import { t, formatTime } from "../i18n.js";
+import { html, esc, copyText, toast, playerName, setPlayerName } from "../app.js";
+
+/** The invite link of a room: the server's, made absolute, or this page's race address. */
+export function inviteLink(game) {
+  const inv = game.invite;
+  if (inv && /^https?:/.test(inv)) return inv;
+  if (inv && inv.startsWith("/")) return `${location.origin}${inv}`;
+  if (inv && inv.startsWith("#")) return `${location.origin}${location.pathname}${inv}`;
+  return `${location.origin}${location.pathname}#/race/${game.roomId}`;
+}
+
+export class RaceView {
+  constructor(app) {
+    this.app = app;
+    this.table = null;
+    this.countTimer = null;
+  }
+
+  show(main, parts) {
+    const app = this.app;
+    const room = parts[0] ? parts[0].trim() : null;
+    this.el = html(`<div class="race"><div class="race-top"></div><div class="race-table"></div></div>`);
+    main.append(this.el);
+    this.topEl = this.el.querySelector(".race-top");
+    this.table = null;
+    if (room) {
+      app.online(() => {
+        if (app.game.roomId === room || app.net.room === room) return; // a resume brings it back
+        app.leaveRoom();
+        app.net.send("join", { room, role: "player" });
+      });
+    } else if (app.game.mode === "race" && app.game.roomId && app.game.role === "player") {
+      location.replace(`#/race/${app.game.roomId}`);
+      return;
+    }
+    this.refresh();
+  }
+
+  hide() {
+    clearInterval(this.countTimer);
+    this.countTimer = null;
+    document.querySelector(".countdown")?.remove();
+    this.table?.destroy();
+    this.table = null;
+    this.el = null;
+  }
+
+  onGame(type) {
+    if (type === "snapshot" || type === "room" || type === "started" || type === "countdown") {
+      const g = this.app.game;
+      if (g.mode === "race" && g.roomId && g.role === "player" && location.hash !== `#/race/${g.roomId}`) {
+        history.replaceState(null, "", `#/race/${g.roomId}`);
+      }
+    }
+    this.refresh();
+  }
+
+  onResize() { this.table?.draw(); }
+  onLang() {
+    this.topEl.dataset.mode = "";
+    this.refresh();
+    this.table?.redraw();
+  }
+
+  refresh() {
+    if (!this.el) return;
+    const g = this.app.game;
+    const inRace = g.mode === "race" && g.roomId && g.role === "player";
+    if (!inRace) {
+      this.drawCreate();
+      this.setTable(false);
+      return;
+    }
+    this.drawRoom();
+    this.setTable(g.state === "racing" || g.state === "done" || (g.state === "countdown" && g.myBoard()));
+    this.drawCountdown();
+  }
+
+  setTable(on) {
+    if (on && !this.table) {
+      const giveUp = html(`<button class="btn small" data-i18n="act.giveUp"></button>`);
+      giveUp.onclick = () => {
+        if (this.table?.canPlay() && confirm(t("msg.confirmGiveUp"))) this.app.net.send("give_up");
+      };
+      this.table = new Table(this.app, this.el.querySelector(".race-table"), { extraButtons: [giveUp] });
+    } else if (!on && this.table) {
+      this.table.destroy();
+      this.table = null;
+    }
+    this.table?.draw();
+  }
+
+  drawCreate() {
+    const app = this.app;
+    if (this.topEl.dataset.mode === "create") return;
+    this.topEl.dataset.mode = "create";
+    this.topEl.innerHTML = "";
+    const el = html(`
+      <div class="card-panel">
+        <h2 data-i18n="race.title"></h2>
+        <p class="muted" data-i18n="race.intro"></p>
+        <div class="row">
+          <label><span data-i18n="race.yourName"></span>
+            <input class="field" name="name" maxlength="24" autocomplete="nickname"></label>
+        </div>
+        <h3 data-i18n="race.create"></h3>
+        <div class="row">
+          <div class="seg" role="radiogroup" data-i18n-aria="race.cells">
+            <label><input type="radio" name="rcells" value="4" checked> <span data-i18n="level.easy"></span></label>
+            <label><input type="radio" name="rcells" value="2"> <span data-i18n="level.medium"></span></label>
+            <label><input type="radio" name="rcells" value="1"> <span data-i18n="level.hard"></span></label>
+          </div>
+          <button class="btn primary" data-act="create" data-i18n="act.createRoom"></button>
+        </div>
+        <h3 data-i18n="race.join"></h3>
+        <form class="row" data-act="join">
+          <input class="field code" name="room" maxlength="16" autocomplete="off" spellcheck="false" data-i18n-placeholder="race.roomId" data-i18n-aria="race.roomId">
+          <button class="btn" data-i18n="act.join"></button>
+        </form>
+      </div>`);
+    this.topEl.append(el);
+    const name = el.querySelector('[name="name"]');
+    name.value = playerName();
+    name.onchange = () => this.rename(name.value);
+    el.querySelector('[data-act="create"]').onclick = () => {
+      this.rename(name.value);
+      const cells = Number(el.querySelector('[name="rcells"]:checked').value);
+      app.leaveRoom();
+      if (app.net.send("create_room", { cells }) == null) toast(t("msg.offline"));
+    };
+    el.querySelector('[data-act="join"]').onsubmit = (ev) => {
+      ev.preventDefault();
+      const room = ev.target.room.value.trim();
+      if (room) location.hash = `#/race/${encodeURIComponent(room)}`;
+    };
+  }
+
+  rename(value) {
+    const before = playerName();
+    setPlayerName(value);
+    // The name travels in hello: say hello again (same token, so we stay the same player).
+    if (playerName() !== before && !this.app.game.roomId) this.app.net.greet();
+  }
+
+  drawRoom() {
+    const app = this.app;
+    const g = app.game;
+    this.topEl.dataset.mode = "room";
+    const isHost = g.host === g.you;
+    const link = inviteLink(g);
+    const players = g.racers().filter((p) => !p.gone || g.state !== "lobby");
+    const rows = players.map((p, i) => {
+      const pct = Math.round((100 * (p.foundation_cards || 0)) / 52);
+      let status = "";
+      if (p.status === "finished") status = `#${p.rank ?? "?"} · ${formatTime(p.time_ms)}`;
+      else if (p.status === "gave_up") status = t("race.gaveUp");
+      else if (g.state === "racing") status = `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })}`;
+      else status = p.host ? t("race.host") : "";
+      const cls = [p.player_id === g.you ? "me" : "", p.status === "finished" ? "finished" : "",
+        p.gone ? "gone" : ""].join(" ");
+      return `<li class="${cls}" data-player="${esc(p.player_id)}">
+        <span>${i + 1}.</span><span class="name">${esc(p.name)}${p.player_id === g.you ? ` (${esc(t("race.you"))})` : ""}</span>
+        <span class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="52" aria-valuenow="${p.foundation_cards || 0}" aria-label="${esc(p.name)}"><span style="width:${pct}%"></span></span>
+        <span class="muted">${esc(status)}</span></li>`;
+    }).join("");
+    let actions = "";
+    if (g.state === "lobby") {
+      actions = isHost
+        ? `<button class="btn primary" data-act="start">${esc(t("act.start"))}</button>`
+        : `<span class="muted">${esc(t("race.waitHost"))}</span>`;
+    } else if (g.state === "done") {
+      actions = isHost
+        ? `<button class="btn primary" data-act="rematch">${esc(t("act.rematch"))}</button>`
+        : `<span class="muted">${esc(t("race.waitRematch"))}</span>`;
+    }
+    const results = g.state === "done" && g.results ? this.resultsTable(g) : "";
+    const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
+    this.topEl.innerHTML = `
+      <div class="card-panel">
+        <div class="row" style="justify-content:space-between">
+          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small></h2>
+          <div class="row">
+            <a class="btn small" href="#/watch/${esc(g.roomId)}">${esc(t("race.spectateLink"))}</a>
+            <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>
+          </div>
+        </div>
+        ${g.state === "lobby" ? `<div class="invite"><span class="muted">${esc(t("race.invite"))}</span>
+          <input class="field" readonly value="${esc(link)}" aria-label="${esc(t("race.invite"))}">
+          <button class="btn small" data-act="copyinvite">${esc(t("act.copy"))}</button></div>` : ""}
+        <h3>${esc(t("race.players", { n: players.length }))}${g.spectators ? ` <small class="muted">· ${esc(t("race.spectators", { n: g.spectators }))}</small>` : ""}</h3>
+        <ul class="players">${rows}</ul>
+        ${results}
+        <div class="row" style="margin-top:10px">${actions}</div>
+      </div>`;
+    const on = (act, fn) => { const b = this.topEl.querySelector(`[data-act="${act}"]`); if (b) b.onclick = fn; };
+    on("start", () => app.net.send("start"));
+    on("rematch", () => app.net.send("rematch"));
+    on("copyinvite", () => copyText(link));
+    on("leave", () => {
+      if (g.state === "racing" && g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveRace"))) return;
+      app.leaveRoom();
+      location.hash = "#/race";
+      this.topEl.dataset.mode = "";
+      this.refresh();
+    });
+  }
+
+  resultsTable(g) {
+    const rows = g.results.map((r) => `<tr class="${r.player_id === g.you ? "me" : ""}">
+      <td>${r.rank ?? "–"}</td><td>${esc(r.name)}</td>
+      <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
+      <td>${r.moves}</td></tr>`).join("");
+    return `<h3>${esc(t("race.results"))}</h3><table class="results">
+      <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th></tr></thead>
+      <tbody>${rows}</tbody></table>`;
+  }
+
+  drawCountdown() {
+    const g = this.app.game;
+    let overlay = document.querySelector(".countdown");
+    if (g.state !== "countdown" || !g.startsAt) {
+      overlay?.remove();
+      clearInterval(this.countTimer);
+      this.countTimer = null;
+      return;
+    }
+    if (!overlay) {
+      overlay = document.createElement("div");
+      overlay.className = "countdown";
+      overlay.setAttribute("role", "timer");
+      document.body.append(overlay);
+    }
+    const tick = () => {
+      const left = Math.ceil((g.startsAt - g.serverNow()) / 1000);
+      overlay.textContent = left > 0 ? String(left) : t("race.go");
+    };
+    tick();
+    clearInterval(this.countTimer);
+    this.countTimer = setInterval(tick, 100);
+  }
+}

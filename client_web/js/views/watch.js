@@ -1,0 +1,140 @@
+// Watch: a room as a spectator, every racer's board live, side by side.
+
+import { render } from "../board.js";
+import { t, formatTime } from "../i18n.js";
+import { html, esc } from "../app.js";
+
+export class WatchView {
+  constructor(app) {
+    this.app = app;
+    this.timer = null;
+  }
+
+  show(main, parts) {
+    const app = this.app;
+    const room = parts[0] ? parts[0].trim() : null;
+    this.el = html(`
+      <div class="watch">
+        <div class="card-panel watch-head"></div>
+        <div class="mini-boards"></div>
+      </div>`);
+    main.append(this.el);
+    this.drawn = new Map();
+    if (room) {
+      app.online(() => {
+        if ((app.game.roomId === room || app.net.room === room) && app.game.role !== "player") return;
+        app.leaveRoom();
+        app.net.send("join", { room, role: "spectator" });
+      });
+    }
+    this.room = room;
+    this.timer = setInterval(() => this.tick(), 100);
+    this.refresh();
+  }
+
+  hide() {
+    clearInterval(this.timer);
+    this.el = null;
+  }
+
+  onGame() { this.refresh(); }
+  onResize() { this.drawn = new Map(); this.refresh(); }
+  onLang() { this.drawn = new Map(); this.refresh(); }
+
+  refresh() {
+    if (!this.el) return;
+    const g = this.app.game;
+    const head = this.el.querySelector(".watch-head");
+    const grid = this.el.querySelector(".mini-boards");
+    const watching = g.roomId && g.role === "spectator";
+    if (!watching) {
+      if (head.dataset.mode !== "form") {
+        head.dataset.mode = "form";
+        head.innerHTML = "";
+        head.append(html(`
+          <div>
+            <h2 data-i18n="watch.title"></h2>
+            <p class="muted" data-i18n="watch.intro"></p>
+            <form class="row">
+              <input class="field code" name="room" maxlength="16" autocomplete="off" spellcheck="false" data-i18n-placeholder="race.roomId" data-i18n-aria="race.roomId">
+              <button class="btn primary" data-i18n="act.watch"></button>
+            </form>
+          </div>`));
+        head.querySelector("form").onsubmit = (ev) => {
+          ev.preventDefault();
+          const room = ev.target.room.value.trim();
+          if (room) location.hash = `#/watch/${encodeURIComponent(room)}`;
+        };
+        if (this.room) head.querySelector('[name="room"]').value = this.room;
+      }
+      grid.innerHTML = "";
+      this.drawn = new Map();
+      return;
+    }
+    head.dataset.mode = "room";
+    const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
+    let countdown = "";
+    if (g.state === "countdown" && g.startsAt) countdown = `<b class="count" data-k="count"></b>`;
+    head.innerHTML = `<div class="row" style="justify-content:space-between">
+        <h2>${esc(t("watch.watching", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells]))} · ${esc(t(`race.state.${g.state}`))} ${countdown}</small></h2>
+        <span class="code">${esc(g.code || "")}</span></div>
+        ${g.state === "lobby" ? `<p class="muted">${esc(t("watch.waiting"))}</p>` : ""}`;
+    const racers = g.racers().filter((p) => !(p.gone && g.state === "lobby"));
+    const ids = new Set(racers.map((p) => p.player_id));
+    for (const [pid, el] of this.drawn) {
+      if (!ids.has(pid)) {
+        el.remove();
+        this.drawn.delete(pid);
+      }
+    }
+    for (const p of racers) {
+      let box = this.drawn.get(p.player_id);
+      if (!box) {
+        box = html(`<section class="mini" data-player="${esc(p.player_id)}">
+          <header><b class="name"></b><span class="muted status"></span></header>
+          <div class="progress"><span></span></div>
+          <div class="mini-board-wrap"><div class="board" data-board="${esc(p.player_id)}"></div></div>
+        </section>`);
+        grid.append(box);
+        this.drawn.set(p.player_id, box);
+      }
+      box.querySelector(".name").textContent = p.name;
+      box.querySelector(".progress > span").style.width = `${Math.round((100 * (p.foundation_cards || 0)) / 52)}%`;
+      box.querySelector(".status").textContent = this.status(p);
+      const boardEl = box.querySelector(".board");
+      if (p.board) {
+        const key = JSON.stringify([p.board.cells, p.board.columns, p.board.foundations]);
+        if (boardEl.dataset.key !== key) {
+          boardEl.dataset.key = key;
+          render(boardEl, p.board, { interactive: false, maxHeight: 560 });
+        }
+      } else {
+        boardEl.innerHTML = `<p class="muted">${esc(t("watch.noBoard"))}</p>`;
+        boardEl.dataset.key = "";
+      }
+    }
+    this.tick();
+  }
+
+  status(p) {
+    const g = this.app.game;
+    if (p.status === "finished") return `🏆 #${p.rank ?? "?"} · ${formatTime(p.time_ms)} · ${t("race.movesN", { n: p.moves })}`;
+    if (p.status === "gave_up") return t("race.gaveUp");
+    if (g.state === "lobby") return p.host ? t("race.host") : "";
+    const lost = p.lost ? ` · ${t("watch.stuck")}` : "";
+    return `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })} · ${formatTime(g.elapsed(p.player_id))}${lost}`;
+  }
+
+  tick() {
+    if (!this.el) return;
+    const g = this.app.game;
+    const c = this.el.querySelector('[data-k="count"]');
+    if (c && g.startsAt) c.textContent = `${Math.max(0, Math.ceil((g.startsAt - g.serverNow()) / 1000))}`;
+    if (g.state === "racing") {
+      for (const p of g.racers()) {
+        const box = this.drawn.get(p.player_id);
+        if (box && p.status === "playing") box.querySelector(".status").textContent = this.status(p);
+      }
+    }
+  }
+}
