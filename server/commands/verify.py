@@ -1,0 +1,96 @@
+"""``seahaven verify REPLAY.json|URL``: replay a game through the engine and check its result.
+
+Exit status: 0 when every claim of the replay holds (and, for a daily challenge, the deal is
+that day's), 1 when it is refuted (the reason is printed), 2 when the replay cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+from ..daily import DailyError, daily_deal
+from ..replays import MIN_MS_PER_ACTION, Replay, ReplayFormatError, verify
+
+#: The largest replay read, in bytes.
+MAX_BYTES = 4 * 1024 * 1024
+
+
+def register(sub: Any) -> None:
+    """Add the ``verify`` subcommand."""
+    parser = sub.add_parser(
+        "verify", help="check a replay (file, - for stdin, or http URL) with the engine"
+    )
+    parser.add_argument(
+        "replay", help="REPLAY.json, - for stdin, or http://HOST:PORT/api/replay/ID"
+    )
+    parser.add_argument(
+        "--min-ms-per-action",
+        type=int,
+        default=MIN_MS_PER_ACTION,
+        help=f"the physical floor of a win (default {MIN_MS_PER_ACTION})",
+    )
+    parser.set_defaults(func=cmd_verify)
+
+
+def read_source(source: str) -> bytes:
+    """The bytes of a file, stdin or an http(s) URL.
+
+    Raises:
+        OSError: the file or URL cannot be read.
+    """
+    if source == "-":
+        return sys.stdin.buffer.read(MAX_BYTES + 1)
+    if source.startswith(("http://", "https://")):
+        with urllib.request.urlopen(source, timeout=10) as response:
+            data: bytes = response.read(MAX_BYTES + 1)
+            return data
+    with open(source, "rb") as handle:
+        return handle.read(MAX_BYTES + 1)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Run ``seahaven verify``."""
+    try:
+        raw = read_source(args.replay)
+    except (OSError, urllib.error.URLError, ValueError) as exc:
+        print(f"seahaven verify: cannot read {args.replay}: {exc}", file=sys.stderr)
+        return 2
+    if len(raw) > MAX_BYTES:
+        print(f"seahaven verify: {args.replay} is larger than {MAX_BYTES} bytes", file=sys.stderr)
+        return 2
+    try:
+        replay = Replay.from_json(json.loads(raw))
+    except (ValueError, ReplayFormatError) as exc:
+        print(f"seahaven verify: {args.replay} is not a replay: {exc}", file=sys.stderr)
+        return 2
+    verdict = verify(replay, min_ms_per_action=args.min_ms_per_action)
+    label = f"replay {replay.id or '(no id)'} of {replay.code} by {replay.player_id}"
+    if not verdict.ok:
+        print(f"REFUTED {label}: {verdict.reason}: {verdict.message}")
+        return 1
+    if replay.kind == "daily":
+        if replay.daily_date is None or replay.daily_kind is None:
+            print(f"REFUTED {label}: not_daily: a daily replay names its date and kind")
+            return 1
+        try:
+            deal = daily_deal(replay.daily_date, replay.daily_kind)
+        except DailyError as exc:
+            if exc.reason != "unavailable":
+                print(f"REFUTED {label}: {exc.reason}: {exc}")
+                return 1
+            print(f"note: the daily deal was not checked: {exc}")
+        else:
+            if deal.code != replay.code:
+                print(
+                    f"REFUTED {label}: wrong_deal: the {deal.kind} deal of {deal.date} "
+                    f"is {deal.code}"
+                )
+                return 1
+            print(f"daily {deal.kind} of {deal.date}: the deal is that day's ({deal.code})")
+    print(f"VERIFIED {label}: {verdict.message}")
+    return 0

@@ -1,0 +1,287 @@
+"""Daily leaderboards in Redis sorted sets, written only from replays the engine verifies.
+
+Keys (``P`` is the instance's key prefix, empty in production; tests use unique ones):
+
+- ``P daily:DATE:KIND:rank``: sorted set, one member per ranked player,
+  ``FFFFFFFFFFFFF:PID`` (the finish time in ms since the epoch, 13 digits, then the player
+  id), scored ``time_ms * 2^14 + moves``. Redis orders equal scores by member, so the order
+  is: server-measured time, then moves, then the earlier finish. Every score is an integer
+  below 2^53, exact in a double.
+- ``P daily:DATE:KIND:entries``: hash player id -> entry JSON
+  ``{player_id, name, time_ms, moves, replay_id, finished_at, member}``. A player's first
+  verified finish takes the slot (atomically, in one script); later finishes are not ranked.
+- ``P player:PID:days``: sorted set of the dates the player has a ranked daily finish
+  (scored by day number), for streaks.
+- channel ``P daily:DATE:KIND:ch``: a message on every new entry (live pushes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import redis.asyncio as aioredis
+
+from .daily import DailyError, daily_deal
+from .replays import MIN_MS_PER_ACTION, Replay, verify
+
+#: ``moves`` occupies the low 14 bits of a score; more moves rank as this many.
+MOVES_BITS: Final = 14
+MAX_MOVES: Final = (1 << MOVES_BITS) - 1
+#: Times above this (about 3 days) rank as this; keeps every score below 2^53.
+MAX_TIME_MS: Final = (1 << 38) - 1
+
+#: The most entries one leaderboard read returns.
+MAX_LIMIT: Final = 200
+
+#: Take the slot of a player's first verified finish.
+#: KEYS: rank zset, entries hash. ARGV: pid, member, score, entry JSON.
+#: Returns the 1-based rank, or 0 when the player already holds an entry.
+_SUBMIT: Final = r"""
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+return redis.call('ZRANK', KEYS[1], ARGV[2]) + 1
+"""
+
+
+def score_of(time_ms: int, moves: int) -> int:
+    """The sorted-set score: time first, then moves (both clamped to their fields)."""
+    return min(time_ms, MAX_TIME_MS) * (1 << MOVES_BITS) + min(moves, MAX_MOVES)
+
+
+def member_of(finished_at: int, player_id: str) -> str:
+    """The sorted-set member: finish time (13 digits) then the player id."""
+    return f"{finished_at:013d}:{player_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """What :meth:`Leaderboard.submit` did.
+
+    Attributes:
+        status: ``ranked`` (a new entry), ``not_ranked`` (the player already has one: a
+            later attempt) or ``refused`` (the replay is not a verified daily win).
+        rank: the new entry's rank when ``ranked``.
+        reason: why it was refused (a code of ``replays.REFUTATIONS`` or ``not_daily``,
+            ``wrong_deal``, ``not_won``, ``bad_date``).
+        message: the reason in words.
+    """
+
+    status: str
+    rank: int = 0
+    reason: str = ""
+    message: str = ""
+
+
+def _day_number(date: str) -> int:
+    return dt.date.fromisoformat(date).toordinal()
+
+
+class Leaderboard:
+    """The daily leaderboards of one Redis.
+
+    Args:
+        redis: an asyncio client with ``decode_responses=True``.
+        prefix: put before every key and channel (isolates tests).
+        min_ms_per_action: the physical floor used when verifying submissions.
+    """
+
+    def __init__(
+        self, redis: aioredis.Redis, prefix: str = "", min_ms_per_action: int = MIN_MS_PER_ACTION
+    ) -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self.min_ms_per_action = min_ms_per_action
+        self._submit = redis.register_script(_SUBMIT)
+
+    # -- key names ------------------------------------------------------------------------
+
+    def rank_key(self, date: str, kind: str) -> str:
+        """The sorted set of a day's leaderboard."""
+        return f"{self.prefix}daily:{date}:{kind}:rank"
+
+    def entries_key(self, date: str, kind: str) -> str:
+        """Player id -> entry JSON."""
+        return f"{self.prefix}daily:{date}:{kind}:entries"
+
+    def days_key(self, player_id: str) -> str:
+        """The dates a player has a ranked finish."""
+        return f"{self.prefix}player:{player_id}:days"
+
+    def channel(self, date: str, kind: str) -> str:
+        """Where new entries are announced."""
+        return f"{self.prefix}daily:{date}:{kind}:ch"
+
+    def channel_pattern(self) -> str:
+        """A pattern matching every leaderboard's channel."""
+        return f"{self.prefix}daily:*:ch"
+
+    def parse_channel(self, name: str) -> tuple[str, str] | None:
+        """The (date, kind) of a channel name, or None."""
+        if not name.startswith(self.prefix):
+            return None
+        parts = name[len(self.prefix) :].split(":")
+        if len(parts) != 4 or parts[0] != "daily" or parts[3] != "ch":
+            return None
+        return parts[1], parts[2]
+
+    # -- writing --------------------------------------------------------------------------
+
+    async def submit(self, replay: Replay, *, now: dt.datetime | None = None) -> Submission:
+        """Rank a daily finish, if and only if its replay verifies.
+
+        Checks that the replay is of a daily challenge, on that day's deal, and that the
+        engine confirms it: a legal win whose claimed time, moves and score match (see
+        :func:`server.replays.verify`). Only then does the player's first entry get written.
+
+        Args:
+            replay: the finished game.
+            now: the current time (only to accept the replay's date; tests).
+        """
+        date, kind = replay.daily_date, replay.daily_kind
+        if replay.kind != "daily" or date is None or kind is None:
+            return Submission("refused", reason="not_daily", message="not a daily challenge")
+        try:
+            deal = daily_deal(date, kind, now=now)
+        except DailyError as exc:
+            return Submission("refused", reason=exc.reason, message=str(exc))
+        if replay.code != deal.code:
+            return Submission(
+                "refused",
+                reason="wrong_deal",
+                message=f"the {kind} deal of {date} is {deal.code}, not {replay.code}",
+            )
+        verdict = verify(replay, min_ms_per_action=self.min_ms_per_action)
+        if not verdict.ok:
+            return Submission("refused", reason=verdict.reason, message=verdict.message)
+        if not verdict.won or replay.result.time_ms is None:
+            return Submission("refused", reason="not_won", message="only a win is ranked")
+        finished_at = replay.times_ms[-1]
+        member = member_of(finished_at, replay.player_id)
+        entry = {
+            "player_id": replay.player_id,
+            "name": replay.name,
+            "time_ms": replay.result.time_ms,
+            "moves": replay.result.moves,
+            "replay_id": replay.id,
+            "finished_at": finished_at,
+            "member": member,
+        }
+        rank = int(
+            await self._submit(
+                keys=[self.rank_key(date, kind), self.entries_key(date, kind)],
+                args=[
+                    replay.player_id,
+                    member,
+                    score_of(replay.result.time_ms, replay.result.moves),
+                    json.dumps(entry, separators=(",", ":")),
+                ],
+            )
+        )
+        if rank == 0:
+            return Submission("not_ranked", message="only the first finish of a day is ranked")
+        await self.redis.zadd(self.days_key(replay.player_id), {date: _day_number(date)})
+        await self.redis.publish(self.channel(date, kind), replay.player_id)
+        return Submission("ranked", rank=rank)
+
+    # -- reading --------------------------------------------------------------------------
+
+    async def finishers(self, date: str, kind: str) -> int:
+        """How many players are ranked."""
+        return int(await self.redis.zcard(self.rank_key(date, kind)))
+
+    async def _entries(self, date: str, kind: str, start: int, stop: int) -> list[dict[str, Any]]:
+        """Ranked entries from 0-based ``start`` to ``stop`` inclusive."""
+        if stop < start:
+            return []
+        members = cast(list[str], await self.redis.zrange(self.rank_key(date, kind), start, stop))
+        if not members:
+            return []
+        pids = [m.split(":", 1)[1] for m in members]
+        raw = await self.redis.hmget(self.entries_key(date, kind), pids)
+        out = []
+        for i, text in enumerate(raw):
+            if text is None:
+                continue
+            data = json.loads(text)
+            out.append(
+                {
+                    "rank": start + i + 1,
+                    "player_id": data["player_id"],
+                    "name": data["name"],
+                    "time_ms": data["time_ms"],
+                    "moves": data["moves"],
+                    "replay_id": data["replay_id"],
+                }
+            )
+        return out
+
+    async def top(self, date: str, kind: str, limit: int) -> list[dict[str, Any]]:
+        """The first ``limit`` entries (at most :data:`MAX_LIMIT`)."""
+        limit = max(0, min(limit, MAX_LIMIT))
+        return await self._entries(date, kind, 0, limit - 1)
+
+    async def rank(self, date: str, kind: str, player_id: str) -> int | None:
+        """A player's 1-based rank, or None when not ranked."""
+        text = await self.redis.hget(self.entries_key(date, kind), player_id)
+        if text is None:
+            return None
+        found = await self.redis.zrank(self.rank_key(date, kind), json.loads(text)["member"])
+        return None if found is None else cast(int, found) + 1
+
+    async def around(
+        self, date: str, kind: str, player_id: str, limit: int
+    ) -> list[dict[str, Any]]:
+        """``limit`` entries centred on a player's (empty if the player is not ranked)."""
+        limit = max(0, min(limit, MAX_LIMIT))
+        rank = await self.rank(date, kind, player_id)
+        if rank is None or limit == 0:
+            return []
+        total = await self.finishers(date, kind)
+        start = max(0, min(rank - 1 - (limit - 1) // 2, total - limit))
+        return await self._entries(date, kind, start, start + limit - 1)
+
+    async def streak(self, player_id: str, as_of: str) -> int:
+        """Consecutive days with a ranked finish ending on ``as_of`` (or the day before,
+        while ``as_of`` is not played yet)."""
+        end = _day_number(as_of)
+        days = cast(
+            list[str], await self.redis.zrangebyscore(self.days_key(player_id), end - 400, end)
+        )
+        played = {_day_number(d) for d in days}
+        day = end if end in played else end - 1
+        count = 0
+        while day in played:
+            count += 1
+            day -= 1
+        return count
+
+    async def board_json(
+        self, date: str, kind: str, limit: int = 20, around: str | None = None
+    ) -> dict[str, Any]:
+        """The body of ``GET /api/daily/DATE/leaderboard`` and of ``leaderboard`` pushes.
+
+        ``entries`` are the top ``limit``, or with ``around`` the ``limit`` entries centred
+        on that player (the top ones if the player is not ranked); ``player`` then gives the
+        player's rank (null if not ranked) and streak.
+        """
+        result: dict[str, Any] = {
+            "date": date,
+            "kind": kind,
+            "finishers": await self.finishers(date, kind),
+        }
+        entries: list[dict[str, Any]] = []
+        if around is not None:
+            entries = await self.around(date, kind, around, limit)
+            result["player"] = {
+                "player_id": around,
+                "rank": await self.rank(date, kind, around),
+                "streak": await self.streak(around, date),
+            }
+        if not entries:
+            entries = await self.top(date, kind, limit)
+        result["entries"] = entries
+        return result
