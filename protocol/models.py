@@ -97,10 +97,14 @@ class Hello(_Message):
 
 
 class CreateRoom(_Message):
-    """Create a race room on a certified deal with 4, 2 or 1 cells; you become its host."""
+    """Create a race room on a certified deal with 4, 2 or 1 cells; you become its host.
+
+    With ``code`` the race is on that game code instead (its cell count wins).
+    """
 
     type: Literal["create_room"]
     cells: Cells = 4
+    code: GameCodeText | None = None
 
 
 class Join(_Message):
@@ -257,7 +261,6 @@ class PlayerEntry(_Message):
     player_id: PlayerId
     name: Name
     role: Role
-    host: bool = False
 
 
 class RoomInfo(_Message):
@@ -478,6 +481,13 @@ class Leaderboard(_Message):
     entries: list[LeaderboardEntry] = Field(max_length=200)
 
 
+class Left(_Message):
+    """Answer to ``leave``: you are out of the room."""
+
+    type: Literal["left"]
+    room_id: RoomId
+
+
 class Pong(_Message):
     """Answer to ``ping``."""
 
@@ -507,6 +517,7 @@ ServerMessage = Annotated[
     | GaveUp
     | RaceOver
     | Lost
+    | Left
     | HintMsg
     | Leaderboard
     | Pong

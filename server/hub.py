@@ -1,0 +1,145 @@
+"""Fan-out: each instance subscribes to the channels of the rooms it has sockets in and
+forwards every event to those sockets, each seeing what its role may see.
+
+Racers see another racer's actions as ``progress`` (counts only); spectators and the
+player whose board it is see the ``delta``. See :mod:`server.store_lua` for the event form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .metrics import Metrics
+from .store import channel, room_of_channel
+
+if TYPE_CHECKING:
+    from .session import Conn
+
+log = logging.getLogger(__name__)
+
+
+def event_seq(full: str) -> int:
+    """The seq of a stored event's JSON (it always starts ``{"seq":N,``)."""
+    return int(full[7 : full.index(",", 7)])
+
+
+def view(conn: Conn, pid: str, full: str, racer: str) -> str | None:
+    """The text a connection receives for an event, or None."""
+    if conn.role == "spectator" or not pid or pid == conn.pid or not racer:
+        return full
+    if racer == "-":
+        return None
+    return racer
+
+
+class Hub:
+    """The local sockets of each room and the pub/sub reader that feeds them."""
+
+    def __init__(self, redis: aioredis.Redis, metrics: Metrics) -> None:
+        self.redis = redis
+        self.metrics = metrics
+        self.rooms: dict[str, set[Conn]] = {}
+        self.pubsub = redis.pubsub()
+        self._confirm: dict[str, asyncio.Future[None]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        #: Called with (room, event JSON) for every room-wide event (not a board's).
+        self.on_room_event: Callable[[str, str], None] | None = None
+
+    def start(self) -> None:
+        """Run the reader."""
+        self._task = asyncio.create_task(self._reader())
+
+    async def close(self) -> None:
+        """Stop the reader and drop the subscriptions."""
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def attach(self, conn: Conn, room: str) -> None:
+        """Add a socket to a room; subscribe (and wait for Redis to confirm) if first."""
+        async with self._lock:
+            conns = self.rooms.get(room)
+            if conns is not None:
+                conns.add(conn)
+                return
+            self.rooms[room] = {conn}
+            self.metrics.rooms_local = len(self.rooms)
+            ch = channel(room)
+            waiter = asyncio.get_running_loop().create_future()
+            self._confirm[ch] = waiter
+            await self.pubsub.subscribe(ch)
+            try:
+                await asyncio.wait_for(waiter, 5.0)
+            finally:
+                self._confirm.pop(ch, None)
+
+    async def detach(self, conn: Conn, room: str) -> None:
+        """Remove a socket; unsubscribe when the room has no local socket left."""
+        async with self._lock:
+            conns = self.rooms.get(room)
+            if conns is None:
+                return
+            conns.discard(conn)
+            if not conns:
+                del self.rooms[room]
+                self.metrics.rooms_local = len(self.rooms)
+                with contextlib.suppress(RedisError, ConnectionError):
+                    await self.pubsub.unsubscribe(channel(room))
+
+    async def _reader(self) -> None:
+        while True:
+            try:
+                if not self.pubsub.subscribed:
+                    await asyncio.sleep(0.01)
+                    continue
+                msg = await self.pubsub.get_message(timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis went away: count it, retry; resumes recover the rest
+                self.metrics.redis_errors += 1
+                log.exception("pub/sub reader failed")
+                await asyncio.sleep(0.5)
+                continue
+            if msg is None:
+                continue
+            kind = msg["type"]
+            if kind == "subscribe":
+                waiter = self._confirm.get(msg["channel"])
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(None)
+            elif kind == "message":
+                await self._forward(room_of_channel(msg["channel"]), msg["data"])
+
+    async def _forward(self, room: str, data: str) -> None:
+        conns = self.rooms.get(room)
+        if not conns:
+            return
+        _origin, pid, full, racer = data.split("\t", 3)
+        if not pid and self.on_room_event is not None:
+            self.on_room_event(room, full)
+        for conn in list(conns):
+            text = view(conn, pid, full, racer)
+            if text is not None:
+                await conn.push(text, full)
+
+    async def deliver(self, conn: Conn, entries: list[str]) -> int:
+        """Send stored events (``PID\\tFULL\\tRACER``) to one socket; returns the last seq."""
+        last = -1
+        for entry in entries:
+            pid, full, racer = entry.split("\t", 2)
+            last = event_seq(full)
+            text = view(conn, pid, full, racer)
+            if text is not None:
+                await conn.send_text(text)
+        return last

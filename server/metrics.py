@@ -1,0 +1,84 @@
+"""Counters of one server instance, rendered as Prometheus text for ``GET /metrics``."""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_left
+from typing import Final
+
+#: Move latency histogram bounds, in seconds.
+BUCKETS: Final = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0)
+
+
+class Metrics:
+    """Connections, rooms, moves, rejects, Redis errors and the move latency histogram."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.connections_total = 0
+        self.moves = 0
+        self.rejects = 0
+        self.errors = 0
+        self.redis_errors = 0
+        self.buckets = [0] * (len(BUCKETS) + 1)
+        self.latency_sum = 0.0
+        self.started = time.monotonic()
+        self._rate_mark = (time.monotonic(), 0)
+        self.rooms_local = 0
+
+    def observe_move(self, seconds: float) -> None:
+        """Count an acknowledged move and its handling time."""
+        self.moves += 1
+        self.latency_sum += seconds
+        self.buckets[bisect_left(BUCKETS, seconds)] += 1
+
+    def moves_per_second(self) -> float:
+        """Moves per second since the previous call (or the start)."""
+        now = time.monotonic()
+        then, count = self._rate_mark
+        self._rate_mark = (now, self.moves)
+        return (self.moves - count) / max(now - then, 1e-9)
+
+    def render(self, rooms_total: int | None) -> str:
+        """The Prometheus text exposition."""
+        lines = [
+            "# HELP seahaven_connections Open websocket connections on this instance.",
+            "# TYPE seahaven_connections gauge",
+            f"seahaven_connections {self.connections}",
+            "# TYPE seahaven_connections_total counter",
+            f"seahaven_connections_total {self.connections_total}",
+            "# HELP seahaven_rooms_local Rooms with a connection on this instance.",
+            "# TYPE seahaven_rooms_local gauge",
+            f"seahaven_rooms_local {self.rooms_local}",
+        ]
+        if rooms_total is not None:
+            lines += [
+                "# HELP seahaven_rooms Rooms in Redis.",
+                "# TYPE seahaven_rooms gauge",
+                f"seahaven_rooms {rooms_total}",
+            ]
+        lines += [
+            "# HELP seahaven_moves_total Acknowledged actions.",
+            "# TYPE seahaven_moves_total counter",
+            f"seahaven_moves_total {self.moves}",
+            "# HELP seahaven_moves_per_second Acknowledged actions per second since last scrape.",
+            "# TYPE seahaven_moves_per_second gauge",
+            f"seahaven_moves_per_second {self.moves_per_second():.3f}",
+            "# TYPE seahaven_rejects_total counter",
+            f"seahaven_rejects_total {self.rejects}",
+            "# TYPE seahaven_errors_total counter",
+            f"seahaven_errors_total {self.errors}",
+            "# TYPE seahaven_redis_errors_total counter",
+            f"seahaven_redis_errors_total {self.redis_errors}",
+            "# HELP seahaven_move_latency_seconds Time from a move frame to its ack.",
+            "# TYPE seahaven_move_latency_seconds histogram",
+        ]
+        total = 0
+        for bound, count in zip(BUCKETS, self.buckets, strict=False):
+            total += count
+            lines.append(f'seahaven_move_latency_seconds_bucket{{le="{bound}"}} {total}')
+        total += self.buckets[-1]
+        lines.append(f'seahaven_move_latency_seconds_bucket{{le="+Inf"}} {total}')
+        lines.append(f"seahaven_move_latency_seconds_sum {self.latency_sum:.6f}")
+        lines.append(f"seahaven_move_latency_seconds_count {total}")
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,233 @@
+"""Start a real ``seahaven serve`` process on a free 127.0.0.1 port, for tests.
+
+Usage::
+
+    from tests.serverproc import running_server, redis_url
+
+    with running_server(redis_url()) as srv:       # or start_server(...) / srv.stop()
+        srv.http_url   # "http://127.0.0.1:PORT"
+        srv.ws_url     # "ws://127.0.0.1:PORT/ws"
+        srv.kill()     # SIGKILL, to test crashes
+
+``redis_url=None`` makes the server start its own embedded Redis under ``data_dir``.
+Extra ``serve`` flags go in ``args`` (for example ``["--countdown-ms", "200"]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol.models import parse_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def redis_url() -> str:
+    """The test Redis: ``REDIS_URL`` or the machine's Redis on 127.0.0.1:6379."""
+    return os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class ServerProc:
+    """A running server process."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    log_path: Path
+
+    @property
+    def http_url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        """``ws://127.0.0.1:PORT/ws``."""
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def health(self) -> dict[str, object]:
+        """GET /healthz as JSON."""
+        with urllib.request.urlopen(self.http_url + "/healthz", timeout=2) as res:
+            data: dict[str, object] = json.load(res)
+            return data
+
+    def stop(self, timeout: float = 10) -> None:
+        """SIGTERM and wait."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def kill(self) -> None:
+        """SIGKILL (a crash) and wait."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def log(self) -> str:
+        """What the server printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def start_server(
+    redis: str | None,
+    *,
+    data_dir: str | Path | None = None,
+    args: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = 20,
+) -> ServerProc:
+    """Start ``seahaven serve`` and wait until ``/healthz`` answers 200.
+
+    Raises:
+        RuntimeError: the server did not become healthy in time (its log is included).
+    """
+    port = free_port()
+    cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    if redis is not None:
+        cmd += ["--redis-url", redis]
+    if data_dir is not None:
+        cmd += ["--data-dir", str(data_dir)]
+    cmd += list(args)
+    full_env = {**os.environ, **(env or {})}
+    if redis is None:
+        full_env.pop("REDIS_URL", None)
+    log_path = Path(
+        os.environ.get("TMPDIR", "/tmp"), f"seahaven-test-server-{port}-{os.getpid()}.log"
+    )
+    out = log_path.open("wb")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)
+    out.close()
+    srv = ServerProc(proc, port, log_path)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{srv.log()}")
+        with contextlib.suppress(OSError):
+            if srv.health().get("ok"):
+                return srv
+        time.sleep(0.05)
+    srv.stop()
+    raise RuntimeError(f"server not healthy after {timeout}s:\n{srv.log()}")
+
+
+@contextlib.contextmanager
+def running_server(redis: str | None, **kwargs: object) -> Iterator[ServerProc]:
+    """``start_server`` as a context manager that always stops the process."""
+    srv = start_server(redis, **kwargs)  # type: ignore[arg-type]
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+class WsClient:
+    """A minimal protocol client over a real websocket; validates every server message.
+
+    Messages are kept in arrival order; :meth:`expect` takes the first one not yet taken
+    that matches, so tests never depend on unrelated interleaving.
+    """
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.messages: list[dict[str, Any]] = []
+        self.taken: set[int] = set()
+        self._arrived = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.closed = False
+        self.player_id = ""
+        self.token = ""
+
+    @classmethod
+    async def connect(
+        cls, url: str, name: str | None = None, token: str | None = None, **kwargs: Any
+    ) -> WsClient:
+        """Open a socket (and say hello when ``name`` is given)."""
+        client = cls(await connect(url, **kwargs))
+        client._task = asyncio.create_task(client._read())
+        if name is not None:
+            hello: dict[str, Any] = {"type": "hello", "name": name}
+            if token:
+                hello["token"] = token
+            await client.send(hello)
+            welcome = await client.expect("welcome")
+            client.player_id = str(welcome["player_id"])
+            client.token = str(welcome["token"])
+        return client
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                parse_server(raw)  # every server message must match the protocol models
+                self.messages.append(json.loads(raw))
+                self._arrived.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            self._arrived.set()
+
+    async def send(self, msg: dict[str, Any] | str | bytes) -> None:
+        """Send a message (a dict as JSON, a str or bytes as is)."""
+        await self.ws.send(msg if isinstance(msg, str | bytes) else json.dumps(msg))
+
+    def find(self, kind: str, **match: Any) -> dict[str, Any] | None:
+        """The first untaken message of ``kind`` whose fields equal ``match`` (taken now)."""
+        for i, msg in enumerate(self.messages):
+            if i in self.taken or msg.get("type") != kind:
+                continue
+            if all(msg.get(k) == v for k, v in match.items()):
+                self.taken.add(i)
+                return msg
+        return None
+
+    async def expect(self, kind: str, timeout: float = 5.0, **match: Any) -> dict[str, Any]:
+        """Wait for a message of ``kind`` matching ``match``.
+
+        Raises:
+            AssertionError: none came in time (the last untaken messages are shown).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            found = self.find(kind, **match)
+            if found is not None:
+                return found
+            left = deadline - loop.time()
+            if left <= 0 or self.closed:
+                tail = [m for i, m in enumerate(self.messages) if i not in self.taken][-8:]
+                raise AssertionError(f"no {kind} {match} within {timeout}s; untaken: {tail}")
+            self._arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), left)
+
+    async def close(self) -> None:
+        """Close the socket."""
+        await self.ws.close()
+        if self._task is not None:
+            await self._task
