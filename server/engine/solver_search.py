@@ -43,7 +43,8 @@ Result = Literal["solved", "unsolvable", "unknown"]
 Path = tuple[tuple[InnerMove, ...], "Path"] | None
 
 # Weights of the best-first priority, tuned on sample deals (see bench/).
-_W_H = 3  # weight of the distance estimate against the moves made so far
+_W_H = 1  # weight of the distance estimate
+_W_G = 2  # weight of the moves made so far
 
 
 class Table(NamedTuple):
@@ -251,7 +252,7 @@ def search(start: Table, ncells: int, max_states: int | None, deadline: float | 
                     node = node[1]
                 return Outcome("solved", tuple(out), len(seen))
             counter += 1
-            prio = _W_H * estimate(cols, new_cells, found) + g + 1
+            prio = _W_H * estimate(cols, new_cells, found) + _W_G * (g + 1)
             heapq.heappush(
                 heap, (prio, counter, tuple(cols), new_cells, tuple(found), g + 1, (step, path))
             )
