@@ -38,14 +38,17 @@ def honest(
     daily: tuple[str, str] | None = None,
     replay_id: str = "r1",
     race_started_at: int | None = None,
+    times: tuple[int, ...] | None = None,
 ) -> Replay:
-    """A true record of playing ``actions`` (the solution by default) ``step_ms`` apart."""
+    """A true record of playing ``actions`` (the solution by default) ``step_ms`` apart
+    (or at the given server ``times``)."""
     actions = solution(code) if actions is None else actions
     board = Board.from_code(code)
     for text in actions:
         board.play(parse_action(text))
-    times = tuple(start + i * step_ms for i in range(len(actions)))
-    started_at = race_started_at if race_started_at is not None else start
+    if times is None:
+        times = tuple(start + i * step_ms for i in range(len(actions)))
+    started_at = race_started_at if race_started_at is not None else times[0]
     won = board.is_won()
     time_ms = times[-1] - started_at if won else None
     return Replay(

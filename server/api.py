@@ -1,0 +1,109 @@
+"""HTTP routes of the daily challenge, leaderboards, replays and player history.
+
+- ``GET /api/daily`` and ``GET /api/daily/YYYY-MM-DD``: ``{date, code, par, hard: {code,
+  par}}``; a future date is 404 ``future_date``, a malformed one 400 ``bad_date``.
+- ``GET /api/daily/YYYY-MM-DD/leaderboard?kind=daily|hard&limit=N&around=PLAYER_ID``:
+  ``{date, kind, finishers, entries: [{rank, player_id, name, time_ms, moves, replay_id}]}``
+  and, with ``around``, ``player: {player_id, rank, streak}``.
+- ``GET /api/replay/ID``: the replay record, the opening table and every step's delta.
+- ``GET /api/player/PLAYER_ID``: race history and daily streak.
+
+Importing this module registers the routes and the websocket handlers of
+:mod:`server.daily_play`; the server loads it as an extension.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from . import daily_play  # registers the daily and watch_leaderboard handlers
+from .daily import DailyError, daily_json, parse_date, today
+from .leaderboard import MAX_LIMIT
+from .registry import HttpRequest, HttpResponse, http_route
+from .replays import ReplayFormatError, view_json
+from .services import services
+
+if TYPE_CHECKING:
+    from .app import App
+
+__all__ = ["daily_play"]
+
+_DATE = r"(?P<date>\d{4}-\d{2}-\d{2})"
+
+
+def _json(status: int, data: object) -> HttpResponse:
+    return HttpResponse(
+        status,
+        json.dumps(data, separators=(",", ":")).encode(),
+        headers={"Cache-Control": "no-cache"},
+    )
+
+
+def _error(exc: DailyError) -> HttpResponse:
+    status = {"future_date": 404, "unavailable": 503}.get(exc.reason, 400)
+    return _json(status, {"error": exc.reason, "message": str(exc)})
+
+
+@http_route("GET", "/api/daily")
+async def get_today(app: App, request: HttpRequest) -> HttpResponse:
+    """Today's (UTC) daily challenge."""
+    try:
+        return _json(200, daily_json())
+    except DailyError as exc:
+        return _error(exc)
+
+
+@http_route("GET", f"/api/daily/{_DATE}")
+async def get_day(app: App, request: HttpRequest) -> HttpResponse:
+    """A past day's daily challenge (or today's)."""
+    try:
+        return _json(200, daily_json(request.params["date"]))
+    except DailyError as exc:
+        return _error(exc)
+
+
+@http_route("GET", f"/api/daily/{_DATE}/leaderboard")
+async def get_leaderboard(app: App, request: HttpRequest) -> HttpResponse:
+    """A day's leaderboard: the top ``limit``, or ``limit`` entries around a player."""
+    try:
+        date = parse_date(request.params["date"]).isoformat()
+    except DailyError as exc:
+        return _error(exc)
+    kind = request.query.get("kind", "daily")
+    if kind not in ("daily", "hard"):
+        return _json(400, {"error": "bad_kind", "message": "kind is daily or hard"})
+    try:
+        limit = int(request.query.get("limit", "20"))
+    except ValueError:
+        limit = -1
+    if not 1 <= limit <= MAX_LIMIT:
+        return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_LIMIT}"})
+    around = request.query.get("around") or None
+    if around is not None and len(around) > 32:
+        return _json(400, {"error": "bad_player", "message": "a player id has at most 32 chars"})
+    board = await services(app).leaderboard.board_json(date, kind, limit, around)
+    return _json(200, board)
+
+
+@http_route("GET", r"/api/replay/(?P<id>[A-Za-z0-9_-]{1,64})")
+async def get_replay(app: App, request: HttpRequest) -> HttpResponse:
+    """A replay with its opening table and deltas, for ``seahaven verify`` and viewers."""
+    try:
+        replay = await services(app).replays.load(request.params["id"])
+    except ReplayFormatError as exc:
+        return _json(500, {"error": "internal", "message": str(exc)})
+    if replay is None:
+        return _json(404, {"error": "not_found", "message": "no replay has this id"})
+    return _json(200, view_json(replay))
+
+
+@http_route("GET", r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")
+async def get_player(app: App, request: HttpRequest) -> HttpResponse:
+    """A player's race history and current daily streak."""
+    pid = request.params["pid"]
+    svc = services(app)
+    data: dict[str, Any] = {"player_id": pid}
+    data.update(await svc.history.read(pid))
+    data["streak"] = await svc.leaderboard.streak(pid, today().isoformat())
+    return _json(200, data)

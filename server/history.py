@@ -1,0 +1,117 @@
+"""Each player's race history in Redis: races played, won, and best times per cell count.
+
+Keys (``P`` is the key prefix):
+
+- ``P player:PID:races``: hash ``played``, ``finished``, ``won`` (placed first), and
+  ``best:C4`` / ``best:C2`` / ``best:C1`` (best finishing time in ms).
+- ``P player:PID:recent``: list of the last :data:`RECENT` results as JSON, newest first.
+- ``P player:PID:counted``: set of ``ROOM/ROUND`` already counted, so that recording one
+  result twice (two instances, a retry) counts it once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import redis.asyncio as aioredis
+
+#: Results kept in the recent list.
+RECENT: Final = 20
+
+#: Count one race result once. KEYS: races hash, recent list, counted set.
+#: ARGV: ROOM/ROUND, finished (0/1), won (0/1), time_ms, cells, entry JSON, recent.
+_RECORD: Final = r"""
+if redis.call('SADD', KEYS[3], ARGV[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'played', 1)
+if ARGV[2] == '1' then
+  redis.call('HINCRBY', KEYS[1], 'finished', 1)
+  local field = 'best:C' .. ARGV[5]
+  local best = redis.call('HGET', KEYS[1], field)
+  if not best or tonumber(ARGV[4]) < tonumber(best) then
+    redis.call('HSET', KEYS[1], field, ARGV[4])
+  end
+end
+if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], 'won', 1) end
+redis.call('LPUSH', KEYS[2], ARGV[6])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[7]) - 1)
+return 1
+"""
+
+
+class History:
+    """Race results per player.
+
+    Args:
+        redis: an asyncio client with ``decode_responses=True``.
+        prefix: put before every key (isolates tests).
+    """
+
+    def __init__(self, redis: aioredis.Redis, prefix: str = "") -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self._record = redis.register_script(_RECORD)
+
+    def _keys(self, pid: str) -> list[str]:
+        base = f"{self.prefix}player:{pid}"
+        return [f"{base}:races", f"{base}:recent", f"{base}:counted"]
+
+    async def record(
+        self,
+        pid: str,
+        room: str,
+        round_: int,
+        *,
+        code: str,
+        cells: int,
+        rank: int | None,
+        time_ms: int | None,
+        moves: int,
+        replay_id: str | None,
+        at: int,
+    ) -> bool:
+        """Count one race result (a finish with its rank, or a give-up with no rank).
+
+        Returns:
+            False when this room and round were already counted for the player.
+        """
+        finished = rank is not None and time_ms is not None
+        entry = {
+            "room": room,
+            "round": round_,
+            "code": code,
+            "rank": rank,
+            "time_ms": time_ms,
+            "moves": moves,
+            "replay_id": replay_id,
+            "at": at,
+        }
+        done = await self._record(
+            keys=self._keys(pid),
+            args=[
+                f"{room}/{round_}",
+                1 if finished else 0,
+                1 if rank == 1 else 0,
+                time_ms if time_ms is not None else 0,
+                cells,
+                json.dumps(entry, separators=(",", ":")),
+                RECENT,
+            ],
+        )
+        return bool(done)
+
+    async def read(self, pid: str) -> dict[str, Any]:
+        """``{races: {played, finished, won, best_ms: {C4, C2, C1}}, recent: [...]}``."""
+        races_key, recent_key, _ = self._keys(pid)
+        fields = await self.redis.hgetall(races_key)
+        recent = await self.redis.lrange(recent_key, 0, RECENT - 1)
+        best = {f"C{c}": int(fields[f"best:C{c}"]) for c in (4, 2, 1) if f"best:C{c}" in fields}
+        return {
+            "races": {
+                "played": int(fields.get("played", 0)),
+                "finished": int(fields.get("finished", 0)),
+                "won": int(fields.get("won", 0)),
+                "best_ms": best,
+            },
+            "recent": [json.loads(x) for x in recent],
+        }

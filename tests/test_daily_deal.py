@@ -1,0 +1,114 @@
+"""The daily deal: a documented pure function of the date, the same on every instance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.daily import (
+    FIRST_DAY,
+    DailyError,
+    daily_deal,
+    daily_index,
+    daily_json,
+    parse_date,
+    today,
+)
+from server.engine import Board
+from server.pools import load_pool
+
+ROOT = Path(__file__).resolve().parent.parent
+NOON = dt.datetime(2026, 6, 15, 12, 0, tzinfo=dt.UTC)
+
+
+def test_the_index_is_the_documented_function() -> None:
+    # protocol/DAILY.md: first 8 bytes of SHA-256("SH1-daily-" + date + "-" + kind),
+    # big-endian, modulo the pool size.
+    digest = hashlib.sha256(b"SH1-daily-2026-03-14-daily").digest()
+    assert daily_index("2026-03-14", "daily", 1000) == int.from_bytes(digest[:8], "big") % 1000
+    digest = hashlib.sha256(b"SH1-daily-2026-03-14-hard").digest()
+    assert daily_index("2026-03-14", "hard", 777) == int.from_bytes(digest[:8], "big") % 777
+
+
+@pytest.mark.parametrize("kind,cells", [("daily", 4), ("hard", 1)])
+def test_the_deal_is_the_pool_entry_at_the_index(kind: str, cells: int) -> None:
+    pool = load_pool(cells)
+    for day in range(0, 120, 7):
+        date = (FIRST_DAY + dt.timedelta(days=day)).isoformat()
+        deal = daily_deal(date, kind, now=NOON)
+        entry = pool[daily_index(date, kind, len(pool))]
+        assert (deal.code, deal.par) == (entry.code, entry.par)
+        assert Board.from_code(deal.code).cells.__len__() == cells
+
+
+def test_the_same_date_gives_the_same_deal_and_dates_differ() -> None:
+    dates = [(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in range(60)]
+    first = [daily_deal(d, now=NOON).code for d in dates]
+    again = [daily_deal(d, now=NOON).code for d in dates]
+    assert first == again
+    # 60 days drawn from a pool of hundreds or more: most are distinct.
+    assert len(set(first)) >= min(40, len(load_pool(4)) // 2)
+    # The hard deal of a day is another deal, with one cell.
+    assert all(daily_deal(d, "hard", now=NOON).code.startswith("SH1-C1-") for d in dates[:5])
+
+
+def test_another_process_computes_the_same_deals() -> None:
+    dates = ["2026-01-01", "2026-02-28", "2026-06-15"]
+    script = (
+        "import json, datetime as dt, sys\n"
+        "from server.daily import daily_json\n"
+        "now = dt.datetime(2026, 6, 15, 12, tzinfo=dt.UTC)\n"
+        f"print(json.dumps([daily_json(d, now=now) for d in {dates!r}]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == [daily_json(d, now=NOON) for d in dates]
+
+
+def test_the_json_shape() -> None:
+    data = daily_json("2026-06-15", now=NOON)
+    assert set(data) == {"date", "code", "par", "hard"}
+    assert data["date"] == "2026-06-15"
+    assert set(data["hard"]) == {"code", "par"}  # type: ignore[arg-type]
+    assert daily_json(now=NOON) == data  # no date: today (UTC)
+
+
+def test_today_is_the_utc_date() -> None:
+    late = dt.datetime(2026, 6, 15, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    assert today(late) == dt.date(2026, 6, 16)
+
+
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("2026-06-16", "future_date"),
+        ("2030-01-01", "future_date"),
+        ("2026-02-30", "bad_date"),
+        ("2026-6-1", "bad_date"),
+        ("20260601", "bad_date"),
+        ("2025-12-31", "bad_date"),
+        ("yesterday", "bad_date"),
+    ],
+)
+def test_dates_without_a_challenge_are_refused(text: str, reason: str) -> None:
+    with pytest.raises(DailyError) as info:
+        daily_deal(text, now=NOON)
+    assert info.value.reason == reason
+
+
+def test_today_and_the_first_day_are_accepted() -> None:
+    assert parse_date("2026-06-15", now=NOON) == dt.date(2026, 6, 15)
+    assert parse_date(FIRST_DAY.isoformat(), now=NOON) == FIRST_DAY
+
+
+def test_a_bad_kind_is_refused() -> None:
+    with pytest.raises(DailyError) as info:
+        daily_deal("2026-06-15", "easy", now=NOON)
+    assert info.value.reason == "bad_kind"
