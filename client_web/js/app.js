@@ -156,6 +156,9 @@ async function boot() {
     document.body.classList.toggle("four-color", four.checked);
     localStorage.setItem("seahaven.fourcolor", four.checked ? "1" : "0");
   });
+  // An invite link is /?room=ID: open that room's race view.
+  const invited = new URLSearchParams(location.search).get("room");
+  if (invited) history.replaceState(null, "", `${location.pathname}#/race/${encodeURIComponent(invited)}`);
   const app = new App();
   window.seahaven = app; // for the browser tests and the curious
   app.net.connect();

@@ -120,7 +120,9 @@ export function cardElement(card, loc, index) {
 export function render(root, state, opts = {}) {
   const interactive = opts.interactive !== false;
   const before = new Map();
-  if (opts.animate !== false) {
+  // No sliding cards for people who asked their system for less motion.
+  const motion = !window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+  if (opts.animate !== false && motion) {
     for (const el of root.querySelectorAll(".card[data-card]")) {
       before.set(el.dataset.card, el.getBoundingClientRect());
     }
@@ -208,7 +210,8 @@ function squeeze(root, state, maxHeight) {
     const need = ch + offPx * Math.max(0, col.length - 1);
     let k = 1;
     if (col.length > 1 && need > tableauAvail) {
-      k = Math.max(0.35, (tableauAvail - ch) / (offPx * (col.length - 1)));
+      // Never so tight that a card's rank is hidden: past that the page scrolls.
+      k = Math.max(0.74, (tableauAvail - ch) / (offPx * (col.length - 1)));
     }
     root.style.setProperty(`--squeeze-${i + 1}`, String(k));
   });

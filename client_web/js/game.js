@@ -117,7 +117,12 @@ export class Game {
       if (ps.board) p.board.code = m.code;
     }
     // The start time is not in a snapshot: estimate it from a racer's clock if any.
-    if ((m.state === "racing" || m.state === "done") && m.starts_at) this.startedAt = m.starts_at;
+    // A race's clock runs from its start; a solo game's from its first move, which a
+    // snapshot does not give: until the next delta says, count from the room's start.
+    const moved = m.players.some((p) => p.moves > 0);
+    if ((m.state === "racing" || m.state === "done") && m.starts_at && (m.mode === "race" || moved)) {
+      this.startedAt = m.starts_at;
+    }
     this.lastSnapshot = m;
   }
 

@@ -3,6 +3,9 @@
 
 const TOKEN_KEY = "seahaven.token";
 const ROOM_KEY = "seahaven.room";
+// resume answers with the events after last_seq while the room keeps them, and with a whole
+// snapshot when last_seq is beyond the room's last event: this asks for the snapshot.
+const SNAPSHOT_PLEASE = Number.MAX_SAFE_INTEGER;
 
 /** A small event emitter. */
 class Emitter {
@@ -90,8 +93,11 @@ export class Net extends Emitter {
 
   greet() {
     if (this.room && this.token) {
-      this.resyncing = true;
-      this.raw({ type: "resume", room: this.room, token: this.token, last_seq: this.lastSeq });
+      // With a board in hand, ask for the events we missed; after a reload (nothing held)
+      // ask past the end, which the server answers with a whole snapshot.
+      const from = this.lastSeq > 0 ? this.lastSeq : SNAPSHOT_PLEASE;
+      this.resyncing = from === SNAPSHOT_PLEASE;
+      this.raw({ type: "resume", room: this.room, token: this.token, last_seq: from });
     } else {
       const hello = { type: "hello", name: this.getName() };
       if (this.token) hello.token = this.token;
@@ -153,9 +159,7 @@ export class Net extends Emitter {
     if (!this.room || !this.token || this.resyncing) return;
     this.resyncing = true;
     this.emit("gap", { type: "gap" });
-    // Asking from 0 makes the server send a full snapshot rather than the missing events.
-    this.lastSeq = 0;
-    this.raw({ type: "resume", room: this.room, token: this.token, last_seq: 0 });
+    this.raw({ type: "resume", room: this.room, token: this.token, last_seq: SNAPSHOT_PLEASE });
   }
 
   receive(msg) {
@@ -179,7 +183,19 @@ export class Net extends Emitter {
       case "reject":
         this.pending.delete(msg.id);
         break;
+      case "left":
+        return;
       case "error":
+        if (msg.code === "bad_token" && this.state !== "open" && !this.room) {
+          // A stale token from an old session: say hello as a new player.
+          this.token = null;
+          localStorage.removeItem(TOKEN_KEY);
+          this.greet();
+          return;
+        }
+        if (this.room && this.state !== "open" && ["room_not_found", "not_in_room", "bad_token"].includes(msg.code)) {
+          this.resyncing = true; // a failed resume: handled just below
+        }
         if (this.resyncing && ["room_not_found", "not_in_room", "bad_token"].includes(msg.code)) {
           // The room (or our seat) is gone: start over as a plain visitor.
           this.resyncing = false;
@@ -198,7 +214,7 @@ export class Net extends Emitter {
     }
     // Sequenced room events: apply each once and in order; a skipped number means we
     // missed something, so ask for the whole room again.
-    if (typeof msg.seq === "number" && msg.type !== "ack" && msg.type !== "room") {
+    if (typeof msg.seq === "number" && msg.type !== "ack") {
       if (this.resyncing) return; // a snapshot is on its way; it covers this event
       if (msg.seq <= this.lastSeq) return; // already applied (a resume can repeat events)
       if (msg.seq > this.lastSeq + 1) {

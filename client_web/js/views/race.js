@@ -11,7 +11,7 @@ export function inviteLink(game) {
   if (inv && /^https?:/.test(inv)) return inv;
   if (inv && inv.startsWith("/")) return `${location.origin}${inv}`;
   if (inv && inv.startsWith("#")) return `${location.origin}${location.pathname}${inv}`;
-  return `${location.origin}${location.pathname}#/race/${game.roomId}`;
+  return `${location.origin}/?room=${encodeURIComponent(game.roomId)}`;
 }
 
 export class RaceView {

@@ -1,0 +1,142 @@
+"""The web client in a real browser against a real server and Redis: a race and a spectator.
+
+Two browser contexts race the same deal to the finish, following a solver line by drag
+and drop and double click; a third watches both boards; one racer reloads mid-race and
+carries on where it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.engine import Board
+from server.engine.solver import solve
+from tests.serverproc import ServerProc
+from tests.web_helpers import (
+    SCREENSHOTS,
+    Player,
+    board_json,
+    browser,
+    needs_chromium,
+    new_page,
+    wait_ready,
+    web_server,
+)
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+__all__ = ["browser", "web_server"]  # fixtures used by name below
+
+
+def _state(page: Any) -> str:
+    return str(page.evaluate("seahaven.game.state"))
+
+
+def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) -> None:
+    base = web_server.http_url + "/"
+    alice = new_page(browser, name="Alice")
+    bob = new_page(browser, name="Bob")
+    carol = new_page(browser, name="Carol")
+
+    # Alice creates a room (Easy, 4 cells) and reads the invite link from the lobby.
+    alice.goto(base + "#/race")
+    wait_ready(alice)
+    alice.locator('input[name="rcells"][value="4"]').check(force=True)
+    alice.get_by_role("button", name="Create a room").click()
+    invite = alice.locator(".invite input")
+    invite.wait_for()
+    link = invite.input_value()
+    room = alice.evaluate("seahaven.game.roomId")
+    assert link.endswith(f"/?room={room}")
+
+    # Bob follows the invite link; Carol opens the room as a spectator.
+    bob.goto(link)
+    wait_ready(bob)
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    assert alice.locator(".players li").count() == 2
+    assert "Bob" in alice.locator(".players").inner_text()
+    carol.goto(base + f"#/watch/{room}")
+    wait_ready(carol)
+    carol.wait_for_function("seahaven.game.role === 'spectator'")
+
+    # Only the host may start; the countdown shows, then everyone races the same deal.
+    assert bob.get_by_role("button", name="Start the race").count() == 0
+    alice.get_by_role("button", name="Start the race").click()
+    bob.wait_for_selector(".countdown", timeout=5_000)
+    for page in (alice, bob, carol):
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
+    code = alice.evaluate("seahaven.game.code")
+    assert bob.evaluate("seahaven.game.code") == code
+    start = Board.from_code(code)
+    assert board_json(alice) == board_json(bob) == _json(start)
+
+    line = solve(start, timeout=20).moves
+    assert line, f"the solver found no line for {code}"
+    a, b = Player(alice), Player(bob)
+    board_a, board_b = start.copy(), start.copy()
+    half = len(line) // 2
+    # First half: the two racers take turns, Alice double clicking where that does the same.
+    for text in line[:half]:
+        a.play(board_a, text, prefer_double=True)
+        b.play(board_b, text, prefer_double=False)
+    # Each racer sees the other's progress; the spectator sees both boards, card for card.
+    alice.wait_for_function("seahaven.game.racers().every(p => p.moves === %d)" % board_b.moves)
+    carol.wait_for_function("seahaven.game.racers().every(p => p.moves === %d)" % board_b.moves)
+    _check_spectator(carol, alice, bob)
+    alice.screenshot(path=str(SCREENSHOTS / "race.png"))
+    carol.screenshot(path=str(SCREENSHOTS / "spectator.png"), full_page=True)
+    # A reload mid-race resumes the same board.
+    before = board_json(bob)
+    bob.reload()
+    wait_ready(bob)
+    bob.wait_for_function("seahaven.game.state === 'racing' && !!seahaven.game.myBoard()")
+    assert board_json(bob) == before
+    on_table = 52 - sum(before["foundations"].values())
+    assert (
+        bob.locator(
+            '.board[data-board="mine"] .pile.col .card, .board[data-board="mine"] .pile.cell .card'
+        ).count()
+        == on_table
+    )
+    # Alice finishes first; Bob (after his reload) finishes second.
+    for text in line[half:]:
+        a.play(board_a, text, prefer_double=True)
+    alice.wait_for_function("seahaven.game.me().status === 'finished'")
+    assert alice.locator(".banner.won").count() == 1
+    for text in line[half:]:
+        b.play(board_b, text, prefer_double=True)
+    for page in (alice, bob, carol):
+        page.wait_for_function("seahaven.game.state === 'done'", timeout=10_000)
+    results = alice.locator("table.results tbody tr")
+    assert results.count() == 2
+    assert "Alice" in results.nth(0).inner_text()
+    assert "Bob" in results.nth(1).inner_text()
+    assert alice.get_by_role("button", name="Rematch").count() == 1
+    for page in (alice, bob, carol):
+        assert page.js_errors == []
+
+
+def _json(board: Board) -> dict[str, Any]:
+    data = board.to_json()
+    return {"cells": data["cells"], "columns": data["columns"], "foundations": data["foundations"]}
+
+
+def _check_spectator(carol: Any, alice: Any, bob: Any) -> None:
+    """The spectator's two boards show exactly the racers' boards, card for card."""
+    for racer in (alice, bob):
+        pid = racer.evaluate("seahaven.game.you")
+        mine = board_json(racer)
+        seen = carol.evaluate(
+            f"""(() => {{
+              const el = document.querySelector('.mini .board[data-board="{pid}"]');
+              const pile = (loc) => [...el.querySelectorAll(`.pile[data-loc="${{loc}}"] .card`)]
+                .map(c => c.dataset.card);
+              return {{
+                columns: [...Array(10).keys()].map(i => pile('col' + (i + 1))),
+                cells: [...Array({len(mine["cells"])}).keys()].map(i => pile('cell' + (i + 1))[0] || null),
+              }};
+            }})()"""
+        )
+        assert seen["columns"] == mine["columns"]
+        assert seen["cells"] == mine["cells"]

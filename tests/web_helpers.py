@@ -1,0 +1,172 @@
+"""Helpers for the browser tests: Debian's Chromium through Playwright, and a real server.
+
+The tests drive the web client the way a person does: drag and drop with the mouse, double
+clicks, keys. ``Player`` maps RULES.md notation (``col3 found``, ``cell1 col7``) onto the
+DOM (``data-loc`` on piles, ``data-card`` on cards) so a solver line can be played by hand.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.engine import Board, Move, parse_action
+from tests.serverproc import ServerProc, redis_url, running_server
+
+CHROMIUM = os.environ.get("SEAHAVEN_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+
+#: A short countdown keeps the race tests quick; a generous rate limit lets the test click fast.
+SERVE_ARGS = ["--countdown-ms", "1200", "--rate", "200", "--burst", "200"]
+
+needs_chromium = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason=f"Chromium is not installed at {CHROMIUM}"
+)
+
+
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[ServerProc]:
+    """A real server process on the machine's Redis, serving client_web/."""
+    with running_server(redis_url(), args=SERVE_ARGS) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (Debian's, never a downloaded one)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def new_page(
+    browser: Any,
+    *,
+    name: str | None = None,
+    lang: str = "en",
+    width: int = 1280,
+    height: int = 860,
+    **kwargs: Any,
+) -> Any:
+    """A page in a fresh browser context (its own local storage, so its own player)."""
+    # Reduced motion: cards do not slide, so each action settles at once.
+    ctx = browser.new_context(
+        viewport={"width": width, "height": height},
+        locale=lang,
+        reduced_motion="reduce",
+        **kwargs,
+    )
+    if name:
+        ctx.add_init_script(
+            f"localStorage.getItem('seahaven.name') || localStorage.setItem('seahaven.name', {name!r})"
+        )
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.js_errors = errors  # checked by the tests: no uncaught script error
+    return page
+
+
+def wait_ready(page: Any) -> None:
+    """Until the client has connected and been welcomed."""
+    page.wait_for_function("window.seahaven && window.seahaven.welcomed", timeout=10_000)
+
+
+def board_json(page: Any) -> dict[str, Any]:
+    """The client's own board as the server's JSON shape."""
+    data: dict[str, Any] = page.evaluate(
+        "(() => { const b = seahaven.game.myBoard(); return b && "
+        "{cells: b.cells, columns: b.columns, foundations: b.foundations}; })()"
+    )
+    return data
+
+
+class Player:
+    """One browser playing its own board (``sel`` is the board element's selector)."""
+
+    def __init__(self, page: Any, sel: str = '.board[data-board="mine"]') -> None:
+        self.page = page
+        self.sel = sel
+
+    def pile(self, loc: str) -> Any:
+        return self.page.locator(f'{self.sel} .pile[data-loc="{loc}"]')
+
+    def top(self, loc: str) -> Any:
+        return self.pile(loc).locator(".card").last
+
+    def moves(self) -> int:
+        return int(self.page.evaluate("seahaven.game.me() ? seahaven.game.me().moves : 0"))
+
+    def wait_moves(self, n: int) -> None:
+        self.page.wait_for_function(
+            f"seahaven.game.me() && seahaven.game.me().moves >= {n}", timeout=10_000, polling=10
+        )
+
+    def drag(self, src: str, dst: str) -> None:
+        """Drag the top card of ``src`` onto the pile ``dst`` with the mouse."""
+        card = self.top(src)
+        target = self.pile(dst)
+        card.scroll_into_view_if_needed()
+        box = card.bounding_box()
+        tbox = target.bounding_box()
+        assert box and tbox
+        m = self.page.mouse
+        m.move(box["x"] + box["width"] / 2, box["y"] + 12)
+        m.down()
+        m.move(box["x"] + box["width"] / 2 + 10, box["y"] + 20)
+        m.move(tbox["x"] + tbox["width"] / 2, tbox["y"] + min(tbox["height"] - 5, 40))
+        m.up()
+
+    def double_click(self, loc: str) -> None:
+        self.top(loc).dblclick()
+
+    def play(self, board: Board, text: str, *, prefer_double: bool) -> None:
+        """Play one solver action the way a person would, and wait for the server's delta.
+
+        ``found`` becomes a drop on the foundation of the card's suit. With
+        ``prefer_double`` a move that a double click makes identically is double clicked.
+        """
+        action = parse_action(text)
+        assert isinstance(action, Move)
+        src, dst = str(action.src), str(action.dst)
+        before = self.moves()
+        if prefer_double and _double_tap_same(board, action):
+            self.double_click(src)
+        else:
+            if dst == "found":
+                card = board.card_at(action.src)
+                assert card is not None
+                dst = "found:" + "SHDC"[card // 13]
+            self.drag(src, dst)
+        self.wait_moves(before + 1)
+        board.play(action)
+
+
+def _double_tap_same(board: Board, move: Move) -> bool:
+    """Whether a double tap on the move's source gives the same table as the move."""
+    from server.engine import DoubleTap, IllegalAction
+
+    a, b = board.copy(), board.copy()
+    try:
+        a.play(DoubleTap(move.src))
+    except IllegalAction:
+        return False
+    b.play(move)
+    return a.key() == b.key()
