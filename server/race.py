@@ -436,9 +436,13 @@ async def commit(
     try:
         delta = board.play(action)
     except IllegalAction as exc:
-        seq = await app.store.acked_seq(room, state.round, pid, action_id)
+        # Before refusing, make sure the copy is current and the action not already in.
+        seq, version = await app.store.check(room, state.round, pid, action_id)
         if seq is not None:
             await conn.send({"type": "ack", "id": action_id, "seq": seq})
+        elif version != entry.version:
+            app.boards.drop(room, state.round, pid)
+            return False
         else:
             await reject(app, conn, action_id, exc.reason, str(exc))
         return True

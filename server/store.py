@@ -278,10 +278,15 @@ class Store:
         result: list[str] = await self.redis.lrange(log_key(room, round_, pid), 0, -1)
         return result
 
-    async def acked_seq(self, room: str, round_: int, pid: str, action_id: int) -> int | None:
-        """The seq of a committed client id, or None."""
-        value = await self.redis.hget(ids_key(room, round_, pid), str(action_id))
-        return None if value is None else int(value)
+    async def check(
+        self, room: str, round_: int, pid: str, action_id: int
+    ) -> tuple[int | None, int]:
+        """(the seq of a committed client id or None, the board's version in Redis)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(ids_key(room, round_, pid), str(action_id))
+            pipe.llen(log_key(room, round_, pid))
+            value, version = await pipe.execute()
+        return (None if value is None else int(value)), int(version)
 
     async def room_fields(self, room: str) -> dict[str, str]:
         """The room's field hash (empty if gone)."""

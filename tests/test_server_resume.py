@@ -1,0 +1,116 @@
+"""Reconnect: resume with the last seq seen, idempotent action ids, snapshots on a gap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from server.engine import Board, Move, parse_action
+from server.engine.solver import solve
+from server.store import log_key
+from tests.serverproc import ServerProc, WsClient, redis_url
+
+CODE = "SH1-C4-AAAAAAC"
+
+
+def wire(text: str, action_id: int) -> dict[str, Any]:
+    action = parse_action(text)
+    assert isinstance(action, Move)
+    return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
+
+
+def last_event_seq(c: WsClient) -> int:
+    """The seq of the last event received (acks do not count: their delta may be in flight)."""
+    return max(int(m["seq"]) for m in c.messages if "seq" in m and m["type"] != "ack")
+
+
+async def log_length(room: str, pid: str) -> int:
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    n = int(await r.llen(log_key(room, 1, pid)))
+    await r.aclose()
+    return n
+
+
+async def race(url: str) -> tuple[WsClient, WsClient, str, tuple[str, ...]]:
+    ann = await WsClient.connect(url, "ann")
+    bob = await WsClient.connect(url, "bob")
+    await ann.send({"type": "create_room", "code": CODE})
+    room = str((await ann.expect("snapshot"))["room_id"])
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    await ann.send({"type": "start"})
+    await ann.expect("started")
+    await bob.expect("started")
+    return ann, bob, room, solve(Board.from_code(CODE), timeout=10).moves
+
+
+async def test_resume_gets_missed_events_and_ids_are_idempotent(race_server: ServerProc) -> None:
+    ann, bob, room, line = await race(race_server.ws_url)
+    for i in range(3):
+        await ann.send(wire(line[i], i))
+        ack = await ann.expect("ack", id=i)
+        await ann.expect("delta", seq=ack["seq"])
+    seen = last_event_seq(ann)
+    third_seq = ack["seq"]
+    await ann.close()
+    for i in range(2):
+        await bob.send(wire(line[i], i))
+        await bob.expect("ack", id=i)
+
+    again = await WsClient.connect(race_server.ws_url)
+    await again.send({"type": "resume", "room": room, "token": ann.token, "last_seq": seen})
+    welcome = await again.expect("welcome")
+    assert welcome["player_id"] == ann.player_id
+    missed = [await again.expect("progress", player_id=bob.player_id) for _ in range(2)]
+    assert [m["moves"] for m in missed] == [1, 2]
+    assert all(int(m["seq"]) > seen for m in missed)
+    assert again.find("snapshot") is None
+    assert again.find("delta", player_id=bob.player_id) is None  # fair view holds on resume
+
+    # The third action again (a client that never saw its ack): acked, not applied twice.
+    await again.send(wire(line[2], 2))
+    assert (await again.expect("ack", id=2))["seq"] == third_seq
+    assert await log_length(room, ann.player_id) == 3
+    await again.send(wire(line[3], 3))
+    await again.expect("ack", id=3)
+    assert await log_length(room, ann.player_id) == 4
+    # Bob's resend of an id he already used on his own board is his own business.
+    await bob.send(wire(line[1], 1))
+    await bob.expect("ack", id=1)
+    assert await log_length(room, bob.player_id) == 2
+    await again.close()
+    await bob.close()
+
+
+async def test_resume_after_a_gap_gets_a_snapshot(race_server: ServerProc) -> None:
+    ann, bob, room, line = await race(race_server.ws_url)
+    await ann.send(wire(line[0], 1))
+    await ann.expect("ack", id=1)
+    await ann.close()
+    again = await WsClient.connect(race_server.ws_url)
+    await again.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 10**9})
+    snap = await again.expect("snapshot")
+    mine = next(p for p in snap["players"] if p["player_id"] == ann.player_id)
+    theirs = next(p for p in snap["players"] if p["player_id"] == bob.player_id)
+    assert mine["moves"] == 1 and mine["board"] is not None
+    assert theirs.get("board") is None  # a racer never sees another racer's board
+    expected = Board.from_code(CODE)
+    expected.play(parse_action(line[0]))
+    assert Board.from_json(mine["board"]).key() == expected.key()
+    await again.close()
+    await bob.close()
+
+
+async def test_resume_errors(race_server: ServerProc) -> None:
+    ann, bob, room, _line = await race(race_server.ws_url)
+    stranger = await WsClient.connect(race_server.ws_url, "stranger")
+    c = await WsClient.connect(race_server.ws_url)
+    await c.send({"type": "resume", "room": room, "token": "Q" * 32, "last_seq": 0})
+    assert (await c.expect("error"))["code"] == "bad_token"
+    await c.send({"type": "resume", "room": room, "token": stranger.token, "last_seq": 0})
+    assert (await c.expect("error"))["code"] == "not_in_room"
+    await c.send({"type": "resume", "room": "GONEGONE", "token": stranger.token, "last_seq": 0})
+    assert (await c.expect("error"))["code"] == "room_not_found"
+    for x in (ann, bob, stranger, c):
+        await x.close()
