@@ -36,7 +36,7 @@ from .store import Store
 log = logging.getLogger(__name__)
 
 #: Modules that register handlers and routes when imported.
-EXTENSIONS = ["server.race", "server.http"]
+EXTENSIONS = ["server.race", "server.http", "server.api"]
 
 
 @dataclass(slots=True)

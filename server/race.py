@@ -537,6 +537,10 @@ async def commit(
         await conn.send({"type": "ack", "id": action_id, "seq": out.seq})
         if lost:
             await conn.send({"type": "lost", "player_id": pid})
+        if won:  # keep the replay; verify and rank a daily win; race history
+            from .results import record_finish
+
+            app.spawn(record_finish(app, room, state.round, pid))
         return True
     app.boards.drop(room, state.round, pid)  # the copy took an action Redis did not
     if out.status == "stale":
