@@ -110,8 +110,12 @@ export class DailyView {
     input.value = this.shownDate;
     this.drawTitle();
     this.drawDeals(this.info);
-    await this.loadBoard();
-    app.online(() => app.net.send("watch_leaderboard", { date: this.shownDate, kind: this.kind }));
+    // The leaderboard is centred on us, so it waits for the server to say who we are.
+    app.online(() => {
+      if (!this.el) return;
+      this.loadBoard();
+      app.net.send("watch_leaderboard", { date: this.shownDate, kind: this.kind });
+    });
   }
 
   async loadBoard() {
@@ -141,6 +145,7 @@ export class DailyView {
         const app = this.app;
         app.leaveRoom();
         const msg = { hard: b.dataset.play === "hard" };
+        app.views.play.requested = { daily: msg }; // the Play view shows it, starts nothing
         if (this.shownDate !== this.today) msg.date = this.shownDate;
         if (app.net.send("daily", msg) == null) {
           toast(t("msg.offline"));
@@ -171,9 +176,12 @@ export class DailyView {
     this.el.querySelector(".lb-body").innerHTML = `<table class="lb">
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th></th></tr></thead>
       <tbody>${rows}</tbody></table>`;
+    // The HTTP answer says our rank even when we are outside the entries; pushes do not.
+    if (lb.player && lb.player.player_id === me) this.myRank = lb.player.rank;
     const mine = lb.entries.find((e) => e.player_id === me);
-    this.el.querySelector('[data-k="myrank"]').textContent = mine
-      ? t("daily.yourRank", { rank: mine.rank, n: lb.finishers }) : t("daily.notRanked");
+    const rank = mine ? mine.rank : this.myRank;
+    this.el.querySelector('[data-k="myrank"]').textContent = rank
+      ? t("daily.yourRank", { rank, n: lb.finishers }) : t("daily.notRanked");
   }
 }
 
@@ -241,11 +249,11 @@ export class ReplayView {
     this.rep = rep;
     this.states = buildStates(rep);
     const meta = this.el.querySelector('[data-k="meta"]');
-    const result = rep.result && typeof rep.result === "object"
-      ? [rep.result.status, rep.result.time_ms != null ? formatTime(rep.result.time_ms) : null,
-        rep.result.moves != null ? t("race.movesN", { n: rep.result.moves }) : null].filter(Boolean).join(" · ")
-      : String(rep.result ?? "");
-    meta.textContent = `${rep.code} · ${rep.name || ""} ${result}`.trim();
+    const r = rep.result || {};
+    const parts = [rep.name, rep.code];
+    if (rep.daily) parts.push(`${rep.daily.date} · ${t(rep.daily.kind === "hard" ? "daily.hard" : "daily.normal")}`);
+    if (r.won) parts.push(t("msg.won", { time: formatTime(r.time_ms), moves: r.moves }));
+    meta.textContent = parts.filter(Boolean).join(" · ");
     if (!this.states) {
       meta.textContent += ` — ${t("replay.noStates")}`;
       this.el.querySelector('[data-board="replay"]').innerHTML =
@@ -285,7 +293,7 @@ export class ReplayView {
     const n = this.states.length - 1;
     this.el.querySelector('[data-k="step"]').textContent = `${i}/${n}`;
     this.el.querySelector('[data-act="seek"]').value = String(i);
-    const times = this.rep.times || [];
+    const times = this.rep.elapsed_ms || [];
     this.el.querySelector('[data-k="time"]').textContent = formatTime(i > 0 ? times[i - 1] ?? 0 : 0);
     this.el.querySelector('[data-k="action"]').textContent = i > 0 ? `${i}. ${this.rep.actions?.[i - 1] ?? ""}` : "\u00a0";
     render(this.el.querySelector('[data-board="replay"]'), this.states[i], { interactive: false });

@@ -75,8 +75,8 @@ export class PlayView {
     if (app.net.send("solo", msg) == null) toast(t("msg.offline"));
   }
 
-  onGame(type, msg) {
-    if (type === "error" && msg?.code === "bad_code") this.requested = null;
+  onGame(type) {
+    if (type === "snapshot") this.requested = null;
     this.refresh();
   }
 
