@@ -89,13 +89,14 @@ async def get_leaderboard(app: App, request: HttpRequest) -> HttpResponse:
 @http_route("GET", r"/api/replay/(?P<id>[A-Za-z0-9_-]{1,64})")
 async def get_replay(app: App, request: HttpRequest) -> HttpResponse:
     """A replay with its opening table and deltas, for ``seahaven verify`` and viewers."""
+    svc = services(app)
     try:
-        replay = await services(app).replays.load(request.params["id"])
+        replay = await svc.replays.load(request.params["id"])
     except ReplayFormatError as exc:
         return _json(500, {"error": "internal", "message": str(exc)})
     if replay is None:
         return _json(404, {"error": "not_found", "message": "no replay has this id"})
-    return _json(200, view_json(replay))
+    return _json(200, view_json(replay, svc.leaderboard.min_ms_per_action))
 
 
 @http_route("GET", r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")

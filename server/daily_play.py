@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from protocol import models as m
@@ -33,8 +32,6 @@ log = logging.getLogger(__name__)
 #: Entries in a pushed leaderboard.
 PUSH_LIMIT = 20
 
-#: The board each socket watches (one at a time).
-_WATCHING: weakref.WeakKeyDictionary[Conn, tuple[str, str]] = weakref.WeakKeyDictionary()
 
 
 def _error_code(exc: DailyError) -> str:
@@ -74,12 +71,11 @@ async def on_watch(app: App, conn: Conn, msg: m.WatchLeaderboard) -> None:
         await conn.error("bad_date", str(exc))
         return
     svc = services(app)
-    old = _WATCHING.get(conn)
-    if old is not None and old in svc.watchers:
-        svc.watchers[old].discard(conn)
-    key = (date, msg.kind)
-    svc.watchers.setdefault(key, weakref.WeakSet()).add(conn)
-    _WATCHING[conn] = key
+    # One board per socket: a new watch replaces the previous one.
+    for conns in svc.watchers.values():
+        conns.discard(conn)
+    svc.watchers.setdefault((date, msg.kind), set()).add(conn)
+    _prune(svc)
     await _ensure_listener(app, svc)
     await conn.send(await push_json(svc, date, msg.kind))
 
@@ -120,7 +116,21 @@ async def _listen(app: App, svc: Services, pubsub: Any) -> None:
             await pubsub.aclose()
 
 
+def _closed(conn: Conn) -> bool:
+    return conn.ws.close_code is not None
+
+
+def _prune(svc: Services) -> None:
+    """Forget sockets that closed (sockets keep no weak references; prune on each use)."""
+    for key in list(svc.watchers):
+        conns = svc.watchers[key]
+        conns.difference_update([c for c in conns if _closed(c)])
+        if not conns:
+            del svc.watchers[key]
+
+
 async def _push(svc: Services, date: str, kind: str) -> None:
+    _prune(svc)
     conns = list(svc.watchers.get((date, kind), ()))
     if not conns:
         return

@@ -20,7 +20,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from .engine import Board, CodeError, EngineError, parse_action, parse_code
@@ -188,7 +188,6 @@ class Verdict:
     moves: int = 0
     won: bool = False
     score: int = 0
-    deltas: tuple[dict[str, object], ...] = field(default=(), repr=False)
 
 
 #: Why a replay is refuted, with what each code means.
@@ -215,9 +214,7 @@ def _refuted(reason: str, message: str, board: Board | None = None) -> Verdict:
     return Verdict(False, reason, message, board.moves, board.is_won(), board.score)
 
 
-def verify(
-    replay: Replay, *, min_ms_per_action: int = MIN_MS_PER_ACTION, with_deltas: bool = False
-) -> Verdict:
+def verify(replay: Replay, *, min_ms_per_action: int = MIN_MS_PER_ACTION) -> Verdict:
     """Replay the actions from the deal and check every claim of the result.
 
     Checks, in order: the code; one non-decreasing server timestamp per action; the clock
@@ -230,7 +227,6 @@ def verify(
     Args:
         replay: the record to check.
         min_ms_per_action: the physical floor.
-        with_deltas: also return the engine's delta of every step (for viewers).
 
     Returns:
         A verdict; ``ok`` only when every check passes.
@@ -256,17 +252,14 @@ def verify(
             return _refuted(
                 "clock_mismatch", f"a {replay.kind} game's clock starts at its first action"
             )
-    deltas: list[dict[str, object]] = []
     for i, text in enumerate(actions):
         if board.is_won():
             return _refuted("after_win", f"action {i + 1} ({text!r}) follows the win", board)
         try:
-            delta = board.play(parse_action(text))
+            board.play(parse_action(text))
         except EngineError as exc:
             reason = "bad_notation" if exc.reason == "bad_notation" else "illegal_action"
             return _refuted(reason, f"action {i + 1} ({text!r}) is refused: {exc}", board)
-        if with_deltas:
-            deltas.append(delta.to_json())
     claim, won = replay.result, board.is_won()
     if claim.won != won:
         said = "won" if claim.won else "not won"
@@ -303,7 +296,7 @@ def verify(
         if won
         else f"not won after {board.moves} moves, score {board.score}"
     )
-    return Verdict(True, "ok", summary, board.moves, won, board.score, tuple(deltas))
+    return Verdict(True, "ok", summary, board.moves, won, board.score)
 
 
 def replay_id(room: str, round_: int, player_id: str) -> str:
@@ -332,21 +325,36 @@ def dumps(replay: Replay) -> str:
     return json.dumps(replay.to_json(), separators=(",", ":"))
 
 
-def view_json(replay: Replay) -> dict[str, object]:
+def step_deltas(replay: Replay) -> list[dict[str, object]]:
+    """The engine's delta of each action, up to the first one it refuses."""
+    deltas: list[dict[str, object]] = []
+    try:
+        board = Board.from_code(replay.code)
+    except CodeError:
+        return deltas
+    for text in replay.actions:
+        try:
+            deltas.append(board.play(parse_action(text)).to_json())
+        except EngineError:
+            break
+    return deltas
+
+
+def view_json(replay: Replay, min_ms_per_action: int = MIN_MS_PER_ACTION) -> dict[str, object]:
     """The body of ``GET /api/replay/ID``: the record, plus what a rule-less viewer needs.
 
     Adds ``start`` (the opening table, ``seahaven deal --json`` shape), ``deltas`` (the
     engine's delta of each accepted step, to step forward by applying it and back by
     applying it in reverse), ``elapsed_ms`` (each action's time on the game clock) and
-    ``verified`` (the engine's verdict with the default floor).
+    ``verified`` (the engine's verdict with the floor ``min_ms_per_action``).
     """
-    verdict = verify(replay, with_deltas=True)
+    verdict = verify(replay, min_ms_per_action=min_ms_per_action)
     data = replay.to_json()
     try:
         data["start"] = Board.from_code(replay.code).to_json()
     except CodeError:
         data["start"] = None
-    data["deltas"] = list(verdict.deltas)
+    data["deltas"] = step_deltas(replay)
     data["elapsed_ms"] = [t - replay.started_at for t in replay.times_ms]
     data["verified"] = {"ok": verdict.ok, "reason": verdict.reason, "message": verdict.message}
     return data

@@ -42,7 +42,7 @@ class Services:
     replays: ReplayStore
     history: History
     prefix: str
-    watchers: dict[tuple[str, str], weakref.WeakSet[Conn]] = field(default_factory=dict)
+    watchers: dict[tuple[str, str], set[Conn]] = field(default_factory=dict)
     listener: Any = None
 
     def daily_room_key(self, room: str) -> str:

@@ -48,7 +48,7 @@ def honest(
         board.play(parse_action(text))
     if times is None:
         times = tuple(start + i * step_ms for i in range(len(actions)))
-    started_at = race_started_at if race_started_at is not None else times[0]
+    started_at = race_started_at if race_started_at is not None else (times[:1] or (start,))[0]
     won = board.is_won()
     time_ms = times[-1] - started_at if won else None
     return Replay(

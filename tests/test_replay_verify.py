@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.engine import Board, format_action
+from server.engine import (
+    Board,
+    Change,
+    Delta,
+    apply_delta,
+    format_action,
+    parse_action,
+    parse_card,
+    parse_location,
+)
 from server.replays import (
     MIN_MS_PER_ACTION,
     REFUTATIONS,
@@ -213,6 +222,35 @@ def test_the_view_has_what_a_rule_less_viewer_needs() -> None:
     assert isinstance(deltas, list) and len(deltas) == len(replay.actions)
     assert view["start"] == Board.from_code(CODE).to_json()
     assert view["elapsed_ms"][0] == 0  # type: ignore[index]
+    # A viewer that knows no rules reaches the engine's table at every step.
+    shown = Board.from_json(view["start"])
+    board = Board.from_code(CODE)
+    for text, delta in zip(replay.actions, deltas, strict=True):
+        board.play(parse_action(text))
+        apply_delta(shown, delta_of(delta))
+        assert shown.key() == board.key() and shown.score == board.score
+    assert shown.is_won()
+
+
+def test_the_view_of_a_refuted_replay_still_has_its_steps() -> None:
+    fast = honest(CODE, step_ms=1)
+    view = view_json(fast)
+    assert view["verified"]["reason"] == "too_fast"  # type: ignore[index]
+    assert len(view["deltas"]) == len(fast.actions)  # type: ignore[arg-type]
+    assert view_json(fast, min_ms_per_action=1)["verified"]["ok"] is True  # type: ignore[index]
+
+
+def delta_of(data: dict[str, object]) -> Delta:
+    """A Delta from its JSON form, as a client would read it."""
+    changes = tuple(
+        Change(
+            tuple(parse_card(c) for c in ch["cards"]),
+            parse_location(ch["src"]),
+            parse_location(ch["dst"]),
+        )
+        for ch in data["changes"]  # type: ignore[attr-defined]
+    )
+    return Delta(changes, int(data["points"]), int(data["score"]), bool(data["undo"]))  # type: ignore[call-overload]
 
 
 def test_replay_ids_are_stable_and_distinct() -> None:
@@ -243,8 +281,6 @@ def test_any_honest_record_of_random_play_verifies(deal: int, seed: int, length:
         if not options:
             break
         text = rng.choice(options)
-        from server.engine import parse_action
-
         board.play(parse_action(text))
         played.append(text)
     replay = honest(code, tuple(played))

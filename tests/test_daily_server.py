@@ -1,0 +1,307 @@
+"""The daily challenge on real server processes, real sockets and the machine's Redis.
+
+The servers share a unique key prefix for the daily keys (``SEAHAVEN_KEY_PREFIX``), so runs
+never see each other's leaderboards. The physical floor is lowered to 20 ms per action so
+that an honest test player (25 ms between actions) is ranked in about two seconds, while a
+player with no pause at all is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from server.daily import daily_deal, daily_json, today
+from server.engine import Board, Move, parse_action
+from server.engine.solver import solve
+from server.replays import replay_id
+from tests.conftest import FAST
+from tests.serverproc import ROOT, ServerProc, WsClient, redis_url, running_server
+
+PAST = "2026-03-14"
+PACE = 0.025
+PREFIX = f"test:daily:{secrets.token_hex(6)}:"
+ENV = {"SEAHAVEN_KEY_PREFIX": PREFIX, "SEAHAVEN_MIN_MS_PER_ACTION": "20"}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProc]:
+    with running_server(redis_url(), args=FAST, env=ENV) as srv:
+        yield srv
+    import redis
+
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    keys = list(client.scan_iter(match=PREFIX + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+def get(srv: ServerProc, path: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(srv.http_url + path, timeout=5) as res:
+            return res.status, json.load(res)
+    except urllib.error.HTTPError as exc:
+        body = exc.read()
+        try:
+            return exc.code, json.loads(body)
+        except ValueError:
+            return exc.code, body.decode(errors="replace")
+
+
+def wire(text: str, action_id: int) -> dict[str, Any]:
+    if text == "undo":
+        return {"type": "undo", "id": action_id}
+    action = parse_action(text)
+    assert isinstance(action, Move)
+    return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
+
+
+async def play(client: WsClient, line: tuple[str, ...], pace: float = PACE) -> None:
+    """Send each action, wait for its ack, then pause ``pace`` seconds."""
+    for i, text in enumerate(line):
+        await client.send(wire(text, i + 1))
+        await client.expect("ack", id=i + 1)
+        if pace:
+            await asyncio.sleep(pace)
+
+
+async def start_daily(client: WsClient, **fields: Any) -> dict[str, Any]:
+    await client.send({"type": "daily", **fields})
+    snap = await client.expect("snapshot")
+    assert snap["mode"] == "daily" and snap["state"] == "racing"
+    return snap
+
+
+async def wait_for(srv: ServerProc, path: str, check: Any, timeout: float = 5) -> Any:
+    """Poll a GET until ``check(body)`` holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        status, body = get(srv, path)
+        if status == 200 and check(body):
+            return body
+        if loop.time() > deadline:
+            raise AssertionError(f"{path} never matched; last: {status} {body}")
+        await asyncio.sleep(0.05)
+
+
+def line_of(code: str) -> tuple[str, ...]:
+    found = solve(Board.from_code(code), timeout=20)
+    assert found.result == "solved"
+    return found.moves
+
+
+# -- the daily deal over HTTP ---------------------------------------------------------------
+
+
+def test_get_daily_today_and_past_days(server: ServerProc) -> None:
+    status, body = get(server, "/api/daily")
+    assert status == 200
+    assert body == daily_json() and body["date"] == today().isoformat()
+    status, past = get(server, f"/api/daily/{PAST}")
+    assert status == 200 and past == daily_json(PAST)
+    assert past["code"].startswith("SH1-C4-") and past["hard"]["code"].startswith("SH1-C1-")
+
+
+@pytest.mark.parametrize(
+    "date,status,error",
+    [
+        ("2999-01-01", 404, "future_date"),
+        ("2026-02-30", 400, "bad_date"),
+        ("2020-01-01", 400, "bad_date"),
+    ],
+)
+def test_get_daily_refuses_days_without_a_challenge(
+    server: ServerProc, date: str, status: int, error: str
+) -> None:
+    got, body = get(server, f"/api/daily/{date}")
+    assert got == status and body["error"] == error
+    got, body = get(server, f"/api/daily/{date}/leaderboard")
+    assert got == status and body["error"] == error
+
+
+def test_the_daily_is_the_same_on_other_instances_and_after_a_restart(server: ServerProc) -> None:
+    dates = ["2026-01-01", PAST, today().isoformat()]
+    first = [get(server, f"/api/daily/{d}")[1] for d in dates]
+    with running_server(redis_url(), args=FAST, env=ENV) as other:
+        assert [get(other, f"/api/daily/{d}")[1] for d in dates] == first
+    with running_server(redis_url(), args=FAST, env=ENV) as restarted:
+        assert [get(restarted, f"/api/daily/{d}")[1] for d in dates] == first
+
+
+def test_leaderboard_parameters_are_checked(server: ServerProc) -> None:
+    assert get(server, f"/api/daily/{PAST}/leaderboard?limit=0")[0] == 400
+    assert get(server, f"/api/daily/{PAST}/leaderboard?limit=x")[0] == 400
+    assert get(server, f"/api/daily/{PAST}/leaderboard?kind=easy")[0] == 400
+    assert get(server, "/api/replay/nosuchreplay")[0] == 404
+
+
+# -- playing it -----------------------------------------------------------------------------
+
+
+async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(server: ServerProc) -> None:
+    date = "2026-02-01"
+    code = daily_deal(date).code
+    line = line_of(code)
+    ann = await WsClient.connect(server.ws_url, "ann")
+    snap = await start_daily(ann, date=date)
+    assert snap["code"] == code and snap["cells"] == 4
+    room = str(snap["room_id"])
+
+    # One take-back on the way: it is allowed and counted.
+    await play(ann, (line[0], "undo", *line))
+    fin = await ann.expect("finished", player_id=ann.player_id)
+    assert fin["moves"] == len(line) + 2
+    path = f"/api/daily/{date}/leaderboard?limit=10&around={ann.player_id}"
+    board = await wait_for(server, path, lambda b: b["finishers"] == 1)
+    entry = board["entries"][0]
+    assert entry["player_id"] == ann.player_id and entry["name"] == "ann"
+    assert (entry["rank"], entry["time_ms"], entry["moves"]) == (1, fin["time_ms"], fin["moves"])
+    # The streak is counted as of the leaderboard's day.
+    assert board["player"] == {"player_id": ann.player_id, "rank": 1, "streak": 1}
+    assert entry["replay_id"] == replay_id(room, 1, ann.player_id)
+
+    # The replay holds what a viewer needs, and anyone can verify it from its URL.
+    status, replay = get(server, f"/api/replay/{entry['replay_id']}")
+    assert status == 200
+    assert replay["kind"] == "daily" and replay["code"] == code
+    assert replay["daily"] == {"date": date, "kind": "daily"}
+    assert replay["actions"] == [line[0], "undo", *line]
+    assert len(replay["times_ms"]) == len(replay["deltas"]) == len(line) + 2
+    assert replay["result"]["time_ms"] == fin["time_ms"] and replay["result"]["won"]
+    assert replay["start"] == Board.from_code(code).to_json()
+    assert replay["verified"]["ok"] is True
+    url = f"{server.http_url}/api/replay/{entry['replay_id']}"
+    out = subprocess.run(
+        [sys.executable, "-m", "server.cli", "verify", url, "--min-ms-per-action", "20"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "VERIFIED" in out.stdout and "that day's" in out.stdout
+
+    # A second attempt by the same player (same token) is played, kept, but not ranked.
+    await ann.send({"type": "leave"})
+    again = await WsClient.connect(server.ws_url, "ann", token=ann.token)
+    assert again.player_id == ann.player_id
+    snap2 = await start_daily(again, date=date)
+    await play(again, line)
+    fin2 = await again.expect("finished", player_id=ann.player_id)
+    second_id = replay_id(str(snap2["room_id"]), 1, ann.player_id)
+    await wait_for(server, f"/api/replay/{second_id}", lambda r: r["result"]["won"])
+    board = await wait_for(server, path, lambda b: True)
+    assert board["finishers"] == 1
+    assert board["entries"][0]["time_ms"] == fin["time_ms"] != fin2["time_ms"]
+    assert board["entries"][0]["replay_id"] == entry["replay_id"]
+    for c in (ann, again):
+        await c.close()
+
+
+async def test_a_too_fast_finish_is_played_but_refused_a_rank(server: ServerProc) -> None:
+    date = "2026-02-02"
+    code = daily_deal(date).code
+    line = line_of(code)
+    bot = await WsClient.connect(server.ws_url, "bot")
+    snap = await start_daily(bot, date=date)
+    await play(bot, line, pace=0)  # ~1 ms an action: under the 20 ms floor
+    fin = await bot.expect("finished", player_id=bot.player_id)
+    assert fin["time_ms"] < 20 * (len(line) - 1)
+    rid = replay_id(str(snap["room_id"]), 1, bot.player_id)
+    replay = await wait_for(server, f"/api/replay/{rid}", lambda r: True)
+    assert replay["verified"]["ok"] is False and replay["verified"]["reason"] == "too_fast"
+    await asyncio.sleep(0.3)
+    status, board = get(server, f"/api/daily/{date}/leaderboard")
+    assert status == 200 and board["finishers"] == 0 and board["entries"] == []
+    await bot.close()
+
+
+async def test_ranking_and_live_pushes_to_watchers(server: ServerProc) -> None:
+    date = "2026-02-03"
+    code = daily_deal(date).code
+    line = line_of(code)
+    watcher = await WsClient.connect(server.ws_url, "watcher")
+    await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
+    first = await watcher.expect("leaderboard", date=date)
+    assert first["kind"] == "daily"
+    assert first["finishers"] == 0 and first["entries"] == []
+
+    slow = await WsClient.connect(server.ws_url, "slow")
+    quick = await WsClient.connect(server.ws_url, "quick")
+    for c in (slow, quick):
+        await start_daily(c, date=date)
+    await asyncio.gather(play(quick, line, PACE), play(slow, line, PACE * 3))
+    push1 = await watcher.expect("leaderboard", date=date, finishers=1)
+    assert push1["entries"][0]["player_id"] == quick.player_id
+    push2 = await watcher.expect("leaderboard", date=date, finishers=2)
+    assert [e["player_id"] for e in push2["entries"]] == [quick.player_id, slow.player_id]
+    assert push2["entries"][0]["time_ms"] < push2["entries"][1]["time_ms"]
+    assert [e["rank"] for e in push2["entries"]] == [1, 2]
+    for c in (watcher, slow, quick):
+        await c.close()
+
+
+async def test_the_hard_daily_and_bad_days_over_the_socket(server: ServerProc) -> None:
+    ann = await WsClient.connect(server.ws_url, "ann")
+    await ann.send({"type": "daily", "date": "2999-01-01"})
+    assert (await ann.expect("error"))["code"] == "bad_date"
+    await ann.send({"type": "watch_leaderboard", "date": "2999-01-01"})
+    assert (await ann.expect("error"))["code"] == "bad_date"
+    snap = await start_daily(ann, date=PAST, hard=True)
+    assert snap["code"] == daily_deal(PAST, "hard").code and snap["cells"] == 1
+    await ann.send({"type": "daily"})
+    assert (await ann.expect("error"))["code"] == "already_in_room"
+    await ann.close()
+    bob = await WsClient.connect(server.ws_url, "bob")
+    snap = await start_daily(bob)
+    assert snap["code"] == daily_json()["code"]
+    await bob.close()
+
+
+# -- race history ---------------------------------------------------------------------------
+
+
+async def test_race_results_feed_the_players_history(server: ServerProc) -> None:
+    code = "SH1-C4-AAAAAAF"
+    line = line_of(code)
+    ann = await WsClient.connect(server.ws_url, "ann")
+    bob = await WsClient.connect(server.ws_url, "bob")
+    await ann.send({"type": "create_room", "code": code})
+    room = str((await ann.expect("snapshot"))["room_id"])
+    await bob.send({"type": "join", "room": room})
+    await bob.expect("snapshot")
+    await ann.send({"type": "start"})
+    for c in (ann, bob):
+        await c.expect("started")
+    await play(ann, line, 0)
+    await ann.expect("finished", player_id=ann.player_id)
+    await play(bob, line, 0)
+    await bob.expect("finished", player_id=bob.player_id)
+    ann_hist = await wait_for(
+        server, f"/api/player/{ann.player_id}", lambda b: b["races"]["played"] == 1
+    )
+    bob_hist = await wait_for(
+        server, f"/api/player/{bob.player_id}", lambda b: b["races"]["played"] == 1
+    )
+    assert ann_hist["races"]["won"] == 1 and bob_hist["races"]["won"] == 0
+    assert ann_hist["races"]["best_ms"]["C4"] <= bob_hist["races"]["best_ms"]["C4"]
+    recent = ann_hist["recent"][0]
+    assert recent["room"] == room and recent["rank"] == 1 and recent["code"] == code
+    status, replay = get(server, f"/api/replay/{recent['replay_id']}")
+    assert status == 200 and replay["kind"] == "race" and replay["verified"]["ok"] is False
+    # A race replay counts from the race start; with no pause the floor refutes it, but the
+    # engine accepts every action.
+    assert replay["verified"]["reason"] == "too_fast"
+    for c in (ann, bob):
+        await c.close()
