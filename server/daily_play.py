@@ -33,7 +33,6 @@ log = logging.getLogger(__name__)
 PUSH_LIMIT = 20
 
 
-
 def _error_code(exc: DailyError) -> str:
     return "unavailable" if exc.reason == "unavailable" else "bad_date"
 
