@@ -31,6 +31,7 @@ from .engine import (
     parse_location,
 )
 from .registry import ws_handler
+from .results import record_finish, record_give_up
 from .store import MAX_EVENTS, body
 from .views import board_view
 
@@ -250,6 +251,7 @@ async def leave_room(app: App, conn: Conn, room: str) -> None:
             }
         ),
     )
+    app.spawn(record_give_up(app, room, rnd, conn.pid or ""))  # a race left mid-way
     await leave_socket(app, conn)
 
 
@@ -347,6 +349,7 @@ async def on_give_up(app: App, conn: Conn, msg: m.GiveUp) -> None:
         await conn.error(out.status)
     else:
         entry.over = True
+        app.spawn(record_give_up(app, room, state.round, conn.pid or ""))  # race history
 
 
 @ws_handler("rematch")
@@ -538,8 +541,6 @@ async def commit(
         if lost:
             await conn.send({"type": "lost", "player_id": pid})
         if won:  # keep the replay; verify and rank a daily win; race history
-            from .results import record_finish
-
             app.spawn(record_finish(app, room, state.round, pid))
         return True
     app.boards.drop(room, state.round, pid)  # the copy took an action Redis did not

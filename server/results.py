@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from .engine import Board, parse_action, parse_code
@@ -109,3 +110,37 @@ async def record_finish(app: App, room: str, round_: int, pid: str) -> Submissio
                 at=replay.times_ms[-1],
             )
     return submission
+
+
+async def record_give_up(app: App, room: str, round_: int, pid: str) -> None:
+    """Count a race given up (or left mid-race) in the player's history; keep its replay.
+
+    Safe to call for any leave: it acts only when the round's result for the player says
+    ``gave_up`` in a race room.
+    """
+    async with app.redis.pipeline(transaction=True) as pipe:
+        pipe.hget(meta_key(room), "mode")
+        pipe.hget(meta_key(room), "code")
+        pipe.hget(results_key(room, round_), pid)
+        mode, code, stored = await pipe.execute()
+    if mode != "race" or not code or stored is None:
+        return
+    result = json.loads(stored)
+    if result.get("status") != "gave_up":
+        return
+    svc = services(app)
+    replay = await build_replay(app, room, round_, pid)
+    if replay is not None:
+        await svc.replays.save(replay)
+    await svc.history.record(
+        pid,
+        room,
+        round_,
+        code=code,
+        cells=parse_code(code).cells,
+        rank=None,
+        time_ms=None,
+        moves=int(result.get("moves", 0)),
+        replay_id=replay.id if replay is not None else None,
+        at=replay.times_ms[-1] if replay is not None else time.time_ns() // 1_000_000,
+    )

@@ -277,13 +277,18 @@ async def test_race_results_feed_the_players_history(server: ServerProc) -> None
     line = line_of(code)
     ann = await WsClient.connect(server.ws_url, "ann")
     bob = await WsClient.connect(server.ws_url, "bob")
+    cat = await WsClient.connect(server.ws_url, "cat")
     await ann.send({"type": "create_room", "code": code})
     room = str((await ann.expect("snapshot"))["room_id"])
-    await bob.send({"type": "join", "room": room})
-    await bob.expect("snapshot")
+    for c in (bob, cat):
+        await c.send({"type": "join", "room": room})
+        await c.expect("snapshot")
     await ann.send({"type": "start"})
-    for c in (ann, bob):
+    for c in (ann, bob, cat):
         await c.expect("started")
+    await play(cat, line[:5], 0)
+    await cat.send({"type": "give_up"})
+    await cat.expect("gave_up", player_id=cat.player_id)
     await play(ann, line, 0)
     await ann.expect("finished", player_id=ann.player_id)
     await play(bob, line, 0)
@@ -295,6 +300,11 @@ async def test_race_results_feed_the_players_history(server: ServerProc) -> None
         server, f"/api/player/{bob.player_id}", lambda b: b["races"]["played"] == 1
     )
     assert ann_hist["races"]["won"] == 1 and bob_hist["races"]["won"] == 0
+    cat_hist = await wait_for(
+        server, f"/api/player/{cat.player_id}", lambda b: b["races"]["played"] == 1
+    )
+    assert cat_hist["races"] == {"played": 1, "finished": 0, "won": 0, "best_ms": {}}
+    assert cat_hist["recent"][0]["rank"] is None and cat_hist["recent"][0]["moves"] == 5
     assert ann_hist["races"]["best_ms"]["C4"] <= bob_hist["races"]["best_ms"]["C4"]
     recent = ann_hist["recent"][0]
     assert recent["room"] == room and recent["rank"] == 1 and recent["code"] == code
@@ -303,5 +313,5 @@ async def test_race_results_feed_the_players_history(server: ServerProc) -> None
     # A race replay counts from the race start; with no pause the floor refutes it, but the
     # engine accepts every action.
     assert replay["verified"]["reason"] == "too_fast"
-    for c in (ann, bob):
+    for c in (ann, bob, cat):
         await c.close()
