@@ -4,12 +4,15 @@ The deal of a date is a pure function of the date, the kind and the certified po
 every server instance (and any client holding the pool) agrees on it, after any restart:
 
     digest = SHA-256(ASCII "SH1-daily-" + DATE + "-" + KIND)     DATE is YYYY-MM-DD
-    index  = (first 8 bytes of digest, big-endian unsigned) mod len(pool)
+    size   = min(len(pool), SPAN[KIND])
+    index  = (first 8 bytes of digest, big-endian unsigned) mod size
     deal   = pool[index]                                          pool order as in the file
 
-``KIND`` is ``daily`` (the 4-cell pool ``server/pools/c4.txt``) or ``hard`` (the 1-cell
-pool ``c1.txt``). The par is the pool entry's solver solution length. Days run from
-:data:`FIRST_DAY` to today (UTC); later dates are refused, as are malformed ones.
+``KIND`` is ``daily`` (the 4-cell pool ``server/pools/c4.txt``, span 2000) or ``hard``
+(the 1-cell pool ``c1.txt``, span 200). Only the first ``SPAN`` entries are drawn from, so
+appending deals to a pool never changes a day's deal. The par is the pool entry's solver
+solution length. Days run from :data:`FIRST_DAY` to today (UTC); later dates are refused,
+as are malformed ones.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ DailyKind = Literal["daily", "hard"]
 #: The pool (cell count) of each daily kind.
 KIND_CELLS: Final[dict[str, int]] = {"daily": 4, "hard": 1}
 KINDS: Final = ("daily", "hard")
+
+#: How many entries of each pool the daily draws from (fixed, so that growing a pool
+#: keeps every day's deal).
+SPAN: Final[dict[str, int]] = {"daily": 2000, "hard": 200}
 
 #: The first day with a daily challenge.
 FIRST_DAY: Final = dt.date(2026, 1, 1)
@@ -109,7 +116,7 @@ def daily_deal(date: str, kind: str = "daily", *, now: dt.datetime | None = None
     if kind not in KIND_CELLS:
         raise DailyError("bad_kind", f"kind {kind!r} is not daily or hard")
     pool = _pool(KIND_CELLS[kind])
-    index = daily_index(day, kind, len(pool))
+    index = daily_index(day, kind, min(len(pool), SPAN[kind]))
     entry = pool[index]
     return DailyDeal(day, kind, str(entry.code), int(entry.par), index)
 

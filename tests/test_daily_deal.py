@@ -13,6 +13,7 @@ import pytest
 
 from server.daily import (
     FIRST_DAY,
+    SPAN,
     DailyError,
     daily_deal,
     daily_index,
@@ -42,7 +43,7 @@ def test_the_deal_is_the_pool_entry_at_the_index(kind: str, cells: int) -> None:
     for day in range(0, 120, 7):
         date = (FIRST_DAY + dt.timedelta(days=day)).isoformat()
         deal = daily_deal(date, kind, now=NOON)
-        entry = pool[daily_index(date, kind, len(pool))]
+        entry = pool[daily_index(date, kind, min(len(pool), SPAN[kind]))]
         assert (deal.code, deal.par) == (entry.code, entry.par)
         assert Board.from_code(deal.code).cells.__len__() == cells
 
@@ -112,3 +113,15 @@ def test_a_bad_kind_is_refused() -> None:
     with pytest.raises(DailyError) as info:
         daily_deal("2026-06-15", "easy", now=NOON)
     assert info.value.reason == "bad_kind"
+
+
+def test_growing_a_pool_keeps_every_days_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import server.pools
+
+    dates = [(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in range(30)]
+    before = [daily_deal(d, "hard", now=NOON) for d in dates]
+    pool = load_pool(1)
+    assert len(pool) >= SPAN["hard"]
+    extra = tuple(server.pools.PoolEntry(10**9 + i, 99, f"SH1-C1-X{i}") for i in range(50))
+    monkeypatch.setattr(server.pools, "load_pool", lambda cells: pool + extra)
+    assert [daily_deal(d, "hard", now=NOON) for d in dates] == before
