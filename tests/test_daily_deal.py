@@ -125,3 +125,22 @@ def test_growing_a_pool_keeps_every_days_deal(monkeypatch: pytest.MonkeyPatch) -
     extra = tuple(server.pools.PoolEntry(10**9 + i, 99, f"SH1-C1-X{i}") for i in range(50))
     monkeypatch.setattr(server.pools, "load_pool", lambda cells: pool + extra)
     assert [daily_deal(d, "hard", now=NOON) for d in dates] == before
+
+
+#: protocol/DAILY.md's vectors. If the codes change, the shipped pools were edited or
+#: reordered, which changes past days' deals: keep the first SPAN entries of each pool.
+VECTORS = [
+    ("2026-01-01", "daily", 0xCE89AE61C59B223C, "SH1-C4-AAAAB5Z"),
+    ("2026-01-01", "hard", 0x7DBB1001CD011947, "SH1-C1-AAAAC6U"),
+    ("2026-03-14", "daily", 0x2E7D7ACC12F179D7, "SH1-C4-AAAABOZ"),
+    ("2026-03-14", "hard", 0xE6407BA9D71DC8DE, "SH1-C1-AAAAF47"),
+    ("2026-11-29", "daily", 0x507D897150BE7003, "SH1-C4-AAAAAO6"),
+    ("2026-11-29", "hard", 0xBCF2720FB4C7A4C0, "SH1-C1-AAAAGBN"),
+]
+
+
+@pytest.mark.parametrize("date,kind,h,code", VECTORS)
+def test_the_documented_vectors(date: str, kind: str, h: int, code: str) -> None:
+    assert daily_index(date, kind, 2**64) == h
+    later = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+    assert daily_deal(date, kind, now=later).code == code
