@@ -328,7 +328,11 @@ async def run(config: Config, ready: asyncio.Event | None = None) -> None:
     if not url:
         lite, url = await asyncio.to_thread(start_embedded_redis, config.data_dir)
         log.info("embedded redis at %s", url)
-    redis = aioredis.Redis.from_url(url, decode_responses=True, health_check_interval=30)
+    # A blocking pool: under a burst, commands wait for a free connection instead of failing.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, decode_responses=True, health_check_interval=30, max_connections=256, timeout=10
+    )
+    redis = aioredis.Redis(connection_pool=pool)
     await redis.ping()
     app = App(config, redis)
     app.embedded = lite
