@@ -10,8 +10,8 @@ Keys (``P`` is the instance's key prefix, empty in production; tests use unique 
 - ``P daily:DATE:KIND:entries``: hash player id -> entry JSON
   ``{player_id, name, time_ms, moves, replay_id, finished_at, member}``. A player's first
   verified finish takes the slot (atomically, in one script); later finishes are not ranked.
-- ``P player:PID:days``: sorted set of the dates the player has a ranked daily finish
-  (scored by day number), for streaks.
+- ``P player:PID:days``: sorted set of the dates on which the player began a ranked daily
+  finish of that same date (scored by day number), for streaks.
 - channel ``P daily:DATE:KIND:ch``: a message on every new entry (live pushes).
 """
 
@@ -78,6 +78,10 @@ class Submission:
 
 def _day_number(date: str) -> int:
     return dt.date.fromisoformat(date).toordinal()
+
+
+def _utc_date(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).date().isoformat()
 
 
 class Leaderboard:
@@ -183,7 +187,8 @@ class Leaderboard:
         )
         if rank == 0:
             return Submission("not_ranked", message="only the first finish of a day is ranked")
-        await self.redis.zadd(self.days_key(replay.player_id), {date: _day_number(date)})
+        if _utc_date(replay.times_ms[0]) == date:  # a past day played later is no streak
+            await self.redis.zadd(self.days_key(replay.player_id), {date: _day_number(date)})
         await self.redis.publish(self.channel(date, kind), replay.player_id)
         return Submission("ranked", rank=rank)
 

@@ -167,8 +167,8 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(server: Server
     entry = board["entries"][0]
     assert entry["player_id"] == ann.player_id and entry["name"] == "ann"
     assert (entry["rank"], entry["time_ms"], entry["moves"]) == (1, fin["time_ms"], fin["moves"])
-    # The streak is counted as of the leaderboard's day.
-    assert board["player"] == {"player_id": ann.player_id, "rank": 1, "streak": 1}
+    # A past day played today is ranked on that day's board but makes no streak.
+    assert board["player"] == {"player_id": ann.player_id, "rank": 1, "streak": 0}
     assert entry["replay_id"] == replay_id(room, 1, ann.player_id)
 
     # The replay holds what a viewer needs, and anyone can verify it from its URL.

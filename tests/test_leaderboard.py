@@ -142,6 +142,10 @@ async def test_streak_counts_consecutive_days(lb: Leaderboard) -> None:
     assert await lb.streak("ann", "2026-03-14") == 1
     assert await lb.streak("ann", "2026-03-16") == 0
     assert await lb.streak("bob", "2026-03-14") == 0
+    # The 13th played on the 14th is ranked on the 13th's board, but makes no streak.
+    late = play("ann", date="2026-03-13", start=T0)
+    assert (await lb.submit(late)).status == "ranked"
+    assert await lb.streak("ann", "2026-03-14") == 1
 
 
 # -- forged entries are refused and write nothing ------------------------------------------
