@@ -1,0 +1,89 @@
+"""Languages in a real browser: chosen from the browser, switched by hand, rules pages in
+each, refusals explained in the player's language; and a phone-sized table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.engine.errors import REASONS
+from tests.serverproc import ServerProc
+from tests.web_helpers import (
+    SCREENSHOTS,
+    Player,
+    browser,
+    needs_chromium,
+    new_page,
+    wait_ready,
+    web_server,
+)
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+__all__ = ["browser", "web_server"]
+
+I18N = Path(__file__).resolve().parent.parent / "client_web" / "i18n"
+LANGS = ["en", "da", "de", "ru", "th"]
+NAV_PLAY = {"en": "Play", "da": "Spil", "de": "Spielen", "ru": "Игра", "th": "เล่น"}
+RULES_TITLE = {
+    "en": "How to play Seahaven Towers",
+    "da": "Sådan spiller du Seahaven Towers",
+    "de": "So spielt man Seahaven Towers",
+    "ru": "Как играть в Seahaven Towers",
+    "th": "วิธีเล่น Seahaven Towers",
+}
+
+
+def test_every_language_explains_every_engine_reason() -> None:
+    for lang in LANGS:
+        texts = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
+        missing = set(REASONS) - set(texts["reason"])
+        assert not missing, f"{lang}.json lacks reasons {sorted(missing)}"
+
+
+def test_language_from_the_browser_then_the_switch(web_server: ServerProc, browser: Any) -> None:
+    page = new_page(browser, lang="de-DE")
+    page.goto(web_server.http_url + "/#/rules")
+    wait_ready(page)
+    assert page.locator('nav a[data-view="play"]').inner_text() == "Spielen"
+    page.locator("article.rules h1").wait_for()
+    assert page.locator("article.rules h1").inner_text() == RULES_TITLE["de"]
+    for lang in LANGS:
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        assert page.locator('nav a[data-view="play"]').inner_text() == NAV_PLAY[lang]
+        page.wait_for_function(
+            "(t) => document.querySelector('article.rules h1')?.textContent === t",
+            arg=RULES_TITLE[lang],
+        )
+        if lang in ("ru", "th"):
+            page.screenshot(path=str(SCREENSHOTS / f"rules-{lang}.png"))
+    # The choice is remembered across a reload.
+    page.reload()
+    wait_ready(page)
+    assert page.locator('nav a[data-view="play"]').inner_text() == NAV_PLAY["th"]
+    assert page.js_errors == []
+
+
+def test_a_refusal_is_explained_in_the_players_language(
+    web_server: ServerProc, browser: Any
+) -> None:
+    page = new_page(browser, lang="ru-RU", width=390, height=844, is_mobile=True, has_touch=True)
+    page.goto(web_server.http_url + "/#/play/SH1-C4-AAAAAJ2")
+    wait_ready(page)
+    page.wait_for_function("!!seahaven.game.myBoard()")
+    p = Player(page)
+    # On a phone the ten columns fit the width.
+    right = p.pile("col10").bounding_box()
+    assert right is not None and right["x"] + right["width"] <= 390
+    p.drag("col1", "col2")  # 6D onto 9D
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert toast.inner_text() == json.loads((I18N / "ru.json").read_text())["reason"][
+        "not_one_lower"
+    ]
+    assert p.top("col1").get_attribute("aria-label") == "6 бубен"
+    page.screenshot(path=str(SCREENSHOTS / "phone-ru.png"))
+    assert page.js_errors == []

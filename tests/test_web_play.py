@@ -1,0 +1,152 @@
+"""Solo play in a real browser against a real server: game codes, double click, tap, an
+illegal drag that returns, undo, keyboard play, reconnection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.engine import Board
+from tests.serverproc import ServerProc
+from tests.web_helpers import (
+    Player,
+    board_json,
+    browser,
+    needs_chromium,
+    new_page,
+    wait_ready,
+    web_server,
+)
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+__all__ = ["browser", "web_server"]
+
+CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (protocol README)
+
+
+def _open(page: Any, url: str, code: str = CODE) -> Player:
+    page.goto(url)
+    wait_ready(page)
+    page.wait_for_function(
+        f"seahaven.game.code === '{code}' && !!seahaven.game.myBoard()", timeout=10_000
+    )
+    return Player(page)
+
+
+def _tops(page: Any) -> list[str | None]:
+    return [c[-1] if c else None for c in board_json(page)["columns"]]
+
+
+def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) -> None:
+    page = new_page(browser)
+    page.goto(web_server.http_url + "/#/play")
+    wait_ready(page)
+    # A typed code (any case, spaces around) starts exactly that deal.
+    page.get_by_placeholder("SH1-C4-AAAAAJ2").fill(f"  {CODE.lower()} ")
+    page.get_by_role("button", name="Play this code").click()
+    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    assert page.locator('[data-k="code"]').inner_text() == CODE
+    start = Board.from_code(CODE).to_json()
+    assert board_json(page)["columns"] == start["columns"]
+    p = Player(page)
+    # The DOM shows the server's board: every column's cards in order, with labels.
+    for i, col in enumerate(start["columns"]):
+        cards = p.pile(f"col{i + 1}").locator(".card")
+        assert [cards.nth(j).get_attribute("data-card") for j in range(cards.count())] == col
+    assert p.top("col1").get_attribute("aria-label") == "6 of diamonds"
+
+    # Double click the 2D (top of column 5): no foundation, no column takes it, so the
+    # leftmost free cell, cell 3.
+    p.double_click("col5")
+    p.wait_moves(1)
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    assert _tops(page)[4] == "TD"
+    # A single click on a card that cannot go home does nothing, and says nothing.
+    p.top("col1").click()
+    page.wait_for_timeout(600)
+    assert p.moves() == 1
+    assert page.locator("#toast").is_hidden()
+    # Undo puts it back.
+    page.get_by_role("button", name="Undo").click()
+    p.wait_moves(2)
+    assert _tops(page)[4] == "2D"
+    assert p.pile("cell3").locator(".card").count() == 0
+    assert page.locator('[data-k="moves"]').inner_text() == "2"
+    assert page.js_errors == []
+
+
+def test_illegal_drag_returns_the_card_with_a_message(
+    web_server: ServerProc, browser: Any
+) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    before = board_json(page)
+    card = p.top("col1")
+    home = card.bounding_box()
+    assert home is not None
+    # 6D onto 9D: same suit but not one rank lower.
+    p.drag("col1", "col2")
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert "one rank higher" in toast.inner_text()
+    # The card slides back where it was; the board is unchanged.
+    page.wait_for_function(
+        "(() => { const c = document.querySelector('.pile[data-loc=\"col1\"] .card:last-child');"
+        " return c && c.style.transform === ''; })()"
+    )
+    back = p.top("col1").bounding_box()
+    assert back is not None
+    assert abs(back["x"] - home["x"]) < 1 and abs(back["y"] - home["y"]) < 1
+    assert board_json(page) == before
+    assert p.moves() == 0
+    # An empty column takes only a King: the message says so in the player's language.
+    assert page.js_errors == []
+
+
+def test_keyboard_play(web_server: ServerProc, browser: Any) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    # Select the 3C in cell 1 with Enter, move right to cell 4... then put it there.
+    p.top("cell1").focus()
+    page.keyboard.press("Enter")
+    assert p.pile("cell1").get_attribute("class").count("kbd-target") == 1
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.loc") == "cell4"
+    page.keyboard.press("Enter")
+    p.wait_moves(1)
+    assert p.pile("cell4").locator(".card").get_attribute("data-card") == "3C"
+    # U undoes, D double taps the focused card (the 2D of column 5 goes to cell 3).
+    page.keyboard.press("u")
+    p.wait_moves(2)
+    assert p.pile("cell1").locator(".card").get_attribute("data-card") == "3C"
+    p.top("col5").focus()
+    page.keyboard.press("d")
+    p.wait_moves(3)
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    # Every card has a visible focus ring when focused from the keyboard.
+    p.top("col1").focus()
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"
+    assert page.js_errors == []
+
+
+def test_reconnects_and_resumes_after_a_dropped_socket(
+    web_server: ServerProc, browser: Any
+) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p.double_click("col5")
+    p.wait_moves(1)
+    room = page.evaluate("seahaven.game.roomId")
+    # The socket drops: the client reconnects by itself and resumes the same room.
+    page.evaluate("seahaven.net.drop()")
+    page.wait_for_function("seahaven.net.state !== 'open'")
+    page.wait_for_function("seahaven.net.state === 'open'", timeout=10_000)
+    assert page.evaluate("seahaven.game.roomId") == room
+    p.double_click("col1")  # the 6D goes onto the 7D of column 7
+    p.wait_moves(2)
+    assert _tops(page)[6] == "6D"
+    assert p.pile("col7").locator(".card").last.get_attribute("data-card") == "6D"
+    assert page.js_errors == []
