@@ -241,7 +241,7 @@ async def test_ranking_and_live_pushes_to_watchers(server: ServerProc) -> None:
     quick = await WsClient.connect(server.ws_url, "quick")
     for c in (slow, quick):
         await start_daily(c, date=date)
-    await asyncio.gather(play(quick, line, PACE), play(slow, line, PACE * 3))
+    await asyncio.gather(play(quick, line, PACE), play(slow, line, PACE * 1.6))
     push1 = await watcher.expect("leaderboard", date=date, finishers=1)
     assert push1["entries"][0]["player_id"] == quick.player_id
     push2 = await watcher.expect("leaderboard", date=date, finishers=2)
