@@ -81,9 +81,9 @@ def test_a_refusal_is_explained_in_the_players_language(
     p.drag("col1", "col2")  # 6D onto 9D
     toast = page.locator("#toast")
     toast.wait_for(state="visible")
-    assert toast.inner_text() == json.loads((I18N / "ru.json").read_text())["reason"][
-        "not_one_lower"
-    ]
+    assert (
+        toast.inner_text() == json.loads((I18N / "ru.json").read_text())["reason"]["not_one_lower"]
+    )
     assert p.top("col1").get_attribute("aria-label") == "6 бубен"
     page.screenshot(path=str(SCREENSHOTS / "phone-ru.png"))
     assert page.js_errors == []

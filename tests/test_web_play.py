@@ -76,9 +76,7 @@ def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) 
     assert page.js_errors == []
 
 
-def test_illegal_drag_returns_the_card_with_a_message(
-    web_server: ServerProc, browser: Any
-) -> None:
+def test_illegal_drag_returns_the_card_with_a_message(web_server: ServerProc, browser: Any) -> None:
     page = new_page(browser)
     p = _open(page, web_server.http_url + f"/#/play/{CODE}")
     before = board_json(page)

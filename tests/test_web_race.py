@@ -81,8 +81,8 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
         a.play(board_a, text, prefer_double=True)
         b.play(board_b, text, prefer_double=False)
     # Each racer sees the other's progress; the spectator sees both boards, card for card.
-    alice.wait_for_function("seahaven.game.racers().every(p => p.moves === %d)" % board_b.moves)
-    carol.wait_for_function("seahaven.game.racers().every(p => p.moves === %d)" % board_b.moves)
+    alice.wait_for_function(f"seahaven.game.racers().every(p => p.moves === {board_b.moves})")
+    carol.wait_for_function(f"seahaven.game.racers().every(p => p.moves === {board_b.moves})")
     _check_spectator(carol, alice, bob)
     alice.screenshot(path=str(SCREENSHOTS / "race.png"))
     carol.screenshot(path=str(SCREENSHOTS / "spectator.png"), full_page=True)
@@ -134,7 +134,8 @@ def _check_spectator(carol: Any, alice: Any, bob: Any) -> None:
                 .map(c => c.dataset.card);
               return {{
                 columns: [...Array(10).keys()].map(i => pile('col' + (i + 1))),
-                cells: [...Array({len(mine["cells"])}).keys()].map(i => pile('cell' + (i + 1))[0] || null),
+                cells: [...Array({len(mine["cells"])}).keys()]
+                  .map(i => pile('cell' + (i + 1))[0] || null),
               }};
             }})()"""
         )

@@ -31,8 +31,11 @@ SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 #: A short countdown keeps the race tests quick; a generous rate limit lets the test click fast.
 SERVE_ARGS = ["--countdown-ms", "1200", "--rate", "200", "--burst", "200"]
 
+# Skipped only where Chromium is absent; CI sets SEAHAVEN_REQUIRE_BROWSER so that a missing
+# browser fails there instead of skipping.
 needs_chromium = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason=f"Chromium is not installed at {CHROMIUM}"
+    not Path(CHROMIUM).exists() and not os.environ.get("SEAHAVEN_REQUIRE_BROWSER"),
+    reason=f"Chromium is not installed at {CHROMIUM}",
 )
 
 
@@ -75,7 +78,8 @@ def new_page(
     )
     if name:
         ctx.add_init_script(
-            f"localStorage.getItem('seahaven.name') || localStorage.setItem('seahaven.name', {name!r})"
+            "localStorage.getItem('seahaven.name') || "
+            f"localStorage.setItem('seahaven.name', {name!r})"
         )
     page = ctx.new_page()
     errors: list[str] = []
