@@ -3,11 +3,12 @@ illegal drag that returns, undo, keyboard play, reconnection."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from server.engine import Board
+from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
 from tests.web_helpers import (
     Player,
@@ -147,4 +148,70 @@ def test_reconnects_and_resumes_after_a_dropped_socket(
     p.wait_moves(2)
     assert _tops(page)[6] == "6D"
     assert p.pile("col7").locator(".card").last.get_attribute("data-card") == "6D"
+    assert page.js_errors == []
+
+
+def test_a_lost_delta_is_noticed_and_the_board_resynced(
+    web_server: ServerProc, browser: Any
+) -> None:
+    page = new_page(browser)
+    state = {"drop": False, "dropped": 0}
+    sent: list[str] = []
+
+    def route(ws: Any) -> None:
+        # Sit between the page and the real server; lose one delta when told to.
+        server = ws.connect_to_server()
+
+        def from_server(msg: str | bytes) -> None:
+            if state["drop"] and isinstance(msg, str) and '"type":"delta"' in msg:
+                state["drop"] = False
+                state["dropped"] += 1
+                return
+            ws.send(msg)
+
+        def from_page(msg: str | bytes) -> None:
+            sent.append(msg if isinstance(msg, str) else "")
+            server.send(msg)
+
+        server.on_message(from_server)
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws$"), route)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    state["drop"] = True
+    p.double_click("col5")  # 2D to cell 3: acknowledged, but its delta never arrives
+    page.wait_for_function("seahaven.net.pending.size === 0")
+    page.wait_for_timeout(300)
+    assert state["dropped"] == 1
+    assert _tops(page)[4] == "2D"  # the page has not seen the move
+    p.double_click("col1")  # 6D onto 7D: its delta's seq skips one, so the page resyncs
+    page.wait_for_function("seahaven.game.me() && seahaven.game.me().moves === 2")
+    assert any('"type":"resume"' in m for m in sent)
+    board = Board.from_code(CODE)
+    board.play(parse_action("dtap col5"))
+    board.play(parse_action("dtap col1"))
+    assert board_json(page)["columns"] == board.to_json()["columns"]
+    assert board_json(page)["cells"] == board.to_json()["cells"]
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    assert page.js_errors == []
+
+
+def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: Any) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    # The hint button asks the server's solver; the suggested card is highlighted.
+    page.get_by_role("button", name="Hint").click()
+    page.wait_for_selector(".board .card.hint", timeout=10_000)
+    assert page.locator("#toast").inner_text().startswith("Hint: ")
+    # A deal where two moves leave no useful move (found with the engine): the page says
+    # the game is practically lost.
+    lost_code = "SH1-C1-HBYNO6E"
+    p = _open(page, web_server.http_url + f"/#/play/{lost_code}", lost_code)
+    board = Board.from_code(lost_code)
+    for text in ("col6 found", "col6 col1"):
+        p.play(board, text, prefer_double=False)
+    assert board.is_lost()
+    banner = page.locator(".banner.lost")
+    banner.wait_for()
+    assert "practically lost" in banner.inner_text()
     assert page.js_errors == []
