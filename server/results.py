@@ -34,8 +34,8 @@ async def build_replay(app: App, room: str, round_: int, pid: str) -> Replay | N
         pipe.hget(results_key(room, round_), pid)
         pipe.lrange(log_key(room, round_, pid), 0, -1)
         meta, member, result_text, entries = await pipe.execute()
-    if not meta or result_text is None or not entries:
-        return None
+    if not meta or result_text is None or not entries or meta.get("round") != str(round_):
+        return None  # gone, or already a new round (its start time is no longer this one's)
     result = json.loads(result_text)
     actions, times = parse_log(entries)
     mode = meta.get("mode", "solo")
