@@ -103,7 +103,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     for text in line[half:]:
         a.play(board_a, text, prefer_double=True)
     alice.wait_for_function("seahaven.game.me().status === 'finished'")
-    assert alice.locator(".banner.won").count() == 1
+    assert "Finished #1" in alice.locator(".banner.won").inner_text()
     for text in line[half:]:
         b.play(board_b, text, prefer_double=True)
     for page in (alice, bob, carol):
@@ -112,7 +112,16 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     assert results.count() == 2
     assert "Alice" in results.nth(0).inner_text()
     assert "Bob" in results.nth(1).inner_text()
-    assert alice.get_by_role("button", name="Rematch").count() == 1
+    assert "Finished #2" in bob.locator(".banner.won").inner_text()
+    alice.screenshot(path=str(SCREENSHOTS / "race-results.png"))
+    # Only the host offers a rematch: a new deal, everyone back in the lobby.
+    assert bob.get_by_role("button", name="Rematch").count() == 0
+    alice.get_by_role("button", name="Rematch").click()
+    for page in (alice, bob, carol):
+        page.wait_for_function("seahaven.game.state === 'lobby' && seahaven.game.round === 2")
+    assert bob.locator(".players").inner_text().count("/52") == 0
+    assert alice.get_by_role("button", name="Start the race").count() == 1
+    assert bob.locator('.board[data-board="mine"]').count() == 0
     for page in (alice, bob, carol):
         assert page.js_errors == []
 

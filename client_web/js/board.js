@@ -101,8 +101,9 @@ export function cardElement(card, loc, index) {
   const sym = SUIT_SYMBOL[suit];
   const r = rankText(card);
   const corner = `<span class="r">${r}</span><span class="s">${sym}</span>`;
+  if ("JQK".includes(rank)) el.classList.add("face");
   const centre = "JQK".includes(rank)
-    ? `<div class="face-letter">${rank}<small>${sym}</small></div>`
+    ? `<div class="face-frame"></div><div class="face-letter">${rank}<small>${sym}</small></div>`
     : `<div class="pip">${sym}</div>`;
   el.innerHTML = `<div class="corner" aria-hidden="true">${corner}</div>${centre}` +
     `<div class="corner br" aria-hidden="true">${corner}</div>`;

@@ -127,6 +127,16 @@ export class Game {
   }
 
   onRoom(m) {
+    if (this.round && m.round !== this.round) {
+      // A rematch: a new round starts from the lobby with nothing carried over.
+      this.results = null;
+      this.startedAt = null;
+      this.startsAt = null;
+      for (const p of this.players.values()) {
+        Object.assign(p, { status: "waiting", foundation_cards: 0, moves: 0, score: 0,
+          time_ms: null, rank: null, lost: false, board: null });
+      }
+    }
     this.roomId = m.room_id;
     this.invite = m.invite;
     this.code = m.code;

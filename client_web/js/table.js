@@ -155,7 +155,7 @@ export class Table {
     this.el.querySelector('[data-k="score"]').textContent = String(me?.score ?? 0);
     this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;
     const playing = this.canPlay();
-    for (const b of this.el.querySelectorAll(".stats .btn")) b.disabled = !playing;
+    for (const b of this.el.querySelectorAll(".stats .btn, .extra .btn")) b.disabled = !playing;
     this.tick();
     this.drawBanners();
     if (!board) {
@@ -185,7 +185,9 @@ export class Table {
     const me = this.game.me();
     const parts = [];
     if (me?.status === "finished") {
-      parts.push(`<div class="banner won" role="status">🏆 ${esc(t("msg.won", { time: formatTime(me.time_ms), moves: me.moves }))}</div>`);
+      const key = this.game.mode === "race" && me.rank ? "msg.wonRace" : "msg.won";
+      const text = t(key, { time: formatTime(me.time_ms), moves: me.moves, rank: me.rank });
+      parts.push(`<div class="banner won" role="status">★ ${esc(text)}</div>`);
     } else if (me?.status === "gave_up") {
       parts.push(`<div class="banner lost" role="status">${esc(t("msg.gaveUp"))}</div>`);
     } else if (me?.lost) {
