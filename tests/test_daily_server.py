@@ -315,3 +315,33 @@ async def test_race_results_feed_the_players_history(server: ServerProc) -> None
     assert replay["verified"]["reason"] == "too_fast"
     for c in (ann, bob, cat):
         await c.close()
+
+
+async def test_a_daily_survives_a_dropped_connection(server: ServerProc) -> None:
+    date = "2026-02-04"
+    code = daily_deal(date).code
+    line = line_of(code)
+    ann = await WsClient.connect(server.ws_url, "ann")
+    snap = await start_daily(ann, date=date)
+    room = str(snap["room_id"])
+    half = len(line) // 2
+    await play(ann, line[:half])
+    last_seq = max(int(m["seq"]) for m in ann.messages if m.get("type") == "ack")
+    await ann.ws.close()  # type: ignore[attr-defined]
+    await asyncio.sleep(0.2)
+
+    back = await WsClient.connect(server.ws_url)
+    await back.send({"type": "resume", "room": room, "token": ann.token, "last_seq": last_seq})
+    await back.expect("welcome")
+    for i, text in enumerate(line[half:]):
+        await back.send(wire(text, 1000 + i))
+        await back.expect("ack", id=1000 + i)
+        await asyncio.sleep(PACE)
+    fin = await back.expect("finished", player_id=ann.player_id)
+    assert fin["moves"] == len(line)
+    board = await wait_for(server, f"/api/daily/{date}/leaderboard", lambda b: b["finishers"] == 1)
+    entry = board["entries"][0]
+    assert entry["player_id"] == ann.player_id and entry["time_ms"] == fin["time_ms"]
+    # The clock ran from the first move, through the drop.
+    assert fin["time_ms"] >= 200 + int(PACE * 1000) * (len(line) - 2)
+    await back.close()
