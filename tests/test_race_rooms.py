@@ -1,0 +1,108 @@
+"""Room life: leaving, host hand-over, rematch on a new deal, solo clock, hints, lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.engine import Board, Move, parse_action
+from server.engine.solver import solve
+from tests.serverproc import ServerProc, WsClient
+
+
+def wire(text: str, action_id: int) -> dict[str, Any]:
+    action = parse_action(text)
+    assert isinstance(action, Move)
+    return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
+
+
+async def test_leave_hands_over_the_host_and_rematch(race_server: ServerProc) -> None:
+    ann = await WsClient.connect(race_server.ws_url, "ann")
+    bob = await WsClient.connect(race_server.ws_url, "bob")
+    cat = await WsClient.connect(race_server.ws_url, "cat")
+    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+    room = (await ann.expect("snapshot"))["room_id"]
+    for c in (bob, cat):
+        await c.send({"type": "join", "room": room, "role": "player"})
+        await c.expect("snapshot")
+    await ann.send({"type": "leave"})
+    assert (await ann.expect("left"))["room_id"] == room
+    info = await bob.expect("room", host=bob.player_id)
+    assert ann.player_id not in {p["player_id"] for p in info["players"]}
+    # A socket closed in the lobby leaves the room too.
+    await cat.close()
+    info = await bob.expect("room", spectators=0)
+    while cat.player_id in {p["player_id"] for p in info["players"]}:
+        info = await bob.expect("room")
+    await bob.send({"type": "start"})
+    await bob.expect("started")
+    await bob.send({"type": "rematch"})
+    assert (await bob.expect("error"))["code"] == "wrong_state"
+    await bob.send({"type": "give_up"})
+    await bob.expect("race_over")
+    await bob.send({"type": "rematch"})
+    again = await bob.expect("room", round=2)
+    assert again["state"] == "lobby"
+    await bob.send({"type": "start"})
+    started = await bob.expect("started", round=2)
+    line = solve(Board.from_code(started["code"]), timeout=10).moves
+    await bob.send(wire(line[0], 1))  # ids are per board: round 2 is a new board
+    await bob.expect("ack", id=1)
+    await ann.close()
+    await bob.close()
+
+
+async def test_solo_clock_starts_with_the_first_move(race_server: ServerProc) -> None:
+    import asyncio
+
+    c = await WsClient.connect(race_server.ws_url, "solo")
+    await c.send({"type": "solo", "code": "sh1-c4-aaaaaab "})
+    snap = await c.expect("snapshot")
+    assert snap["mode"] == "solo" and snap["state"] == "racing"
+    assert snap["code"] == "SH1-C4-AAAAAAB"
+    await asyncio.sleep(0.6)  # thinking before the first move is free
+    line = solve(Board.from_code(snap["code"]), timeout=10).moves
+    for i, text in enumerate(line):
+        await c.send(wire(text, i))
+        await c.expect("ack", id=i)
+    fin = await c.expect("finished")
+    assert fin["rank"] == 1 and fin["time_ms"] < 600
+    await c.expect("race_over")
+    await c.close()
+
+
+async def test_hint_and_lost(race_server: ServerProc) -> None:
+    c = await WsClient.connect(race_server.ws_url, "hinted")
+    await c.send({"type": "solo", "code": "SH1-C4-AAAAAAB"})
+    await c.expect("snapshot")
+    await c.send({"type": "hint", "id": 7})
+    hint = await c.expect("hint", id=7)
+    assert hint["status"] == "move"
+    board = Board.from_code("SH1-C4-AAAAAAB")
+    board.play(parse_action(hint["move"]))  # the hint is a legal action
+    spy = await WsClient.connect(race_server.ws_url, "spy")
+    await spy.send({"type": "hint", "id": 1})
+    assert (await spy.expect("error"))["code"] == "not_racing"
+    await c.close()
+    await spy.close()
+
+
+async def test_a_lost_position_is_announced(race_server: ServerProc) -> None:
+    import random
+
+    code = "SH1-C1-AAAAAAB"
+    board, line, rng = Board.from_code(code), [], random.Random(0)
+    while not board.is_lost():
+        move = rng.choice(board.useful_moves())
+        board.push(move)
+        line.append(str(move))
+    c = await WsClient.connect(race_server.ws_url, "unlucky")
+    await c.send({"type": "solo", "code": code})
+    await c.expect("snapshot")
+    for i, text in enumerate(line):
+        await c.send(wire(text, i))
+        await c.expect("ack", id=i)
+    await c.expect("lost", player_id=c.player_id)
+    assert sum(1 for m in c.messages if m["type"] == "lost") == 1
+    delta = await c.expect("delta", moves=len(line))
+    assert delta["lost"] is True
+    await c.close()
