@@ -10,10 +10,13 @@ import secrets
 from collections.abc import AsyncIterator
 
 import pytest
+import redis
 import redis.asyncio as aioredis
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server.daily import daily_deal
-from server.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, score_of
+from server.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, member_of, score_of
 from server.replays import Replay
 from tests.replay_support import edit, honest, solution
 from tests.serverproc import redis_url
@@ -218,3 +221,34 @@ def test_scores_are_exact_in_a_double() -> None:
     assert biggest < 2**53 and float(biggest) == biggest
     assert score_of(1000, 5) < score_of(1000, 6) < score_of(1001, 0)
     assert score_of(MAX_TIME_MS + 10, MAX_MOVES + 10) == biggest
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, MAX_TIME_MS),
+            st.integers(0, MAX_MOVES),
+            st.integers(1_700_000_000_000, 1_900_000_000_000),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_redis_orders_entries_by_time_then_moves_then_finish(
+    rows: list[tuple[int, int, int]],
+) -> None:
+    """The score and member encoding, sorted by Redis itself, is the ranking rule."""
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    key = f"test:lb:order:{secrets.token_hex(6)}"
+    try:
+        entries = {member_of(fin, f"p{i}"): score_of(t, m) for i, (t, m, fin) in enumerate(rows)}
+        client.zadd(key, entries)
+        got = [m.split(":", 1)[1] for m in client.zrange(key, 0, -1)]
+        expected = sorted(
+            range(len(rows)), key=lambda i: (rows[i][0], rows[i][1], rows[i][2], f"p{i}")
+        )
+        assert got == [f"p{i}" for i in expected]
+    finally:
+        client.delete(key)
+        client.close()
