@@ -20,9 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol
-
-DailyKind = Literal["daily", "hard"]
+from typing import Final, Protocol
 
 #: The pool (cell count) of each daily kind.
 KIND_CELLS: Final[dict[str, int]] = {"daily": 4, "hard": 1}
