@@ -215,3 +215,40 @@ def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: 
     banner.wait_for()
     assert "practically lost" in banner.inner_text()
     assert page.js_errors == []
+
+
+def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
+    web_server: ServerProc, browser: Any
+) -> None:
+    page = new_page(browser)
+    state = {"cut": False}
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        sockets.append(ws)
+
+        def from_server(msg: str | bytes) -> None:
+            if state["cut"]:
+                return  # the connection is failing: nothing reaches the page
+            ws.send(msg)
+
+        server.on_message(from_server)
+        ws.on_message(lambda msg: server.send(msg))
+
+    page.route_web_socket(re.compile(r".*/ws$"), route)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    state["cut"] = True
+    p.double_click("col5")  # reaches the server, but its ack and delta are lost
+    page.wait_for_function("seahaven.net.pending.size === 1")
+    page.wait_for_timeout(300)
+    state["cut"] = False
+    sockets[-1].close()  # the socket drops
+    page.wait_for_function("seahaven.net.pending.size === 0", timeout=10_000)
+    p.wait_moves(1)
+    page.wait_for_timeout(300)
+    assert len(sockets) == 2
+    assert p.moves() == 1  # applied once, not twice
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    assert p.pile("cell4").locator(".card").count() == 0
+    assert page.js_errors == []

@@ -151,6 +151,7 @@ export class Net extends Emitter {
       sessionStorage.removeItem(ROOM_KEY);
       localStorage.removeItem(ROOM_KEY);
       this.lastSeq = 0;
+      this.pending.clear();
     }
   }
 
@@ -172,6 +173,11 @@ export class Net extends Emitter {
         clearInterval(this.pingTimer);
         this.pingTimer = setInterval(() => this.raw({ type: "ping" }), 20000);
         this.emit("welcome", msg);
+        if (this.room && this.pending.size) {
+          // Actions sent before the drop and never acknowledged: send them again with the
+          // same ids; the server acknowledges a repeat without applying it twice.
+          for (const pendingMsg of this.pending.values()) this.raw(pendingMsg);
+        }
         return;
       case "snapshot":
         this.resyncing = false;
@@ -181,6 +187,7 @@ export class Net extends Emitter {
         return;
       case "ack":
       case "reject":
+      case "hint":
         this.pending.delete(msg.id);
         break;
       case "left":
