@@ -2,7 +2,8 @@
 subscribes to a day's leaderboard, which is pushed again whenever someone is ranked.
 
 A daily game is a solo room (mode ``daily``) on the day's deal, clocked from the first move;
-its moves take the same validated, Redis-backed path as a race. When it is won,
+its moves take the same validated, Redis-backed path as a race. Solver hints are refused in
+it (this module wraps the race module's ``hint`` handler). When it is won,
 :mod:`server.results` verifies the replay and ranks the player's first finish of the day.
 
 Pushes work across instances: :meth:`server.leaderboard.Leaderboard.submit` publishes on
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from protocol import models as m
 
 from .daily import KIND_CELLS, DailyError, daily_deal, parse_date, today
+from .race import on_hint as race_hint  # imported first: the registration below wins
 from .registry import ws_handler
 from .services import Services, services
 
@@ -59,6 +61,16 @@ async def on_daily(app: App, conn: Conn, msg: m.Daily) -> None:
         json.dumps({"date": deal.date, "kind": kind}),
         ex=max(app.config.room_ttl, 24 * 3600) * 2,
     )
+
+
+@ws_handler("hint")
+async def on_hint(app: App, conn: Conn, msg: m.HintReq) -> None:
+    """No solver hints in a daily game (they would hand out the ranked line); else as before."""
+    state = await app.room_state(conn.room) if conn.room else None
+    if state is not None and state.mode == "daily":
+        await conn.error("unavailable", "there are no hints in the daily challenge")
+        return
+    await race_hint(app, conn, msg)
 
 
 @ws_handler("watch_leaderboard")

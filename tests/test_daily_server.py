@@ -260,6 +260,11 @@ async def test_the_hard_daily_and_bad_days_over_the_socket(server: ServerProc) -
     assert (await ann.expect("error"))["code"] == "bad_date"
     snap = await start_daily(ann, date=PAST, hard=True)
     assert snap["code"] == daily_deal(PAST, "hard").code and snap["cells"] == 1
+    # The solver's hints would hand out the ranked line: none in a daily game.
+    await ann.send({"type": "hint", "id": 7})
+    error = await ann.expect("error")
+    assert error["code"] == "unavailable" and "daily" in error["message"]
+    assert ann.find("hint") is None
     await ann.send({"type": "daily"})
     assert (await ann.expect("error"))["code"] == "already_in_room"
     await ann.close()
@@ -267,6 +272,13 @@ async def test_the_hard_daily_and_bad_days_over_the_socket(server: ServerProc) -
     snap = await start_daily(bob)
     assert snap["code"] == daily_json()["code"]
     await bob.close()
+    # Elsewhere hints still work.
+    cat = await WsClient.connect(server.ws_url, "cat")
+    await cat.send({"type": "solo", "code": "SH1-C4-AAAAAAF"})
+    await cat.expect("snapshot")
+    await cat.send({"type": "hint", "id": 8})
+    assert (await cat.expect("hint", id=8))["status"] == "move"
+    await cat.close()
 
 
 # -- race history ---------------------------------------------------------------------------
