@@ -357,3 +357,27 @@ async def test_a_daily_survives_a_dropped_connection(server: ServerProc) -> None
     # The clock ran from the first move, through the drop.
     assert fin["time_ms"] >= 200 + int(PACE * 1000) * (len(line) - 2)
     await back.close()
+
+
+async def test_pushes_reach_watchers_on_another_instance(server: ServerProc) -> None:
+    date = "2026-02-05"
+    line = line_of(daily_deal(date).code)
+    with running_server(redis_url(), args=FAST, env=ENV) as other:
+        watcher = await WsClient.connect(other.ws_url, "watcher")
+        await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
+        assert (await watcher.expect("leaderboard", date=date))["finishers"] == 0
+        # A watch of the hard board on the same socket replaces the daily one.
+        await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "hard"})
+        assert (await watcher.expect("leaderboard", date=date))["kind"] == "hard"
+        await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
+        assert (await watcher.expect("leaderboard", date=date))["kind"] == "daily"
+        ann = await WsClient.connect(server.ws_url, "ann")
+        await start_daily(ann, date=date)
+        await play(ann, line)
+        push = await watcher.expect("leaderboard", date=date, finishers=1)
+        assert push["kind"] == "daily"
+        assert push["entries"][0]["player_id"] == ann.player_id
+        await asyncio.sleep(0.2)
+        assert watcher.find("leaderboard") is None  # one push, for the watched board only
+        for c in (watcher, ann):
+            await c.close()
