@@ -3,6 +3,7 @@ with the player's own rank (updated live on another page), and the replay viewer
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
 import urllib.request
 from collections.abc import Iterator
@@ -115,6 +116,18 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Any
     record = _get(daily_server.http_url + f"/api/replay/{replay_id}")
     assert record["actions"][0].startswith(line[0])
     assert alice.locator('[data-k="action"]').inner_text() == f"1. {record['actions'][0]}"
+    # Past days: the date picker shows another day's deals and its (empty) leaderboards.
+    day = (dt.date.fromisoformat(today["date"]) - dt.timedelta(days=1)).isoformat()
+    past = _get(daily_server.http_url + f"/api/daily/{day}")
+    bob.locator('input[name="date"]').fill(day)
+    bob.get_by_role("button", name="Show").click()
+    bob.wait_for_function(
+        "(c) => document.querySelector('.deal-tile')?.textContent.includes(c)", arg=past["code"]
+    )
+    assert bob.locator('[data-k="title"]').inner_text() == f"Challenge of {day}"
+    bob.locator('label:has(input[value="hard"])').click()
+    bob.wait_for_function("location.hash.endsWith('/hard')")
+    bob.wait_for_function("document.querySelector('.lb-body')?.textContent.includes('Nobody')")
     for page in (alice, bob):
         assert page.js_errors == []
     assert board_json(bob) is None

@@ -59,6 +59,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     carol.goto(base + f"#/watch/{room}")
     wait_ready(carol)
     carol.wait_for_function("seahaven.game.role === 'spectator'")
+    assert carol.locator(".watch-head .chip").all_inner_texts() == ["Alice", "Bob"]
 
     # Only the host may start; the countdown shows, then everyone races the same deal.
     assert bob.get_by_role("button", name="Start the race").count() == 0
@@ -108,6 +109,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
         b.play(board_b, text, prefer_double=True)
     for page in (alice, bob, carol):
         page.wait_for_function("seahaven.game.state === 'done'", timeout=10_000)
+    assert carol.locator("table.results tbody tr").count() == 2
     results = alice.locator("table.results tbody tr")
     assert results.count() == 2
     assert "Alice" in results.nth(0).inner_text()

@@ -78,7 +78,9 @@ export class WatchView {
     head.innerHTML = `<div class="row" style="justify-content:space-between">
         <h2>${esc(t("watch.watching", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells]))} · ${esc(t(`race.state.${g.state}`))} ${countdown}</small></h2>
         <span class="code">${esc(g.code || "")}</span></div>
-        ${g.state === "lobby" ? `<p class="muted">${esc(t("watch.waiting"))}</p>` : ""}`;
+        ${g.state === "lobby" ? `<p class="muted">${esc(t("watch.waiting"))}</p>
+          <p>${g.racers().filter((p) => !p.gone).map((p) => `<span class="chip">${esc(p.name)}</span>`).join(" ")}</p>` : ""}
+        ${g.state === "done" && g.results ? this.results(g) : ""}`;
     const racers = g.racers().filter((p) => !(p.gone && g.state === "lobby"));
     const ids = new Set(racers.map((p) => p.player_id));
     for (const [pid, el] of this.drawn) {
@@ -114,6 +116,15 @@ export class WatchView {
       }
     }
     this.tick();
+  }
+
+  results(g) {
+    const rows = g.results.map((r) => `<tr><td>${r.rank ?? "–"}</td><td>${esc(r.name)}</td>
+      <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
+      <td>${r.moves}</td></tr>`).join("");
+    return `<h3>${esc(t("race.results"))}</h3><table class="results"><thead><tr><th>#</th>
+      <th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th></tr></thead>
+      <tbody>${rows}</tbody></table>`;
   }
 
   status(p) {
