@@ -33,6 +33,9 @@ MAX_MOVES: Final = (1 << MOVES_BITS) - 1
 #: Times above this (about 3 days) rank as this; keeps every score below 2^53.
 MAX_TIME_MS: Final = (1 << 38) - 1
 
+#: How far a finish may lie ahead of this server's clock (other instances' clocks drift).
+FUTURE_SLACK_MS: Final = 60_000
+
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
 
@@ -66,7 +69,8 @@ class Submission:
             later attempt) or ``refused`` (the replay is not a verified daily win).
         rank: the new entry's rank when ``ranked``.
         reason: why it was refused (a code of ``replays.REFUTATIONS`` or ``not_daily``,
-            ``wrong_deal``, ``not_won``, ``bad_date``).
+            ``wrong_deal``, ``not_won``, ``bad_date``, ``future_date``, ``before_day``,
+            ``future_time``).
         message: the reason in words.
     """
 
@@ -163,6 +167,17 @@ class Leaderboard:
             return Submission("refused", reason=verdict.reason, message=verdict.message)
         if not verdict.won or replay.result.time_ms is None:
             return Submission("refused", reason="not_won", message="only a win is ranked")
+        # A day's deal is out from 00:00 UTC of that day, and no game ends in the future.
+        day_start = int(dt.datetime.fromisoformat(f"{date}T00:00:00+00:00").timestamp() * 1000)
+        moment = now if now is not None else dt.datetime.now(dt.UTC)
+        if replay.times_ms[0] < day_start:
+            return Submission(
+                "refused", reason="before_day", message=f"the game began before {date} (UTC)"
+            )
+        if replay.times_ms[-1] > moment.timestamp() * 1000 + FUTURE_SLACK_MS:
+            return Submission(
+                "refused", reason="future_time", message="the game ends after the server's now"
+            )
         finished_at = replay.times_ms[-1]
         member = member_of(finished_at, replay.player_id)
         entry = {

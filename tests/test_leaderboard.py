@@ -210,6 +210,17 @@ async def test_a_future_day_and_a_non_daily_game_are_refused(lb: Leaderboard) ->
     await assert_refused(lb, edit(win, kind="solo"), "not_daily")
 
 
+async def test_a_game_begun_before_its_day_or_ending_in_the_future_is_refused(
+    lb: Leaderboard,
+) -> None:
+    day_start = 1_773_446_400_000  # 2026-03-14T00:00:00Z
+    await assert_refused(lb, play("early", start=day_start - 1000), "before_day")
+    assert (await lb.submit(play("midnight", start=day_start))).status == "ranked"
+    await lb.redis.delete(lb.rank_key(DATE, "daily"), lb.entries_key(DATE, "daily"))
+    far = int((dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).timestamp() * 1000)
+    await assert_refused(lb, play("later", start=far), "future_time")
+
+
 async def test_an_unfinished_game_is_not_ranked(lb: Leaderboard) -> None:
     code = code_of()
     partial = honest(code, solution(code)[:30], daily=(DATE, "daily"), player_id="quit")
