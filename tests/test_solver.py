@@ -182,6 +182,11 @@ def test_hint_says_lost_on_a_proven_lost_position() -> None:
     assert hint(Board.deal(1095, 4)).status == "lost"
 
 
+def test_hint_is_unknown_when_its_time_runs_out() -> None:
+    # Deal 25074896365 takes an exhaustive search of about 138,000 tables to prove lost.
+    assert hint(Board.deal(25074896365, 4), timeout=0.01) == Hint("unknown", None)
+
+
 def test_hint_is_the_first_action_of_a_win() -> None:
     board = Board.deal(2, 4)
     answer = hint(board)

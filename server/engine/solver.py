@@ -21,6 +21,7 @@ from typing import Literal
 from .board import Board
 from .moves import CELL, COL, OWN_FOUNDATION, Loc, Move
 from .solver_search import FROM_CELL, TO_CELL, TO_FOUND, InnerMove, Result, Table, search
+from .solver_shorten import shorten
 
 HintStatus = Literal["move", "lost", "unknown"]
 
@@ -109,8 +110,12 @@ def solve(
     """
     began = time.monotonic()
     deadline = None if timeout is None else began + timeout
-    outcome = search(to_table(board), len(board.cells), max_states, deadline)
-    moves = to_notation(board, outcome.moves) if outcome.result == "solved" else ()
+    table = to_table(board)
+    outcome = search(table, len(board.cells), max_states, deadline)
+    moves: tuple[str, ...] = ()
+    if outcome.result == "solved":
+        line = shorten(table, outcome.moves, len(board.cells), deadline)
+        moves = to_notation(board, line)
     return SolveResult(outcome.result, moves, outcome.states, time.monotonic() - began)
 
 

@@ -63,13 +63,15 @@ class Outcome(NamedTuple):
     states: int
 
 
-class _ColumnInfo(NamedTuple):
+class ColumnInfo(NamedTuple):
+    """Facts about one column that the search asks for often."""
+
     run: int  # length of the ordered group at the top
     done: bool  # the whole column is one King-led group
     cost: int  # estimated work to clear the column (see _column_info)
 
 
-def _column_info(col: bytes) -> _ColumnInfo:
+def _column_info(col: bytes) -> ColumnInfo:
     """Facts about one column, memoised per search since columns recur often.
 
     The cost counts, for each card, whether it sits above a lower card of its own suit
@@ -83,7 +85,7 @@ def _column_info(col: bytes) -> _ColumnInfo:
     run = n - i
     done = i == 0 and col[0] % 13 == KING
     if done:
-        return _ColumnInfo(run, True, 0)
+        return ColumnInfo(run, True, 0)
     cost = 0
     lowest = [99, 99, 99, 99]
     for k, card in enumerate(col):
@@ -94,7 +96,7 @@ def _column_info(col: bytes) -> _ColumnInfo:
             lowest[suit] = card
         if k == 0 or col[k - 1] != card + 1:
             cost += 1
-    return _ColumnInfo(run, False, cost)
+    return ColumnInfo(run, False, cost)
 
 
 def settle(cols: list[bytes], cells: bytes, found: list[int]) -> tuple[bytes, list[InnerMove]]:
@@ -139,7 +141,7 @@ def search(start: Table, ncells: int, max_states: int | None, deadline: float | 
         ``solved`` with the moves, ``unsolvable`` after an exhaustive search, or
         ``unknown`` when a budget ran out.
     """
-    memo: dict[bytes, _ColumnInfo] = {}
+    memo: dict[bytes, ColumnInfo] = {}
     cols0 = list(start.columns)
     found0 = list(start.foundations)
     cells0, auto = settle(cols0, start.cells, found0)
@@ -151,9 +153,6 @@ def search(start: Table, ncells: int, max_states: int | None, deadline: float | 
     heap: list[tuple[int, int, tuple[bytes, ...], bytes, tuple[int, ...], int, Path]] = []
     counter = 0
     limit = max_states if max_states is not None else 1 << 62
-
-    def key_of(cols: list[bytes] | tuple[bytes, ...], cells: bytes) -> bytes:
-        return b"\xff".join(sorted(cols)) + b"\xfe" + cells
 
     def estimate(cols: list[bytes], cells: bytes, found: list[int]) -> int:
         h = 0
@@ -178,67 +177,8 @@ def search(start: Table, ncells: int, max_states: int | None, deadline: float | 
             return Outcome("unknown", (), len(seen))
         if len(seen) >= limit:
             return Outcome("unknown", (), len(seen))
-
-        # Facts about this table that every move needs.
-        tops: dict[int, int] = {}
-        empties: list[int] = []
-        for i, col in enumerate(cols_t):
-            if col:
-                tops[col[-1]] = i
-            else:
-                empties.append(i)
-        free = ncells - len(cells)
-        cap_onto = (free + 1) << len(empties)
-        cap_empty = (free + 1) << (len(empties) - 1) if empties else 0
-
-        moves: list[InnerMove] = []
-        for i, col in enumerate(cols_t):
-            if not col:
-                continue
-            info = memo.get(col)
-            if info is None:
-                info = memo[col] = _column_info(col)
-            if info.done:
-                continue
-            run = info.run
-            bottom = col[-run]
-            if bottom % 13 != KING:
-                j = tops.get(bottom + 1)
-                if j is not None and run <= cap_onto:
-                    moves.append((i, j))
-            elif empties and run <= cap_empty:
-                moves.append((i, empties[0]))
-            if free:
-                moves.append((i, TO_CELL))
-        for card in cells:
-            if card % 13 == KING:
-                if empties:
-                    moves.append((FROM_CELL + card, empties[0]))
-            else:
-                j = tops.get(card + 1)
-                if j is not None:
-                    moves.append((FROM_CELL + card, j))
-
-        for move in moves:
-            cols = list(cols_t)
-            src, dst = move
-            if src >= FROM_CELL:
-                card = src - FROM_CELL
-                new_cells = cells.replace(bytes((card,)), b"")
-                cols[dst] = cols[dst] + bytes((card,))
-            elif dst == TO_CELL:
-                col = cols[src]
-                card = col[-1]
-                cols[src] = col[:-1]
-                new_cells = bytes(sorted(cells + bytes((card,))))
-            else:
-                col = cols[src]
-                run = memo[col].run
-                cols[dst] = cols[dst] + col[-run:]
-                cols[src] = col[:-run]
-                new_cells = cells
-            found = list(found_t)
-            new_cells, auto = settle(cols, new_cells, found)
+        for move in moves_from(cols_t, cells, ncells, memo):
+            cols, new_cells, found, auto = play(cols_t, cells, found_t, move, memo)
             key = key_of(cols, new_cells)
             if key in seen:
                 continue
@@ -257,3 +197,92 @@ def search(start: Table, ncells: int, max_states: int | None, deadline: float | 
                 heap, (prio, counter, tuple(cols), new_cells, tuple(found), g + 1, (step, path))
             )
     return Outcome("unsolvable", (), len(seen))
+
+
+def key_of(cols: list[bytes] | tuple[bytes, ...], cells: bytes) -> bytes:
+    """The canonical key of a table: columns as a sorted list, the cells as a set.
+
+    The foundations need no place in it: they hold exactly the cards found nowhere else.
+    """
+    return b"\xff".join(sorted(cols)) + b"\xfe" + cells
+
+
+def moves_from(
+    cols: tuple[bytes, ...], cells: bytes, ncells: int, memo: dict[bytes, ColumnInfo]
+) -> list[InnerMove]:
+    """The moves worth trying on a table (see the module notes for what is left out)."""
+    tops: dict[int, int] = {}
+    empties: list[int] = []
+    for i, col in enumerate(cols):
+        if col:
+            tops[col[-1]] = i
+        else:
+            empties.append(i)
+    free = ncells - len(cells)
+    cap_onto = (free + 1) << len(empties)
+    cap_empty = (free + 1) << (len(empties) - 1) if empties else 0
+
+    moves: list[InnerMove] = []
+    for i, col in enumerate(cols):
+        if not col:
+            continue
+        info = memo.get(col)
+        if info is None:
+            info = memo[col] = _column_info(col)
+        if info.done:
+            continue
+        run = info.run
+        bottom = col[-run]
+        if bottom % 13 != KING:
+            j = tops.get(bottom + 1)
+            if j is not None and run <= cap_onto:
+                moves.append((i, j))
+        elif empties and run <= cap_empty:
+            moves.append((i, empties[0]))
+        if free:
+            moves.append((i, TO_CELL))
+    for card in cells:
+        if card % 13 == KING:
+            if empties:
+                moves.append((FROM_CELL + card, empties[0]))
+        else:
+            j = tops.get(card + 1)
+            if j is not None:
+                moves.append((FROM_CELL + card, j))
+    return moves
+
+
+def play(
+    cols_t: tuple[bytes, ...],
+    cells: bytes,
+    found_t: tuple[int, ...],
+    move: InnerMove,
+    memo: dict[bytes, ColumnInfo],
+) -> tuple[list[bytes], bytes, list[int], list[InnerMove]]:
+    """Play a move from :func:`moves_from`, then the foundation moves it allows.
+
+    Returns:
+        The new columns, cells and foundations, and the foundation moves made.
+    """
+    cols = list(cols_t)
+    src, dst = move
+    if src >= FROM_CELL:
+        card = src - FROM_CELL
+        new_cells = cells.replace(bytes((card,)), b"")
+        cols[dst] = cols[dst] + bytes((card,))
+    elif dst == TO_CELL:
+        col = cols[src]
+        card = col[-1]
+        cols[src] = col[:-1]
+        new_cells = bytes(sorted(cells + bytes((card,))))
+    else:
+        col = cols[src]
+        info = memo.get(col)
+        if info is None:
+            info = memo[col] = _column_info(col)
+        cols[dst] = cols[dst] + col[-info.run :]
+        cols[src] = col[: -info.run]
+        new_cells = cells
+    found = list(found_t)
+    new_cells, auto = settle(cols, new_cells, found)
+    return cols, new_cells, found, auto
