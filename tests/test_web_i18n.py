@@ -85,5 +85,10 @@ def test_a_refusal_is_explained_in_the_players_language(
         toast.inner_text() == json.loads((I18N / "ru.json").read_text())["reason"]["not_one_lower"]
     )
     assert p.top("col1").get_attribute("aria-label") == "6 бубен"
+    # Two quick taps with a finger are a double tap: the 2D goes to the first free cell.
+    p.top("col5").tap()
+    p.top("col5").tap()
+    p.wait_moves(1)
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
     page.screenshot(path=str(SCREENSHOTS / "phone-ru.png"))
     assert page.js_errors == []

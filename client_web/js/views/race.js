@@ -77,7 +77,8 @@ export class RaceView {
       return;
     }
     this.drawRoom();
-    this.setTable(g.state === "racing" || g.state === "done" || (g.state === "countdown" && g.myBoard()));
+    // The table appears at the start: the countdown is for getting ready, not for studying.
+    this.setTable(g.state === "racing" || g.state === "done");
     this.drawCountdown();
   }
 
@@ -158,15 +159,16 @@ export class RaceView {
       const pct = Math.round((100 * (p.foundation_cards || 0)) / 52);
       let status = "";
       if (p.status === "finished") status = `#${p.rank ?? "?"} · ${formatTime(p.time_ms)}`;
-      else if (p.status === "gave_up") status = t("race.gaveUp");
-      else if (g.state === "racing") status = `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })}`;
-      else status = p.host ? t("race.host") : "";
+      else if (p.status === "gave_up") status = esc(t("race.gaveUp"));
+      else if (g.state === "racing") {
+        status = `${p.foundation_cards}/52<span class="opt"> · ${esc(t("race.movesN", { n: p.moves }))}</span>`;
+      } else status = p.host ? esc(t("race.host")) : "";
       const cls = [p.player_id === g.you ? "me" : "", p.status === "finished" ? "finished" : "",
         p.gone ? "gone" : ""].join(" ");
       return `<li class="${cls}" data-player="${esc(p.player_id)}">
         <span>${i + 1}.</span><span class="name">${esc(p.name)}${p.player_id === g.you ? ` (${esc(t("race.you"))})` : ""}</span>
         <span class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="52" aria-valuenow="${p.foundation_cards || 0}" aria-label="${esc(p.name)}"><span style="width:${pct}%"></span></span>
-        <span class="muted">${esc(status)}</span></li>`;
+        <span class="muted">${status}</span></li>`;
     }).join("");
     let actions = "";
     if (g.state === "lobby") {
