@@ -91,6 +91,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     f"is {deal.code}"
                 )
                 return 1
-            print(f"daily {deal.kind} of {deal.date}: the deal is that day's ({deal.code})")
+            print(f"{deal.kind} challenge of {deal.date}: the deal is that day's ({deal.code})")
     print(f"VERIFIED {label}: {verdict.message}")
     return 0
