@@ -107,6 +107,8 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Any
             want = replay_board.to_json()
             assert shown["columns"] == want["columns"], k
             assert shown["cells"] == want["cells"], k
+    alice.locator('[data-act="seek"]').fill(str(len(line) // 2))
+    alice.screenshot(path=str(SCREENSHOTS / "replay.png"))
     alice.locator('[data-act="first"]').click()
     alice.locator('[data-act="next"]').click()
     assert alice.locator('[data-k="step"]').inner_text() == f"1/{steps}"

@@ -205,9 +205,9 @@ export class ReplayView {
         <p class="muted" data-k="meta" data-i18n="msg.loading"></p>
         <div class="bar">
           <button class="btn" data-act="first" aria-label="⏮">⏮</button>
-          <button class="btn" data-act="prev" data-i18n-aria="replay.prev">◀</button>
+          <button class="btn" data-act="prev" data-i18n-aria="replay.prev">⟨</button>
           <button class="btn primary" data-act="play" data-i18n-aria="replay.play">▶</button>
-          <button class="btn" data-act="next" data-i18n-aria="replay.next">▶|</button>
+          <button class="btn" data-act="next" data-i18n-aria="replay.next">⟩</button>
           <button class="btn" data-act="last" aria-label="⏭">⏭</button>
           <input type="range" min="0" max="0" value="0" data-act="seek" data-i18n-aria="replay.step" style="flex:1;min-width:120px">
           <span class="stat"><b data-k="step">0/0</b><small data-i18n="replay.step"></small></span>
@@ -265,16 +265,20 @@ export class ReplayView {
   }
 
   togglePlay() {
+    const button = this.el.querySelector('[data-act="play"]');
     if (this.playing) {
       clearInterval(this.playing);
       this.playing = null;
+      button.textContent = "▶";
       return;
     }
+    button.textContent = "⏸";
     if (this.step >= this.states.length - 1) this.go(0);
     this.playing = setInterval(() => {
       if (!this.el || this.step >= this.states.length - 1) {
         clearInterval(this.playing);
         this.playing = null;
+        if (this.el) button.textContent = "▶";
         return;
       }
       this.go(this.step + 1);
