@@ -122,3 +122,18 @@ def test_a_url_is_fetched_and_verified(http_replay: tuple[str, dict[str, object]
     assert run(f"{base}/api/replay/r1").returncode == 0
     missing = run(f"{base}/api/replay/nope")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_a_daily_replay_must_be_on_that_days_deal(tmp_path: Path) -> None:
+    from server.daily import daily_deal
+
+    date = "2026-03-14"
+    code = daily_deal(date).code
+    good = honest(code, daily=(date, "daily"))
+    out = run(write(tmp_path, good.to_json(), "good.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"daily challenge of {date}: the deal is that day's ({code})" in out.stdout
+    other = daily_deal("2026-03-15").code
+    moved = honest(other, daily=(date, "daily"))  # an honest game, filed under another day
+    out = run(write(tmp_path, moved.to_json(), "moved.json"))
+    assert out.returncode == 1 and "wrong_deal" in out.stdout
