@@ -67,6 +67,12 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     bob.wait_for_selector(".countdown", timeout=5_000)
     for page in (alice, bob, carol):
         page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
+    # Someone who follows the invite after the start is offered the spectator view.
+    dave = new_page(browser, name="Dave")
+    dave.goto(link)
+    dave.wait_for_function("seahaven.game.role === 'spectator'", timeout=10_000)
+    assert dave.url.endswith(f"#/watch/{room}")
+    dave.context.close()
     code = alice.evaluate("seahaven.game.code")
     assert bob.evaluate("seahaven.game.code") == code
     start = Board.from_code(code)

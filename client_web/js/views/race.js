@@ -29,6 +29,10 @@ export class RaceView {
     this.topEl = this.el.querySelector(".race-top");
     this.table = null;
     if (room) {
+      // Too late to race: watch instead.
+      this.offError = app.net.on("error", (m) => {
+        if (m.code === "race_in_progress") location.hash = `#/watch/${encodeURIComponent(room)}`;
+      });
       app.online(() => {
         if (app.game.roomId === room || app.net.room === room) return; // a resume brings it back
         app.leaveRoom();
@@ -42,6 +46,8 @@ export class RaceView {
   }
 
   hide() {
+    this.offError?.();
+    this.offError = null;
     clearInterval(this.countTimer);
     this.countTimer = null;
     document.querySelector(".countdown")?.remove();
