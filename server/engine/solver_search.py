@@ -261,6 +261,9 @@ def play(
 ) -> tuple[list[bytes], bytes, list[int], list[InnerMove]]:
     """Play a move from :func:`moves_from`, then the foundation moves it allows.
 
+    The table must be settled (no card at a top or in a cell can go home, as after
+    :func:`settle`): then only the card the move uncovers can start foundation moves.
+
     Returns:
         The new columns, cells and foundations, and the foundation moves made.
     """
@@ -284,5 +287,9 @@ def play(
         cols[src] = col[: -info.run]
         new_cells = cells
     found = list(found_t)
-    new_cells, auto = settle(cols, new_cells, found)
-    return cols, new_cells, found, auto
+    if src < FROM_CELL and cols[src]:
+        card = cols[src][-1]
+        if found[card // 13] == card % 13:
+            new_cells, auto = settle(cols, new_cells, found)
+            return cols, new_cells, found, auto
+    return cols, new_cells, found, []
