@@ -5,7 +5,9 @@ or 1 cells) and answers ``solved`` with the actions of a win in RULES.md notatio
 ``unsolvable`` when the search was exhaustive (a proof), or ``unknown`` when its state or
 time budget ran out. :func:`hint` gives the next action of a winning line.
 
-The search itself is in :mod:`server.engine.solver_search`; this module converts between
+The search itself is in :mod:`server.engine.solver_search`, and
+:mod:`server.engine.solver_shorten` takes shortcuts out of the line it finds (short lines
+are preferred: a line's length is the deal's par). This module converts between
 a :class:`~server.engine.board.Board` and the solver's compact table, and turns the
 solver's moves into actions that ``Board.play(parse_action(line))`` accepts in order.
 Everything here is pure and keeps no state between calls, so it is safe to run in worker
