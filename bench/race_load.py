@@ -23,6 +23,7 @@ import random
 import statistics
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ class Racer:
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.received = 0
         self.rejects = 0
+        self.task: asyncio.Task[None] | None = None
 
     async def reader(self) -> None:
         try:
@@ -94,7 +96,7 @@ class Racer:
 async def open_racer(url: str, name: str) -> Racer:
     ws = await connect(url, max_size=2**20, open_timeout=60, ping_interval=None)
     racer = Racer(ws)
-    asyncio.create_task(racer.reader())
+    racer.task = asyncio.create_task(racer.reader())
     await ws.send(json.dumps({"type": "hello", "name": name}))
     await racer.expect("welcome")
     return racer
@@ -172,7 +174,18 @@ def load_worker(
         out["failed"] = [repr(r) for r in results if isinstance(r, BaseException)][:5]
         return out
 
-    queue.put(asyncio.run(main()))
+    try:
+        queue.put(asyncio.run(main()))
+    except BaseException as exc:  # always report, so the parent never waits forever
+        queue.put(
+            {
+                "latencies": [],
+                "rejects": 0,
+                "received": 0,
+                "ready": 0,
+                "failed": [f"load process failed: {exc!r}"],
+            }
+        )
 
 
 # -- the echo floor -------------------------------------------------------------------------
@@ -264,14 +277,23 @@ def main() -> int:
         "--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     )
     parser.add_argument("--no-echo", action="store_true", help="skip the echo floor")
+    parser.add_argument("--url", help="race an already running server (http://host:port)")
+    parser.add_argument("--pid", type=int, help="with --url: its process id, for CPU and memory")
     args = parser.parse_args()
     rooms = max(1, args.racers // ROOM_SIZE)
     racers = rooms * ROOM_SIZE
 
-    srv = start_server(
-        args.redis_url, args=["--countdown-ms", "500", "--rate", "100", "--burst", "100"]
-    )
-    proc = psutil.Process(srv.proc.pid)
+    srv: Any = None
+    if args.url:
+        http_url = args.url.rstrip("/")
+        ws_url = http_url.replace("http", "ws", 1) + "/ws"
+        proc = psutil.Process(args.pid or os.getpid())
+    else:
+        srv = start_server(
+            args.redis_url, args=["--countdown-ms", "500", "--rate", "100", "--burst", "100"]
+        )
+        http_url, ws_url = srv.http_url, srv.ws_url
+        proc = psutil.Process(srv.proc.pid)
     base_rss = proc.memory_info().rss
     setup_s = max(20.0, rooms * 0.08)
     go_at = time.time() + setup_s
@@ -282,9 +304,7 @@ def main() -> int:
     ]
     procs, first = [], 0
     for n in per:
-        procs.append(
-            mp.Process(target=load_worker, args=(srv.ws_url, first, n, go_at, stop_at, queue))
-        )
+        procs.append(mp.Process(target=load_worker, args=(ws_url, first, n, go_at, stop_at, queue)))
         first += n
     t_setup = time.time()
     for p in procs:
@@ -297,12 +317,13 @@ def main() -> int:
     time.sleep(max(0.0, stop_at - time.time() - 0.5))
     cpu1, t1 = proc.cpu_times(), time.perf_counter()
     rss_peak = proc.memory_info().rss
-    results = [queue.get() for _ in procs]
+    results = [queue.get(timeout=setup_s + args.seconds + 120) for _ in procs]
     for p in procs:
         p.join()
-    with __import__("urllib.request").request.urlopen(srv.http_url + "/metrics") as res:
+    with urllib.request.urlopen(http_url + "/metrics") as res:
         metrics_text = res.read().decode()
-    srv.stop()
+    if srv is not None:
+        srv.stop()
 
     latencies = [x for r in results for x in r["latencies"]]
     rejects = sum(r["rejects"] for r in results)

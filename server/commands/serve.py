@@ -76,7 +76,7 @@ def main(args: argparse.Namespace) -> int:
     if args.static_dir:
         config.static_dir = args.static_dir
     try:
-        import uvloop  # type: ignore[import-not-found]
+        import uvloop  # a faster event loop; plain asyncio works too
     except ImportError:
         asyncio.run(run(config))
     else:
