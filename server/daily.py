@@ -8,8 +8,8 @@ every server instance (and any client holding the pool) agrees on it, after any 
     index  = (first 8 bytes of digest, big-endian unsigned) mod size
     deal   = pool[index]                                          pool order as in the file
 
-``KIND`` is ``daily`` (the 4-cell pool ``server/pools/c4.txt``, span 2000) or ``hard``
-(the 1-cell pool ``c1.txt``, span 200). Only the first ``SPAN`` entries are drawn from, so
+``KIND`` is ``daily`` (the 4-cell pool ``server/pools/c4.txt``, span 5000) or ``hard``
+(the 1-cell pool ``c1.txt``, span 1000). Only the first ``SPAN`` entries are drawn from, so
 appending deals to a pool never changes a day's deal. The par is the pool entry's solver
 solution length. Days run from :data:`FIRST_DAY` to today (UTC); later dates are refused,
 as are malformed ones.
@@ -28,7 +28,7 @@ KINDS: Final = ("daily", "hard")
 
 #: How many entries of each pool the daily draws from (fixed, so that growing a pool
 #: keeps every day's deal).
-SPAN: Final[dict[str, int]] = {"daily": 2000, "hard": 200}
+SPAN: Final[dict[str, int]] = {"daily": 5000, "hard": 1000}
 
 #: The first day with a daily challenge.
 FIRST_DAY: Final = dt.date(2026, 1, 1)

