@@ -116,6 +116,8 @@ def test_keyboard_play(web_server: ServerProc, browser: Any) -> None:
     page.keyboard.press("Enter")
     p.wait_moves(1)
     assert p.pile("cell4").locator(".card").get_attribute("data-card") == "3C"
+    # A screen reader hears the move.
+    page.wait_for_function("document.getElementById('live').textContent === '3 of clubs → Cell 4'")
     # U undoes, D double taps the focused card (the 2D of column 5 goes to cell 3).
     page.keyboard.press("u")
     p.wait_moves(2)
@@ -124,8 +126,10 @@ def test_keyboard_play(web_server: ServerProc, browser: Any) -> None:
     page.keyboard.press("d")
     p.wait_moves(3)
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
-    # Every card has a visible focus ring when focused from the keyboard.
+    # Tab goes from pile to pile (one stop each), with a visible focus ring.
     p.top("col1").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.loc") == "col2"
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline == "solid"
     assert page.js_errors == []

@@ -182,7 +182,8 @@ export function render(root, state, opts = {}) {
   root.append(top, tab);
   squeeze(root, state, opts.maxHeight);
   if (interactive) {
-    for (const el of root.querySelectorAll(".card")) el.tabIndex = el.classList.contains("top") || el.dataset.loc.startsWith("col") ? 0 : -1;
+    // One tab stop per pile (its top card, or the pile when empty); arrows move between them.
+    for (const el of root.querySelectorAll(".card")) el.tabIndex = el.classList.contains("top") ? 0 : -1;
     for (const el of root.querySelectorAll(".pile")) if (!el.querySelector(".card")) el.tabIndex = 0;
   }
   if (before.size) flip(root, before);

@@ -64,6 +64,12 @@ export class Table {
     this.offs.push(this.net.on("ack", () => this.pointer.settle()));
     this.offs.push(this.net.on("reject", (m) => this.onReject(m)));
     this.offs.push(this.net.on("hint", (m) => this.onHint(m)));
+    // Screen readers hear each of the player's own moves.
+    this.offs.push(this.net.on("delta", (m) => {
+      if (m.player_id !== this.game.you || !m.changes.length) return;
+      const c = m.changes[0];
+      announce(`${cardLabel(c.cards[0])} → ${this.locLabel(c.dst)}`);
+    }));
     this.timer = setInterval(() => this.tick(), 100);
     this.draw();
   }
