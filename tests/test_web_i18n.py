@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS
 from server.engine.errors import REASONS
 from tests.serverproc import ServerProc
 from tests.web_helpers import (
@@ -21,7 +22,6 @@ from tests.web_helpers import (
     web_server,
 )
 
-pytestmark = [pytest.mark.browser, needs_chromium]
 __all__ = ["browser", "web_server"]
 
 I18N = Path(__file__).resolve().parent.parent / "client_web" / "i18n"
@@ -36,13 +36,25 @@ RULES_TITLE = {
 }
 
 
-def test_every_language_explains_every_engine_reason() -> None:
+def _keys(d: dict[str, Any], prefix: str = "") -> set[str]:
+    out: set[str] = set()
+    for k, v in d.items():
+        out |= _keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k}
+    return out
+
+
+def test_every_language_explains_every_refusal_and_error() -> None:
+    english = json.loads((I18N / "en.json").read_text(encoding="utf-8"))
     for lang in LANGS:
         texts = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
-        missing = set(REASONS) - set(texts["reason"])
+        missing = (set(REASONS) | set(SERVER_REJECT_REASONS)) - set(texts["reason"])
         assert not missing, f"{lang}.json lacks reasons {sorted(missing)}"
+        assert not set(ERROR_CODES) - set(texts["error"]), lang
+        assert _keys(texts) == _keys(english), lang
 
 
+@pytest.mark.browser
+@needs_chromium
 def test_language_from_the_browser_then_the_switch(web_server: ServerProc, browser: Any) -> None:
     page = new_page(browser, lang="de-DE")
     page.goto(web_server.http_url + "/#/rules")
@@ -67,6 +79,8 @@ def test_language_from_the_browser_then_the_switch(web_server: ServerProc, brows
     assert page.js_errors == []
 
 
+@pytest.mark.browser
+@needs_chromium
 def test_a_refusal_is_explained_in_the_players_language(
     web_server: ServerProc, browser: Any
 ) -> None:
