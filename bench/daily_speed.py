@@ -81,7 +81,8 @@ async def main(players: int, url: str) -> None:
     prefix = f"bench:daily:{secrets.token_hex(4)}:"
     board = Leaderboard(client, prefix)
     date = dates[-1]
-    base = daily_replay(date, "p", 1_780_000_000_000, 300)
+    noon = int(dt.datetime.fromisoformat(f"{date}T12:00:00+00:00").timestamp() * 1000)
+    base = daily_replay(date, "p", noon, 300)
     try:
         submit_ms = []
         began = time.perf_counter()
