@@ -40,7 +40,7 @@ def _tops(page: Any) -> list[str | None]:
 
 
 def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) -> None:
-    page = new_page(browser)
+    page = new_page(browser, permissions=["clipboard-read", "clipboard-write"])
     page.goto(web_server.http_url + "/#/play")
     wait_ready(page)
     # A typed code (any case, spaces around) starts exactly that deal.
@@ -48,6 +48,10 @@ def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) 
     page.get_by_role("button", name="Play this code").click()
     page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
     assert page.locator('[data-k="code"]').inner_text() == CODE
+    # The code of the game can be copied to share it.
+    page.get_by_role("button", name="Copy", exact=True).click()
+    page.locator("#toast").wait_for(state="visible")
+    assert page.evaluate("navigator.clipboard.readText()") == CODE
     start = Board.from_code(CODE).to_json()
     assert board_json(page)["columns"] == start["columns"]
     p = Player(page)
@@ -64,6 +68,7 @@ def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) 
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
     assert _tops(page)[4] == "TD"
     # A single click on a card that cannot go home does nothing, and says nothing.
+    page.evaluate("document.getElementById('toast').hidden = true")
     p.top("col1").click()
     page.wait_for_timeout(600)
     assert p.moves() == 1
