@@ -125,13 +125,15 @@ class Hub:
         conns = self.rooms.get(room)
         if not conns:
             return
-        _origin, pid, full, racer = data.split("\t", 3)
+        origin, pid, full, racer = data.split("\t", 3)
         if not pid and self.on_room_event is not None:
             self.on_room_event(room, full)
-        for conn in list(conns):
+        for conn in conns:
+            if conn.cid == origin:  # the mover's own delta went out with its ack
+                continue
             text = view(conn, pid, full, racer)
             if text is not None:
-                await conn.push(text, full)
+                conn.push(text, full)
 
     async def deliver(self, conn: Conn, entries: list[str]) -> int:
         """Send stored events (``PID\\tFULL\\tRACER``) to one socket; returns the last seq."""

@@ -526,7 +526,7 @@ async def commit(
             1 if won else 0,
             finished_body,
             result_prefix,
-            app.instance_id,
+            conn.cid,
             MAX_EVENTS,
             app.store.ttl,
         ],
@@ -537,7 +537,9 @@ async def commit(
         if entry.first_ms is None:
             entry.first_ms = now
         entry.last_ms = now
+        # The ack and the mover's own delta leave in one write; the channel skips this socket.
         await conn.send({"type": "ack", "id": action_id, "seq": out.seq})
+        await conn.send_text(f'{{"seq":{out.seq},{delta_body}')
         if lost:
             await conn.send({"type": "lost", "player_id": pid})
         if won:  # keep the replay; verify and rank a daily win; race history

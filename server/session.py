@@ -7,7 +7,7 @@ Every frame is checked (size, rate, JSON, the protocol models) before a handler 
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
 import logging
 import secrets
@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from redis.exceptions import RedisError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol.models import CLIENT_ADAPTER, ERROR_CODES, MAX_FRAME
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from .app import App
 
 log = logging.getLogger(__name__)
+
+#: Bytes waiting in a socket's send buffer before the client counts as too slow.
+MAX_BUFFERED = 1 << 20
 
 #: Messages a connection may send before ``hello``.
 BEFORE_HELLO = frozenset({"hello", "resume", "ping"})
@@ -46,8 +50,10 @@ class Conn:
         "allowance",
         "app",
         "cid",
+        "flush_scheduled",
         "last_check",
         "name",
+        "out",
         "pid",
         "role",
         "room",
@@ -59,7 +65,9 @@ class Conn:
     def __init__(self, app: App, ws: ServerConnection) -> None:
         self.app = app
         self.ws = ws
-        self.cid = secrets.token_hex(4)
+        self.cid = f"{app.instance_id}.{secrets.token_hex(4)}"
+        self.out: list[str] = []
+        self.flush_scheduled = False
         self.pid: str | None = None
         self.name = ""
         self.token = ""
@@ -70,30 +78,51 @@ class Conn:
         self.last_check = time.monotonic()
 
     async def send_text(self, text: str) -> None:
-        """Send one frame; a closed socket is ignored (its reader ends the session)."""
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.send(text)
+        """Send one frame (queued; see :meth:`queue`)."""
+        self.queue(text)
+
+    def queue(self, text: str) -> None:
+        """Queue a frame; every frame queued in one turn of the event loop goes out in one
+        socket write, which matters when each system call is expensive."""
+        self.out.append(text)
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write the queued frames (dropped if the socket is closing)."""
+        self.flush_scheduled = False
+        frames, self.out = self.out, []
+        protocol = self.ws.protocol
+        if protocol.state is not State.OPEN:
+            return
+        transport = self.ws.transport
+        if transport.get_write_buffer_size() > MAX_BUFFERED:
+            # A client that does not read its events would hold memory without bound:
+            # drop it; it resumes from its last seq.
+            self.app.spawn(self.ws.close(1013, "too slow"))
+            return
+        for text in frames:
+            protocol.send_text(text.encode())
+        data = protocol.data_to_send()
+        if data:
+            transport.write(b"".join(data))
 
     async def send(self, data: dict[str, Any]) -> None:
         """Send a message."""
-        await self.send_text(json.dumps(data, separators=(",", ":")))
+        self.queue(json.dumps(data, separators=(",", ":")))
 
     async def error(self, code: str, message: str | None = None) -> None:
         """Send ``error``."""
         self.app.metrics.errors += 1
         await self.send({"type": "error", "code": code, "message": message or ERROR_CODES[code]})
 
-    async def push(self, text: str, full: str) -> None:
+    def push(self, text: str, full: str) -> None:
         """Forward a room event (held back while a snapshot is on its way)."""
         if self.syncing is not None:
             self.syncing.append((event_seq(full), text))
             return
-        if getattr(self.ws, "paused", False):
-            # A socket that does not read its events would stall every room here: drop it;
-            # the client resumes from its last seq.
-            self.app.spawn(self.ws.close(1013, "too slow"))
-            return
-        await self.send_text(text)
+        self.queue(text)
 
     def allow(self) -> bool:
         """The token bucket: ``rate_per_s`` messages a second, bursts of ``rate_burst``."""

@@ -209,7 +209,8 @@ return {'ok', seq}
 
 #: Commit one action. KEYS: meta, log, ids, events, res.
 #: ARGV: pid, round, id, version, log entry, delta body, progress body, finishing (0/1),
-#: finished body (ends with ``"rank":``), result json prefix (ends with ``"rank":``), origin,
+#: finished body (ends with ``"rank":``), result json prefix (ends with ``"rank":``), origin
+#: (the mover's connection, which gets its delta with the ack and not from the channel),
 #: maxev, ttl. Returns {status, seq, rank}.
 MOVE: Final = (
     _COMMON
@@ -235,8 +236,8 @@ if ARGV[8] == '1' then
   rank = redis.call('HINCRBY', KEYS[1], 'finishers', 1)
   redis.call('HINCRBY', KEYS[1], 'playing', -1)
   redis.call('HSET', KEYS[5], pid, ARGV[10] .. rank .. '}')
-  emit(KEYS[1], KEYS[4], ch, origin, pid, ARGV[9] .. rank .. '}', '', maxev)
-  maybe_over(KEYS[1], KEYS[4], KEYS[5], ch, origin, round, maxev)
+  emit(KEYS[1], KEYS[4], ch, '-', pid, ARGV[9] .. rank .. '}', '', maxev)
+  maybe_over(KEYS[1], KEYS[4], KEYS[5], ch, '-', round, maxev)
 end
 touch(ttl, KEYS)
 return {'ok', seq, rank}
