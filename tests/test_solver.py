@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from server.engine import Board, format_code, parse_action, parse_card
 from server.engine.solver import Hint, hint, solve
-from server.pools import load_pool, parse_pool
+from server.pools import draw, load_pool, parse_pool
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -300,3 +300,24 @@ def test_shipped_pool_sample_replays_to_a_win_at_par(cells: int) -> None:
         assert answer.result == "solved"
         assert len(answer.moves) == entry.par
         assert replay(board, answer.moves).is_won()
+
+
+def test_draw_takes_entries_from_the_pool() -> None:
+    pool = set(load_pool(2))
+    rng = random.Random(7)
+    drawn = [draw(2, rng) for _ in range(50)]
+    assert all(entry in pool for entry in drawn)
+    assert len({entry.deal for entry in drawn}) > 10
+    assert draw(2, random.Random(7)) == drawn[0]  # a seeded source draws the same deal
+
+
+def test_pool_errors_are_clear() -> None:
+    with pytest.raises(ValueError, match="cell count 3"):
+        load_pool(3)
+    with pytest.raises(ValueError, match="line 2"):
+        parse_pool("# header\n12 x\n", 4)
+    with pytest.raises(ValueError, match="listed twice"):
+        parse_pool("5 80\n5 81\n", 4)
+    with pytest.raises(ValueError, match="out of range"):
+        parse_pool(f"{2**35} 80\n", 4)
+    assert parse_pool("# only a header\n\n", 1) == ()
