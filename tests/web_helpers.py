@@ -8,6 +8,7 @@ DOM (``data-loc`` on piles, ``data-card`` on cards) so a solver line can be play
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+# Screenshots go to a temporary folder; `SEAHAVEN_SCREENSHOTS=docs/screenshots` refreshes the
+# ones the README shows.
+SCREENSHOTS = Path(
+    os.environ.get("SEAHAVEN_SCREENSHOTS") or Path(tempfile.gettempdir()) / "seahaven-screenshots"
+)
+SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
 #: A short countdown keeps the race tests quick; a generous rate limit lets the test click fast.
 SERVE_ARGS = ["--countdown-ms", "1200", "--rate", "200", "--burst", "200"]
