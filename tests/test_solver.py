@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,16 @@ def test_hint_is_the_first_action_of_a_win() -> None:
     assert answer.status == "move" and answer.move is not None
     after = replay(board, [answer.move])
     assert solve(after).result == "solved"
+
+
+def test_hints_in_worker_threads_match_hints_in_turn() -> None:
+    # The server calls hint() through asyncio.to_thread: calls must share no state.
+    boards = [Board.deal(d, cells) for d in range(8) for cells in (4, 2)]
+    alone = [hint(b, timeout=30) for b in boards]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda b: hint(b, timeout=30), boards))
+    assert together == alone
+    assert {h.status for h in alone} == {"move", "lost"}
 
 
 # -- the command line -------------------------------------------------------------------
