@@ -68,8 +68,10 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     for page in (alice, bob, carol):
         page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
     # Someone who follows the invite after the start is offered the spectator view.
-    dave = new_page(browser, name="Dave")
+    dave = new_page(browser)  # new here: asked for a name first
     dave.goto(link)
+    dave.get_by_label("Your name").fill("Dave")
+    dave.get_by_role("button", name="Join").click()
     dave.wait_for_function("seahaven.game.role === 'spectator'", timeout=10_000)
     assert dave.url.endswith(f"#/watch/{room}")
     dave.context.close()

@@ -84,8 +84,9 @@ def new_page(
     )
     if name:
         ctx.add_init_script(
-            "localStorage.getItem('seahaven.name') || "
-            f"localStorage.setItem('seahaven.name', {name!r})"
+            "localStorage.getItem('seahaven.name') || ("
+            f"localStorage.setItem('seahaven.name', {name!r}), "
+            "localStorage.setItem('seahaven.name.chosen', '1'))"
         )
     page = ctx.new_page()
     errors: list[str] = []

@@ -24,7 +24,15 @@ export function playerName() {
 
 export function setPlayerName(name) {
   const clean = String(name).trim().slice(0, 24);
-  if (clean) localStorage.setItem(NAME_KEY, clean);
+  if (clean) {
+    localStorage.setItem(NAME_KEY, clean);
+    localStorage.setItem(`${NAME_KEY}.chosen`, "1");
+  }
+}
+
+/** Whether the player ever typed a name (or still has the one made up for them). */
+export function nameChosen() {
+  return localStorage.getItem(`${NAME_KEY}.chosen`) === "1";
 }
 
 let toastTimer = null;

@@ -3,7 +3,7 @@
 
 import { Table } from "../table.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc, copyText, toast, playerName, setPlayerName } from "../app.js";
+import { html, esc, copyText, toast, playerName, setPlayerName, nameChosen } from "../app.js";
 
 /** The invite link of a room: the server's, made absolute, or this page's race address. */
 export function inviteLink(game) {
@@ -35,14 +35,50 @@ export class RaceView {
       });
       app.online(() => {
         if (app.game.roomId === room || app.net.room === room) return; // a resume brings it back
-        app.leaveRoom();
-        app.net.send("join", { room, role: "player" });
+        if (nameChosen()) {
+          this.join(room);
+        } else {
+          this.askName(room); // someone new, from an invite: ask their name first
+        }
       });
     } else if (app.game.mode === "race" && app.game.roomId && app.game.role === "player") {
       location.replace(`#/race/${app.game.roomId}`);
       return;
     }
     this.refresh();
+  }
+
+  join(room) {
+    this.app.leaveRoom();
+    this.app.net.send("join", { room, role: "player" });
+  }
+
+  askName(room) {
+    this.topEl.dataset.mode = "ask";
+    this.topEl.innerHTML = "";
+    const el = html(`
+      <form class="card-panel">
+        <h2></h2>
+        <div class="row">
+          <label><span data-i18n="race.yourName"></span>
+            <input class="field" name="name" maxlength="24" autocomplete="nickname" required></label>
+          <button class="btn primary" data-i18n="act.join"></button>
+        </div>
+      </form>`);
+    el.querySelector("h2").textContent = t("race.room", { room });
+    this.topEl.append(el);
+    const input = el.querySelector('[name="name"]');
+    input.value = playerName();
+    input.select();
+    input.focus();
+    el.onsubmit = (ev) => {
+      ev.preventDefault();
+      setPlayerName(input.value);
+      this.app.leaveRoom();
+      this.app.net.greet(); // hello again with the chosen name (same token, same player)
+      this.topEl.dataset.mode = "";
+      this.join(room);
+    };
   }
 
   hide() {
@@ -77,6 +113,7 @@ export class RaceView {
     if (!this.el) return;
     const g = this.app.game;
     const inRace = g.mode === "race" && g.roomId && g.role === "player";
+    if (!inRace && this.topEl.dataset.mode === "ask") return;
     if (!inRace) {
       this.drawCreate();
       this.setTable(false);
