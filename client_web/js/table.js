@@ -97,7 +97,7 @@ export class Table {
   }
 
   hint() {
-    if (!this.canPlay()) return;
+    if (!this.canPlay() || this.game.mode === "race") return;
     this.net.send("hint");
   }
 
@@ -162,6 +162,8 @@ export class Table {
     this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;
     const playing = this.canPlay();
     for (const b of this.el.querySelectorAll(".stats .btn, .extra .btn")) b.disabled = !playing;
+    // A solver's hint would decide a race: the button is only for games alone.
+    this.el.querySelector('[data-act="hint"]').hidden = this.game.mode === "race";
     this.tick();
     this.drawBanners();
     if (!board) {
