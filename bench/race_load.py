@@ -64,6 +64,7 @@ class Racer:
         self.received = 0
         self.rejects = 0
         self.task: asyncio.Task[None] | None = None
+        self.racing = False
 
     async def reader(self) -> None:
         try:
@@ -76,6 +77,8 @@ class Racer:
                     if sent is not None:
                         self.latencies.append(now - sent)
                     continue
+                if self.racing and raw.startswith('{"seq"'):
+                    continue  # deltas and progress: counted, not parsed (keep the load cheap)
                 msg = json.loads(raw)
                 if msg["type"] == "reject":
                     self.rejects += 1
@@ -122,6 +125,8 @@ async def run_room(url: str, index: int, go_at: float, stop_at: float, out: dict
     for r in racers[1:]:
         await r.expect("started")
     line = solve(Board.from_code(started["code"]), timeout=10).moves
+    for c in [*racers, spectator]:
+        c.racing = True
     await asyncio.gather(*(play(r, line, stop_at) for r in racers))
     for r in racers:
         out["latencies"].extend(r.latencies)
@@ -313,9 +318,13 @@ def main() -> int:
     rss_connected = proc.memory_info().rss
     conns = racers + rooms
     time.sleep(2.5)  # countdown and first moves
+    loaders = [psutil.Process(p.pid) for p in procs]
+    load0 = sum(sum(lp.cpu_times()[:2]) for lp in loaders)
     cpu0, t0 = proc.cpu_times(), time.perf_counter()
     time.sleep(max(0.0, stop_at - time.time() - 0.5))
     cpu1, t1 = proc.cpu_times(), time.perf_counter()
+    load1 = sum(sum(lp.cpu_times()[:2]) for lp in loaders)
+    loadavg = os.getloadavg()
     rss_peak = proc.memory_info().rss
     results = [queue.get(timeout=setup_s + args.seconds + 120) for _ in procs]
     for p in procs:
@@ -356,9 +365,29 @@ def main() -> int:
     print(f"| move-to-ack p50 | {statistics.median(latencies) * ms:.2f} ms |")
     print(f"| move-to-ack p99 | {percentile(latencies, 99) * ms:.2f} ms |")
     print(f"| move-to-ack max | {max(latencies) * ms:.2f} ms |")
+    metric = {
+        line.split()[0]: float(line.split()[-1])
+        for line in metrics_text.splitlines()
+        if line and not line.startswith("#") and "{" not in line
+    }
+    if metric.get("seahaven_redis_moves_total"):
+        redis_ms = (
+            metric["seahaven_redis_move_seconds_total"] / metric["seahaven_redis_moves_total"]
+        )
+        print(f"| move script round trip (mean, server side) | {redis_ms * ms:.2f} ms |")
+    if "seahaven_loop_lag_seconds_mean" in metric:
+        print(
+            f"| server event loop lag mean / max | "
+            f"{metric['seahaven_loop_lag_seconds_mean'] * ms:.2f} / "
+            f"{metric['seahaven_loop_lag_seconds_max'] * ms:.2f} ms |"
+        )
     if server_n and server_n[0]:
         print(f"| server time per move (mean) | {server_ms[0] / server_n[0] * ms:.2f} ms |")
     print(f"| server CPU | {cpu:.0f}% of one core |")
+    print(f"| load processes' CPU | {(load1 - load0) / (t1 - t0) * 100:.0f}% of one core |")
+    print(
+        f"| machine load average (1 min) at the end | {loadavg[0]:.1f} on {os.cpu_count()} cores |"
+    )
     print(
         f"| server RSS | {rss_peak / 2**20:.0f} MiB "
         f"({(rss_connected - base_rss) / conns / 1024:.1f} KiB per connection) |"

@@ -215,6 +215,17 @@ class App:
                     with contextlib.suppress(Exception):
                         await self.begin(room)
 
+    async def watch_loop(self) -> None:
+        """Measure how late the event loop wakes a 50 ms sleep (its lag), for /metrics."""
+        loop = asyncio.get_running_loop()
+        while True:
+            start = loop.time()
+            await asyncio.sleep(0.05)
+            lag = loop.time() - start - 0.05
+            self.metrics.loop_lag_max = max(self.metrics.loop_lag_max, lag)
+            self.metrics.loop_lag_sum += lag
+            self.metrics.loop_lag_n += 1
+
     async def on_disconnect(self, conn: Any) -> None:
         """A socket closed: in the lobby (or as a spectator) that is leaving the room."""
         from .race import leave_room, leave_socket
@@ -338,6 +349,7 @@ async def run(config: Config, ready: asyncio.Event | None = None) -> None:
     app.embedded = lite
     app.hub.start()
     app.spawn(app.janitor())
+    app.spawn(app.watch_loop())
 
     async def handler(ws: ServerConnection) -> None:
         await serve_connection(app, ws)

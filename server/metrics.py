@@ -25,6 +25,12 @@ class Metrics:
         self.started = time.monotonic()
         self._rate_mark = (time.monotonic(), 0)
         self.rooms_local = 0
+        self.redis_move_seconds = 0.0
+        self.redis_moves = 0
+        self.late_begins = 0
+        self.loop_lag_max = 0.0
+        self.loop_lag_sum = 0.0
+        self.loop_lag_n = 0
 
     def observe_move(self, seconds: float) -> None:
         """Count an acknowledged move and its handling time."""
@@ -64,6 +70,19 @@ class Metrics:
             "# HELP seahaven_moves_per_second Acknowledged actions per second since last scrape.",
             "# TYPE seahaven_moves_per_second gauge",
             f"seahaven_moves_per_second {self.moves_per_second():.3f}",
+            "# HELP seahaven_redis_move_seconds_total Time spent in the move script, client side.",
+            "# TYPE seahaven_redis_move_seconds_total counter",
+            f"seahaven_redis_move_seconds_total {self.redis_move_seconds:.6f}",
+            "# TYPE seahaven_redis_moves_total counter",
+            f"seahaven_redis_moves_total {self.redis_moves}",
+            "# HELP seahaven_late_begins_total Races started by a move after the countdown.",
+            "# TYPE seahaven_late_begins_total counter",
+            f"seahaven_late_begins_total {self.late_begins}",
+            "# HELP seahaven_loop_lag_seconds_max Longest event loop lag seen.",
+            "# TYPE seahaven_loop_lag_seconds_max gauge",
+            f"seahaven_loop_lag_seconds_max {self.loop_lag_max:.6f}",
+            "# TYPE seahaven_loop_lag_seconds_mean gauge",
+            f"seahaven_loop_lag_seconds_mean {self.loop_lag_sum / max(self.loop_lag_n, 1):.6f}",
             "# TYPE seahaven_rejects_total counter",
             f"seahaven_rejects_total {self.rejects}",
             "# TYPE seahaven_errors_total counter",

@@ -403,6 +403,7 @@ async def on_action(
         await reject(app, conn, msg.id, "not_racing", "the room is gone")
         return
     if state.state == "countdown" and now_ms() >= state.starts_at:
+        app.metrics.late_begins += 1
         await app.begin(room)
         state = await app.room_state(room, refresh=True) or state
     if state.state in ("lobby", "countdown"):
@@ -511,6 +512,7 @@ async def commit(
             )[:-1]
             + ',"rank":'
         )
+    redis_started = time.perf_counter()
     out = await app.store.move(
         room,
         state.round,
@@ -531,6 +533,8 @@ async def commit(
             app.store.ttl,
         ],
     )
+    app.metrics.redis_move_seconds += time.perf_counter() - redis_started
+    app.metrics.redis_moves += 1
     if out.status == "ok":
         entry.version += 1
         entry.acked[action_id] = out.seq
