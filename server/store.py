@@ -27,6 +27,7 @@ from typing import Any, Final
 import redis.asyncio as aioredis
 
 from . import store_lua
+from .batch import ScriptBatcher
 
 #: Events kept per room for resume; an older last_seq gets a snapshot.
 MAX_EVENTS: Final = 2000
@@ -117,7 +118,7 @@ class Store:
         self._leave = r.register_script(store_lua.LEAVE)
         self._start = r.register_script(store_lua.START)
         self._begin = r.register_script(store_lua.BEGIN)
-        self._move = r.register_script(store_lua.MOVE)
+        self._move = ScriptBatcher(redis, r.register_script(store_lua.MOVE))
         self._give_up = r.register_script(store_lua.GIVE_UP)
         self._rematch = r.register_script(store_lua.REMATCH)
         self._events_after = r.register_script(store_lua.EVENTS_AFTER)
