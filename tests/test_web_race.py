@@ -61,6 +61,14 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     carol.wait_for_function("seahaven.game.role === 'spectator'")
     assert carol.locator(".watch-head .chip").all_inner_texts() == ["Alice", "Bob"]
 
+    # A reload in the lobby keeps Bob's seat (the client takes it again if the server let
+    # it go with the old socket).
+    bob.reload()
+    wait_ready(bob)
+    bob.wait_for_function(f"seahaven.game.roomId === '{room}' && seahaven.game.role === 'player'")
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    bob.wait_for_timeout(200)
+    assert bob.locator("#toast").is_hidden()  # no error on the way back
     # Only the host may start; the countdown shows, then everyone races the same deal.
     assert bob.get_by_role("button", name="Start the race").count() == 0
     alice.get_by_role("button", name="Start the race").click()
@@ -124,6 +132,11 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     assert "Alice" in results.nth(0).inner_text()
     assert "Bob" in results.nth(1).inner_text()
     assert "Finished #2" in bob.locator(".banner.won").inner_text()
+    # A spectator who reloads comes back to the finish order (built from the snapshot).
+    carol.reload()
+    wait_ready(carol)
+    carol.wait_for_function("seahaven.game.state === 'done' && seahaven.game.role === 'spectator'")
+    assert carol.locator("table.results tbody tr").all_inner_texts()[0].startswith("1\tAlice")
     alice.screenshot(path=str(SCREENSHOTS / "race-results.png"))
     # Only the host offers a rematch: a new deal, everyone back in the lobby.
     assert bob.get_by_role("button", name="Rematch").count() == 0

@@ -123,7 +123,12 @@ export class Game {
     if ((m.state === "racing" || m.state === "done") && m.starts_at && (m.mode === "race" || moved)) {
       this.startedAt = m.starts_at;
     }
-    this.lastSnapshot = m;
+    if (m.state === "done") {
+      // A snapshot of a finished race carries each racer's result: the finish order.
+      this.results = m.players.map((ps) => ({ player_id: ps.player_id, name: ps.name,
+        status: ps.status, rank: ps.rank ?? null, time_ms: ps.time_ms ?? null, moves: ps.moves }))
+        .sort((a, b) => (a.rank ?? 1e9) - (b.rank ?? 1e9));
+    }
   }
 
   onRoom(m) {
@@ -156,6 +161,13 @@ export class Game {
     }
     for (const [pid, p] of this.players) p.gone = !present.has(pid);
     if (!this.you) this.you = this.net.playerId;
+    if (this.you && !present.has(this.you)) {
+      // Our seat is gone (an old socket of ours closed after we came back): start over;
+      // the view takes the seat again.
+      this.net.send("leave");
+      this.net.setRoom(null);
+      this.net.emit("room_gone", { type: "room_gone" });
+    }
   }
 
   onCountdown(m) {

@@ -28,10 +28,17 @@ export class RaceView {
     main.append(this.el);
     this.topEl = this.el.querySelector(".race-top");
     this.table = null;
+    this.joining = null;
     if (room) {
       // Too late to race: watch instead.
       this.offError = app.net.on("error", (m) => {
+        this.joining = null;
         if (m.code === "race_in_progress") location.hash = `#/watch/${encodeURIComponent(room)}`;
+      });
+      // The server ends a lobby seat when its socket closes (a reload does that): take the
+      // seat again.
+      this.offGone = app.net.on("room_gone", () => {
+        if (this.el && nameChosen()) app.online(() => this.join(room));
       });
       app.online(() => {
         if (app.game.roomId === room || app.net.room === room) return; // a resume brings it back
@@ -49,6 +56,8 @@ export class RaceView {
   }
 
   join(room) {
+    if (this.joining === room) return; // one join at a time (a resume may also bring us in)
+    this.joining = room;
     this.app.leaveRoom();
     this.app.net.send("join", { room, role: "player" });
   }
@@ -83,7 +92,8 @@ export class RaceView {
 
   hide() {
     this.offError?.();
-    this.offError = null;
+    this.offGone?.();
+    this.offError = this.offGone = null;
     clearInterval(this.countTimer);
     this.countTimer = null;
     document.querySelector(".countdown")?.remove();
@@ -93,6 +103,7 @@ export class RaceView {
   }
 
   onGame(type) {
+    if (type === "snapshot") this.joining = null;
     if (type === "snapshot" || type === "room" || type === "started" || type === "countdown") {
       const g = this.app.game;
       if (g.mode === "race" && g.roomId && g.role === "player" && location.hash !== `#/race/${g.roomId}`) {

@@ -21,10 +21,21 @@ export class WatchView {
     main.append(this.el);
     this.drawn = new Map();
     if (room) {
-      app.online(() => {
-        if ((app.game.roomId === room || app.net.room === room) && app.game.role !== "player") return;
+      // A spectator's seat ends with its socket (a reload does that): take it again.
+      this.joining = null;
+      const join = () => {
+        if (this.joining === room) return; // one join at a time
+        this.joining = room;
         app.leaveRoom();
         app.net.send("join", { room, role: "spectator" });
+      };
+      this.offGone = app.net.on("room_gone", () => {
+        if (this.el) app.online(join);
+      });
+      this.offErr = app.net.on("error", () => { this.joining = null; });
+      app.online(() => {
+        if ((app.game.roomId === room || app.net.room === room) && app.game.role !== "player") return;
+        join();
       });
     }
     this.room = room;
@@ -33,11 +44,17 @@ export class WatchView {
   }
 
   hide() {
+    this.offGone?.();
+    this.offErr?.();
+    this.offGone = this.offErr = null;
     clearInterval(this.timer);
     this.el = null;
   }
 
-  onGame() { this.refresh(); }
+  onGame(type) {
+    if (type === "snapshot") this.joining = null;
+    this.refresh();
+  }
   onResize() { this.drawn = new Map(); this.refresh(); }
   onLang() { this.drawn = new Map(); this.refresh(); }
 
