@@ -177,11 +177,15 @@ export class DailyView {
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th></th></tr></thead>
       <tbody>${rows}</tbody></table>`;
     // The HTTP answer says our rank even when we are outside the entries; pushes do not.
-    if (lb.player && lb.player.player_id === me) this.myRank = lb.player.rank;
+    if (lb.player && lb.player.player_id === me) {
+      this.myRank = lb.player.rank;
+      this.streak = lb.player.streak;
+    }
     const mine = lb.entries.find((e) => e.player_id === me);
     const rank = mine ? mine.rank : this.myRank;
-    this.el.querySelector('[data-k="myrank"]').textContent = rank
-      ? t("daily.yourRank", { rank, n: lb.finishers }) : t("daily.notRanked");
+    const streak = this.streak ? ` · ${t("daily.streak", { n: this.streak })}` : "";
+    this.el.querySelector('[data-k="myrank"]').textContent = (rank
+      ? t("daily.yourRank", { rank, n: lb.finishers }) : t("daily.notRanked")) + streak;
   }
 }
 
