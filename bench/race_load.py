@@ -60,6 +60,7 @@ class Racer:
         self.ws = ws
         self.pending: dict[int, float] = {}
         self.latencies: list[float] = []
+        self.when: list[float] = []
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.received = 0
         self.rejects = 0
@@ -76,6 +77,7 @@ class Racer:
                     sent = self.pending.pop(msg["id"], None)
                     if sent is not None:
                         self.latencies.append(now - sent)
+                        self.when.append(time.time())
                     continue
                 if self.racing and raw.startswith('{"seq"'):
                     continue  # deltas and progress: counted, not parsed (keep the load cheap)
@@ -130,6 +132,7 @@ async def run_room(url: str, index: int, go_at: float, stop_at: float, out: dict
     await asyncio.gather(*(play(r, line, stop_at) for r in racers))
     for r in racers:
         out["latencies"].extend(r.latencies)
+        out["when"].extend(r.when)
         out["rejects"] += r.rejects
         out["received"] += r.received
     out["received"] += spectator.received
@@ -165,7 +168,7 @@ def load_worker(
     """A load process: ``rooms`` rooms on its own event loop."""
 
     async def main() -> dict[str, Any]:
-        out: dict[str, Any] = {"latencies": [], "rejects": 0, "received": 0, "ready": 0}
+        out: dict[str, Any] = {"latencies": [], "when": [], "rejects": 0, "received": 0, "ready": 0}
         sem = asyncio.Semaphore(50)  # do not open every socket at the same instant
 
         async def one(i: int) -> None:
@@ -185,6 +188,7 @@ def load_worker(
         queue.put(
             {
                 "latencies": [],
+                "when": [],
                 "rejects": 0,
                 "received": 0,
                 "ready": 0,
@@ -282,6 +286,9 @@ def main() -> int:
         "--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     )
     parser.add_argument("--no-echo", action="store_true", help="skip the echo floor")
+    parser.add_argument("--timeline", action="store_true", help="latency per 5-second window")
+    parser.add_argument("--embedded", action="store_true", help="the server's embedded Redis")
+    parser.add_argument("--nice", type=int, default=0, help="renice the server (root: < 0)")
     parser.add_argument("--url", help="race an already running server (http://host:port)")
     parser.add_argument("--pid", type=int, help="with --url: its process id, for CPU and memory")
     args = parser.parse_args()
@@ -294,9 +301,18 @@ def main() -> int:
         ws_url = http_url.replace("http", "ws", 1) + "/ws"
         proc = psutil.Process(args.pid or os.getpid())
     else:
+        import tempfile
+
         srv = start_server(
-            args.redis_url, args=["--countdown-ms", "500", "--rate", "100", "--burst", "100"]
+            None if args.embedded else args.redis_url,
+            data_dir=tempfile.mkdtemp(prefix="seahaven-bench-") if args.embedded else None,
+            args=["--countdown-ms", "500", "--rate", "100", "--burst", "100"],
         )
+        if args.nice:
+            # Shield the server (and its embedded Redis, started as its child) from other
+            # jobs on a shared machine; the load processes keep the normal priority.
+            for p in [psutil.Process(srv.proc.pid), *psutil.Process(srv.proc.pid).children()]:
+                p.nice(args.nice)
         http_url, ws_url = srv.http_url, srv.ws_url
         proc = psutil.Process(srv.proc.pid)
     base_rss = proc.memory_info().rss
@@ -392,6 +408,22 @@ def main() -> int:
         f"| server RSS | {rss_peak / 2**20:.0f} MiB "
         f"({(rss_connected - base_rss) / conns / 1024:.1f} KiB per connection) |"
     )
+    if args.timeline:
+        pairs = sorted(zip((w for r in results for w in r["when"]), latencies, strict=True))
+        print("\nack latency by 5-second window (from the start):")
+        start = pairs[0][0] if pairs else 0.0
+        window: list[float] = []
+        edge = start + 5
+        for w, lat in [*pairs, (float("inf"), 0.0)]:
+            if w >= edge:
+                if window:
+                    print(
+                        f"  {edge - start - 5:4.0f}-{edge - start:3.0f} s: {len(window):6d} acks, "
+                        f"p50 {statistics.median(window) * ms:7.2f} ms, "
+                        f"p99 {percentile(window, 99) * ms:8.2f} ms"
+                    )
+                window, edge = [], edge + 5
+            window.append(lat)
     if not args.no_echo:
         idle, loaded = measure_echo(racers, args.workers, min(args.seconds, 20))
         p50 = statistics.median(latencies)

@@ -98,7 +98,13 @@ class Hub:
                     await self.pubsub.unsubscribe(channel(room))
 
     async def _reader(self) -> None:
+        streak = 0
         while True:
+            streak += 1
+            if streak >= 32:
+                # Buffered messages come back without a pause; let acks and reads through.
+                streak = 0
+                await asyncio.sleep(0)
             try:
                 if not self.pubsub.subscribed:
                     await asyncio.sleep(0.01)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import logging
 import os
 
@@ -54,6 +55,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=int(env("SEAHAVEN_BURST", "40")),
         help="burst of messages per connection",
     )
+    p.add_argument(
+        "--loop",
+        choices=("uvloop", "asyncio"),
+        default=env("SEAHAVEN_LOOP", "uvloop"),
+        help="event loop (uvloop when installed, else asyncio)",
+    )
     p.set_defaults(func=main)
 
 
@@ -75,10 +82,10 @@ def main(args: argparse.Namespace) -> int:
     )
     if args.static_dir:
         config.static_dir = args.static_dir
-    try:
+    if args.loop == "uvloop" and importlib.util.find_spec("uvloop") is not None:
         import uvloop  # a faster event loop; plain asyncio works too
-    except ImportError:
-        asyncio.run(run(config))
-    else:
+
         uvloop.run(run(config))
+    else:
+        asyncio.run(run(config))
     return 0
