@@ -197,10 +197,27 @@ async def on_resume(app: App, conn: Conn, msg: m.Resume) -> None:
     conn.pid, conn.name, conn.token = session[0], session[1], msg.token
     room = msg.room.upper()
     member = await app.store.redis.hget(f"room:{{{room}}}:members", conn.pid)
-    if member is None:
+    if member is not None:
+        role = json.loads(member)["role"]
+    else:
+        # A membership that ended with the socket (a spectator, or a racer in the lobby):
+        # come back in, as a racer while the room is in its lobby, else as a spectator.
         fields = await app.store.room_fields(room)
-        await conn.error("not_in_room" if fields else "room_not_found")
-        return
+        if not fields:
+            await conn.error("room_not_found")
+            return
+        role = "player" if fields.get("state") == "lobby" else "spectator"
+        out = await app.store.join(
+            room, conn.pid, role, member_entry(conn, role), MAX_PLAYERS, app.instance_id
+        )
+        if out.status == "room_full":
+            role = "spectator"
+            out = await app.store.join(
+                room, conn.pid, role, member_entry(conn, role), MAX_PLAYERS, app.instance_id
+            )
+        if out.status != "ok":
+            await conn.error(out.status)
+            return
     if conn.room is not None:
         await leave_socket(app, conn)
     await conn.send(
@@ -213,7 +230,7 @@ async def on_resume(app: App, conn: Conn, msg: m.Resume) -> None:
             "now": now_ms(),
         }
     )
-    await enter(app, conn, room, json.loads(member)["role"], msg.last_seq)
+    await enter(app, conn, room, role, msg.last_seq)
 
 
 @ws_handler("leave")

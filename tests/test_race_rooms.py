@@ -106,3 +106,20 @@ async def test_a_lost_position_is_announced(race_server: ServerProc) -> None:
     delta = await c.expect("delta", moves=len(line))
     assert delta["lost"] is True
     await c.close()
+
+
+async def test_idle_rooms_expire() -> None:
+    import asyncio
+
+    from tests.serverproc import redis_url, running_server
+
+    with running_server(redis_url(), args=["--room-ttl", "1"]) as srv:
+        c = await WsClient.connect(srv.ws_url, "idle")
+        await c.send({"type": "create_room", "cells": 4})
+        room = (await c.expect("snapshot"))["room_id"]
+        await c.close()
+        await asyncio.sleep(2.2)
+        d = await WsClient.connect(srv.ws_url, "late")
+        await d.send({"type": "join", "room": room, "role": "spectator"})
+        assert (await d.expect("error"))["code"] == "room_not_found"
+        await d.close()

@@ -108,9 +108,35 @@ async def test_resume_errors(race_server: ServerProc) -> None:
     c = await WsClient.connect(race_server.ws_url)
     await c.send({"type": "resume", "room": room, "token": "Q" * 32, "last_seq": 0})
     assert (await c.expect("error"))["code"] == "bad_token"
-    await c.send({"type": "resume", "room": room, "token": stranger.token, "last_seq": 0})
-    assert (await c.expect("error"))["code"] == "not_in_room"
+    await c.send({"type": "resume", "room": "GONEGONE", "token": stranger.token, "last_seq": 0})
+    assert (await c.expect("error"))["code"] == "room_not_found"
+    # Someone who was never a racer here comes back as a spectator: they may watch, not play.
+    await c.send({"type": "resume", "room": room, "token": stranger.token, "last_seq": 10**9})
+    snap = await c.expect("snapshot")
+    assert snap["role"] == "spectator" and snap["you"] == stranger.player_id
+    assert all(p["board"] is not None for p in snap["players"])
+    await c.send({"type": "move", "id": 1, "src": "col1", "dst": "cell3"})
+    assert (await c.expect("reject", id=1))["reason"] == "not_racing"
     await c.send({"type": "resume", "room": "GONEGONE", "token": stranger.token, "last_seq": 0})
     assert (await c.expect("error"))["code"] == "room_not_found"
     for x in (ann, bob, stranger, c):
         await x.close()
+
+
+async def test_a_spectator_resumes_and_sees_the_missed_deltas(race_server: ServerProc) -> None:
+    ann, bob, room, line = await race(race_server.ws_url)
+    spy = await WsClient.connect(race_server.ws_url, "spy")
+    await spy.send({"type": "join", "room": room, "role": "spectator"})
+    await spy.expect("snapshot")
+    await ann.send(wire(line[0], 1))
+    await spy.expect("delta", player_id=ann.player_id, moves=1)
+    seen = last_event_seq(spy)
+    await spy.close()
+    await bob.send(wire(line[0], 1))
+    await bob.expect("ack", id=1)
+    again = await WsClient.connect(race_server.ws_url)
+    await again.send({"type": "resume", "room": room, "token": spy.token, "last_seq": seen})
+    missed = await again.expect("delta", player_id=bob.player_id)
+    assert missed["moves"] == 1 and missed["changes"]
+    for c in (ann, bob, again):
+        await c.close()
