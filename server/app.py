@@ -194,6 +194,8 @@ class App:
             entry = replay(code, log_lines)
             cached = self.boards.entries.get((room, round_, pid))
             if cached is None or cached.version != entry.version:
+                if cached is not None:
+                    cached.dropped = True
                 self.boards.entries[(room, round_, pid)] = entry
             entries[pid] = entry
         await self.room_state(room, refresh=True)

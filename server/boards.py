@@ -28,6 +28,7 @@ class BoardEntry:
     last_ms: int | None
     acked: dict[int, int] = field(default_factory=dict)
     over: bool = False  # given up here
+    dropped: bool = False  # no longer trusted: whoever holds it must fetch a fresh one
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -70,9 +71,11 @@ class BoardCache:
 
     def drop(self, room: str, round_: int, pid: str) -> None:
         """Forget a board (its copy may be wrong)."""
-        self.entries.pop((room, round_, pid), None)
+        entry = self.entries.pop((room, round_, pid), None)
+        if entry is not None:
+            entry.dropped = True
 
     def drop_room(self, room: str) -> None:
         """Forget every board of a room."""
         for key in [k for k in self.entries if k[0] == room]:
-            del self.entries[key]
+            self.entries.pop(key).dropped = True

@@ -428,16 +428,14 @@ async def on_action(
         return
     pid = conn.pid or ""
     action = to_action(msg)
-    entry = await app.boards.get(room, state.round, pid, state.code)
-    async with entry.lock:
-        for _attempt in range(3):
-            done = await commit(app, conn, msg.id, action, state, entry)
-            if done:
+    for _attempt in range(3):
+        entry = await app.boards.get(room, state.round, pid, state.code)
+        async with entry.lock:  # one action at a time per board copy
+            if await commit(app, conn, msg.id, action, state, entry):
                 break
-            entry = await app.boards.get(room, state.round, pid, state.code)
-        else:
-            await reject(app, conn, msg.id, "conflict", REJECT_TEXT["conflict"])
-            return
+    else:
+        await reject(app, conn, msg.id, "conflict", REJECT_TEXT["conflict"])
+        return
     app.metrics.observe_move(time.perf_counter() - started)
 
 
@@ -446,6 +444,8 @@ async def commit(
 ) -> bool:
     """Play and commit one action on a cached board; False means retry on a fresh copy."""
     room, pid = state.room, conn.pid or ""
+    if entry.dropped:  # another action on this board failed meanwhile: start afresh
+        return False
     seq = entry.acked.get(action_id)
     if seq is not None:  # a resent action: acknowledge again, never apply twice
         await conn.send({"type": "ack", "id": action_id, "seq": seq})
@@ -530,26 +530,32 @@ async def commit(
             + ',"rank":'
         )
     redis_started = time.perf_counter()
-    out = await app.store.move(
-        room,
-        state.round,
-        pid,
-        [
-            pid,
+    try:
+        out = await app.store.move(
+            room,
             state.round,
-            action_id,
-            entry.version,
-            f"{now}\t{action_id}\t{text}",
-            delta_body,
-            progress_body,
-            1 if won else 0,
-            finished_body,
-            result_prefix,
-            conn.cid,
-            MAX_EVENTS,
-            app.store.ttl,
-        ],
-    )
+            pid,
+            [
+                pid,
+                state.round,
+                action_id,
+                entry.version,
+                f"{now}\t{action_id}\t{text}",
+                delta_body,
+                progress_body,
+                1 if won else 0,
+                finished_body,
+                result_prefix,
+                conn.cid,
+                MAX_EVENTS,
+                app.store.ttl,
+            ],
+        )
+    except BaseException:
+        # The copy already holds the action; Redis may not. Rebuild it from the log next
+        # time (a resend with the same id is then acked if the commit did land).
+        app.boards.drop(room, state.round, pid)
+        raise
     app.metrics.redis_move_seconds += time.perf_counter() - redis_started
     app.metrics.redis_moves += 1
     if out.status == "ok":
