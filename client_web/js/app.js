@@ -128,8 +128,7 @@ class App {
   /** Leave the current room if it is not `keep` (one room at a time). */
   leaveRoom(keep = null) {
     if (this.game.roomId && this.game.roomId !== keep) {
-      this.net.send("leave");
-      this.net.setRoom(null);
+      this.net.leave();
       this.game.clear();
     }
   }

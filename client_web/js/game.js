@@ -164,8 +164,7 @@ export class Game {
     if (this.you && !present.has(this.you)) {
       // Our seat is gone (an old socket of ours closed after we came back): start over;
       // the view takes the seat again.
-      this.net.send("leave");
-      this.net.setRoom(null);
+      this.net.leave();
       this.net.emit("room_gone", { type: "room_gone" });
     }
   }

@@ -54,6 +54,7 @@ export class Net extends Emitter {
     this.nextId = Date.now() % 1e9 * 1000;
     this.pending = new Map(); // id -> what was sent, until ack or reject
     this.resyncing = false;
+    this.leaving = false;
   }
 
   /** Open the connection (and keep it open). */
@@ -84,6 +85,7 @@ export class Net extends Emitter {
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.leaving = false; // a new socket starts outside any room
       clearInterval(this.pingTimer);
       this.setState("closed");
       this.scheduleReconnect();
@@ -140,6 +142,15 @@ export class Net extends Emitter {
     return needsId ? msg.id : true;
   }
 
+  /**
+   * Leave the room. Until the server confirms (`left`), events still on their way from
+   * that room are dropped: they carry no room id and must not touch the next room.
+   */
+  leave() {
+    if (this.send("leave") != null) this.leaving = true;
+    this.setRoom(null);
+  }
+
   /** Remember the room (so a reload resumes it) or forget it with null. */
   setRoom(room) {
     this.room = room;
@@ -180,6 +191,7 @@ export class Net extends Emitter {
         }
         return;
       case "snapshot":
+        this.leaving = false;
         this.resyncing = false;
         this.lastSeq = msg.seq;
         this.setRoom(msg.room_id);
@@ -191,8 +203,13 @@ export class Net extends Emitter {
         this.pending.delete(msg.id);
         break;
       case "left":
+        this.leaving = false;
         return;
       case "error":
+        if (this.leaving && msg.code === "not_in_room") {
+          this.leaving = false; // the server had already let us go
+          return;
+        }
         if (msg.code === "bad_token" && this.state !== "open" && !this.room) {
           // A stale token from an old session: say hello as a new player.
           this.token = null;
@@ -219,6 +236,9 @@ export class Net extends Emitter {
       default:
         break;
     }
+    if (this.leaving && (typeof msg.seq === "number" || msg.type === "lost")) return;
+    // A room message names its room: one about a room we left is late news, dropped.
+    if (msg.type === "room" && msg.room_id !== this.room) return;
     // Sequenced room events: apply each once and in order; a skipped number means we
     // missed something, so ask for the whole room again.
     if (typeof msg.seq === "number" && msg.type !== "ack") {

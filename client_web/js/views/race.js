@@ -23,7 +23,7 @@ export class RaceView {
 
   show(main, parts) {
     const app = this.app;
-    const room = parts[0] ? parts[0].trim() : null;
+    const room = parts[0] ? parts[0].trim().toUpperCase() : null; // room ids are upper case
     this.el = html(`<div class="race"><div class="race-top"></div><div class="race-table"></div></div>`);
     main.append(this.el);
     this.topEl = this.el.querySelector(".race-top");

@@ -12,7 +12,7 @@ export class WatchView {
 
   show(main, parts) {
     const app = this.app;
-    const room = parts[0] ? parts[0].trim() : null;
+    const room = parts[0] ? parts[0].trim().toUpperCase() : null; // room ids are upper case
     this.el = html(`
       <div class="watch">
         <div class="card-panel watch-head"></div>
