@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -166,6 +167,10 @@ def load_worker(
     queue: mp.Queue[dict[str, Any]],
 ) -> None:
     """A load process: ``rooms`` rooms on its own event loop."""
+    # The measuring clients should not add collector pauses of their own to the figures.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
 
     async def main() -> dict[str, Any]:
         out: dict[str, Any] = {"latencies": [], "when": [], "rejects": 0, "received": 0, "ready": 0}
@@ -396,6 +401,12 @@ def main() -> int:
             f"| server event loop lag mean / max | "
             f"{metric['seahaven_loop_lag_seconds_mean'] * ms:.2f} / "
             f"{metric['seahaven_loop_lag_seconds_max'] * ms:.2f} ms |"
+        )
+    if "seahaven_gc_seconds_total" in metric:
+        print(
+            f"| server garbage collection total / longest | "
+            f"{metric['seahaven_gc_seconds_total'] * ms:.0f} / "
+            f"{metric['seahaven_gc_seconds_max'] * ms:.1f} ms |"
         )
     if server_n and server_n[0]:
         print(f"| server time per move (mean) | {server_ms[0] / server_n[0] * ms:.2f} ms |")

@@ -52,6 +52,8 @@ class Hub:
         self._lock = asyncio.Lock()
         #: Called with (room, event JSON) for every room-wide event (not a board's).
         self.on_room_event: Callable[[str, str], None] | None = None
+        #: Called with the room id when its last local socket goes (forget its caches).
+        self.on_room_empty: Callable[[str], None] | None = None
 
     def start(self) -> None:
         """Run the reader."""
@@ -94,6 +96,8 @@ class Hub:
             if not conns:
                 del self.rooms[room]
                 self.metrics.rooms_local = len(self.rooms)
+                if self.on_room_empty is not None:
+                    self.on_room_empty(room)
                 with contextlib.suppress(RedisError, ConnectionError):
                     await self.pubsub.unsubscribe(channel(room))
 

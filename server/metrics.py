@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from bisect import bisect_left
 from typing import Final
@@ -31,6 +32,18 @@ class Metrics:
         self.loop_lag_max = 0.0
         self.loop_lag_sum = 0.0
         self.loop_lag_n = 0
+        self.gc_seconds = 0.0
+        self.gc_max = 0.0
+        self._gc_start = 0.0
+        gc.callbacks.append(self._gc)
+
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            spent = time.perf_counter() - self._gc_start
+            self.gc_seconds += spent
+            self.gc_max = max(self.gc_max, spent)
 
     def observe_move(self, seconds: float) -> None:
         """Count an acknowledged move and its handling time."""
@@ -83,6 +96,11 @@ class Metrics:
             f"seahaven_loop_lag_seconds_max {self.loop_lag_max:.6f}",
             "# TYPE seahaven_loop_lag_seconds_mean gauge",
             f"seahaven_loop_lag_seconds_mean {self.loop_lag_sum / max(self.loop_lag_n, 1):.6f}",
+            "# HELP seahaven_gc_seconds_total Time in Python's cyclic garbage collector.",
+            "# TYPE seahaven_gc_seconds_total counter",
+            f"seahaven_gc_seconds_total {self.gc_seconds:.6f}",
+            "# TYPE seahaven_gc_seconds_max gauge",
+            f"seahaven_gc_seconds_max {self.gc_max:.6f}",
             "# TYPE seahaven_rejects_total counter",
             f"seahaven_rejects_total {self.rejects}",
             "# TYPE seahaven_errors_total counter",
