@@ -94,9 +94,9 @@ class Conn:
         self.flush_scheduled = False
         frames, self.out = self.out, []
         protocol = self.ws.protocol
-        if protocol.state is not State.OPEN:
-            return
         transport = self.ws.transport
+        if protocol.state is not State.OPEN or transport.is_closing():
+            return
         if transport.get_write_buffer_size() > MAX_BUFFERED:
             # A client that does not read its events would hold memory without bound:
             # drop it; it resumes from its last seq.
