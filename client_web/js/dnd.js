@@ -10,7 +10,7 @@ const DOUBLE_MS = 280; // a second tap within this time is a double tap
  * @param {HTMLElement} root the board element (render() target)
  * @param {{onMove(src:string, dst:string):void, onTap(at:string):void,
  *          onDoubleTap(at:string):void, enabled():boolean}} handlers
- * @returns {{returnCards():void, settle():void}} control over the cards of the last drop
+ * @returns {{returnCards():void, settle():void, detach():void}} control over the last drop
  */
 export function attachPointer(root, handlers) {
   let press = null; // {x, y, el, id, dragging, els, origin}
@@ -26,7 +26,7 @@ export function attachPointer(root, handlers) {
     ev.preventDefault();
   });
 
-  window.addEventListener("pointermove", (ev) => {
+  const onMove = (ev) => {
     if (!press || ev.pointerId !== press.id) return;
     const dx = ev.clientX - press.x;
     const dy = ev.clientY - press.y;
@@ -36,9 +36,9 @@ export function attachPointer(root, handlers) {
     }
     for (const el of press.els) el.style.transform = `translate(${dx}px, ${dy}px)`;
     highlight(targetAt(ev.clientX, ev.clientY));
-  });
+  };
 
-  window.addEventListener("pointerup", (ev) => {
+  const onUp = (ev) => {
     if (!press || ev.pointerId !== press.id) return;
     const p = press;
     press = null;
@@ -57,14 +57,18 @@ export function attachPointer(root, handlers) {
     // Leave the cards where they were dropped until the server answers.
     dropped = { els: p.els, timer: setTimeout(() => returnCards(), 4000) };
     handlers.onMove(src, target);
-  });
+  };
 
-  window.addEventListener("pointercancel", (ev) => {
+  const onCancel = (ev) => {
     if (!press || ev.pointerId !== press.id) return;
     if (press.dragging) back(press.els);
     highlight(null);
     press = null;
-  });
+  };
+
+  window.addEventListener("pointermove", onMove);
+  window.addEventListener("pointerup", onUp);
+  window.addEventListener("pointercancel", onCancel);
 
   function startDrag() {
     press.dragging = true;
@@ -153,5 +157,13 @@ export function attachPointer(root, handlers) {
     dropped = null;
   }
 
-  return { returnCards, settle };
+  /** Stop listening (the table is gone). */
+  function detach() {
+    window.removeEventListener("pointermove", onMove);
+    window.removeEventListener("pointerup", onUp);
+    window.removeEventListener("pointercancel", onCancel);
+    cancelTapTimer();
+  }
+
+  return { returnCards, settle, detach };
 }

@@ -76,6 +76,7 @@ export class Table {
 
   destroy() {
     clearInterval(this.timer);
+    this.pointer.detach();
     for (const off of this.offs) off();
     this.el.remove();
   }
