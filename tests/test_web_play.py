@@ -217,8 +217,14 @@ def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: 
     lost_code = "SH1-C1-HBYNO6E"
     p = _open(page, web_server.http_url + f"/#/play/{lost_code}", lost_code)
     board = Board.from_code(lost_code)
-    for text in ("col6 found", "col6 col1"):
-        p.play(board, text, prefer_double=False)
+    ace = p.top("col6").get_attribute("data-card")
+    assert ace is not None and ace[0] == "A"
+    # A single click (tap) sends the Ace home.
+    p.top("col6").click()
+    p.wait_moves(1)
+    board.play(parse_action("tap col6"))
+    assert p.pile(f"found:{ace[1]}").locator(".card").get_attribute("data-card") == ace
+    p.play(board, "col6 col1", prefer_double=False)
     assert board.is_lost()
     banner = page.locator(".banner.lost")
     banner.wait_for()
