@@ -166,6 +166,11 @@ async function boot() {
   // An invite link is /?room=ID: open that room's race view.
   const invited = new URLSearchParams(location.search).get("room");
   if (invited) history.replaceState(null, "", `${location.pathname}#/race/${encodeURIComponent(invited)}`);
+  // The skip link moves focus without touching the address (the hash is the router's).
+  document.querySelector(".skip").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    (document.querySelector("#main .board .card.top") || document.getElementById("main")).focus();
+  });
   const app = new App();
   window.seahaven = app; // for the browser tests and the curious
   app.net.connect();
