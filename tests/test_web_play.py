@@ -43,6 +43,12 @@ def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) 
     page = new_page(browser, permissions=["clipboard-read", "clipboard-write"])
     page.goto(web_server.http_url + "/#/play")
     wait_ready(page)
+    # A code that is not valid is refused with what is wrong with it.
+    page.get_by_placeholder("SH1-C4-AAAAAJ2").fill("SH1-C3-AAAAAAA")
+    page.get_by_role("button", name="Play this code").click()
+    page.locator("#toast").wait_for(state="visible")
+    assert "C3" in page.locator("#toast").inner_text()
+    assert "not valid" in page.locator("#toast").inner_text()
     # A typed code (any case, spaces around) starts exactly that deal.
     page.get_by_placeholder("SH1-C4-AAAAAJ2").fill(f"  {CODE.lower()} ")
     page.get_by_role("button", name="Play this code").click()

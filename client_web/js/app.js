@@ -108,7 +108,11 @@ class App {
       const queued = this.whenWelcomed.splice(0);
       for (const fn of queued) fn();
     });
-    this.net.on("error", (m) => toast(reasonText(m.code, m.message)));
+    this.net.on("error", (m) => {
+      // A refused game code: the server's words say exactly what is wrong with it.
+      const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
+      toast(reasonText(m.code, m.message) + detail);
+    });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
     window.addEventListener("hashchange", () => this.route());
