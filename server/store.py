@@ -203,7 +203,7 @@ class Store:
     ) -> Outcome:
         """End the countdown (idempotent)."""
         raw = await self._begin(
-            keys=[meta_key(room), members_key(room), events_key(room)],
+            keys=[meta_key(room), members_key(room), events_key(room), results_key(room, round_)],
             args=[round_, started_body, origin, MAX_EVENTS, now],
         )
         return _outcome(raw)

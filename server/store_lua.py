@@ -186,7 +186,7 @@ return {'ok', seq}
 """
 )
 
-#: Countdown over: the race is on. Idempotent. KEYS: meta, members, events.
+#: Countdown over: the race is on. Idempotent. KEYS: meta, members, events, res.
 #: ARGV: round, body (``started`` without players), origin, maxev, now.
 BEGIN: Final = (
     _COMMON
@@ -197,12 +197,13 @@ if st[1] ~= 'countdown' or st[2] ~= ARGV[1] then return {'noop', 0} end
 if tonumber(ARGV[5]) < tonumber(st[3]) then return {'early', 0} end
 redis.call('HSET', KEYS[1], 'state', 'racing')
 local ids = {}
-for i, v in ipairs(redis.call('HVALS', KEYS[2])) do
-  local d = cjson.decode(v)
-  if d['role'] == 'player' then ids[#ids + 1] = '"' .. d['player_id'] .. '"' end
+for i, k in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(k, 1, 3) == 'st:' then ids[#ids + 1] = '"' .. string.sub(k, 4) .. '"' end
 end
 local seq = emit(KEYS[1], KEYS[3], KEYS[1] .. ':ch', ARGV[3], '',
   ARGV[2] .. ',"players":[' .. table.concat(ids, ',') .. ']}', '', ARGV[4])
+-- Everyone left during the countdown: the race is over as soon as it starts.
+maybe_over(KEYS[1], KEYS[3], KEYS[4], KEYS[1] .. ':ch', ARGV[3], ARGV[1], ARGV[4])
 return {'ok', seq}
 """
 )
@@ -280,6 +281,10 @@ if st[1] ~= 'done' then return {'wrong_state', 0} end
 local round = tonumber(st[3]) + 1
 redis.call('HSET', KEYS[1], 'state', 'lobby', 'round', round, 'code', ARGV[2], 'starts_at', '',
   'playing', 0, 'finishers', 0)
+-- A new round has only the racers who are members now.
+for i, k in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(k, 1, 3) == 'st:' then redis.call('HDEL', KEYS[1], k) end
+end
 for i, v in ipairs(redis.call('HVALS', KEYS[2])) do
   local d = cjson.decode(v)
   if d['role'] == 'player' then redis.call('HSET', KEYS[1], 'st:' .. d['player_id'], 'waiting') end

@@ -123,3 +123,48 @@ async def test_idle_rooms_expire() -> None:
         await d.send({"type": "join", "room": room, "role": "spectator"})
         assert (await d.expect("error"))["code"] == "room_not_found"
         await d.close()
+
+
+async def test_racers_who_left_are_not_in_the_next_round(race_server: ServerProc) -> None:
+    ann = await WsClient.connect(race_server.ws_url, "ann")
+    bob = await WsClient.connect(race_server.ws_url, "bob")
+    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+    room = (await ann.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    await ann.send({"type": "start"})
+    await ann.expect("started")
+    await bob.send({"type": "leave"})  # leaving a race gives up
+    await ann.expect("gave_up", player_id=bob.player_id)
+    await ann.send({"type": "give_up"})
+    over = await ann.expect("race_over")
+    assert {r["status"] for r in over["results"]} == {"gave_up"}
+    await ann.send({"type": "rematch"})
+    await ann.expect("room", round=2)
+    await ann.send({"type": "start"})
+    started = await ann.expect("started", round=2)
+    assert started["players"] == [ann.player_id]
+    watcher = await WsClient.connect(race_server.ws_url, "w")
+    await watcher.send({"type": "join", "room": room, "role": "spectator"})
+    snap = await watcher.expect("snapshot")
+    assert [p["player_id"] for p in snap["players"]] == [ann.player_id]
+    for c in (ann, bob, watcher):
+        await c.close()
+
+
+async def test_a_race_everyone_left_during_the_countdown_is_over(race_server: ServerProc) -> None:
+    ann = await WsClient.connect(race_server.ws_url, "ann")
+    spy = await WsClient.connect(race_server.ws_url, "spy")
+    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+    room = (await ann.expect("snapshot"))["room_id"]
+    await spy.send({"type": "join", "room": room, "role": "spectator"})
+    await spy.expect("snapshot")
+    await ann.send({"type": "start"})
+    await ann.expect("countdown")
+    await ann.send({"type": "leave"})
+    await ann.expect("left")
+    await spy.expect("started")
+    over = await spy.expect("race_over")
+    assert over["results"][0]["status"] == "gave_up"
+    await ann.close()
+    await spy.close()
