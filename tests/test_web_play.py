@@ -158,6 +158,7 @@ def test_reconnects_and_resumes_after_a_dropped_socket(
     page.evaluate("seahaven.net.drop()")
     page.wait_for_function("seahaven.net.state !== 'open'")
     page.wait_for_function("seahaven.net.state === 'open'", timeout=10_000)
+    assert page.locator("#offline").is_hidden()  # a short blip raises no alarm
     assert page.evaluate("seahaven.game.roomId") == room
     p.double_click("col1")  # the 6D goes onto the 7D of column 7
     p.wait_moves(2)
@@ -272,4 +273,38 @@ def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
     assert p.moves() == 1  # applied once, not twice
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
     assert p.pile("cell4").locator(".card").count() == 0
+    assert page.js_errors == []
+
+
+def test_offline_banner_and_backoff_until_the_server_is_back(
+    web_server: ServerProc, browser: Any
+) -> None:
+    page = new_page(browser)
+    state = {"refuse": False, "tries": 0}
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        if state["refuse"]:
+            state["tries"] += 1
+            ws.close()  # the server cannot be reached
+            return
+        server = ws.connect_to_server()
+        sockets.append(ws)
+        server.on_message(lambda msg: ws.send(msg))
+        ws.on_message(lambda msg: server.send(msg))
+
+    page.route_web_socket(re.compile(r".*/ws$"), route)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    state["refuse"] = True
+    sockets[-1].close()
+    page.locator("#offline").wait_for(state="visible", timeout=5_000)
+    assert page.locator("#offline").inner_text() == "Offline: reconnecting"
+    page.wait_for_timeout(1_000)
+    # Backoff: tries after about 0.5 s, 1 s, 2 s ... (with jitter), not a storm.
+    assert 1 <= state["tries"] <= 3
+    state["refuse"] = False
+    page.wait_for_function("seahaven.net.state === 'open'", timeout=15_000)
+    page.locator("#offline").wait_for(state="hidden")
+    p.double_click("col5")
+    p.wait_moves(1)
     assert page.js_errors == []

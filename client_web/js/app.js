@@ -98,7 +98,13 @@ class App {
     this.welcomed = false;
     this.whenWelcomed = [];
     const conn = document.getElementById("conn");
+    const offline = document.getElementById("offline");
+    let offlineTimer = null;
     this.net.on("status", ({ state }) => {
+      // A short blip stays quiet; a connection gone for a second says so.
+      clearTimeout(offlineTimer);
+      if (state === "open") offline.hidden = true;
+      else offlineTimer = setTimeout(() => { offline.hidden = false; }, 1000);
       conn.dataset.state = state;
       conn.title = t(`conn.${state}`);
       conn.setAttribute("aria-label", t(`conn.${state}`));
