@@ -43,7 +43,10 @@ class ScriptBatcher:
         """
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append((keys, args, future))
-        self._schedule()
+        if not self._inflight and not self._scheduled:
+            self._start()  # nothing in flight: go now rather than a loop turn later
+        else:
+            self._schedule()
         return await future
 
     def _schedule(self) -> None:

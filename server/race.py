@@ -564,11 +564,13 @@ async def commit(
         if entry.first_ms is None:
             entry.first_ms = now
         entry.last_ms = now
-        # The ack and the mover's own delta leave in one write; the channel skips this socket.
-        await conn.send({"type": "ack", "id": action_id, "seq": out.seq})
-        await conn.send_text(f'{{"seq":{out.seq},{delta_body}')
+        # The ack and the mover's own delta leave at once, in one write (the channel skips
+        # this socket); waiting for the next loop turn would only add latency here.
+        conn.queue(f'{{"type":"ack","id":{action_id},"seq":{out.seq}}}')
+        conn.queue(f'{{"seq":{out.seq},{delta_body}')
         if lost:
-            await conn.send({"type": "lost", "player_id": pid})
+            conn.queue(json.dumps({"type": "lost", "player_id": pid}))
+        conn.flush()
         if won:  # keep the replay; verify and rank a daily win; race history
             app.spawn(record_finish(app, room, state.round, pid))
         return True
