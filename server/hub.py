@@ -141,6 +141,10 @@ class Hub:
         for conn in conns:
             if conn.cid == origin:  # the mover's own delta went out with its ack
                 continue
+            if conn.room != room:
+                # It has left (or is leaving) this room and waits for the unsubscribe:
+                # a late event of the old room must not reach it.
+                continue
             text = view(conn, pid, full, racer)
             if text is not None:
                 conn.push(text, full)

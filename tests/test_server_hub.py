@@ -1,0 +1,87 @@
+"""Fan-out edge cases, with the server in this process (real Redis, real websockets) so a
+test can hold the hub at the exact instant a race between leaving and an event happens."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from websockets.asyncio.server import ServerConnection, serve
+
+from server.app import App, Config, load_extensions
+from server.engine import Board
+from server.session import serve_connection
+from tests.serverproc import WsClient, redis_url
+
+
+@dataclass
+class InProc:
+    """A server instance running on the test's event loop."""
+
+    app: App
+    ws_url: str
+
+
+@pytest.fixture
+async def inproc() -> AsyncIterator[InProc]:
+    load_extensions()
+    redis: Any = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    app = App(Config(countdown_ms=200, rate_per_s=500, rate_burst=500), redis)
+    app.hub.start()
+
+    async def handler(ws: ServerConnection) -> None:
+        await serve_connection(app, ws)
+
+    async with serve(handler, "127.0.0.1", 0, process_request=app.process_request) as server:
+        port = server.sockets[0].getsockname()[1]
+        yield InProc(app, f"ws://127.0.0.1:{port}/ws")
+    await app.hub.close()
+    await redis.aclose()
+
+
+async def wait_until(check: Any, timeout: float = 5.0) -> None:
+    """Poll ``check()`` until it is true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.005)
+
+
+async def test_no_event_of_a_left_room_reaches_the_leaver(inproc: InProc) -> None:
+    app = inproc.app
+    ann = await WsClient.connect(inproc.ws_url, "ann")
+    bob = await WsClient.connect(inproc.ws_url, "bob")
+    spy = await WsClient.connect(inproc.ws_url, "spy")
+    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+    room = (await ann.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    await spy.send({"type": "join", "room": room, "role": "spectator"})
+    await spy.expect("snapshot")
+    await ann.send({"type": "start"})
+    await ann.expect("started")
+    await bob.expect("started")
+
+    # Another socket's subscription is in progress (it holds the hub), so Bob's socket stays
+    # in the room's fan-out set for a while after the server has taken him out of the room.
+    async with app.hub._lock:
+        await bob.send({"type": "leave"})
+        await wait_until(
+            lambda: any(c.pid == bob.player_id and c.room is None for c in app.hub.rooms[room])
+        )
+        seen = len(bob.messages)
+        move = Board.from_code("SH1-C4-AAAAAAB").useful_moves()[0]
+        await ann.send({"type": "move", "id": 1, "src": str(move.src), "dst": str(move.dst)})
+        await ann.expect("ack", id=1)
+        await spy.expect("delta", player_id=ann.player_id)  # the reader has fanned it out
+        await asyncio.sleep(0.05)
+    await bob.expect("left", room_id=room)
+    late = [msg for msg in bob.messages[seen:] if msg.get("player_id") == ann.player_id]
+    assert late == [], f"an event of the room Bob left reached him: {late}"
+    for c in (ann, bob, spy):
+        await c.close()
