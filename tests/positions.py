@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from server.engine import Board, parse_card
+import pytest
+
+from server.engine import Board, IllegalAction, parse_action, parse_card
 from server.engine.cards import Card
 
 
@@ -31,3 +33,17 @@ def table(
     for suit, count in (foundations or {}).items():
         found["SHDC".index(suit)] = count
     return Board(cols, cell_cards, found)
+
+
+def play(board: Board, text: str) -> None:
+    """Play one action in RULES.md notation."""
+    board.play(parse_action(text))
+
+
+def refused(board: Board, text: str) -> str:
+    """The reason an action is refused; also checks that it changed nothing."""
+    before, score, moves = board.key(), board.score, board.moves
+    with pytest.raises(IllegalAction) as info:
+        play(board, text)
+    assert board.key() == before and board.score == score and board.moves == moves
+    return info.value.reason

@@ -6,27 +6,13 @@ import pytest
 
 from server.engine import (
     Board,
-    IllegalAction,
     NotationError,
     apply_delta,
     format_action,
     parse_action,
     parse_location,
 )
-from tests.positions import cards, table
-
-
-def play(board: Board, text: str) -> None:
-    board.play(parse_action(text))
-
-
-def refused(board: Board, text: str) -> str:
-    before, score, moves = board.key(), board.score, board.moves
-    with pytest.raises(IllegalAction) as info:
-        play(board, text)
-    assert board.key() == before and board.score == score and board.moves == moves
-    return info.value.reason
-
+from tests.positions import cards, play, refused, table
 
 # -- tap --------------------------------------------------------------------------------
 

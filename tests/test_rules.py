@@ -5,21 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.engine import Board, IllegalAction, Move, parse_action
-from tests.positions import cards, table
-
-
-def play(board: Board, text: str) -> None:
-    board.play(parse_action(text))
-
-
-def refused(board: Board, text: str) -> str:
-    """The reason an action is refused; also checks it changed nothing."""
-    before, score, moves = board.key(), board.score, board.moves
-    with pytest.raises(IllegalAction) as info:
-        play(board, text)
-    assert board.key() == before and board.score == score and board.moves == moves
-    return info.value.reason
-
+from tests.positions import cards, play, refused, table
 
 # -- onto a column: same suit, exactly one rank lower --------------------------------------
 
