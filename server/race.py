@@ -591,11 +591,18 @@ async def commit(
 
 @ws_handler("hint")
 async def on_hint(app: App, conn: Conn, msg: m.HintReq) -> None:
-    """A hint from the solver, computed in a worker thread so the socket keeps flowing."""
+    """A hint from the solver, computed in a worker thread so the socket keeps flowing.
+
+    Refused (``reject hints_off``) in a race room until its race is over.
+    """
     room = conn.room
     state = await app.room_state(room) if room else None
     if room is None or state is None or conn.role != "player":
         await conn.error("not_racing")
+        return
+    if state.mode == "race" and state.state != "done":
+        # A race where the server hands out the winning line is not a race.
+        await reject(app, conn, msg.id, "hints_off", REJECT_TEXT["hints_off"])
         return
     entry = await app.boards.get(room, state.round, conn.pid or "", state.code)
     board = entry.board.copy()

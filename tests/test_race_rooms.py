@@ -86,6 +86,30 @@ async def test_hint_and_lost(race_server: ServerProc) -> None:
     await spy.close()
 
 
+async def test_no_hints_in_a_race_until_it_is_over(race_server: ServerProc) -> None:
+    ann = await WsClient.connect(race_server.ws_url, "ann")
+    bob = await WsClient.connect(race_server.ws_url, "bob")
+    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+    room = (await ann.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    await ann.send({"type": "hint", "id": 3})  # in the lobby: the deal is the race's
+    assert (await ann.expect("reject", id=3))["reason"] == "hints_off"
+    await ann.send({"type": "start"})
+    await ann.expect("started")
+    await ann.send({"type": "hint", "id": 4})
+    refused = await ann.expect("reject", id=4)
+    assert refused["reason"] == "hints_off" and "race" in refused["message"]
+    assert ann.find("hint") is None
+    for c in (ann, bob):
+        await c.send({"type": "give_up"})
+    await ann.expect("race_over")
+    await ann.send({"type": "hint", "id": 5})  # once the race is over, the solver may help
+    assert (await ann.expect("hint", id=5))["status"] in ("move", "lost", "unknown")
+    await ann.close()
+    await bob.close()
+
+
 async def test_a_lost_position_is_announced(race_server: ServerProc) -> None:
     import random
 
