@@ -65,6 +65,7 @@ class Racer:
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.received = 0
         self.rejects = 0
+        self.errors: dict[str, int] = {}  # error codes received while racing (busy: Redis)
         self.task: asyncio.Task[None] | None = None
         self.racing = False
 
@@ -86,6 +87,13 @@ class Racer:
                 if msg["type"] == "reject":
                     self.rejects += 1
                     self.pending.pop(msg["id"], None)
+                if self.racing and msg["type"] == "error":
+                    # An error answers a move that failed (busy: Redis failed); it carries no
+                    # id, so the oldest unanswered move is taken as the one it answers.
+                    self.errors[msg["code"]] = self.errors.get(msg["code"], 0) + 1
+                    if self.pending:
+                        del self.pending[min(self.pending)]
+                    continue
                 await self.inbox.put(msg)
         except Exception:
             pass
@@ -136,6 +144,9 @@ async def run_room(url: str, index: int, go_at: float, stop_at: float, out: dict
         out["when"].extend(r.when)
         out["rejects"] += r.rejects
         out["received"] += r.received
+        out["unanswered"] += len(r.pending)  # every move sent had a second or more
+        for code, n in r.errors.items():
+            out["errors"][code] = out["errors"].get(code, 0) + n
     out["received"] += spectator.received
     for c in [*racers, spectator]:
         await c.ws.close()
@@ -170,7 +181,15 @@ def load_worker(
     gc.set_threshold(50_000, 50, 100)
 
     async def main() -> dict[str, Any]:
-        out: dict[str, Any] = {"latencies": [], "when": [], "rejects": 0, "received": 0, "ready": 0}
+        out: dict[str, Any] = {
+            "latencies": [],
+            "when": [],
+            "rejects": 0,
+            "received": 0,
+            "ready": 0,
+            "errors": {},
+            "unanswered": 0,
+        }
         sem = asyncio.Semaphore(50)  # do not open every socket at the same instant
 
         async def one(i: int) -> None:
@@ -194,6 +213,8 @@ def load_worker(
                 "rejects": 0,
                 "received": 0,
                 "ready": 0,
+                "errors": {},
+                "unanswered": 0,
                 "failed": [f"load process failed: {exc!r}"],
             }
         )
@@ -349,11 +370,18 @@ def main() -> int:
         p.join()
     with urllib.request.urlopen(http_url + "/metrics") as res:
         metrics_text = res.read().decode()
+    server_log = ""
     if srv is not None:
         srv.stop()
+        server_log = srv.log()
 
     latencies = [x for r in results for x in r["latencies"]]
     rejects = sum(r["rejects"] for r in results)
+    errors: dict[str, int] = {}
+    for r in results:
+        for code, n in r["errors"].items():
+            errors[code] = errors.get(code, 0) + n
+    unanswered = sum(r["unanswered"] for r in results)
     failed = [f for r in results for f in r["failed"]]
     cpu = ((cpu1.user + cpu1.system) - (cpu0.user + cpu0.system)) / (t1 - t0) * 100
     moves_per_s = len(latencies) / (args.seconds + 1)
@@ -369,6 +397,11 @@ def main() -> int:
     ]
 
     ms = 1000.0
+    metric = {
+        line.split()[0]: float(line.split()[-1])
+        for line in metrics_text.splitlines()
+        if line and not line.startswith("#") and "{" not in line
+    }
     print(
         f"race load: {racers} racers in {rooms} rooms (+{rooms} spectators), "
         f"{args.seconds:.0f} s at 1 move/s each, {args.workers} load processes, "
@@ -380,14 +413,20 @@ def main() -> int:
     print("|---|---|")
     print(f"| connected racers | {racers} |")
     print(f"| acknowledged moves | {len(latencies)} ({moves_per_s:.0f}/s), rejects {rejects} |")
+    error_text = ", ".join(f"{n} {code}" for code, n in sorted(errors.items())) or "0"
+    print(
+        f"| moves failed with an error (busy = Redis failed) / unanswered | "
+        f"{error_text} / {unanswered} |"
+    )
+    if "seahaven_redis_errors_total" in metric:
+        print(
+            f"| server Redis errors (metric) / 'redis failed' in its log | "
+            f"{metric['seahaven_redis_errors_total']:.0f} / "
+            f"{server_log.count('redis failed') if srv is not None else 'n/a'} |"
+        )
     print(f"| move-to-ack p50 | {statistics.median(latencies) * ms:.2f} ms |")
     print(f"| move-to-ack p99 | {percentile(latencies, 99) * ms:.2f} ms |")
     print(f"| move-to-ack max | {max(latencies) * ms:.2f} ms |")
-    metric = {
-        line.split()[0]: float(line.split()[-1])
-        for line in metrics_text.splitlines()
-        if line and not line.startswith("#") and "{" not in line
-    }
     if metric.get("seahaven_redis_moves_total"):
         redis_ms = (
             metric["seahaven_redis_move_seconds_total"] / metric["seahaven_redis_moves_total"]

@@ -123,6 +123,10 @@ class Store:
         self._rematch = r.register_script(store_lua.REMATCH)
         self._events_after = r.register_script(store_lua.EVENTS_AFTER)
 
+    async def aclose(self) -> None:
+        """Close the connections of the move pipelines (the shared client is the caller's)."""
+        await self._move.aclose()
+
     # -- sessions -------------------------------------------------------------------------
 
     async def save_session(self, token: str, pid: str, name: str) -> None:

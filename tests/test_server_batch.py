@@ -44,4 +44,5 @@ async def test_batched_calls(private_redis: str) -> None:
     # Redis forgets its scripts: the batcher loads the script again.
     await r.script_flush()
     assert await batch(keys=["k1"], args=[5]) == 105
+    await batch.aclose()
     await r.aclose()

@@ -1,5 +1,6 @@
-"""Fan-out edge cases, with the server in this process (real Redis, real websockets) so a
-test can hold the hub at the exact instant a race between leaving and an event happens."""
+"""Edge cases that need the server in this process (real Redis, real websockets), so that a
+test can hold a lock or the Redis pool at the exact instant that matters: late events of a
+room just left, and moves while the shared Redis pool is exhausted."""
 
 from __future__ import annotations
 
@@ -24,12 +25,17 @@ class InProc:
 
     app: App
     ws_url: str
+    pool: aioredis.BlockingConnectionPool
 
 
 @pytest.fixture
 async def inproc() -> AsyncIterator[InProc]:
     load_extensions()
-    redis: Any = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    # The server's kind of pool (see server.app.run), small and quick to give up.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        redis_url(), decode_responses=True, max_connections=4, timeout=1
+    )
+    redis: Any = aioredis.Redis(connection_pool=pool)
     app = App(Config(countdown_ms=200, rate_per_s=500, rate_burst=500), redis)
     app.hub.start()
 
@@ -38,9 +44,11 @@ async def inproc() -> AsyncIterator[InProc]:
 
     async with serve(handler, "127.0.0.1", 0, process_request=app.process_request) as server:
         port = server.sockets[0].getsockname()[1]
-        yield InProc(app, f"ws://127.0.0.1:{port}/ws")
+        yield InProc(app, f"ws://127.0.0.1:{port}/ws", pool)
     await app.hub.close()
+    await app.store.aclose()
     await redis.aclose()
+    await pool.aclose()
 
 
 async def wait_until(check: Any, timeout: float = 5.0) -> None:
@@ -85,3 +93,26 @@ async def test_no_event_of_a_left_room_reaches_the_leaver(inproc: InProc) -> Non
     assert late == [], f"an event of the room Bob left reached him: {late}"
     for c in (ann, bob, spy):
         await c.close()
+
+
+async def test_moves_do_not_wait_for_the_shared_redis_pool(inproc: InProc) -> None:
+    ann = await WsClient.connect(inproc.ws_url, "ann")
+    await ann.send({"type": "solo", "code": "SH1-C4-AAAAAAB"})
+    await ann.expect("snapshot")
+    # Other traffic (sockets arriving, snapshots, a stall that piles commands up) holds
+    # every connection of the shared pool for longer than its timeout.
+    held = []
+    while inproc.pool.can_get_connection():
+        held.append(await inproc.pool.get_connection())
+    try:
+        board = Board.from_code("SH1-C4-AAAAAAB")
+        for i in range(1, 4):
+            move = board.useful_moves()[0]
+            board.push(move)
+            await ann.send({"type": "move", "id": i, "src": str(move.src), "dst": str(move.dst)})
+            await ann.expect("ack", id=i, timeout=3)
+        assert ann.find("error") is None
+    finally:
+        for conn in held:
+            await inproc.pool.release(conn)
+    await ann.close()
