@@ -1,54 +1,97 @@
-"""Auto-pipelining: calls of one Lua script made in the same turn of the event loop go to
-Redis together, in one pipeline (one write, one read), instead of one round trip each.
+"""Auto-pipelining of the move script: every call is written to one Redis connection of its
+own at once, without waiting for the answers of the calls before it, and the answers are
+matched to their calls in order as they come back.
 
-Under load this turns many small round trips into a few larger ones, which costs less
-CPU in the server and in Redis and fewer wake-ups, so acknowledgements come back sooner.
-Each call still runs as its own atomic script; only the transport is shared.
+Redis answers the commands of a connection in the order it received them, so one connection
+carries any number of calls in flight (which costs less CPU in the server and in Redis than
+one round trip each, and needs one connection, not one per move). Each call still runs as its
+own atomic script; only the transport is shared.
 
-The pipelines run on connections of their own (at most :data:`MAX_INFLIGHT`, as many as
-pipelines in flight), never on the instance's shared pool: a burst of other commands
-(sockets arriving, snapshots, a stall of Redis that piles them up) can then never make a
-move wait for a free connection, let alone fail with "No connection available".
+This is a minimal client on purpose (an asyncio protocol and the ``hiredis`` reply parser):
+an answer is handed to its caller in the same event-loop callback that reads it, where a
+general client would take two or three more turns of a busy loop before the move could be
+acknowledged. The connection is the batcher's own, so a burst of other commands on the
+instance's shared pool (sockets arriving, snapshots, a stall that piles them up) can never make
+a move wait for a free connection, let alone fail with "No connection available".
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from typing import Any
+from collections import deque
+from typing import Any, cast
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
-#: Pipelines in flight at once (and connections), and calls per pipeline.
-MAX_INFLIGHT = 8
-MAX_BATCH = 256
+
+def pack(*parts: Any) -> bytes:
+    """One command in the Redis protocol (RESP): an array of bulk strings."""
+    out = [b"*%d\r\n" % len(parts)]
+    for part in parts:
+        data = part if isinstance(part, bytes) else str(part).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(out)
+
+
+class _Pipe(asyncio.Protocol):
+    """One connection: commands out as they come, answers matched in order."""
+
+    def __init__(self) -> None:
+        self.reader = hiredis.Reader(encoding="utf-8", replyError=ResponseError)
+        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.transport: asyncio.Transport | None = None
+        self.lost: Exception | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        while True:
+            reply = self.reader.gets()
+            if reply is False:
+                return
+            future = self.waiting.popleft()
+            if not future.done():  # its caller may have been cancelled
+                future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
+        self.transport = None
+        while self.waiting:
+            future = self.waiting.popleft()
+            if not future.done():
+                future.set_exception(self.lost)
+
+    def send(self, command: bytes) -> asyncio.Future[Any]:
+        """Write a command; the future gets its answer (an error answer as a value)."""
+        if self.transport is None or self.transport.is_closing():
+            raise self.lost or RedisConnectionError("not connected to Redis")
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.append(future)
+        self.transport.write(command)
+        return future
 
 
 class ScriptBatcher:
-    """Batches calls of one registered script.
+    """Pipelined calls of one registered script on a connection of its own.
 
     Args:
-        redis: the client whose server (and connection settings) the pipelines use.
+        redis: the client whose server and settings (host and port or Unix socket, database,
+            credentials) the connection uses; its pool is not used.
         script: the script, from ``redis.register_script``.
     """
 
     def __init__(self, redis: aioredis.Redis, script: AsyncScript) -> None:
-        shared = redis.connection_pool
-        self._shared = shared
-        # A plain pool as large as the pipelines in flight: getting a connection never waits.
-        self._pool = aioredis.ConnectionPool(
-            connection_class=shared.connection_class,
-            max_connections=MAX_INFLIGHT,
-            **shared.connection_kwargs,
-        )
-        self.redis = aioredis.Redis(connection_pool=self._pool)
+        self._shared = redis.connection_pool
+        self._settings = dict(self._shared.connection_kwargs)
         self.script = script
-        self._queue: list[tuple[list[Any], list[Any], asyncio.Future[Any]]] = []
-        self._inflight: set[asyncio.Task[None]] = set()
-        self._scheduled = False
+        self._pipe: _Pipe | None = None
+        self._connecting: asyncio.Future[_Pipe] | None = None
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
         """Run the script with ``keys`` and ``args``; returns its answer.
@@ -56,61 +99,82 @@ class ScriptBatcher:
         Raises:
             RedisError: the call failed (the script's own errors included).
         """
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append((keys, args, future))
-        if not self._inflight and not self._scheduled:
-            self._start()  # nothing in flight: go now rather than a loop turn later
-        else:
-            self._schedule()
-        return await future
+        pipe = self._pipe
+        if pipe is None or pipe.transport is None:
+            pipe = await self._connect()
+        try:
+            reply = await pipe.send(pack("EVALSHA", self.script.sha, len(keys), *keys, *args))
+        except RedisConnectionError:
+            self._lost(pipe)
+            raise
+        if isinstance(reply, ResponseError):
+            if not str(reply).startswith("NOSCRIPT"):
+                raise reply
+            # Redis lost its script cache: EVAL sends the source, which loads it again.
+            source = self.script.script
+            reply = await pipe.send(pack("EVAL", source, len(keys), *keys, *args))
+            if isinstance(reply, ResponseError):
+                raise NoScriptError(str(reply)) if "NOSCRIPT" in str(reply) else reply
+        return reply
 
     async def aclose(self) -> None:
-        """Close the batcher's own connections."""
-        await self._pool.aclose()
+        """Close the connection."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None and pipe.transport is not None:
+            pipe.transport.close()
 
-    def _schedule(self) -> None:
-        if not self._scheduled and self._queue and len(self._inflight) < MAX_INFLIGHT:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self._start)
+    def _lost(self, pipe: _Pipe | None) -> None:
+        # Redis went away: the shared pool's idle connections are dead too. Drop them, so
+        # that the next commands there connect afresh instead of failing once each.
+        if pipe is not None and pipe is self._pipe:  # not a newer connection
+            self._pipe = None
+            if pipe.transport is not None:
+                pipe.transport.close()
+        task = asyncio.get_running_loop().create_task(
+            self._shared.disconnect(inuse_connections=False)
+        )
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
-    def _start(self) -> None:
-        self._scheduled = False
-        if not self._queue:
-            return
-        batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-        task = asyncio.create_task(self._run(batch))
-        self._inflight.add(task)
-        task.add_done_callback(self._finished)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._inflight.discard(task)
-        self._schedule()
-
-    async def _run(self, batch: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]) -> None:
+    async def _connect(self) -> _Pipe:
+        # One connecting task, shared by every call that finds no connection, and not tied
+        # to any of them: a cancelled caller does not fail the others.
+        if self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._open())
+            self._connecting.add_done_callback(self._connected)
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for keys, args, _ in batch:
-                    pipe.evalsha(self.script.sha, len(keys), *keys, *args)
-                results = await pipe.execute(raise_on_error=False)
-        except Exception as exc:  # the whole pipeline failed: every call fails
-            for _, _, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
-            if isinstance(exc, RedisConnectionError | OSError):
-                # Redis went away: the shared pool's idle connections are dead too. Drop
-                # them, so that the next commands connect afresh instead of failing once each.
-                with contextlib.suppress(Exception):
-                    await self._shared.disconnect(inuse_connections=False)
+            return await asyncio.shield(self._connecting)
+        except (TimeoutError, OSError) as exc:
+            raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+
+    def _connected(self, task: asyncio.Future[_Pipe]) -> None:
+        self._connecting = None
+        if task.cancelled():
             return
-        for (keys, args, future), result in zip(batch, results, strict=True):
-            if future.done():
-                continue
-            if isinstance(result, NoScriptError):  # Redis lost its script cache: load it
-                try:
-                    future.set_result(await self.script(keys=keys, args=args, client=self.redis))
-                except Exception as exc:
-                    future.set_exception(exc)
-            elif isinstance(result, Exception):
-                future.set_exception(result)
-            else:
-                future.set_result(result)
+        if task.exception() is None:
+            self._pipe = task.result()
+        else:
+            self._lost(None)
+
+    async def _open(self) -> _Pipe:
+        loop = asyncio.get_running_loop()
+        s = self._settings
+        pipe = _Pipe()
+        if s.get("path"):
+            await asyncio.wait_for(loop.create_unix_connection(lambda: pipe, s["path"]), 10)
+        else:
+            await asyncio.wait_for(
+                loop.create_connection(lambda: pipe, s.get("host", "127.0.0.1"), s["port"]), 10
+            )
+        setup = []
+        if s.get("password"):
+            user = s.get("username")
+            setup.append(pack("AUTH", user, s["password"]) if user else pack("AUTH", s["password"]))
+        if s.get("db"):
+            setup.append(pack("SELECT", s["db"]))
+        for command in setup:
+            reply = await pipe.send(command)
+            if isinstance(reply, ResponseError):
+                if pipe.transport is not None:
+                    pipe.transport.close()
+                raise reply
+        return pipe
