@@ -18,7 +18,9 @@ a move wait for a free connection, let alone fail with "No connection available"
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
+from collections.abc import Callable
 from typing import Any, cast
 
 import hiredis
@@ -26,6 +28,11 @@ import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+
+log = logging.getLogger(__name__)
+
+#: Called with a script's answer as soon as it is read.
+OnReply = Callable[[Any], None]
 
 
 def pack(*parts: Any) -> bytes:
@@ -42,7 +49,7 @@ class _Pipe(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.reader = hiredis.Reader(encoding="utf-8", replyError=ResponseError)
-        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.waiting: deque[tuple[asyncio.Future[Any], OnReply | None]] = deque()
         self.transport: asyncio.Transport | None = None
         self.lost: Exception | None = None
 
@@ -55,24 +62,34 @@ class _Pipe(asyncio.Protocol):
             reply = self.reader.gets()
             if reply is False:
                 return
-            future = self.waiting.popleft()
-            if not future.done():  # its caller may have been cancelled
-                future.set_result(reply)
+            future, on_reply = self.waiting.popleft()
+            if future.done():  # its caller was cancelled
+                continue
+            if on_reply is not None and not isinstance(reply, ResponseError):
+                try:
+                    on_reply(reply)
+                except Exception:  # the caller still gets its answer
+                    log.exception("a reply callback failed")
+            future.set_result(reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
         self.transport = None
         while self.waiting:
-            future = self.waiting.popleft()
+            future, _ = self.waiting.popleft()
             if not future.done():
                 future.set_exception(self.lost)
 
-    def send(self, command: bytes) -> asyncio.Future[Any]:
-        """Write a command; the future gets its answer (an error answer as a value)."""
+    def send(self, command: bytes, on_reply: OnReply | None = None) -> asyncio.Future[Any]:
+        """Write a command; the future gets its answer (an error answer as a value).
+
+        ``on_reply`` is called with a successful answer as soon as it is read, before the
+        caller resumes (a loop turn later).
+        """
         if self.transport is None or self.transport.is_closing():
             raise self.lost or RedisConnectionError("not connected to Redis")
         future = asyncio.get_running_loop().create_future()
-        self.waiting.append(future)
+        self.waiting.append((future, on_reply))
         self.transport.write(command)
         return future
 
@@ -93,8 +110,16 @@ class ScriptBatcher:
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Future[_Pipe] | None = None
 
-    async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
+    async def __call__(
+        self, keys: list[Any], args: list[Any], on_reply: OnReply | None = None
+    ) -> Any:
         """Run the script with ``keys`` and ``args``; returns its answer.
+
+        Args:
+            keys: the script's KEYS.
+            args: its ARGV.
+            on_reply: called with the answer in the callback that reads it, before this call
+                returns (so that, say, an acknowledgement leaves a loop turn sooner).
 
         Raises:
             RedisError: the call failed (the script's own errors included).
@@ -103,7 +128,8 @@ class ScriptBatcher:
         if pipe is None or pipe.transport is None:
             pipe = await self._connect()
         try:
-            reply = await pipe.send(pack("EVALSHA", self.script.sha, len(keys), *keys, *args))
+            command = pack("EVALSHA", self.script.sha, len(keys), *keys, *args)
+            reply = await pipe.send(command, on_reply)
         except RedisConnectionError:
             self._lost(pipe)
             raise
@@ -112,7 +138,7 @@ class ScriptBatcher:
                 raise reply
             # Redis lost its script cache: EVAL sends the source, which loads it again.
             source = self.script.script
-            reply = await pipe.send(pack("EVAL", source, len(keys), *keys, *args))
+            reply = await pipe.send(pack("EVAL", source, len(keys), *keys, *args), on_reply)
             if isinstance(reply, ResponseError):
                 raise NoScriptError(str(reply)) if "NOSCRIPT" in str(reply) else reply
         return reply

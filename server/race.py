@@ -38,6 +38,7 @@ from .views import board_view
 if TYPE_CHECKING:
     from .app import App, RoomState
     from .session import Conn
+    from .store import Outcome
 
 ROOM_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
@@ -529,6 +530,27 @@ async def commit(
             )[:-1]
             + ',"rank":'
         )
+    acked = False
+
+    def acknowledge(out: Outcome) -> None:
+        """A committed action: acknowledge it (called as soon as Redis's answer is read)."""
+        nonlocal acked
+        if acked or out.status != "ok":
+            return
+        acked = True
+        entry.version += 1
+        entry.acked[action_id] = out.seq
+        if entry.first_ms is None:
+            entry.first_ms = now
+        entry.last_ms = now
+        # The ack and the mover's own delta leave at once, in one write (the channel skips
+        # this socket); waiting for the next loop turn would only add latency here.
+        conn.queue(f'{{"type":"ack","id":{action_id},"seq":{out.seq}}}')
+        conn.queue(f'{{"seq":{out.seq},{delta_body}')
+        if lost:
+            conn.queue(json.dumps({"type": "lost", "player_id": pid}))
+        conn.flush()
+
     redis_started = time.perf_counter()
     try:
         out = await app.store.move(
@@ -550,6 +572,7 @@ async def commit(
                 MAX_EVENTS,
                 app.store.ttl,
             ],
+            acknowledge,
         )
     except BaseException:
         # The copy already holds the action; Redis may not. Rebuild it from the log next
@@ -559,18 +582,7 @@ async def commit(
     app.metrics.redis_move_seconds += time.perf_counter() - redis_started
     app.metrics.redis_moves += 1
     if out.status == "ok":
-        entry.version += 1
-        entry.acked[action_id] = out.seq
-        if entry.first_ms is None:
-            entry.first_ms = now
-        entry.last_ms = now
-        # The ack and the mover's own delta leave at once, in one write (the channel skips
-        # this socket); waiting for the next loop turn would only add latency here.
-        conn.queue(f'{{"type":"ack","id":{action_id},"seq":{out.seq}}}')
-        conn.queue(f'{{"seq":{out.seq},{delta_body}')
-        if lost:
-            conn.queue(json.dumps({"type": "lost", "player_id": pid}))
-        conn.flush()
+        acknowledge(out)  # already done when Redis's answer was read; not twice
         if won:  # keep the replay; verify and rank a daily win; race history
             app.spawn(record_finish(app, room, state.round, pid))
         return True

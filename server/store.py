@@ -21,6 +21,7 @@ Sessions are ``session:TOKEN`` hashes ``{pid, name}``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -212,8 +213,20 @@ class Store:
         )
         return _outcome(raw)
 
-    async def move(self, room: str, round_: int, pid: str, args: list[str | int]) -> Outcome:
-        """Commit one action with a version check (see ``MOVE`` for ``args``)."""
+    async def move(
+        self,
+        room: str,
+        round_: int,
+        pid: str,
+        args: list[str | int],
+        on_outcome: Callable[[Outcome], None] | None = None,
+    ) -> Outcome:
+        """Commit one action with a version check (see ``MOVE`` for ``args``).
+
+        ``on_outcome`` is called with the outcome as soon as Redis's answer is read, a loop
+        turn before this returns it.
+        """
+        on_reply = None if on_outcome is None else lambda raw: on_outcome(_outcome(raw))
         raw = await self._move(
             keys=[
                 meta_key(room),
@@ -223,6 +236,7 @@ class Store:
                 results_key(room, round_),
             ],
             args=args,
+            on_reply=on_reply,
         )
         return _outcome(raw)
 
