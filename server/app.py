@@ -366,7 +366,8 @@ async def run(config: Config, ready: asyncio.Event | None = None) -> None:
         lite, url = await asyncio.to_thread(start_embedded_redis, config.data_dir)
         log.info("embedded redis at %s", url)
     # A blocking pool: under a burst, commands wait for a free connection instead of failing.
-    # Moves do not use it: their pipelines have connections of their own (server.batch).
+    # Moves do not use it: their scripts are pipelined on a connection of their own
+    # (server.batch).
     pool = aioredis.BlockingConnectionPool.from_url(
         url, decode_responses=True, health_check_interval=30, max_connections=256, timeout=10
     )

@@ -85,3 +85,20 @@ async def test_a_lost_connection_fails_its_calls_and_the_next_reconnects(
     assert await batch(keys=["c"], args=[1]) in (2, 3)  # ... and the next one reconnects
     await batch.aclose()
     await r.aclose()
+
+
+async def test_on_reply_runs_when_the_answer_is_read(private_redis: str) -> None:
+    """The callback sees a successful answer before the caller resumes; never an error."""
+    r: Any = aioredis.Redis.from_url(private_redis, decode_responses=True)
+    batch = ScriptBatcher(r, r.register_script(LUA))
+    seen: list[Any] = []
+    call = asyncio.ensure_future(batch(keys=["cb"], args=[4], on_reply=seen.append))
+    while not seen:  # the callback fires while the call is still pending
+        assert not call.done()
+        await asyncio.sleep(0)
+    assert seen == [4] and await call == 4
+    with pytest.raises(ResponseError):
+        await batch(keys=["cb"], args=["boom"], on_reply=seen.append)
+    assert seen == [4]
+    await batch.aclose()
+    await r.aclose()
