@@ -90,14 +90,22 @@ def test_double_tap_on_a_cell_card() -> None:
     board = table({1: "3C"}, cells=[None, "KH", None, None])
     play(board, "dtap cell2")
     assert board.columns[1] == cards("KH")
-    # A cell's card is not shuffled to another cell: that is no useful move (project).
+    # Nothing else takes the 7 of hearts: the leftmost free cell, as RULES.md orders.
     board = table({1: "3C"}, cells=[None, "7H", None, None])
+    play(board, "dtap cell2")
+    assert board.cells == [cards("7H")[0], None, None, None] and board.score == 0
+    board = table({1: "3C"}, cells=["2S", "7H", "3S", "4S"])
     assert refused(board, "dtap cell2") == "no_destination"
 
 
-def test_double_tap_leaves_a_lone_king_in_its_column() -> None:
-    board = table({1: "KH", 3: "3C"}, cells=["2S", "3S", "4S", "5S"])
-    assert refused(board, "dtap col1") == "no_destination"
+def test_double_tap_a_lone_king_tries_an_empty_column_before_a_cell() -> None:
+    board = table({1: "KH", 3: "3C"}, cells=[None] * 4)
+    play(board, "dtap col1")
+    assert board.columns[0] == [] and board.columns[1] == cards("KH")
+    assert board.cells == [None] * 4
+    board = table({1: "KH"} | {n: f"{n}C" for n in range(2, 11)}, cells=[None] * 4)
+    play(board, "dtap col1")  # no empty column: the leftmost free cell
+    assert board.cells[0] == cards("KH")[0]
 
 
 # -- undo -------------------------------------------------------------------------------
@@ -326,3 +334,19 @@ def test_bad_notation_says_what_is_wrong(text: str, words: str) -> None:
         parse_action(text)
     assert words in str(info.value)
     assert info.value.reason == "bad_notation"
+
+
+def test_moving_a_whole_king_led_column_does_not_keep_a_game_alive() -> None:
+    # Column 1 is one King-led group (K♠ Q♠); two empty columns let it move, nothing else can.
+    blocked = zip("2D 3D 4D 5D 6D 7D 8D".split(), "5H 7H 9H JH 4S 6S 8S".split(), strict=True)
+    board = Board(
+        [cards("KS QS")] + [cards(f"{a} {b}") for a, b in blocked] + [[], []],
+        cards("TD QD"),
+        [0, 0, 0, 1],
+    )
+    assert {str(m) for m in board.legal_moves()} == {"col1 col9", "col1 col10"}
+    assert board.useful_moves() == [] and board.is_lost()
+    # With a card under the King the same move uncovers it: useful, not lost.
+    board.columns[0] = cards("9D KS QS")
+    assert {str(m) for m in board.useful_moves()} == {"col1 col9", "col1 col10"}
+    assert not board.is_lost()

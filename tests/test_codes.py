@@ -110,5 +110,4 @@ def test_layouts_for_each_cell_count(deal: int) -> None:
 def test_shuffle_does_not_use_pythons_random() -> None:
     source = (Path(__file__).parent.parent / "server" / "engine" / "codes.py").read_text()
     assert "import random" not in source and "from random" not in source
-    assert shuffle(314) == shuffle(314)
     assert shuffle(314) != shuffle(315)

@@ -474,9 +474,9 @@ class Board:
         """Double tap a top card; the card moves alone (RULES.md, double tap).
 
         Tries, in order: its foundation; the longest column that accepts it (leftmost on a
-        tie); for a King the leftmost empty column; the leftmost free cell. A King alone in
-        its column is not moved to another empty column, nor a cell's card to another cell:
-        RULES.md counts neither as a useful move (project).
+        tie); for a King the leftmost empty column; the leftmost free cell. Each step is a
+        legal move, so a card already in a cell may go to another cell and a lone King to
+        another empty column, exactly as RULES.md orders it.
 
         Raises:
             IllegalAction: ``not_a_top_card``, ``empty_source`` or ``no_destination``.
@@ -492,15 +492,13 @@ class Board:
                 best = i
         if best >= 0:
             return self._apply(at, COL[best], 1, points)
-        alone = at.kind == "col" and len(self.columns[at.index]) == 1
-        if card % 13 == KING - 1 and not alone:
+        if card % 13 == KING - 1:
             for i, col in enumerate(self.columns):
                 if not col:
                     return self._apply(at, COL[i], 1, points)
-        if at.kind == "col":
-            for i, held in enumerate(self.cells):
-                if held is None:
-                    return self._apply(at, CELL[i], 1, 0)
+        for i, held in enumerate(self.cells):
+            if held is None:
+                return self._apply(at, CELL[i], 1, 0)
         raise IllegalAction("no_destination")
 
     def _tappable(self, at: Loc) -> Card:
