@@ -113,23 +113,29 @@ async def enter(app: App, conn: Conn, room: str, role: str, last_seq: int | None
     """
     conn.room, conn.role = room, role
     conn.syncing = []
-    await app.hub.attach(conn, room)
-    await app.room_state(room, refresh=True)
-    last = -1
-    caught_up = False
-    if last_seq is not None:
-        found = await app.store.events_after(room, last_seq)
-        if found is not None:
-            seq, entries = found
-            last = max(await app.hub.deliver(conn, entries), last_seq)
-            caught_up = True
-    if not caught_up:
-        snap = await app.snapshot(room, conn.pid or "", role)
-        if snap is None:
-            await leave_socket(app, conn)
-            return False
-        await conn.send(snap)
-        last = int(snap["seq"])
+    try:
+        await app.hub.attach(conn, room)
+        await app.room_state(room, refresh=True)
+        last = -1
+        caught_up = False
+        if last_seq is not None:
+            found = await app.store.events_after(room, last_seq)
+            if found is not None:
+                seq, entries = found
+                last = max(await app.hub.deliver(conn, entries), last_seq)
+                caught_up = True
+        if not caught_up:
+            snap = await app.snapshot(room, conn.pid or "", role)
+            if snap is None:
+                await leave_socket(app, conn)
+                return False
+            await conn.send(snap)
+            last = int(snap["seq"])
+    except BaseException:
+        # Half entered (Redis failed, say): out again, so that events are not held forever
+        # and the next join is not refused as already_in_room.
+        await leave_socket(app, conn)
+        raise
     held, conn.syncing = conn.syncing, None
     for seq, text in held or []:
         if seq > last:

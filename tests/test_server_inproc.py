@@ -116,3 +116,33 @@ async def test_moves_do_not_wait_for_the_shared_redis_pool(inproc: InProc) -> No
         for conn in held:
             await inproc.pool.release(conn)
     await ann.close()
+
+
+async def test_a_failed_entry_leaves_the_socket_free_to_join_again(inproc: InProc) -> None:
+    app = inproc.app
+    ann = await WsClient.connect(inproc.ws_url, "ann")
+    bob = await WsClient.connect(inproc.ws_url, "bob")
+    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAC"})
+    room = (await ann.expect("snapshot"))["room_id"]
+
+    # Redis fails once while Bob's socket is being brought up to date in the room.
+    real = app.snapshot
+    failures = [1]
+
+    async def failing_snapshot(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            failures.pop()
+            raise ConnectionError("Redis went away")
+        return await real(*args, **kwargs)
+
+    app.snapshot = failing_snapshot  # type: ignore[method-assign]
+    await bob.send({"type": "join", "room": room, "role": "spectator"})
+    assert (await bob.expect("error"))["code"] in ("internal", "busy")
+    # Not stuck half inside: the same join works now, and events reach Bob.
+    await bob.send({"type": "join", "room": room, "role": "spectator"})
+    assert (await bob.expect("snapshot"))["room_id"] == room
+    await ann.send({"type": "start"})
+    await ann.expect("started")
+    await bob.expect("started")
+    await ann.close()
+    await bob.close()

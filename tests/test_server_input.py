@@ -44,6 +44,7 @@ async def still_works(c: WsClient) -> None:
         ('{"type": "move", "id": 1, "src": "col0", "dst": "found"}', "invalid_message"),
         ('{"type": "hello", "name": "' + "n" * 100 + '"}', "invalid_message"),
         ("x" * 5000, "too_large"),
+        ("♠" * 1500, "too_large"),  # 1500 characters, 4500 bytes: the cap is in bytes
         (b"\xff\xfe\x00", "bad_json"),
     ],
 )
