@@ -140,8 +140,11 @@ class Conn:
     async def handle(self, raw: str | bytes) -> None:
         """Check and dispatch one frame."""
         # The cap is in bytes; a character of a text frame takes up to 4 of them in UTF-8.
-        size = len(raw) if isinstance(raw, bytes) or len(raw) <= MAX_FRAME // 4 else None
-        if (size if size is not None else len(raw.encode())) > MAX_FRAME:
+        if isinstance(raw, bytes) or len(raw) <= MAX_FRAME // 4:
+            size = len(raw)
+        else:
+            size = len(raw.encode())
+        if size > MAX_FRAME:
             await self.error("too_large")
             return
         if not self.allow():
