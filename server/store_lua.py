@@ -111,6 +111,15 @@ if old then
   else redis.call('HINCRBY', KEYS[1], 'np', -1) redis.call('HDEL', KEYS[1], 'st:' .. pid) end
 end
 redis.call('HSET', KEYS[2], pid, entry)
+if role ~= 'player' and redis.call('HGET', KEYS[1], 'host') == pid then
+  -- A host who turns spectator hands the room on, as one who leaves does.
+  local next_host = ''
+  for i, v in ipairs(redis.call('HVALS', KEYS[2])) do
+    local d = cjson.decode(v)
+    if d['role'] == 'player' then next_host = d['player_id'] break end
+  end
+  redis.call('HSET', KEYS[1], 'host', next_host)
+end
 local seq = emit(KEYS[1], KEYS[3], ch, origin, '', room_body(KEYS[1], KEYS[2]), '', maxev)
 touch(ttl, KEYS)
 return {'ok', seq}

@@ -51,6 +51,27 @@ async def test_leave_hands_over_the_host_and_rematch(race_server: ServerProc) ->
     await bob.close()
 
 
+async def test_a_host_who_turns_spectator_hands_the_room_on(race_server: ServerProc) -> None:
+    ann = await WsClient.connect(race_server.ws_url, "ann")
+    bob = await WsClient.connect(race_server.ws_url, "bob")
+    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+    room = (await ann.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    # Ann, from a second tab with her token, joins her own room as a spectator.
+    tab = await WsClient.connect(race_server.ws_url, "ann", token=ann.token)
+    await tab.send({"type": "join", "room": room, "role": "spectator"})
+    info = await bob.expect("room", host=bob.player_id)
+    roles = {p["player_id"]: p["role"] for p in info["players"]}
+    assert roles[ann.player_id] == "spectator"
+    await tab.send({"type": "start"})
+    assert (await tab.expect("error"))["code"] == "not_host"
+    await bob.send({"type": "start"})
+    await bob.expect("started")
+    for c in (ann, tab, bob):
+        await c.close()
+
+
 async def test_solo_clock_starts_with_the_first_move(race_server: ServerProc) -> None:
     import asyncio
 
