@@ -54,6 +54,7 @@ class Config:
     countdown_ms: int = 3000
     rate_per_s: float = 20.0
     rate_burst: int = 40
+    away_grace_ms: int = 90_000
 
 
 @dataclass(slots=True)
@@ -247,6 +248,11 @@ class App:
             await leave_room(self, conn, room)
         else:
             await leave_socket(self, conn)
+            if state is not None and state.mode == "race" and conn.role == "player" and conn.pid:
+                # A racer who does not come back gives up, so the race can end.
+                from .race import give_up_if_away
+
+                self.spawn(give_up_if_away(self, conn, room, state.round))
 
     # -- HTTP -----------------------------------------------------------------------------
 

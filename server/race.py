@@ -114,6 +114,8 @@ async def enter(app: App, conn: Conn, room: str, role: str, last_seq: int | None
     conn.room, conn.role = room, role
     conn.syncing = []
     try:
+        if conn.pid:
+            await app.store.clear_away(room, conn.pid)  # back: no give-up for this absence
         await app.hub.attach(conn, room)
         await app.room_state(room, refresh=True)
         last = -1
@@ -344,36 +346,56 @@ async def on_give_up(app: App, conn: Conn, msg: m.GiveUp) -> None:
     if room is None or state is None or conn.role != "player":
         await conn.error("not_racing")
         return
-    entry = await app.boards.get(room, state.round, conn.pid or "", state.code)
+    status = await give_up_racer(app, room, state.round, state.code, conn.pid or "", conn.name)
+    if status != "ok":
+        await conn.error(status)
+
+
+async def give_up_racer(app: App, room: str, rnd: int, code: str, pid: str, name: str) -> str:
+    """Record that a racer gives up this round; returns the store's status (``ok``...)."""
+    entry = await app.boards.get(room, rnd, pid, code)
+    moves = entry.board.moves
     out = await app.store.give_up(
         room,
-        state.round,
-        conn.pid or "",
-        body(
-            {
-                "type": "gave_up",
-                "player_id": conn.pid,
-                "round": state.round,
-                "moves": entry.board.moves,
-            }
-        ),
+        rnd,
+        pid,
+        body({"type": "gave_up", "player_id": pid, "round": rnd, "moves": moves}),
         json.dumps(
             {
-                "player_id": conn.pid,
-                "name": conn.name,
+                "player_id": pid,
+                "name": name,
                 "status": "gave_up",
                 "rank": None,
                 "time_ms": None,
-                "moves": entry.board.moves,
+                "moves": moves,
             }
         ),
         app.instance_id,
     )
-    if out.status != "ok":
-        await conn.error(out.status)
-    else:
+    if out.status == "ok":
         entry.over = True
-        app.spawn(record_give_up(app, room, state.round, conn.pid or ""))  # race history
+        app.spawn(record_give_up(app, room, rnd, pid))  # race history
+    return out.status
+
+
+async def give_up_if_away(app: App, conn: Conn, room: str, rnd: int) -> None:
+    """After a racer's socket closed mid-race: give up if they have not resumed in time.
+
+    The absence is marked in Redis, and any return (``resume`` or ``join``, on any instance)
+    clears it, so only the instance that saw the socket close acts, and only on a real
+    absence. Without it one closed tab would keep a race open until the room expires.
+    """
+    pid, name = conn.pid or "", conn.name
+    grace = app.config.away_grace_ms / 1000
+    nonce = secrets.token_hex(8)
+    await app.store.mark_away(room, pid, nonce, int(grace) + 60)
+    await asyncio.sleep(grace)
+    if not await app.store.still_away(room, pid, nonce):
+        return
+    state = await app.room_state(room, refresh=True)
+    if state is None or state.round != rnd or state.state not in ("countdown", "racing"):
+        return
+    await give_up_racer(app, room, rnd, state.code, pid, name)
 
 
 @ws_handler("rematch")

@@ -40,6 +40,11 @@ def meta_key(room: str) -> str:
     return f"room:{{{room}}}"
 
 
+def away_key(room: str, pid: str) -> str:
+    """Set while a racer's socket is gone mid-race (same hash slot as the room)."""
+    return f"room:{{{room}}}:away:{pid}"
+
+
 def members_key(room: str) -> str:
     """Player id -> member JSON."""
     return f"room:{{{room}}}:members"
@@ -249,6 +254,18 @@ class Store:
             args=[pid, round_, gave_up_body, result, origin, MAX_EVENTS, self.ttl],
         )
         return _outcome(raw)
+
+    async def mark_away(self, room: str, pid: str, nonce: str, seconds: int) -> None:
+        """Note that a racer's socket closed mid-race (``nonce`` names this absence)."""
+        await self.redis.set(away_key(room, pid), nonce, ex=max(seconds, 1))
+
+    async def clear_away(self, room: str, pid: str) -> None:
+        """The racer is back (a resume or a join)."""
+        await self.redis.delete(away_key(room, pid))
+
+    async def still_away(self, room: str, pid: str, nonce: str) -> bool:
+        """Whether the absence ``nonce`` has lasted until now (no return since)."""
+        return bool(await self.redis.get(away_key(room, pid)) == nonce)
 
     async def rematch(self, room: str, pid: str, code: str, origin: str) -> Outcome:
         """A new round on a new deal."""

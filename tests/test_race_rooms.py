@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, WsClient
+from tests.serverproc import ServerProc, WsClient, redis_url, running_server
 
 
 def wire(text: str, action_id: int) -> dict[str, Any]:
@@ -213,3 +214,38 @@ async def test_a_race_everyone_left_during_the_countdown_is_over(race_server: Se
     assert over["results"][0]["status"] == "gave_up"
     await ann.close()
     await spy.close()
+
+
+async def test_a_racer_who_never_comes_back_gives_up_so_the_race_ends() -> None:
+    args = ["--countdown-ms", "200", "--rate", "500", "--burst", "500", "--away-grace-ms", "700"]
+    with running_server(redis_url(), args=args) as srv:
+        ann = await WsClient.connect(srv.ws_url, "ann")
+        bob = await WsClient.connect(srv.ws_url, "bob")
+        cat = await WsClient.connect(srv.ws_url, "cat")
+        await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+        room = (await ann.expect("snapshot"))["room_id"]
+        for c in (bob, cat):
+            await c.send({"type": "join", "room": room, "role": "player"})
+            await c.expect("snapshot")
+        await ann.send({"type": "start"})
+        for c in (ann, bob, cat):
+            await c.expect("started")
+        # Bob's tab closes for good; Cat's drops too but she resumes within the grace.
+        await bob.close()
+        cat_token, last = cat.token, cat.messages[-1].get("seq", 0)
+        await cat.close()
+        cat = await WsClient.connect(srv.ws_url)
+        await cat.send({"type": "resume", "room": room, "token": cat_token, "last_seq": last})
+        await cat.expect("welcome")
+        gone = await ann.expect("gave_up", player_id=bob.player_id, timeout=5)
+        assert gone["round"] == 1
+        await asyncio.sleep(1.0)  # past Cat's grace too: she came back, so she plays on
+        line = solve(Board.from_code("SH1-C4-AAAAAAB"), timeout=10).moves
+        await cat.send(wire(line[0], 1))
+        await cat.expect("ack", id=1)
+        assert ann.find("gave_up", player_id=cat.player_id) is None
+        await ann.send({"type": "give_up"})
+        await cat.send({"type": "give_up"})
+        await ann.expect("race_over", timeout=5)
+        await ann.close()
+        await cat.close()

@@ -56,6 +56,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="burst of messages per connection",
     )
     p.add_argument(
+        "--away-grace-ms",
+        type=int,
+        default=int(env("SEAHAVEN_AWAY_GRACE_MS", "90000")),
+        help="a racer whose socket closed mid-race and who has not resumed by then gives up",
+    )
+    p.add_argument(
         "--loop",
         choices=("uvloop", "asyncio"),
         default=env("SEAHAVEN_LOOP", "uvloop"),
@@ -79,6 +85,7 @@ def main(args: argparse.Namespace) -> int:
         countdown_ms=args.countdown_ms,
         rate_per_s=args.rate,
         rate_burst=args.burst,
+        away_grace_ms=args.away_grace_ms,
     )
     if args.static_dir:
         config.static_dir = args.static_dir
