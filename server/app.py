@@ -37,7 +37,7 @@ from .store import Store
 log = logging.getLogger(__name__)
 
 #: Modules that register handlers and routes when imported.
-EXTENSIONS = ["server.race", "server.http", "server.api"]
+EXTENSIONS = ["server.race", "server.race_rounds", "server.http", "server.api"]
 
 
 @dataclass(slots=True)
@@ -250,7 +250,7 @@ class App:
             await leave_socket(self, conn)
             if state is not None and state.mode == "race" and conn.role == "player" and conn.pid:
                 # A racer who does not come back gives up, so the race can end.
-                from .race import give_up_if_away
+                from .race_rounds import give_up_if_away
 
                 self.spawn(give_up_if_away(self, conn, room, state.round))
 
