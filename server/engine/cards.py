@@ -27,27 +27,6 @@ _NAMES: Final = tuple(RANKS[c % 13] + SUITS[c // 13] for c in DECK)
 _BY_NAME: Final = {name: card for card, name in enumerate(_NAMES)}
 
 
-def suit_of(card: Card) -> int:
-    """The suit index of a card: 0 spades, 1 hearts, 2 diamonds, 3 clubs."""
-    return card // 13
-
-
-def rank_of(card: Card) -> int:
-    """The rank of a card, 1 (Ace) to 13 (King)."""
-    return card % 13 + 1
-
-
-def make_card(rank: int, suit: int) -> Card:
-    """The card of a rank (1 to 13) and a suit index (0 to 3).
-
-    Raises:
-        ValueError: the rank or the suit is out of range.
-    """
-    if not 1 <= rank <= 13 or not 0 <= suit <= 3:
-        raise ValueError(f"no card of rank {rank} and suit {suit}")
-    return suit * 13 + rank - 1
-
-
 def card_name(card: Card) -> str:
     """The notation of a card: rank then suit, for example ``TH`` or ``KS``."""
     return _NAMES[card]
