@@ -40,6 +40,17 @@ local function room_body(meta, members)
     table.concat(redis.call('HVALS', members), ',') .. '],"spectators":' .. (m[9] or 0) .. '}'
 end
 
+-- If pid was the host, the first remaining racer becomes host (none: '').
+local function hand_on_host(meta, members, pid)
+  if redis.call('HGET', meta, 'host') ~= pid then return end
+  local next_host = ''
+  for i, v in ipairs(redis.call('HVALS', members)) do
+    local d = cjson.decode(v)
+    if d['role'] == 'player' then next_host = d['player_id'] break end
+  end
+  redis.call('HSET', meta, 'host', next_host)
+end
+
 -- When no racer is left playing: the room is done and the results go out, ranked first.
 local function maybe_over(meta, events, res, ch, origin, round, maxev)
   if tonumber(redis.call('HGET', meta, 'playing') or '0') > 0 then return 0 end
@@ -111,15 +122,8 @@ if old then
   else redis.call('HINCRBY', KEYS[1], 'np', -1) redis.call('HDEL', KEYS[1], 'st:' .. pid) end
 end
 redis.call('HSET', KEYS[2], pid, entry)
-if role ~= 'player' and redis.call('HGET', KEYS[1], 'host') == pid then
-  -- A host who turns spectator hands the room on, as one who leaves does.
-  local next_host = ''
-  for i, v in ipairs(redis.call('HVALS', KEYS[2])) do
-    local d = cjson.decode(v)
-    if d['role'] == 'player' then next_host = d['player_id'] break end
-  end
-  redis.call('HSET', KEYS[1], 'host', next_host)
-end
+-- A host who turns spectator hands the room on, as one who leaves does.
+if role ~= 'player' then hand_on_host(KEYS[1], KEYS[2], pid) end
 local seq = emit(KEYS[1], KEYS[3], ch, origin, '', room_body(KEYS[1], KEYS[2]), '', maxev)
 touch(ttl, KEYS)
 return {'ok', seq}
@@ -151,14 +155,7 @@ else
   redis.call('HINCRBY', KEYS[1], 'ns', -1)
 end
 redis.call('HDEL', KEYS[2], pid)
-if redis.call('HGET', KEYS[1], 'host') == pid then
-  local next_host = ''
-  for i, v in ipairs(redis.call('HVALS', KEYS[2])) do
-    local d = cjson.decode(v)
-    if d['role'] == 'player' then next_host = d['player_id'] break end
-  end
-  redis.call('HSET', KEYS[1], 'host', next_host)
-end
+hand_on_host(KEYS[1], KEYS[2], pid)
 local seq = emit(KEYS[1], KEYS[3], ch, origin, '', room_body(KEYS[1], KEYS[2]), '', maxev)
 touch(ttl, {KEYS[1], KEYS[2], KEYS[3]})
 return {'ok', seq}
