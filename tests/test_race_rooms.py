@@ -16,15 +16,25 @@ def wire(text: str, action_id: int) -> dict[str, Any]:
     return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
 
 
-async def test_leave_hands_over_the_host_and_rematch(race_server: ServerProc) -> None:
-    ann = await WsClient.connect(race_server.ws_url, "ann")
-    bob = await WsClient.connect(race_server.ws_url, "bob")
-    cat = await WsClient.connect(race_server.ws_url, "cat")
-    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
-    room = (await ann.expect("snapshot"))["room_id"]
-    for c in (bob, cat):
-        await c.send({"type": "join", "room": room, "role": "player"})
+async def room_of(url: str, *names: str, spectators: tuple[str, ...] = ()) -> Any:
+    """The first name creates a room on SH1-C4-AAAAAAB, the others join it as racers,
+    ``spectators`` as spectators; returns (room id, racers' sockets, spectators' sockets)."""
+    first = await WsClient.connect(url, names[0])
+    await first.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
+    room = (await first.expect("snapshot"))["room_id"]
+    racers, watchers = [first], []
+    for name, role, into in [(n, "player", racers) for n in names[1:]] + [
+        (n, "spectator", watchers) for n in spectators
+    ]:
+        c = await WsClient.connect(url, name)
+        await c.send({"type": "join", "room": room, "role": role})
         await c.expect("snapshot")
+        into.append(c)
+    return room, racers, watchers
+
+
+async def test_leave_hands_over_the_host_and_rematch(race_server: ServerProc) -> None:
+    room, (ann, bob, cat), _ = await room_of(race_server.ws_url, "ann", "bob", "cat")
     await ann.send({"type": "leave"})
     assert (await ann.expect("left"))["room_id"] == room
     info = await bob.expect("room", host=bob.player_id)
@@ -53,12 +63,7 @@ async def test_leave_hands_over_the_host_and_rematch(race_server: ServerProc) ->
 
 
 async def test_a_host_who_turns_spectator_hands_the_room_on(race_server: ServerProc) -> None:
-    ann = await WsClient.connect(race_server.ws_url, "ann")
-    bob = await WsClient.connect(race_server.ws_url, "bob")
-    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
-    room = (await ann.expect("snapshot"))["room_id"]
-    await bob.send({"type": "join", "room": room, "role": "player"})
-    await bob.expect("snapshot")
+    room, (ann, bob), _ = await room_of(race_server.ws_url, "ann", "bob")
     # Ann, from a second tab with her token, joins her own room as a spectator.
     tab = await WsClient.connect(race_server.ws_url, "ann", token=ann.token)
     await tab.send({"type": "join", "room": room, "role": "spectator"})
@@ -172,12 +177,7 @@ async def test_idle_rooms_expire() -> None:
 
 
 async def test_racers_who_left_are_not_in_the_next_round(race_server: ServerProc) -> None:
-    ann = await WsClient.connect(race_server.ws_url, "ann")
-    bob = await WsClient.connect(race_server.ws_url, "bob")
-    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
-    room = (await ann.expect("snapshot"))["room_id"]
-    await bob.send({"type": "join", "room": room, "role": "player"})
-    await bob.expect("snapshot")
+    room, (ann, bob), _ = await room_of(race_server.ws_url, "ann", "bob")
     await ann.send({"type": "start"})
     await ann.expect("started")
     await bob.send({"type": "leave"})  # leaving a race gives up
@@ -199,12 +199,7 @@ async def test_racers_who_left_are_not_in_the_next_round(race_server: ServerProc
 
 
 async def test_a_race_everyone_left_during_the_countdown_is_over(race_server: ServerProc) -> None:
-    ann = await WsClient.connect(race_server.ws_url, "ann")
-    spy = await WsClient.connect(race_server.ws_url, "spy")
-    await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
-    room = (await ann.expect("snapshot"))["room_id"]
-    await spy.send({"type": "join", "room": room, "role": "spectator"})
-    await spy.expect("snapshot")
+    _, (ann,), (spy,) = await room_of(race_server.ws_url, "ann", spectators=("spy",))
     await ann.send({"type": "start"})
     await ann.expect("countdown")
     await ann.send({"type": "leave"})
@@ -219,14 +214,7 @@ async def test_a_race_everyone_left_during_the_countdown_is_over(race_server: Se
 async def test_a_racer_who_never_comes_back_gives_up_so_the_race_ends() -> None:
     args = ["--countdown-ms", "200", "--rate", "500", "--burst", "500", "--away-grace-ms", "700"]
     with running_server(redis_url(), args=args) as srv:
-        ann = await WsClient.connect(srv.ws_url, "ann")
-        bob = await WsClient.connect(srv.ws_url, "bob")
-        cat = await WsClient.connect(srv.ws_url, "cat")
-        await ann.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
-        room = (await ann.expect("snapshot"))["room_id"]
-        for c in (bob, cat):
-            await c.send({"type": "join", "room": room, "role": "player"})
-            await c.expect("snapshot")
+        room, (ann, bob, cat), _ = await room_of(srv.ws_url, "ann", "bob", "cat")
         await ann.send({"type": "start"})
         for c in (ann, bob, cat):
             await c.expect("started")
