@@ -36,6 +36,9 @@ MAX_TIME_MS: Final = (1 << 38) - 1
 #: How far a finish may lie ahead of this server's clock (other instances' clocks drift).
 FUTURE_SLACK_MS: Final = 60_000
 
+#: One UTC day in milliseconds.
+DAY_MS: Final = 86_400_000
+
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
 
@@ -173,6 +176,12 @@ class Leaderboard:
         if replay.times_ms[0] < day_start:
             return Submission(
                 "refused", reason="before_day", message=f"the game began before {date} (UTC)"
+            )
+        # A past day stays playable, but only games begun on the day itself rank: a later
+        # player could have studied the deal, or copied the day's published replays.
+        if replay.times_ms[0] >= day_start + DAY_MS:
+            return Submission(
+                "refused", reason="after_day", message=f"only games begun on {date} (UTC) rank"
             )
         if replay.times_ms[-1] > moment.timestamp() * 1000 + FUTURE_SLACK_MS:
             return Submission(

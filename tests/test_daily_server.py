@@ -46,6 +46,21 @@ def server() -> Iterator[ServerProc]:
     client.close()
 
 
+@pytest.fixture
+def fresh() -> Iterator[tuple[ServerProc, dict[str, str]]]:
+    """A server with leaderboards of its own, for tests that rank games of today."""
+    env = {**ENV, "SEAHAVEN_KEY_PREFIX": f"test:daily:{secrets.token_hex(6)}:"}
+    with running_server(redis_url(), args=FAST, env=env) as srv:
+        yield srv, env
+    import redis
+
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    keys = list(client.scan_iter(match=env["SEAHAVEN_KEY_PREFIX"] + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
 def get(srv: ServerProc, path: str) -> tuple[int, Any]:
     try:
         with urllib.request.urlopen(srv.http_url + path, timeout=5) as res:
@@ -149,8 +164,11 @@ def test_leaderboard_parameters_are_checked(server: ServerProc) -> None:
 # -- playing it -----------------------------------------------------------------------------
 
 
-async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(server: ServerProc) -> None:
-    date = "2026-02-01"
+async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
+    fresh: tuple[ServerProc, dict[str, str]],
+) -> None:
+    server, _env = fresh
+    date = today().isoformat()
     code = daily_deal(date).code
     line = line_of(code)
     ann = await WsClient.connect(server.ws_url, "ann")
@@ -167,8 +185,7 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(server: Server
     entry = board["entries"][0]
     assert entry["player_id"] == ann.player_id and entry["name"] == "ann"
     assert (entry["rank"], entry["time_ms"], entry["moves"]) == (1, fin["time_ms"], fin["moves"])
-    # A past day played today is ranked on that day's board but makes no streak.
-    assert board["player"] == {"player_id": ann.player_id, "rank": 1, "streak": 0}
+    assert board["player"] == {"player_id": ann.player_id, "rank": 1, "streak": 1}
     assert entry["replay_id"] == replay_id(room, 1, ann.player_id)
 
     # The replay holds what a viewer needs, and anyone can verify it from its URL.
@@ -209,8 +226,11 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(server: Server
         await c.close()
 
 
-async def test_a_too_fast_finish_is_played_but_refused_a_rank(server: ServerProc) -> None:
-    date = "2026-02-02"
+async def test_a_too_fast_finish_is_played_but_refused_a_rank(
+    fresh: tuple[ServerProc, dict[str, str]],
+) -> None:
+    server, _env = fresh
+    date = today().isoformat()
     code = daily_deal(date).code
     line = line_of(code)
     bot = await WsClient.connect(server.ws_url, "bot")
@@ -227,8 +247,11 @@ async def test_a_too_fast_finish_is_played_but_refused_a_rank(server: ServerProc
     await bot.close()
 
 
-async def test_ranking_and_live_pushes_to_watchers(server: ServerProc) -> None:
-    date = "2026-02-03"
+async def test_ranking_and_live_pushes_to_watchers(
+    fresh: tuple[ServerProc, dict[str, str]],
+) -> None:
+    server, _env = fresh
+    date = today().isoformat()
     code = daily_deal(date).code
     line = line_of(code)
     watcher = await WsClient.connect(server.ws_url, "watcher")
@@ -329,8 +352,11 @@ async def test_race_results_feed_the_players_history(server: ServerProc) -> None
         await c.close()
 
 
-async def test_a_daily_survives_a_dropped_connection(server: ServerProc) -> None:
-    date = "2026-02-04"
+async def test_a_daily_survives_a_dropped_connection(
+    fresh: tuple[ServerProc, dict[str, str]],
+) -> None:
+    server, _env = fresh
+    date = today().isoformat()
     code = daily_deal(date).code
     line = line_of(code)
     ann = await WsClient.connect(server.ws_url, "ann")
@@ -359,10 +385,13 @@ async def test_a_daily_survives_a_dropped_connection(server: ServerProc) -> None
     await back.close()
 
 
-async def test_pushes_reach_watchers_on_another_instance(server: ServerProc) -> None:
-    date = "2026-02-05"
+async def test_pushes_reach_watchers_on_another_instance(
+    fresh: tuple[ServerProc, dict[str, str]],
+) -> None:
+    server, env = fresh
+    date = today().isoformat()
     line = line_of(daily_deal(date).code)
-    with running_server(redis_url(), args=FAST, env=ENV) as other:
+    with running_server(redis_url(), args=FAST, env=env) as other:
         watcher = await WsClient.connect(other.ws_url, "watcher")
         await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
         assert (await watcher.expect("leaderboard", date=date))["finishers"] == 0
@@ -381,3 +410,21 @@ async def test_pushes_reach_watchers_on_another_instance(server: ServerProc) -> 
         assert watcher.find("leaderboard") is None  # one push, for the watched board only
         for c in (watcher, ann):
             await c.close()
+
+
+async def test_a_past_day_can_be_played_but_not_ranked(server: ServerProc) -> None:
+    # Played now, a past day's deal could have been studied (or its published replays
+    # copied) at leisure: the game is kept and verifies, but only games begun on the day rank.
+    code = daily_deal(PAST).code
+    ann = await WsClient.connect(server.ws_url, "ann")
+    snap = await start_daily(ann, date=PAST)
+    assert snap["code"] == code
+    await play(ann, line_of(code))
+    await ann.expect("finished", player_id=ann.player_id)
+    rid = replay_id(str(snap["room_id"]), 1, ann.player_id)
+    replay = await wait_for(server, f"/api/replay/{rid}", lambda r: r["result"]["won"])
+    assert replay["verified"]["ok"] is True
+    await asyncio.sleep(0.3)
+    status, board = get(server, f"/api/daily/{PAST}/leaderboard")
+    assert status == 200 and board["finishers"] == 0 and board["entries"] == []
+    await ann.close()

@@ -145,9 +145,10 @@ async def test_streak_counts_consecutive_days(lb: Leaderboard) -> None:
     assert await lb.streak("ann", "2026-03-14") == 1
     assert await lb.streak("ann", "2026-03-16") == 0
     assert await lb.streak("bob", "2026-03-14") == 0
-    # The 13th played on the 14th is ranked on the 13th's board, but makes no streak.
+    # The 13th played on the 14th is kept but not ranked, and makes no streak.
     late = play("ann", date="2026-03-13", start=T0)
-    assert (await lb.submit(late)).status == "ranked"
+    assert (await lb.submit(late)).reason == "after_day"
+    assert await lb.finishers("2026-03-13", "daily") == 0
     assert await lb.streak("ann", "2026-03-14") == 1
 
 
@@ -217,8 +218,16 @@ async def test_a_game_begun_before_its_day_or_ending_in_the_future_is_refused(
     await assert_refused(lb, play("early", start=day_start - 1000), "before_day")
     assert (await lb.submit(play("midnight", start=day_start))).status == "ranked"
     await lb.redis.delete(lb.rank_key(DATE, "daily"), lb.entries_key(DATE, "daily"))
-    far = int((dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).timestamp() * 1000)
-    await assert_refused(lb, play("later", start=far), "future_time")
+    # Begun after the day ended: refused, however honest (the deal could be studied first).
+    await assert_refused(lb, play("late", start=day_start + 86_400_000), "after_day")
+    await lb.redis.delete(lb.rank_key(DATE, "daily"), lb.entries_key(DATE, "daily"))
+    assert (await lb.submit(play("last", start=day_start + 86_399_000))).status == "ranked"
+    await lb.redis.delete(lb.rank_key(DATE, "daily"), lb.entries_key(DATE, "daily"))
+    now = dt.datetime.now(dt.UTC)
+    far = int((now + dt.timedelta(minutes=10)).timestamp() * 1000)
+    today_iso = now.date().isoformat()
+    if (now + dt.timedelta(minutes=30)).date() == now.date():  # not across midnight
+        await assert_refused(lb, play("later", date=today_iso, start=far), "future_time")
 
 
 async def test_an_unfinished_game_is_not_ranked(lb: Leaderboard) -> None:
