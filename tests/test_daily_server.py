@@ -9,6 +9,7 @@ player with no pause at all is refused.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import subprocess
@@ -16,9 +17,11 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
+import redis
 
 from server.daily import daily_deal, daily_json, today
 from server.engine import Board, Move, parse_action
@@ -33,32 +36,43 @@ PREFIX = f"test:daily:{secrets.token_hex(6)}:"
 ENV = {"SEAHAVEN_KEY_PREFIX": PREFIX, "SEAHAVEN_MIN_MS_PER_ACTION": "20"}
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProc]:
-    with running_server(redis_url(), args=FAST, env=ENV) as srv:
-        yield srv
-    import redis
-
+@contextlib.contextmanager
+def daily_server(prefix: str) -> Iterator[tuple[ServerProc, dict[str, str]]]:
+    """A server whose Redis keys all start with ``prefix``; they are deleted afterwards."""
+    env = {**ENV, "SEAHAVEN_KEY_PREFIX": prefix}
+    with running_server(redis_url(), args=FAST, env=env) as srv:
+        yield srv, env
     client = redis.Redis.from_url(redis_url(), decode_responses=True)
-    keys = list(client.scan_iter(match=PREFIX + "*", count=1000))
+    keys = list(client.scan_iter(match=prefix + "*", count=1000))
     if keys:
         client.delete(*keys)
     client.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProc]:
+    with daily_server(PREFIX) as (srv, _env):
+        yield srv
+
+
+@dataclass
+class Today:
+    """A server with leaderboards of its own, today's daily deal and a winning line of it."""
+
+    server: ServerProc
+    env: dict[str, str]
+    date: str
+    code: str
+    line: tuple[str, ...]
 
 
 @pytest.fixture
-def fresh() -> Iterator[tuple[ServerProc, dict[str, str]]]:
-    """A server with leaderboards of its own, for tests that rank games of today."""
-    env = {**ENV, "SEAHAVEN_KEY_PREFIX": f"test:daily:{secrets.token_hex(6)}:"}
-    with running_server(redis_url(), args=FAST, env=env) as srv:
-        yield srv, env
-    import redis
-
-    client = redis.Redis.from_url(redis_url(), decode_responses=True)
-    keys = list(client.scan_iter(match=env["SEAHAVEN_KEY_PREFIX"] + "*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
+def fresh() -> Iterator[Today]:
+    """For tests that rank games of today: nobody else's finishes on these leaderboards."""
+    with daily_server(f"test:daily:{secrets.token_hex(6)}:") as (srv, env):
+        date = today().isoformat()
+        code = daily_deal(date).code
+        yield Today(srv, env, date, code, line_of(code))
 
 
 def get(srv: ServerProc, path: str) -> tuple[int, Any]:
@@ -165,12 +179,9 @@ def test_leaderboard_parameters_are_checked(server: ServerProc) -> None:
 
 
 async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
-    fresh: tuple[ServerProc, dict[str, str]],
+    fresh: Today,
 ) -> None:
-    server, _env = fresh
-    date = today().isoformat()
-    code = daily_deal(date).code
-    line = line_of(code)
+    server, date, code, line = fresh.server, fresh.date, fresh.code, fresh.line
     ann = await WsClient.connect(server.ws_url, "ann")
     snap = await start_daily(ann, date=date)
     assert snap["code"] == code and snap["cells"] == 4
@@ -227,12 +238,9 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
 
 
 async def test_a_too_fast_finish_is_played_but_refused_a_rank(
-    fresh: tuple[ServerProc, dict[str, str]],
+    fresh: Today,
 ) -> None:
-    server, _env = fresh
-    date = today().isoformat()
-    code = daily_deal(date).code
-    line = line_of(code)
+    server, date, line = fresh.server, fresh.date, fresh.line
     bot = await WsClient.connect(server.ws_url, "bot")
     snap = await start_daily(bot, date=date)
     await play(bot, line, pace=0)  # ~1 ms an action: under the 20 ms floor
@@ -248,12 +256,9 @@ async def test_a_too_fast_finish_is_played_but_refused_a_rank(
 
 
 async def test_ranking_and_live_pushes_to_watchers(
-    fresh: tuple[ServerProc, dict[str, str]],
+    fresh: Today,
 ) -> None:
-    server, _env = fresh
-    date = today().isoformat()
-    code = daily_deal(date).code
-    line = line_of(code)
+    server, date, line = fresh.server, fresh.date, fresh.line
     watcher = await WsClient.connect(server.ws_url, "watcher")
     await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
     first = await watcher.expect("leaderboard", date=date)
@@ -353,12 +358,9 @@ async def test_race_results_feed_the_players_history(server: ServerProc) -> None
 
 
 async def test_a_daily_survives_a_dropped_connection(
-    fresh: tuple[ServerProc, dict[str, str]],
+    fresh: Today,
 ) -> None:
-    server, _env = fresh
-    date = today().isoformat()
-    code = daily_deal(date).code
-    line = line_of(code)
+    server, date, line = fresh.server, fresh.date, fresh.line
     ann = await WsClient.connect(server.ws_url, "ann")
     snap = await start_daily(ann, date=date)
     room = str(snap["room_id"])
@@ -386,11 +388,9 @@ async def test_a_daily_survives_a_dropped_connection(
 
 
 async def test_pushes_reach_watchers_on_another_instance(
-    fresh: tuple[ServerProc, dict[str, str]],
+    fresh: Today,
 ) -> None:
-    server, env = fresh
-    date = today().isoformat()
-    line = line_of(daily_deal(date).code)
+    server, env, date, line = fresh.server, fresh.env, fresh.date, fresh.line
     with running_server(redis_url(), args=FAST, env=env) as other:
         watcher = await WsClient.connect(other.ws_url, "watcher")
         await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
