@@ -28,11 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis.asyncio as aioredis
 
-from server.daily import FIRST_DAY, daily_deal
+from server.daily.deal import FIRST_DAY, daily_deal
 from server.engine import Board, parse_action
 from server.engine.solver import solve
-from server.leaderboard import Leaderboard
-from server.replays import Replay, Result, verify
+from server.daily.leaderboard import Leaderboard
+from server.store.keys import Keys
+from server.daily.replays import Replay, Result, verify
 
 
 def daily_replay(date: str, pid: str, start: int, step: int) -> Replay:
@@ -79,7 +80,7 @@ async def main(players: int, url: str) -> None:
 
     client = aioredis.Redis.from_url(url, decode_responses=True)
     prefix = f"bench:daily:{secrets.token_hex(4)}:"
-    board = Leaderboard(client, prefix)
+    board = Leaderboard(client, Keys(prefix))
     date = dates[-1]
     noon = int(dt.datetime.fromisoformat(f"{date}T12:00:00+00:00").timestamp() * 1000)
     base = daily_replay(date, "p", noon, 300)

@@ -2,7 +2,8 @@
 forwards every event to those sockets, each seeing what its role may see.
 
 Racers see another racer's actions as ``progress`` (counts only); spectators and the
-player whose board it is see the ``delta``. See :mod:`server.store_lua` for the event form.
+player whose board it is see the ``delta``. See ``store/lua/common.lua`` for the form of
+an event; records are turned into messages once per event, here, by :func:`wire.render`.
 """
 
 from __future__ import annotations
@@ -11,26 +12,34 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from . import wire
 from .metrics import Metrics
-from .store import channel, room_of_channel
-
-if TYPE_CHECKING:
-    from .session import Conn
+from .store.keys import Keys
 
 log = logging.getLogger(__name__)
 
 
-def event_seq(full: str) -> int:
-    """The seq of a stored event's JSON (it always starts ``{"seq":N,``)."""
-    return int(full[7 : full.index(",", 7)])
+class Listener(Protocol):
+    """A socket as the hub sees it: who it is, where, and how to give it an event."""
+
+    cid: str
+    pid: str | None
+    room: str | None
+    role: str
+
+    def push(self, text: str, seq: int) -> None:
+        """Forward a room event (the socket may hold it back while it catches up)."""
+
+    def queue(self, text: str) -> None:
+        """Send a frame."""
 
 
-def view(conn: Conn, pid: str, full: str, racer: str) -> str | None:
+def view(conn: Listener, pid: str, full: str, racer: str) -> str | None:
     """The text a connection receives for an event, or None."""
     if conn.role == "spectator" or not pid or pid == conn.pid or not racer:
         return full
@@ -42,15 +51,16 @@ def view(conn: Conn, pid: str, full: str, racer: str) -> str | None:
 class Hub:
     """The local sockets of each room and the pub/sub reader that feeds them."""
 
-    def __init__(self, redis: aioredis.Redis, metrics: Metrics) -> None:
+    def __init__(self, redis: aioredis.Redis, keys: Keys, metrics: Metrics) -> None:
         self.redis = redis
+        self.keys = keys
         self.metrics = metrics
-        self.rooms: dict[str, set[Conn]] = {}
+        self.rooms: dict[str, set[Listener]] = {}
         self.pubsub = redis.pubsub()
         self._confirm: dict[str, asyncio.Future[None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
-        #: Called with (room, event JSON) for every room-wide event (not a board's).
+        #: Called with (room, message JSON) for every room-wide event (not a board's).
         self.on_room_event: Callable[[str, str], None] | None = None
         #: Called with the room id when its last local socket goes (forget its caches).
         self.on_room_empty: Callable[[str], None] | None = None
@@ -68,7 +78,7 @@ class Hub:
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()  # type: ignore[no-untyped-call]
 
-    async def attach(self, conn: Conn, room: str) -> None:
+    async def attach(self, conn: Listener, room: str) -> None:
         """Add a socket to a room; subscribe (and wait for Redis to confirm) if first."""
         async with self._lock:
             conns = self.rooms.get(room)
@@ -76,8 +86,8 @@ class Hub:
                 conns.add(conn)
                 return
             self.rooms[room] = {conn}
-            self.metrics.rooms_local = len(self.rooms)
-            ch = channel(room)
+            self.metrics.rooms_local.set(len(self.rooms))
+            ch = self.keys.channel(room)
             waiter = asyncio.get_running_loop().create_future()
             self._confirm[ch] = waiter
             await self.pubsub.subscribe(ch)
@@ -86,7 +96,7 @@ class Hub:
             finally:
                 self._confirm.pop(ch, None)
 
-    async def detach(self, conn: Conn, room: str) -> None:
+    async def detach(self, conn: Listener, room: str) -> None:
         """Remove a socket; unsubscribe when the room has no local socket left."""
         async with self._lock:
             conns = self.rooms.get(room)
@@ -95,11 +105,11 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.rooms[room]
-                self.metrics.rooms_local = len(self.rooms)
+                self.metrics.rooms_local.set(len(self.rooms))
                 if self.on_room_empty is not None:
                     self.on_room_empty(room)
                 with contextlib.suppress(RedisError, ConnectionError):
-                    await self.pubsub.unsubscribe(channel(room))
+                    await self.pubsub.unsubscribe(self.keys.channel(room))
 
     async def _reader(self) -> None:
         streak = 0
@@ -117,7 +127,7 @@ class Hub:
             except asyncio.CancelledError:
                 raise
             except Exception:  # Redis went away: count it, retry; resumes recover the rest
-                self.metrics.redis_errors += 1
+                self.metrics.redis_errors.inc()
                 log.exception("pub/sub reader failed")
                 await asyncio.sleep(0.5)
                 continue
@@ -129,13 +139,15 @@ class Hub:
                 if waiter is not None and not waiter.done():
                     waiter.set_result(None)
             elif kind == "message":
-                await self._forward(room_of_channel(msg["channel"]), msg["data"])
+                self._forward(Keys.room_of_channel(msg["channel"]), msg["data"])
 
-    async def _forward(self, room: str, data: str) -> None:
+    def _forward(self, room: str, data: str) -> None:
         conns = self.rooms.get(room)
         if not conns:
             return
         origin, pid, full, racer = data.split("\t", 3)
+        full = wire.render(full)  # once for every socket of the room
+        seq = wire.event_seq(full)
         if not pid and self.on_room_event is not None:
             self.on_room_event(room, full)
         for conn in conns:
@@ -147,15 +159,16 @@ class Hub:
                 continue
             text = view(conn, pid, full, racer)
             if text is not None:
-                conn.push(text, full)
+                conn.push(text, seq)
 
-    async def deliver(self, conn: Conn, entries: list[str]) -> int:
+    def deliver(self, conn: Listener, entries: list[str]) -> int:
         """Send stored events (``PID\\tFULL\\tRACER``) to one socket; returns the last seq."""
         last = -1
         for entry in entries:
             pid, full, racer = entry.split("\t", 2)
-            last = event_seq(full)
+            full = wire.render(full)
+            last = wire.event_seq(full)
             text = view(conn, pid, full, racer)
             if text is not None:
-                await conn.send_text(text)
+                conn.queue(text)
         return last

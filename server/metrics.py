@@ -1,121 +1,110 @@
-"""Counters of one server instance, rendered as Prometheus text for ``GET /metrics``."""
+"""What one server instance counts, exposed in the Prometheus text format at ``/metrics``.
+
+Each instance has a registry of its own (several instances may share a process in tests).
+Nothing here reads Redis: a scrape costs the same whatever the number of rooms.
+"""
 
 from __future__ import annotations
 
 import gc
 import time
-from bisect import bisect_left
 from typing import Final
 
-#: Move latency histogram bounds, in seconds.
-BUCKETS: Final = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0)
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+#: Bounds of the move histograms, in seconds.
+BUCKETS: Final = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0)
+
+#: The content type of the exposition.
+CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
 
 
 class Metrics:
-    """Connections, rooms, moves, rejects, Redis errors and the move latency histogram."""
+    """The counters, gauges and histograms of one instance."""
 
     def __init__(self) -> None:
-        self.connections = 0
-        self.connections_total = 0
-        self.moves = 0
-        self.rejects = 0
-        self.errors = 0
-        self.redis_errors = 0
-        self.buckets = [0] * (len(BUCKETS) + 1)
-        self.latency_sum = 0.0
-        self.started = time.monotonic()
-        self._rate_mark = (time.monotonic(), 0)
-        self.rooms_local = 0
-        self.redis_move_seconds = 0.0
-        self.redis_moves = 0
-        self.late_begins = 0
-        self.loop_lag_max = 0.0
-        self.loop_lag_sum = 0.0
-        self.loop_lag_n = 0
-        self.gc_seconds = 0.0
-        self.gc_max = 0.0
+        r = self.registry = CollectorRegistry(auto_describe=True)
+        self.connections = Gauge("seahaven_connections", "Open websocket connections.", registry=r)
+        self.connections_total = Counter(
+            "seahaven_connections_accepted", "Websocket connections accepted.", registry=r
+        )
+        self.rooms_local = Gauge(
+            "seahaven_rooms_local", "Rooms with a connection on this instance.", registry=r
+        )
+        self.move_latency = Histogram(
+            "seahaven_move_latency_seconds",
+            "Time from an action's frame to its acknowledgement.",
+            buckets=BUCKETS,
+            registry=r,
+        )
+        self.move_script = Histogram(
+            "seahaven_move_script_seconds",
+            "Time of the move script's round trip to Redis, client side.",
+            buckets=BUCKETS,
+            registry=r,
+        )
+        self.rejects = Counter("seahaven_rejects", "Actions refused.", registry=r)
+        self.errors = Counter("seahaven_errors", "Error messages sent.", registry=r)
+        self.redis_errors = Counter("seahaven_redis_errors", "Redis calls that failed.", registry=r)
+        self.late_begins = Counter(
+            "seahaven_late_begins", "Races started by a move after the countdown.", registry=r
+        )
+        self.loop_lag_max = Gauge(
+            "seahaven_loop_lag_seconds_max", "Longest event loop lag seen.", registry=r
+        )
+        self.loop_lag_mean = Gauge(
+            "seahaven_loop_lag_seconds_mean", "Mean event loop lag.", registry=r
+        )
+        self.gc_seconds = Counter(
+            "seahaven_gc_seconds", "Time in Python's cyclic garbage collector.", registry=r
+        )
+        self.gc_max = Gauge(
+            "seahaven_gc_seconds_max", "Longest garbage collection seen.", registry=r
+        )
+        #: Open connections, as a number (the gauge's value is not public).
+        self.open_connections = 0
+        self._lag_sum = 0.0
+        self._lag_n = 0
+        self._lag_max = 0.0
         self._gc_start = 0.0
+        self._gc_longest = 0.0
         gc.callbacks.append(self._gc)
+
+    def close(self) -> None:
+        """Stop timing the garbage collector for this instance."""
+        if self._gc in gc.callbacks:
+            gc.callbacks.remove(self._gc)
 
     def _gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._gc_start = time.perf_counter()
-        else:
-            spent = time.perf_counter() - self._gc_start
-            self.gc_seconds += spent
-            self.gc_max = max(self.gc_max, spent)
+            return
+        spent = time.perf_counter() - self._gc_start
+        self.gc_seconds.inc(spent)
+        if spent > self._gc_longest:
+            self._gc_longest = spent
+            self.gc_max.set(spent)
 
-    def observe_move(self, seconds: float) -> None:
-        """Count an acknowledged move and its handling time."""
-        self.moves += 1
-        self.latency_sum += seconds
-        self.buckets[bisect_left(BUCKETS, seconds)] += 1
+    def connection_opened(self) -> None:
+        """Count a websocket accepted."""
+        self.open_connections += 1
+        self.connections.inc()
+        self.connections_total.inc()
 
-    def moves_per_second(self) -> float:
-        """Moves per second since the previous call (or the start)."""
-        now = time.monotonic()
-        then, count = self._rate_mark
-        self._rate_mark = (now, self.moves)
-        return (self.moves - count) / max(now - then, 1e-9)
+    def connection_closed(self) -> None:
+        """Count a websocket gone."""
+        self.open_connections -= 1
+        self.connections.dec()
 
-    def render(self, rooms_total: int | None) -> str:
-        """The Prometheus text exposition."""
-        lines = [
-            "# HELP seahaven_connections Open websocket connections on this instance.",
-            "# TYPE seahaven_connections gauge",
-            f"seahaven_connections {self.connections}",
-            "# TYPE seahaven_connections_total counter",
-            f"seahaven_connections_total {self.connections_total}",
-            "# HELP seahaven_rooms_local Rooms with a connection on this instance.",
-            "# TYPE seahaven_rooms_local gauge",
-            f"seahaven_rooms_local {self.rooms_local}",
-        ]
-        if rooms_total is not None:
-            lines += [
-                "# HELP seahaven_rooms Rooms in Redis.",
-                "# TYPE seahaven_rooms gauge",
-                f"seahaven_rooms {rooms_total}",
-            ]
-        lines += [
-            "# HELP seahaven_moves_total Acknowledged actions.",
-            "# TYPE seahaven_moves_total counter",
-            f"seahaven_moves_total {self.moves}",
-            "# HELP seahaven_moves_per_second Acknowledged actions per second since last scrape.",
-            "# TYPE seahaven_moves_per_second gauge",
-            f"seahaven_moves_per_second {self.moves_per_second():.3f}",
-            "# HELP seahaven_redis_move_seconds_total Time spent in the move script, client side.",
-            "# TYPE seahaven_redis_move_seconds_total counter",
-            f"seahaven_redis_move_seconds_total {self.redis_move_seconds:.6f}",
-            "# TYPE seahaven_redis_moves_total counter",
-            f"seahaven_redis_moves_total {self.redis_moves}",
-            "# HELP seahaven_late_begins_total Races started by a move after the countdown.",
-            "# TYPE seahaven_late_begins_total counter",
-            f"seahaven_late_begins_total {self.late_begins}",
-            "# HELP seahaven_loop_lag_seconds_max Longest event loop lag seen.",
-            "# TYPE seahaven_loop_lag_seconds_max gauge",
-            f"seahaven_loop_lag_seconds_max {self.loop_lag_max:.6f}",
-            "# TYPE seahaven_loop_lag_seconds_mean gauge",
-            f"seahaven_loop_lag_seconds_mean {self.loop_lag_sum / max(self.loop_lag_n, 1):.6f}",
-            "# HELP seahaven_gc_seconds_total Time in Python's cyclic garbage collector.",
-            "# TYPE seahaven_gc_seconds_total counter",
-            f"seahaven_gc_seconds_total {self.gc_seconds:.6f}",
-            "# TYPE seahaven_gc_seconds_max gauge",
-            f"seahaven_gc_seconds_max {self.gc_max:.6f}",
-            "# TYPE seahaven_rejects_total counter",
-            f"seahaven_rejects_total {self.rejects}",
-            "# TYPE seahaven_errors_total counter",
-            f"seahaven_errors_total {self.errors}",
-            "# TYPE seahaven_redis_errors_total counter",
-            f"seahaven_redis_errors_total {self.redis_errors}",
-            "# HELP seahaven_move_latency_seconds Time from a move frame to its ack.",
-            "# TYPE seahaven_move_latency_seconds histogram",
-        ]
-        total = 0
-        for bound, count in zip(BUCKETS, self.buckets, strict=False):
-            total += count
-            lines.append(f'seahaven_move_latency_seconds_bucket{{le="{bound}"}} {total}')
-        total += self.buckets[-1]
-        lines.append(f'seahaven_move_latency_seconds_bucket{{le="+Inf"}} {total}')
-        lines.append(f"seahaven_move_latency_seconds_sum {self.latency_sum:.6f}")
-        lines.append(f"seahaven_move_latency_seconds_count {total}")
-        return "\n".join(lines) + "\n"
+    def observe_lag(self, seconds: float) -> None:
+        """Count one measure of how late the event loop woke a sleep."""
+        self._lag_sum += seconds
+        self._lag_n += 1
+        self.loop_lag_mean.set(self._lag_sum / self._lag_n)
+        if seconds > self._lag_max:
+            self._lag_max = seconds
+            self.loop_lag_max.set(seconds)
+
+    def render(self) -> bytes:
+        """The exposition text."""
+        return generate_latest(self.registry)

@@ -1,10 +1,10 @@
-"""Extension points: HTTP routes and websocket message handlers, added by any module.
+"""Which code answers which message: websocket handlers by message type, HTTP routes by
+method and path.
 
-Another module (the daily challenge, for example) adds an HTTP route with
-:func:`http_route` and a websocket message handler with :func:`ws_handler`, without
-editing the server's dispatch code. Registrations are module-level; a module registers when
-it is imported, and :func:`server.app.build_app` imports the modules named in
-``EXTENSIONS`` (and any listed in the ``SEAHAVEN_EXTENSIONS`` environment variable).
+A handler module collects its handlers in a :class:`Routes` (``@routes.ws("hello")``,
+``@routes.get(r"/api/daily")``); :func:`server.app.build_registry` includes each such
+module by name, so nothing depends on the order modules happen to be imported in, and a
+second handler for the same message type (or the same route) is an error at start-up.
 """
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from .app import App
-    from .session import Conn
+from .context import Context
+from .session import Handler
 
 
 @dataclass(slots=True)
 class HttpRequest:
-    """What a route handler gets: the method, the path, its match groups and the query."""
+    """What a route handler gets: the method, the path, its match groups, the query and
+    the headers (names in lower case)."""
 
     method: str
     path: str
@@ -40,45 +40,75 @@ class HttpResponse:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-HttpHandler = Callable[["App", HttpRequest], Awaitable[HttpResponse]]
-#: A websocket handler gets the app, the connection and the validated pydantic message.
-WsHandler = Callable[["App", "Conn", Any], Awaitable[None]]
-
-_ROUTES: list[tuple[str, re.Pattern[str], HttpHandler]] = []
-WS_HANDLERS: dict[str, WsHandler] = {}
+HttpHandler = Callable[[Context, HttpRequest], Awaitable[HttpResponse]]
+_H = TypeVar("_H", bound=Callable[..., Awaitable[Any]])
 
 
-def http_route(method: str, pattern: str) -> Callable[[HttpHandler], HttpHandler]:
-    """Register an async HTTP handler for ``method`` and a path regex (fully matched).
-
-    Named groups of the pattern arrive in ``request.params``. Example::
-
-        @http_route("GET", r"/api/daily/(?P<date>\\d{4}-\\d{2}-\\d{2})")
-        async def daily(app: App, request: HttpRequest) -> HttpResponse: ...
-    """
-
-    def register(handler: HttpHandler) -> HttpHandler:
-        _ROUTES.append((method.upper(), re.compile(pattern), handler))
-        return handler
-
-    return register
+class DuplicateHandler(RuntimeError):
+    """Two handlers claim the same message type or route (a programming error)."""
 
 
-def find_route(method: str, path: str) -> tuple[HttpHandler, dict[str, str]] | None:
-    """The handler and path parameters of a request, or None."""
-    for m, pattern, handler in _ROUTES:
-        if m == method:
-            found = pattern.fullmatch(path)
-            if found:
-                return handler, found.groupdict()
-    return None
+@dataclass(slots=True)
+class Routes:
+    """The handlers one module offers, collected by its decorators."""
+
+    ws_handlers: dict[str, Handler] = field(default_factory=dict)
+    http_routes: list[tuple[str, str, HttpHandler]] = field(default_factory=list)
+
+    def ws(self, *kinds: str) -> Callable[[_H], _H]:
+        """Register the handler of one or more client message types."""
+
+        def register(handler: _H) -> _H:
+            for kind in kinds:
+                if kind in self.ws_handlers:
+                    raise DuplicateHandler(f"two handlers for {kind!r} in one module")
+                self.ws_handlers[kind] = handler
+            return handler
+
+        return register
+
+    def get(self, pattern: str) -> Callable[[_H], _H]:
+        """Register a GET (and HEAD) route for a path regex (fully matched); its named
+        groups arrive in ``request.params``."""
+
+        def register(handler: _H) -> _H:
+            self.http_routes.append(("GET", pattern, handler))
+            return handler
+
+        return register
 
 
-def ws_handler(kind: str) -> Callable[[WsHandler], WsHandler]:
-    """Register the handler of a client message ``type`` (a later registration wins)."""
+class Registry:
+    """Every websocket handler and HTTP route of the server."""
 
-    def register(handler: WsHandler) -> WsHandler:
-        WS_HANDLERS[kind] = handler
-        return handler
+    def __init__(self) -> None:
+        self.ws: dict[str, Handler] = {}
+        self._routes: list[tuple[str, re.Pattern[str], HttpHandler]] = []
 
-    return register
+    def include(self, routes: Routes) -> None:
+        """Add a module's handlers.
+
+        Raises:
+            DuplicateHandler: a message type or route already has a handler.
+        """
+        for kind, handler in routes.ws_handlers.items():
+            if kind in self.ws:
+                raise DuplicateHandler(f"a second handler for the message {kind!r}")
+            self.ws[kind] = handler
+        for method, pattern, route in routes.http_routes:
+            if any(m == method and p.pattern == pattern for m, p, _ in self._routes):
+                raise DuplicateHandler(f"a second route for {method} {pattern}")
+            self._routes.append((method, re.compile(pattern), route))
+
+    def find_route(self, method: str, path: str) -> tuple[HttpHandler, dict[str, str]] | None:
+        """The handler and path parameters of a request, or None."""
+        for m, pattern, handler in self._routes:
+            if m == method:
+                found = pattern.fullmatch(path)
+                if found:
+                    return handler, found.groupdict()
+        return None
+
+    def route_exists(self, path: str) -> bool:
+        """Whether any method has a route for ``path``."""
+        return any(p.fullmatch(path) for _, p, _ in self._routes)

@@ -1,18 +1,19 @@
 """One websocket connection: frame limits, the rate limit, validation and dispatch.
 
-Every frame is checked (size, rate, JSON, the protocol models) before a handler from
-:data:`server.registry.WS_HANDLERS` sees it. Whatever a handler raises is answered with an
-``error`` and the connection carries on; nothing a client sends can stop the server.
+Every frame is checked (size, rate, JSON, the protocol models) before the handler of its
+type (from the table that :mod:`server.registry` builds) sees it. Whatever a handler raises
+is answered with an ``error`` and the connection carries on; nothing a client sends can
+stop the server.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 from redis.exceptions import RedisError
@@ -22,11 +23,8 @@ from websockets.protocol import State
 
 from protocol.models import CLIENT_ADAPTER, ERROR_CODES, MAX_FRAME
 
-from .hub import event_seq
-from .registry import WS_HANDLERS
-
-if TYPE_CHECKING:
-    from .app import App
+from . import wire
+from .context import Context
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +33,9 @@ MAX_BUFFERED = 1 << 20
 
 #: Messages a connection may send before ``hello``.
 BEFORE_HELLO = frozenset({"hello", "resume", "ping"})
+
+#: A websocket handler gets the context, the connection and the validated message.
+Handler = Callable[[Context, "Conn", Any], Awaitable[None]]
 
 
 class Conn:
@@ -48,8 +49,8 @@ class Conn:
 
     __slots__ = (
         "allowance",
-        "app",
         "cid",
+        "ctx",
         "flush_scheduled",
         "last_check",
         "name",
@@ -62,10 +63,10 @@ class Conn:
         "ws",
     )
 
-    def __init__(self, app: App, ws: ServerConnection) -> None:
-        self.app = app
+    def __init__(self, ctx: Context, ws: ServerConnection) -> None:
+        self.ctx = ctx
         self.ws = ws
-        self.cid = f"{app.instance_id}.{secrets.token_hex(4)}"
+        self.cid = f"{ctx.instance_id}.{secrets.token_hex(4)}"
         self.out: list[str] = []
         self.flush_scheduled = False
         self.pid: str | None = None
@@ -74,12 +75,8 @@ class Conn:
         self.room: str | None = None
         self.role = "spectator"
         self.syncing: list[tuple[int, str]] | None = None
-        self.allowance = float(app.config.rate_burst)
+        self.allowance = float(ctx.settings.rate_burst)
         self.last_check = time.monotonic()
-
-    async def send_text(self, text: str) -> None:
-        """Send one frame (queued; see :meth:`queue`)."""
-        self.queue(text)
 
     def queue(self, text: str) -> None:
         """Queue a frame; every frame queued in one turn of the event loop goes out in one
@@ -100,7 +97,7 @@ class Conn:
         if transport.get_write_buffer_size() > MAX_BUFFERED:
             # A client that does not read its events would hold memory without bound:
             # drop it; it resumes from its last seq.
-            self.app.spawn(self.ws.close(1013, "too slow"))
+            self.ctx.spawn(self.ws.close(1013, "too slow"))
             return
         for text in frames:
             protocol.send_text(text.encode())
@@ -108,28 +105,30 @@ class Conn:
         if data:
             transport.write(b"".join(data))
 
-    async def send(self, data: dict[str, Any]) -> None:
-        """Send a message."""
-        self.queue(json.dumps(data, separators=(",", ":")))
-
-    async def error(self, code: str, message: str | None = None) -> None:
+    def error(self, code: str, message: str | None = None) -> None:
         """Send ``error``."""
-        self.app.metrics.errors += 1
-        await self.send({"type": "error", "code": code, "message": message or ERROR_CODES[code]})
+        self.ctx.metrics.errors.inc()
+        self.queue(wire.error(code, message))
 
-    def push(self, text: str, full: str) -> None:
+    def reject(self, action_id: int, reason: str, message: str | None = None) -> None:
+        """Send ``reject``: an action refused."""
+        self.ctx.metrics.rejects.inc()
+        self.queue(wire.reject(action_id, reason, message))
+
+    def push(self, text: str, seq: int) -> None:
         """Forward a room event (held back while a snapshot is on its way)."""
         if self.syncing is not None:
-            self.syncing.append((event_seq(full), text))
+            self.syncing.append((seq, text))
             return
         self.queue(text)
 
     def allow(self) -> bool:
         """The token bucket: ``rate_per_s`` messages a second, bursts of ``rate_burst``."""
         now = time.monotonic()
-        config = self.app.config
+        settings = self.ctx.settings
         self.allowance = min(
-            float(config.rate_burst), self.allowance + (now - self.last_check) * config.rate_per_s
+            float(settings.rate_burst),
+            self.allowance + (now - self.last_check) * settings.rate_per_s,
         )
         self.last_check = now
         if self.allowance < 1.0:
@@ -137,43 +136,43 @@ class Conn:
         self.allowance -= 1.0
         return True
 
-    async def handle(self, raw: str | bytes) -> None:
-        """Check and dispatch one frame."""
+    async def handle(self, raw: str | bytes, handlers: Mapping[str, Handler]) -> None:
+        """Check one frame and hand it to the handler of its type."""
         # The cap is in bytes; a character of a text frame takes up to 4 of them in UTF-8.
         if isinstance(raw, bytes) or len(raw) <= MAX_FRAME // 4:
             size = len(raw)
         else:
             size = len(raw.encode())
         if size > MAX_FRAME:
-            await self.error("too_large")
+            self.error("too_large")
             return
         if not self.allow():
-            await self.error("rate_limited")
+            self.error("rate_limited")
             return
         try:
             msg = CLIENT_ADAPTER.validate_json(raw)
         except ValidationError as exc:
-            await self.error(*_classify(exc))
+            self.error(*_classify(exc))
             return
         kind = msg.type
         if self.pid is None and kind not in BEFORE_HELLO:
-            await self.error("hello_first")
+            self.error("hello_first")
             return
-        handler = WS_HANDLERS.get(kind)
+        handler = handlers.get(kind)
         if handler is None:
-            await self.error("unavailable", f"{kind} is not available on this server")
+            self.error("unavailable", f"{kind} is not available on this server")
             return
         try:
-            await handler(self.app, self, msg)
+            await handler(self.ctx, self, msg)
         except RedisError:
-            self.app.metrics.redis_errors += 1
+            self.ctx.metrics.redis_errors.inc()
             log.exception("redis failed on %s", kind)
-            await self.error("busy")
+            self.error("busy")
         except ConnectionClosed:
             raise
         except Exception:
             log.exception("handler of %s failed", kind)
-            await self.error("internal")
+            self.error("internal")
 
 
 def _classify(exc: ValidationError) -> tuple[str, str]:
@@ -189,19 +188,23 @@ def _classify(exc: ValidationError) -> tuple[str, str]:
     return "invalid_message", f"{where}: {first['msg']}"[:200]
 
 
-async def serve_connection(app: App, ws: ServerConnection) -> None:
-    """The lifetime of one websocket: read frames until it closes, then tidy up."""
-    conn = Conn(app, ws)
-    app.metrics.connections += 1
-    app.metrics.connections_total += 1
+async def serve_connection(
+    ctx: Context,
+    ws: ServerConnection,
+    handlers: Mapping[str, Handler],
+    on_close: Callable[[Context, Conn], Awaitable[None]],
+) -> None:
+    """The lifetime of one websocket: read frames until it closes, then ``on_close``."""
+    conn = Conn(ctx, ws)
+    ctx.metrics.connection_opened()
     try:
         async for raw in ws:
-            await conn.handle(raw)
+            await conn.handle(raw, handlers)
     except ConnectionClosed:
         pass
     finally:
-        app.metrics.connections -= 1
+        ctx.metrics.connection_closed()
         try:
-            await app.on_disconnect(conn)
+            await on_close(ctx, conn)
         except Exception:
             log.exception("tidying up a closed connection failed")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from server.daily import (
+from server.daily.deal import (
     FIRST_DAY,
     SPAN,
     DailyError,
@@ -63,7 +63,7 @@ def test_another_process_computes_the_same_deals() -> None:
     dates = ["2026-01-01", "2026-02-28", "2026-06-15"]
     script = (
         "import json, datetime as dt, sys\n"
-        "from server.daily import daily_json\n"
+        "from server.daily.deal import daily_json\n"
         "now = dt.datetime(2026, 6, 15, 12, tzinfo=dt.UTC)\n"
         f"print(json.dumps([daily_json(d, now=now) for d in {dates!r}]))\n"
     )

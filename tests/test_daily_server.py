@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 import redis
 
-from server.daily import daily_deal, daily_json, today
+from server.daily.deal import daily_deal, daily_json, today
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from server.replays import replay_id
+from server.daily.replays import replay_id
 from tests.conftest import FAST
 from tests.serverproc import ROOT, ServerProc, WsClient, redis_url, running_server
 

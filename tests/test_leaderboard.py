@@ -15,9 +15,10 @@ import redis.asyncio as aioredis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.daily import daily_deal
-from server.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, member_of, score_of
-from server.replays import Replay
+from server.daily.deal import daily_deal
+from server.daily.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, member_of, score_of
+from server.daily.replays import Replay
+from server.store.keys import Keys
 from tests.replay_support import edit, honest, solution
 from tests.serverproc import redis_url
 
@@ -29,7 +30,7 @@ T0 = 1_773_500_000_000  # a moment of that day, ms since the epoch
 async def lb() -> AsyncIterator[Leaderboard]:
     client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     prefix = f"test:lb:{secrets.token_hex(6)}:"
-    board = Leaderboard(client, prefix)
+    board = Leaderboard(client, Keys(prefix))
     try:
         yield board
     finally:
@@ -160,7 +161,7 @@ async def assert_refused(lb: Leaderboard, replay: Replay, reason: str) -> None:
     assert result.status == "refused", result
     assert result.reason == reason, result.message
     assert await lb.finishers(DATE, "daily") == 0
-    assert await lb.redis.hlen(lb.entries_key(DATE, "daily")) == 0
+    assert await lb.redis.hlen(lb.keys.leaderboard_entries(DATE, "daily")) == 0
 
 
 async def test_an_impossible_time_is_refused(lb: Leaderboard) -> None:
@@ -217,12 +218,12 @@ async def test_a_game_begun_before_its_day_or_ending_in_the_future_is_refused(
     day_start = 1_773_446_400_000  # 2026-03-14T00:00:00Z
     await assert_refused(lb, play("early", start=day_start - 1000), "before_day")
     assert (await lb.submit(play("midnight", start=day_start))).status == "ranked"
-    await lb.redis.delete(lb.rank_key(DATE, "daily"), lb.entries_key(DATE, "daily"))
+    await lb.redis.delete(lb.keys.leaderboard_rank(DATE, "daily"), lb.keys.leaderboard_entries(DATE, "daily"))
     # Begun after the day ended: refused, however honest (the deal could be studied first).
     await assert_refused(lb, play("late", start=day_start + 86_400_000), "after_day")
-    await lb.redis.delete(lb.rank_key(DATE, "daily"), lb.entries_key(DATE, "daily"))
+    await lb.redis.delete(lb.keys.leaderboard_rank(DATE, "daily"), lb.keys.leaderboard_entries(DATE, "daily"))
     assert (await lb.submit(play("last", start=day_start + 86_399_000))).status == "ranked"
-    await lb.redis.delete(lb.rank_key(DATE, "daily"), lb.entries_key(DATE, "daily"))
+    await lb.redis.delete(lb.keys.leaderboard_rank(DATE, "daily"), lb.keys.leaderboard_entries(DATE, "daily"))
     now = dt.datetime.now(dt.UTC)
     far = int((now + dt.timedelta(minutes=10)).timestamp() * 1000)
     today_iso = now.date().isoformat()

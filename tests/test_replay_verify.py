@@ -19,7 +19,7 @@ from server.engine import (
     parse_card,
     parse_location,
 )
-from server.replays import (
+from server.daily.replays import (
     MIN_MS_PER_ACTION,
     REFUTATIONS,
     Replay,

@@ -10,9 +10,11 @@ import redis.asyncio as aioredis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.boards import replay
-from server.store import log_key
-from server.views import board_view
+from server.store.cache import replay
+from server.store.keys import Keys
+
+log_key = Keys().log
+from server.wire import board_view
 from tests.serverproc import ServerProc, WsClient, redis_url
 
 CODE = "SH1-C2-AAAAAAE"

@@ -13,9 +13,13 @@ import pytest
 import redis.asyncio as aioredis
 from websockets.asyncio.server import ServerConnection, serve
 
-from server.app import App, Config, load_extensions
+from server.app import build_context, build_registry
+from server.context import Context
 from server.engine import Board
+from server.http.server import HttpFront
+from server.rooms.membership import on_close
 from server.session import serve_connection
+from server.settings import Settings
 from tests.serverproc import WsClient, redis_url
 
 
@@ -23,30 +27,32 @@ from tests.serverproc import WsClient, redis_url
 class InProc:
     """A server instance running on the test's event loop."""
 
-    app: App
+    app: Context
     ws_url: str
     pool: aioredis.BlockingConnectionPool
 
 
 @pytest.fixture
 async def inproc() -> AsyncIterator[InProc]:
-    load_extensions()
     # The server's kind of pool (see server.app.run), small and quick to give up.
     pool = aioredis.BlockingConnectionPool.from_url(
         redis_url(), decode_responses=True, max_connections=4, timeout=1
     )
     redis: Any = aioredis.Redis(connection_pool=pool)
-    app = App(Config(countdown_ms=200, rate_per_s=500, rate_burst=500), redis)
+    app = build_context(Settings(countdown_ms=200, rate_per_s=500, rate_burst=500), redis)
+    registry = build_registry()
+    front = HttpFront(app, registry)
     app.hub.start()
 
     async def handler(ws: ServerConnection) -> None:
-        await serve_connection(app, ws)
+        await serve_connection(app, ws, registry.ws, on_close)
 
-    async with serve(handler, "127.0.0.1", 0, process_request=app.process_request) as server:
+    async with serve(handler, "127.0.0.1", 0, process_request=front.process_request) as server:
         port = server.sockets[0].getsockname()[1]
         yield InProc(app, f"ws://127.0.0.1:{port}/ws", pool)
     await app.hub.close()
     await app.store.aclose()
+    app.metrics.close()
     await redis.aclose()
     await pool.aclose()
 
@@ -126,7 +132,7 @@ async def test_a_failed_entry_leaves_the_socket_free_to_join_again(inproc: InPro
     room = (await ann.expect("snapshot"))["room_id"]
 
     # Redis fails once while Bob's socket is being brought up to date in the room.
-    real = app.snapshot
+    real = app.store.read_room
     failures = [1]
 
     async def failing_snapshot(*args: Any, **kwargs: Any) -> Any:
@@ -135,7 +141,7 @@ async def test_a_failed_entry_leaves_the_socket_free_to_join_again(inproc: InPro
             raise ConnectionError("Redis went away")
         return await real(*args, **kwargs)
 
-    app.snapshot = failing_snapshot  # type: ignore[method-assign]
+    app.store.read_room = failing_snapshot  # type: ignore[method-assign]
     await bob.send({"type": "join", "room": room, "role": "spectator"})
     assert (await bob.expect("error"))["code"] in ("internal", "busy")
     # Not stuck half inside: the same join works now, and events reach Bob.

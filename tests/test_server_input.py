@@ -13,7 +13,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from server.engine import Board
-from server.store import log_key
+from server.store.keys import Keys
+
+log_key = Keys().log
 from tests.serverproc import ServerProc, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"

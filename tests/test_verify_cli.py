@@ -125,7 +125,7 @@ def test_a_url_is_fetched_and_verified(http_replay: tuple[str, dict[str, object]
 
 
 def test_a_daily_replay_must_be_on_that_days_deal(tmp_path: Path) -> None:
-    from server.daily import daily_deal
+    from server.daily.deal import daily_deal
 
     date = "2026-03-14"
     code = daily_deal(date).code

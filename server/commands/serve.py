@@ -1,4 +1,8 @@
-"""``seahaven serve``: run a race server instance."""
+"""``seahaven serve``: run a race server instance.
+
+Its flags are made from :class:`server.settings.Settings`: one flag a setting, its help
+giving the default and the environment variable that may set it instead.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,22 @@ import argparse
 import asyncio
 import importlib.util
 import logging
-import os
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from server.settings import Settings
+
+#: Flags whose names differ from their setting's.
+FLAG_NAMES: Final = {
+    "rate_per_s": "--rate",
+    "rate_burst": "--burst",
+    "allowed_origins": "--allow-origin",
+}
+
+
+def _flag(name: str) -> str:
+    return FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,82 +36,43 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Serve one port: the websocket at /ws, the web client at /, GET /healthz and "
             "GET /metrics. Without --redis-url (or REDIS_URL) a private embedded Redis keeps "
-            "its data under --data-dir."
+            "its data under --data-dir. Each setting is a flag, else its SEAHAVEN_* "
+            "environment variable, else the default shown."
         ),
     )
-    env = os.environ.get
-    p.add_argument("--host", default=env("SEAHAVEN_HOST", "127.0.0.1"), help="bind address")
-    p.add_argument("--port", type=int, default=int(env("SEAHAVEN_PORT", "8765")), help="port")
-    p.add_argument("--redis-url", default=env("REDIS_URL"), help="shared Redis (else embedded)")
-    p.add_argument(
-        "--data-dir",
-        default=env("SEAHAVEN_DATA_DIR", "./seahaven-data"),
-        help="embedded Redis data directory",
-    )
-    p.add_argument("--static-dir", default=env("SEAHAVEN_STATIC_DIR"), help="web client folder")
-    p.add_argument(
-        "--allow-origin",
-        action="append",
-        default=[o for o in env("SEAHAVEN_ALLOWED_ORIGINS", "").split(",") if o],
-        help="an allowed websocket Origin (repeat; '*' allows all)",
-    )
-    p.add_argument(
-        "--room-ttl",
-        type=int,
-        default=int(env("SEAHAVEN_ROOM_TTL", str(6 * 3600))),
-        help="seconds an idle room is kept",
-    )
-    p.add_argument("--countdown-ms", type=int, default=int(env("SEAHAVEN_COUNTDOWN_MS", "3000")))
-    p.add_argument(
-        "--rate",
-        type=float,
-        default=float(env("SEAHAVEN_RATE", "20")),
-        help="messages per second per connection",
-    )
-    p.add_argument(
-        "--burst",
-        type=int,
-        default=int(env("SEAHAVEN_BURST", "40")),
-        help="burst of messages per connection",
-    )
-    p.add_argument(
-        "--away-grace-ms",
-        type=int,
-        default=int(env("SEAHAVEN_AWAY_GRACE_MS", "90000")),
-        help="a racer whose socket closed mid-race and who has not resumed by then gives up",
-    )
-    p.add_argument(
-        "--loop",
-        choices=("uvloop", "asyncio"),
-        default=env("SEAHAVEN_LOOP", "uvloop"),
-        help="event loop (uvloop when installed, else asyncio)",
-    )
+    for name, field in Settings.model_fields.items():
+        env = "SEAHAVEN_" + name.upper() + (" or REDIS_URL" if name == "redis_url" else "")
+        default = field.default
+        shown = ",".join(default) if isinstance(default, tuple) else default
+        text = f"{field.description} (default: {shown!s}; env {env})"
+        if name == "allowed_origins":
+            p.add_argument(_flag(name), dest=name, action="append", help=text + "; repeat")
+        else:
+            kind: Any = type(default) if isinstance(default, int | float) else str
+            p.add_argument(_flag(name), dest=name, type=kind, help=text)
     p.set_defaults(func=main)
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The settings: the flags given, then the environment, then the defaults."""
+    given = {name: getattr(args, name) for name in Settings.model_fields}
+    return Settings(**{k: v for k, v in given.items() if v is not None})
 
 
 def main(args: argparse.Namespace) -> int:
     """Run until interrupted."""
-    from server.app import Config, run
+    from server.app import run
 
-    logging.basicConfig(level=os.environ.get("SEAHAVEN_LOG", "WARNING"))
-    config = Config(
-        host=args.host,
-        port=args.port,
-        redis_url=args.redis_url or None,
-        data_dir=args.data_dir,
-        allowed_origins=list(args.allow_origin),
-        room_ttl=args.room_ttl,
-        countdown_ms=args.countdown_ms,
-        rate_per_s=args.rate,
-        rate_burst=args.burst,
-        away_grace_ms=args.away_grace_ms,
-    )
-    if args.static_dir:
-        config.static_dir = args.static_dir
-    if args.loop == "uvloop" and importlib.util.find_spec("uvloop") is not None:
+    try:
+        settings = settings_of(args)
+    except ValidationError as exc:
+        print(f"seahaven serve: bad settings:\n{exc}")
+        return 2
+    logging.basicConfig(level=settings.log.upper())
+    if settings.loop == "uvloop" and importlib.util.find_spec("uvloop") is not None:
         import uvloop  # a faster event loop; plain asyncio works too
 
-        uvloop.run(run(config))
+        uvloop.run(run(settings))
     else:
-        asyncio.run(run(config))
+        asyncio.run(run(settings))
     return 0

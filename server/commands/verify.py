@@ -13,8 +13,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from ..daily import DailyError, daily_deal
-from ..replays import MIN_MS_PER_ACTION, Replay, ReplayFormatError, verify
+from ..daily.deal import DailyError, daily_deal
+from ..daily.replays import MIN_MS_PER_ACTION, Replay, ReplayFormatError, verify
 
 #: The largest replay read, in bytes.
 MAX_BYTES = 4 * 1024 * 1024

@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .engine import Board, CodeError, EngineError, parse_action, parse_code
+from ..engine import Board, CodeError, EngineError, parse_action, parse_code
+from ..store.keys import Keys
 
 #: The physical floor: a finished game takes at least this many ms per action after the
 #: first. Humans need far more (a quick double tap is ~150 ms); a bot does not.
@@ -361,22 +362,22 @@ def view_json(replay: Replay, min_ms_per_action: int = MIN_MS_PER_ACTION) -> dic
 
 
 class ReplayStore:
-    """Replay records in Redis: ``P replay:ID`` holds a record's JSON.
+    """Replay records in Redis: ``replay:ID`` holds a record's JSON.
 
     Args:
         redis: an asyncio client with ``decode_responses=True``.
-        prefix: put before every key (isolates tests).
+        keys: the key names (with the instance's prefix).
         ttl: seconds a replay is kept unless :meth:`keep` makes it permanent.
     """
 
-    def __init__(self, redis: Any, prefix: str = "", ttl: int = 30 * 24 * 3600) -> None:
+    def __init__(self, redis: Any, keys: Keys, ttl: int = 30 * 24 * 3600) -> None:
         self.redis = redis
-        self.prefix = prefix
+        self.keys = keys
         self.ttl = ttl
 
     def key(self, replay_id: str) -> str:
         """The key of a replay."""
-        return f"{self.prefix}replay:{replay_id}"
+        return self.keys.replay(replay_id)
 
     async def save(self, replay: Replay) -> bool:
         """Store a record once (a second save of the same id changes nothing)."""

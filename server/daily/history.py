@@ -1,11 +1,11 @@
 """Each player's race history in Redis: races played, won, and best times per cell count.
 
-Keys (``P`` is the key prefix):
+Keys (named in :mod:`server.store.keys`):
 
-- ``P player:PID:races``: hash ``played``, ``finished``, ``won`` (placed first), and
+- ``player:PID:races``: hash ``played``, ``finished``, ``won`` (placed first), and
   ``best:C4`` / ``best:C2`` / ``best:C1`` (best finishing time in ms).
-- ``P player:PID:recent``: list of the last :data:`RECENT` results as JSON, newest first.
-- ``P player:PID:counted``: set of ``ROOM/ROUND`` already counted, so that recording one
+- ``player:PID:recent``: list of the last :data:`RECENT` results as JSON, newest first.
+- ``player:PID:counted``: set of ``ROOM/ROUND`` already counted, so that recording one
   result twice (two instances, a retry) counts it once.
 """
 
@@ -16,27 +16,11 @@ from typing import Any, Final
 
 import redis.asyncio as aioredis
 
+from ..store.keys import Keys
+from ..store.scripts import source
+
 #: Results kept in the recent list.
 RECENT: Final = 20
-
-#: Count one race result once. KEYS: races hash, recent list, counted set.
-#: ARGV: ROOM/ROUND, finished (0/1), won (0/1), time_ms, cells, entry JSON, recent.
-_RECORD: Final = r"""
-if redis.call('SADD', KEYS[3], ARGV[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[1], 'played', 1)
-if ARGV[2] == '1' then
-  redis.call('HINCRBY', KEYS[1], 'finished', 1)
-  local field = 'best:C' .. ARGV[5]
-  local best = redis.call('HGET', KEYS[1], field)
-  if not best or tonumber(ARGV[4]) < tonumber(best) then
-    redis.call('HSET', KEYS[1], field, ARGV[4])
-  end
-end
-if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], 'won', 1) end
-redis.call('LPUSH', KEYS[2], ARGV[6])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[7]) - 1)
-return 1
-"""
 
 
 class History:
@@ -44,17 +28,17 @@ class History:
 
     Args:
         redis: an asyncio client with ``decode_responses=True``.
-        prefix: put before every key (isolates tests).
+        keys: the key names (with the instance's prefix).
     """
 
-    def __init__(self, redis: aioredis.Redis, prefix: str = "") -> None:
+    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
         self.redis = redis
-        self.prefix = prefix
-        self._record = redis.register_script(_RECORD)
+        self.keys = keys
+        self._record = redis.register_script(source("history_record"))
 
     def _keys(self, pid: str) -> list[str]:
-        base = f"{self.prefix}player:{pid}"
-        return [f"{base}:races", f"{base}:recent", f"{base}:counted"]
+        k = self.keys
+        return [k.player_races(pid), k.player_recent(pid), k.player_counted(pid)]
 
     async def record(
         self,

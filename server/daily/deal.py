@@ -20,7 +20,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final
+
+from ..pools import PoolEntry, load_pool
 
 #: The pool (cell count) of each daily kind.
 KIND_CELLS: Final[dict[str, int]] = {"daily": 4, "hard": 1}
@@ -136,11 +138,7 @@ def daily_json(date: str | None = None, *, now: dt.datetime | None = None) -> di
     }
 
 
-def _pool(cells: int) -> tuple[_Entry, ...]:
-    try:
-        from .pools import load_pool
-    except ImportError:
-        raise DailyError("unavailable", "the certified pools are not installed") from None
+def _pool(cells: int) -> tuple[PoolEntry, ...]:
     try:
         pool = load_pool(cells)
     except (OSError, ValueError) as exc:
@@ -148,13 +146,3 @@ def _pool(cells: int) -> tuple[_Entry, ...]:
     if not pool:
         raise DailyError("unavailable", f"the {cells}-cell pool is empty")
     return tuple(pool)
-
-
-class _Entry(Protocol):
-    """What this module reads of a pool entry (``server.pools.PoolEntry``)."""
-
-    @property
-    def code(self) -> str: ...
-
-    @property
-    def par(self) -> int: ...

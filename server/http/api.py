@@ -8,26 +8,20 @@
 - ``GET /api/replay/ID``: the replay record, the opening table and every step's delta.
 - ``GET /api/player/PLAYER_ID``: race history and daily streak.
 
-Importing this module registers the routes and the websocket handlers of
-:mod:`server.daily_play`; the server loads it as an extension.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import daily_play  # registers the daily and watch_leaderboard handlers
-from .daily import DailyError, daily_json, parse_date, today
-from .leaderboard import MAX_LIMIT
-from .registry import HttpRequest, HttpResponse, http_route
-from .replays import ReplayFormatError, view_json
-from .services import services
+from ..context import Context
+from ..daily.deal import DailyError, daily_json, parse_date, today
+from ..daily.leaderboard import MAX_LIMIT
+from ..daily.replays import ReplayFormatError, view_json
+from ..registry import HttpRequest, HttpResponse, Routes
 
-if TYPE_CHECKING:
-    from .app import App
-
-__all__ = ["daily_play"]
+routes = Routes()
 
 _DATE = r"(?P<date>\d{4}-\d{2}-\d{2})"
 
@@ -45,8 +39,8 @@ def _error(exc: DailyError) -> HttpResponse:
     return _json(status, {"error": exc.reason, "message": str(exc)})
 
 
-@http_route("GET", "/api/daily")
-async def get_today(app: App, request: HttpRequest) -> HttpResponse:
+@routes.get("/api/daily")
+async def get_today(ctx: Context, request: HttpRequest) -> HttpResponse:
     """Today's (UTC) daily challenge."""
     try:
         return _json(200, daily_json())
@@ -54,8 +48,8 @@ async def get_today(app: App, request: HttpRequest) -> HttpResponse:
         return _error(exc)
 
 
-@http_route("GET", f"/api/daily/{_DATE}")
-async def get_day(app: App, request: HttpRequest) -> HttpResponse:
+@routes.get(f"/api/daily/{_DATE}")
+async def get_day(ctx: Context, request: HttpRequest) -> HttpResponse:
     """A past day's daily challenge (or today's)."""
     try:
         return _json(200, daily_json(request.params["date"]))
@@ -63,8 +57,8 @@ async def get_day(app: App, request: HttpRequest) -> HttpResponse:
         return _error(exc)
 
 
-@http_route("GET", f"/api/daily/{_DATE}/leaderboard")
-async def get_leaderboard(app: App, request: HttpRequest) -> HttpResponse:
+@routes.get(f"/api/daily/{_DATE}/leaderboard")
+async def get_leaderboard(ctx: Context, request: HttpRequest) -> HttpResponse:
     """A day's leaderboard: the top ``limit``, or ``limit`` entries around a player."""
     try:
         date = parse_date(request.params["date"]).isoformat()
@@ -82,14 +76,14 @@ async def get_leaderboard(app: App, request: HttpRequest) -> HttpResponse:
     around = request.query.get("around") or None
     if around is not None and len(around) > 32:
         return _json(400, {"error": "bad_player", "message": "a player id has at most 32 chars"})
-    board = await services(app).leaderboard.board_json(date, kind, limit, around)
+    board = await ctx.daily.leaderboard.board_json(date, kind, limit, around)
     return _json(200, board)
 
 
-@http_route("GET", r"/api/replay/(?P<id>[A-Za-z0-9_-]{1,64})")
-async def get_replay(app: App, request: HttpRequest) -> HttpResponse:
+@routes.get(r"/api/replay/(?P<id>[A-Za-z0-9_-]{1,64})")
+async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     """A replay with its opening table and deltas, for ``seahaven verify`` and viewers."""
-    svc = services(app)
+    svc = ctx.daily
     try:
         replay = await svc.replays.load(request.params["id"])
     except ReplayFormatError as exc:
@@ -99,11 +93,11 @@ async def get_replay(app: App, request: HttpRequest) -> HttpResponse:
     return _json(200, view_json(replay, svc.leaderboard.min_ms_per_action))
 
 
-@http_route("GET", r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")
-async def get_player(app: App, request: HttpRequest) -> HttpResponse:
+@routes.get(r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")
+async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     """A player's race history and current daily streak."""
     pid = request.params["pid"]
-    svc = services(app)
+    svc = ctx.daily
     data: dict[str, Any] = {"player_id": pid}
     data.update(await svc.history.read(pid))
     data["streak"] = await svc.leaderboard.streak(pid, today().isoformat())

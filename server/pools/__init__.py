@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from .engine import format_code
-from .engine.codes import CELL_COUNTS, MAX_DEAL
+from ..engine import format_code
+from ..engine.codes import CELL_COUNTS, MAX_DEAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ def load_pool(cells: int) -> tuple[PoolEntry, ...]:
     """
     if cells not in CELL_COUNTS:
         raise ValueError(f"cell count {cells} is not 4, 2 or 1")
-    text = resources.files("server").joinpath("pools", pool_file(cells)).read_text("utf-8")
+    text = resources.files(__package__).joinpath(pool_file(cells)).read_text("utf-8")
     return parse_pool(text, cells)
 
 

@@ -1,18 +1,18 @@
 """Daily leaderboards in Redis sorted sets, written only from replays the engine verifies.
 
-Keys (``P`` is the instance's key prefix, empty in production; tests use unique ones):
+Keys (named in :mod:`server.store.keys`):
 
-- ``P daily:DATE:KIND:rank``: sorted set, one member per ranked player,
+- ``daily:DATE:KIND:rank``: sorted set, one member per ranked player,
   ``FFFFFFFFFFFFF:PID`` (the finish time in ms since the epoch, 13 digits, then the player
   id), scored ``time_ms * 2^14 + moves``. Redis orders equal scores by member, so the order
   is: server-measured time, then moves, then the earlier finish. Every score is an integer
   below 2^53, exact in a double.
-- ``P daily:DATE:KIND:entries``: hash player id -> entry JSON
+- ``daily:DATE:KIND:entries``: hash player id -> entry JSON
   ``{player_id, name, time_ms, moves, replay_id, finished_at, member}``. A player's first
   verified finish takes the slot (atomically, in one script); later finishes are not ranked.
-- ``P player:PID:days``: sorted set of the dates on which the player began a ranked daily
+- ``player:PID:days``: sorted set of the dates on which the player began a ranked daily
   finish of that same date (scored by day number), for streaks.
-- channel ``P daily:DATE:KIND:ch``: a message on every new entry (live pushes).
+- channel ``daily:DATE:KIND:ch``: a message on every new entry (live pushes).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from typing import Any, Final, cast
 
 import redis.asyncio as aioredis
 
-from .daily import DailyError, daily_deal
+from ..store.keys import Keys
+from ..store.scripts import source
+from .deal import DailyError, daily_deal
 from .replays import MIN_MS_PER_ACTION, Replay, verify
 
 #: ``moves`` occupies the low 14 bits of a score; more moves rank as this many.
@@ -41,16 +43,6 @@ DAY_MS: Final = 86_400_000
 
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
-
-#: Take the slot of a player's first verified finish.
-#: KEYS: rank zset, entries hash. ARGV: pid, member, score, entry JSON.
-#: Returns the 1-based rank, or 0 when the player already holds an entry.
-_SUBMIT: Final = r"""
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
-return redis.call('ZRANK', KEYS[1], ARGV[2]) + 1
-"""
 
 
 def score_of(time_ms: int, moves: int) -> int:
@@ -96,48 +88,21 @@ class Leaderboard:
 
     Args:
         redis: an asyncio client with ``decode_responses=True``.
-        prefix: put before every key and channel (isolates tests).
+        keys: the key names (with the instance's prefix).
         min_ms_per_action: the physical floor used when verifying submissions.
     """
 
     def __init__(
-        self, redis: aioredis.Redis, prefix: str = "", min_ms_per_action: int = MIN_MS_PER_ACTION
+        self, redis: aioredis.Redis, keys: Keys, min_ms_per_action: int = MIN_MS_PER_ACTION
     ) -> None:
         self.redis = redis
-        self.prefix = prefix
+        self.keys = keys
         self.min_ms_per_action = min_ms_per_action
-        self._submit = redis.register_script(_SUBMIT)
-
-    # -- key names ------------------------------------------------------------------------
-
-    def rank_key(self, date: str, kind: str) -> str:
-        """The sorted set of a day's leaderboard."""
-        return f"{self.prefix}daily:{date}:{kind}:rank"
-
-    def entries_key(self, date: str, kind: str) -> str:
-        """Player id -> entry JSON."""
-        return f"{self.prefix}daily:{date}:{kind}:entries"
-
-    def days_key(self, player_id: str) -> str:
-        """The dates a player has a ranked finish."""
-        return f"{self.prefix}player:{player_id}:days"
-
-    def channel(self, date: str, kind: str) -> str:
-        """Where new entries are announced."""
-        return f"{self.prefix}daily:{date}:{kind}:ch"
-
-    def channel_pattern(self) -> str:
-        """A pattern matching every leaderboard's channel."""
-        return f"{self.prefix}daily:*:ch"
+        self._submit = redis.register_script(source("leaderboard_submit"))
 
     def parse_channel(self, name: str) -> tuple[str, str] | None:
-        """The (date, kind) of a channel name, or None."""
-        if not name.startswith(self.prefix):
-            return None
-        parts = name[len(self.prefix) :].split(":")
-        if len(parts) != 4 or parts[0] != "daily" or parts[3] != "ch":
-            return None
-        return parts[1], parts[2]
+        """The (date, kind) of a leaderboard channel's name, or None."""
+        return self.keys.parse_leaderboard_channel(name)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -200,7 +165,10 @@ class Leaderboard:
         }
         rank = int(
             await self._submit(
-                keys=[self.rank_key(date, kind), self.entries_key(date, kind)],
+                keys=[
+                    self.keys.leaderboard_rank(date, kind),
+                    self.keys.leaderboard_entries(date, kind),
+                ],
                 args=[
                     replay.player_id,
                     member,
@@ -212,25 +180,29 @@ class Leaderboard:
         if rank == 0:
             return Submission("not_ranked", message="only the first finish of a day is ranked")
         if _utc_date(replay.times_ms[0]) == date:  # a past day played later is no streak
-            await self.redis.zadd(self.days_key(replay.player_id), {date: _day_number(date)})
-        await self.redis.publish(self.channel(date, kind), replay.player_id)
+            await self.redis.zadd(
+                self.keys.player_days(replay.player_id), {date: _day_number(date)}
+            )
+        await self.redis.publish(self.keys.leaderboard_channel(date, kind), replay.player_id)
         return Submission("ranked", rank=rank)
 
     # -- reading --------------------------------------------------------------------------
 
     async def finishers(self, date: str, kind: str) -> int:
         """How many players are ranked."""
-        return int(await self.redis.zcard(self.rank_key(date, kind)))
+        return int(await self.redis.zcard(self.keys.leaderboard_rank(date, kind)))
 
     async def _entries(self, date: str, kind: str, start: int, stop: int) -> list[dict[str, Any]]:
         """Ranked entries from 0-based ``start`` to ``stop`` inclusive."""
         if stop < start:
             return []
-        members = cast(list[str], await self.redis.zrange(self.rank_key(date, kind), start, stop))
+        members = cast(
+            list[str], await self.redis.zrange(self.keys.leaderboard_rank(date, kind), start, stop)
+        )
         if not members:
             return []
         pids = [m.split(":", 1)[1] for m in members]
-        raw = await self.redis.hmget(self.entries_key(date, kind), pids)
+        raw = await self.redis.hmget(self.keys.leaderboard_entries(date, kind), pids)
         out = []
         for i, text in enumerate(raw):
             if text is None:
@@ -255,10 +227,12 @@ class Leaderboard:
 
     async def rank(self, date: str, kind: str, player_id: str) -> int | None:
         """A player's 1-based rank, or None when not ranked."""
-        text = await self.redis.hget(self.entries_key(date, kind), player_id)
+        text = await self.redis.hget(self.keys.leaderboard_entries(date, kind), player_id)
         if text is None:
             return None
-        found = await self.redis.zrank(self.rank_key(date, kind), json.loads(text)["member"])
+        found = await self.redis.zrank(
+            self.keys.leaderboard_rank(date, kind), json.loads(text)["member"]
+        )
         return None if found is None else cast(int, found) + 1
 
     async def around(
@@ -278,7 +252,8 @@ class Leaderboard:
         while ``as_of`` is not played yet)."""
         end = _day_number(as_of)
         days = cast(
-            list[str], await self.redis.zrangebyscore(self.days_key(player_id), end - 400, end)
+            list[str],
+            await self.redis.zrangebyscore(self.keys.player_days(player_id), end - 400, end),
         )
         played = {_day_number(d) for d in days}
         day = end if end in played else end - 1

@@ -1,0 +1,65 @@
+"""What a handler may use: the narrow view of one server instance.
+
+Handlers, the session and the room logic depend on this, never on the application that
+wires it together (:mod:`server.app`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from .daily.services import Daily
+from .hub import Hub
+from .metrics import Metrics
+from .settings import Settings
+from .store.cache import BoardCache, RoomCache
+from .store.keys import Keys
+from .store.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Context:
+    """One instance's settings, stores, caches, fan-out and counters.
+
+    Attributes:
+        settings: the instance's settings.
+        redis: the shared asyncio Redis client (``decode_responses=True``).
+        keys: every key name, under the instance's prefix.
+        store: the room operations.
+        hub: the fan-out of room events to this instance's sockets.
+        rooms, boards: what this instance keeps of the rooms and boards it serves.
+        daily: leaderboards, replays, history and leaderboard watchers.
+        metrics: the counters behind ``/metrics``.
+        instance_id: names this instance in events it publishes.
+        embedded: whether Redis is the instance's own embedded one.
+    """
+
+    settings: Settings
+    redis: Any
+    keys: Keys
+    store: Store
+    hub: Hub
+    rooms: RoomCache
+    boards: BoardCache
+    daily: Daily
+    metrics: Metrics
+    instance_id: str
+    embedded: bool = False
+    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run a coroutine in the background, keeping a reference and logging failures."""
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())

@@ -1,0 +1,36 @@
+"""The daily challenge's stores of one server instance, made from its Redis and settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..store.keys import Keys
+from .history import History
+from .leaderboard import Leaderboard
+from .replays import ReplayStore
+from .watchers import Watchers
+
+
+@dataclass(slots=True)
+class Daily:
+    """Leaderboards, replays, race history and leaderboard watchers.
+
+    Attributes:
+        leaderboard, replays, history: the Redis-backed stores.
+        watchers: the sockets of this instance watching a day's leaderboard.
+    """
+
+    leaderboard: Leaderboard
+    replays: ReplayStore
+    history: History
+    watchers: Watchers = field(default_factory=Watchers)
+
+    @classmethod
+    def build(cls, redis: Any, keys: Keys, min_ms_per_action: int, replay_ttl: int) -> Daily:
+        """The stores on one Redis under one key prefix."""
+        return cls(
+            leaderboard=Leaderboard(redis, keys, min_ms_per_action),
+            replays=ReplayStore(redis, keys, replay_ttl),
+            history=History(redis, keys),
+        )

@@ -1,0 +1,3 @@
+"""HTTP on the server's port: the dispatch of requests that are not the websocket
+(:mod:`.server`: the web client's files, ``/healthz``, ``/metrics``) and the JSON API of
+the daily challenge, replays and players (:mod:`.api`)."""

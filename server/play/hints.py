@@ -1,0 +1,47 @@
+"""``hint``: the solver's next move for the player's own board, where hints are allowed.
+
+Refused in a race room until its race is over (``reject hints_off``: a race where the
+server hands out the winning line is not a race) and in the daily challenge (``error
+unavailable``: it would hand out the ranked line). The solver runs in a worker thread so
+that the socket keeps flowing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from protocol import models as m
+
+from .. import wire
+from ..context import Context
+from ..engine import Board
+from ..engine.solver import hint
+from ..registry import Routes
+from ..session import Conn
+from ..store.records import Mode, Role, RoomPhase
+
+routes = Routes()
+
+
+@routes.ws("hint")
+async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
+    """Answer a hint for the player's board, or refuse it."""
+    room = conn.room
+    state = await ctx.rooms.get(room) if room else None
+    if room is None or state is None or conn.role != Role.PLAYER:
+        conn.error("not_racing")
+        return
+    if state.mode == Mode.DAILY:
+        conn.error("unavailable", "there are no hints in the daily challenge")
+        return
+    if state.mode == Mode.RACE and state.phase != RoomPhase.DONE:
+        conn.reject(msg.id, "hints_off")
+        return
+    entry = await ctx.boards.get(room, state.round, conn.pid or "", state.code)
+    ctx.spawn(send_hint(conn, msg.id, entry.board.copy()))
+
+
+async def send_hint(conn: Conn, hint_id: int, board: Board) -> None:
+    """Run the solver's ``hint`` off the event loop and send the answer."""
+    answer = await asyncio.to_thread(hint, board, timeout=1.0)
+    conn.queue(wire.hint(hint_id, answer.status, answer.move))

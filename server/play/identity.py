@@ -1,0 +1,44 @@
+"""Who a client is: ``hello`` makes or recognises a player; ``ping`` keeps a socket alive."""
+
+from __future__ import annotations
+
+import secrets
+
+from protocol import models as m
+from protocol.models import PROTOCOL_VERSION
+
+from .. import wire
+from ..clock import now_ms
+from ..context import Context
+from ..registry import Routes
+from ..session import Conn
+
+routes = Routes()
+
+
+@routes.ws("hello")
+async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
+    """Identify the player: a known token keeps its player id, else a new one is made."""
+    if msg.v != PROTOCOL_VERSION:
+        conn.error("unsupported_version", f"this server speaks version {PROTOCOL_VERSION}")
+        return
+    if conn.room is not None:
+        conn.error("already_in_room")
+        return
+    if msg.token:
+        session = await ctx.store.load_session(msg.token)
+        if session is None:
+            conn.error("bad_token")
+            return
+        pid, token = session[0], msg.token
+    else:
+        pid, token = "p" + secrets.token_hex(6), secrets.token_urlsafe(24)
+    conn.pid, conn.name, conn.token = pid, msg.name, token
+    await ctx.store.save_session(token, pid, msg.name)
+    conn.queue(wire.welcome(pid, token, msg.name, now_ms()))
+
+
+@routes.ws("ping")
+async def on_ping(ctx: Context, conn: Conn, msg: m.Ping) -> None:
+    """Keep-alive."""
+    conn.queue(wire.pong(now_ms()))

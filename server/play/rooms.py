@@ -1,0 +1,123 @@
+"""The room messages: create, join, resume, leave, and the host's start and rematch, and a
+racer's give-up. The rules of membership and rounds are :mod:`server.rooms`'s."""
+
+from __future__ import annotations
+
+from protocol import models as m
+
+from .. import wire
+from ..context import Context
+from ..engine import CodeError, format_code, parse_code
+from ..pools import draw
+from ..registry import Routes
+from ..rooms import membership, rounds
+from ..session import Conn
+from ..store.records import Mode, Role
+
+routes = Routes()
+
+
+def typed_code(conn: Conn, code: str) -> tuple[str, int] | None:
+    """A typed game code in its canonical form with its cell count, or None (the client
+    was told why)."""
+    try:
+        parsed = parse_code(code)
+    except CodeError as exc:
+        conn.error("bad_code", str(exc)[:200])
+        return None
+    return format_code(parsed.deal, parsed.cells), parsed.cells
+
+
+@routes.ws("create_room")
+async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
+    """A new race room on a certified deal (or a typed code); the creator is its host."""
+    if conn.room is not None:
+        conn.error("already_in_room")
+        return
+    if msg.code is not None:
+        found = typed_code(conn, msg.code)
+        if found is None:
+            return
+        code, cells = found
+    else:
+        cells = msg.cells
+        code = draw(cells).code
+    room = await membership.new_room(ctx, Mode.RACE, code, cells)
+    status = await membership.join(ctx, conn, room, Role.PLAYER)
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("join")
+async def on_join(ctx: Context, conn: Conn, msg: m.Join) -> None:
+    """Join a room as a racer (before the start) or a spectator."""
+    if conn.room is not None:
+        conn.error("already_in_room")
+        return
+    status = await membership.join(ctx, conn, msg.room.upper(), msg.role)
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("resume")
+async def on_resume(ctx: Context, conn: Conn, msg: m.Resume) -> None:
+    """Come back after a dropped connection, on any instance."""
+    session = await ctx.store.load_session(msg.token)
+    if session is None:
+        conn.error("bad_token")
+        return
+    if conn.pid is not None and conn.pid != session[0]:
+        conn.error("bad_token", "this connection is already someone else")
+        return
+    conn.pid, conn.name, conn.token = session[0], session[1], msg.token
+    status = await membership.resume(ctx, conn, msg.room.upper(), msg.last_seq)
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("leave")
+async def on_leave(ctx: Context, conn: Conn, msg: m.Leave) -> None:
+    """Leave the room; a racer in a running race gives up."""
+    room = conn.room
+    if room is None:
+        conn.error("not_in_room")
+        return
+    await membership.leave(ctx, conn, room)
+    conn.queue(wire.left(room))
+
+
+@routes.ws("start")
+async def on_start(ctx: Context, conn: Conn, msg: m.Start) -> None:
+    """The host starts the countdown."""
+    if conn.room is None:
+        conn.error("not_in_room")
+        return
+    status = await rounds.start(ctx, conn.room, conn.pid or "")
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("give_up")
+async def on_give_up(ctx: Context, conn: Conn, msg: m.GiveUp) -> None:
+    """Give up this round; the result is kept."""
+    room = conn.room
+    state = await ctx.rooms.get(room) if room else None
+    if room is None or state is None or conn.role != Role.PLAYER:
+        conn.error("not_racing")
+        return
+    status = await rounds.give_up(ctx, room, state.round, state.code, conn.pid or "", conn.name)
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("rematch")
+async def on_rematch(ctx: Context, conn: Conn, msg: m.Rematch) -> None:
+    """The host, once the race is over: a new deal in the same room."""
+    room = conn.room
+    state = await ctx.rooms.get(room) if room else None
+    if room is None or state is None:
+        conn.error("not_in_room")
+        return
+    status = await rounds.rematch(ctx, room, conn.pid or "", state.cells)
+    if status != "ok":
+        conn.error(status)

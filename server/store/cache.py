@@ -1,0 +1,139 @@
+"""What each instance keeps of the rooms it serves: their records and their boards.
+
+A board is rebuilt by replaying its action log from Redis; after that, each committed action
+is played on the cached copy, so a move costs one engine call and one Redis script. The
+move script's version check tells when another instance changed the board: the copy is then
+dropped and rebuilt. A room's record is read from Redis when unknown and kept in step with
+the room-wide events passing through this instance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ..engine import Board, parse_action
+from .records import RoomState
+from .store import Store
+
+#: Boards kept per instance before the oldest are dropped.
+CACHE_LIMIT = 50_000
+
+
+@dataclass(slots=True)
+class BoardEntry:
+    """A board, its version (actions in its log) and what the log said."""
+
+    board: Board
+    version: int
+    first_ms: int | None
+    last_ms: int | None
+    acked: dict[int, int] = field(default_factory=dict)
+    over: bool = False  # given up here
+    dropped: bool = False  # no longer trusted: whoever holds it must fetch a fresh one
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def replay(code: str, log: list[str]) -> BoardEntry:
+    """The board after a log of ``MS\\tID\\tACTION`` entries.
+
+    Raises:
+        EngineError: the log does not replay (a corrupt log; never expected).
+    """
+    board = Board.from_code(code)
+    first: int | None = None
+    last: int | None = None
+    for line in log:
+        ms, _id, action = line.split("\t", 2)
+        board.play(parse_action(action))
+        if first is None:
+            first = int(ms)
+        last = int(ms)
+    return BoardEntry(board, len(log), first, last)
+
+
+class BoardCache:
+    """Boards by (room, round, player id)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.entries: dict[tuple[str, int, str], BoardEntry] = {}
+
+    async def get(self, room: str, round_: int, pid: str, code: str) -> BoardEntry:
+        """The cached board, or one rebuilt from its log."""
+        key = (room, round_, pid)
+        entry = self.entries.get(key)
+        if entry is None:
+            entry = replay(code, await self.store.read_log(room, round_, pid))
+            self.put(key, entry)
+        return entry
+
+    def put(self, key: tuple[str, int, str], entry: BoardEntry) -> None:
+        """Keep a board read elsewhere (a snapshot), replacing an older copy."""
+        old = self.entries.get(key)
+        if old is not None and old is not entry:
+            if old.version == entry.version:
+                return
+            old.dropped = True
+        if len(self.entries) >= CACHE_LIMIT:
+            for stale in list(self.entries)[: CACHE_LIMIT // 10]:
+                del self.entries[stale]
+        self.entries[key] = entry
+
+    def drop(self, room: str, round_: int, pid: str) -> None:
+        """Forget a board (its copy may be wrong)."""
+        entry = self.entries.pop((room, round_, pid), None)
+        if entry is not None:
+            entry.dropped = True
+
+    def drop_room(self, room: str) -> None:
+        """Forget every board of a room."""
+        for key in [k for k in self.entries if k[0] == room]:
+            self.entries.pop(key).dropped = True
+
+
+class RoomCache:
+    """The records of the rooms this instance serves."""
+
+    def __init__(self, store: Store, boards: BoardCache) -> None:
+        self.store = store
+        self.boards = boards
+        self.rooms: dict[str, RoomState] = {}
+
+    async def get(self, room: str | None, refresh: bool = False) -> RoomState | None:
+        """The room's record, read from Redis when unknown or on ``refresh``."""
+        if room is None:
+            return None
+        state = None if refresh else self.rooms.get(room)
+        if state is None:
+            fields = await self.store.room_fields(room)
+            if not fields:
+                self.rooms.pop(room, None)
+                return None
+            state = RoomState.from_fields(room, fields)
+            self.rooms[room] = state
+        return state
+
+    def forget(self, room: str) -> None:
+        """No local socket left in the room: drop its record and boards."""
+        self.rooms.pop(room, None)
+        self.boards.drop_room(room)
+
+    def follow(self, room: str, kind: str, data: dict[str, object]) -> None:
+        """Keep a cached record in step with a room-wide event passing through.
+
+        An event that does not fit the phase held drops the record (it is read afresh).
+        """
+        state = self.rooms.get(room)
+        if state is None:
+            return
+        if kind == "room":
+            if data["round"] != state.round:
+                self.boards.drop_room(room)
+            state.round = int(str(data["round"]))
+            state.code = str(data["code"])
+        elif kind == "countdown":
+            state.starts_at = int(str(data["starts_at"]))
+        phase = data.get("state")
+        if not state.follow(kind, str(phase) if phase is not None else None):
+            self.rooms.pop(room, None)

@@ -1,0 +1,98 @@
+-- Shared by the room scripts (prepended to each script that says `-- uses: common`).
+--
+-- An event is stored in the room's event list and published on its channel as
+-- `PID <TAB> FULL <TAB> RACER` (published with `ORIGIN <TAB>` in front): PID is the player
+-- the event is about (empty for a room-wide event), FULL what spectators and that player
+-- receive, RACER what the other racers receive instead ('' the same as FULL, '-' nothing).
+--
+-- FULL and RACER are either a message body the server wrote (a JSON object without its
+-- opening brace) with the seq stamped in front, or, for an event whose values only the
+-- script knows (a rank, the members, the results), a record: a JSON array
+-- [kind, seq, values...] that the server turns into its message (server/wire.py).
+
+local function next_seq(meta)
+  return redis.call('HINCRBY', meta, 'seq', 1)
+end
+
+local function stamp(seq, body)
+  return '{"seq":' .. seq .. ',' .. body
+end
+
+local function push(events, ch, origin, pid, full, racer, maxev)
+  local entry = pid .. '\t' .. full .. '\t' .. racer
+  redis.call('RPUSH', events, entry)
+  redis.call('LTRIM', events, -tonumber(maxev), -1)
+  redis.call('PUBLISH', ch, origin .. '\t' .. entry)
+end
+
+-- An event the server wrote: stamp the seq, store, publish. Returns the seq.
+local function emit(meta, events, ch, origin, pid, body, racer, maxev)
+  local seq = next_seq(meta)
+  local r = racer
+  if r ~= '' and r ~= '-' then r = stamp(seq, r) end
+  push(events, ch, origin, pid, stamp(seq, body), r, maxev)
+  return seq
+end
+
+-- An event of values only the script knows, as a record. Returns the seq.
+local function emit_record(meta, events, ch, origin, pid, kind, values, maxev)
+  local seq = next_seq(meta)
+  local r = {kind, tostring(seq)}
+  for _, v in ipairs(values) do r[#r + 1] = tostring(v) end
+  push(events, ch, origin, pid, cjson.encode(r), '', maxev)
+  return seq
+end
+
+-- The values of a `room` record: the room's fields, then every member's JSON.
+local function room_values(meta, members)
+  local m = redis.call('HMGET', meta, 'room_id', 'code', 'cells', 'mode', 'state', 'round',
+                       'host', 'ns')
+  local v = {m[1], m[2], m[3], m[4], m[5], m[6], m[7] or '', m[8] or '0'}
+  for _, entry in ipairs(redis.call('HVALS', members)) do v[#v + 1] = entry end
+  return v
+end
+
+-- If pid was the host, the first remaining racer becomes host (none: '').
+local function hand_on_host(meta, members, pid)
+  if redis.call('HGET', meta, 'host') ~= pid then return end
+  local next_host = ''
+  for _, v in ipairs(redis.call('HVALS', members)) do
+    local d = cjson.decode(v)
+    if d['role'] == 'player' then next_host = d['player_id'] break end
+  end
+  redis.call('HSET', meta, 'host', next_host)
+end
+
+-- When no racer is left playing: the room is done and the results go out, finishers by
+-- rank, then the others by player id. A result is `PID -> JSON`, its rank `rank:PID`.
+local function maybe_over(meta, events, res, ch, origin, round, maxev)
+  if tonumber(redis.call('HGET', meta, 'playing') or '0') > 0 then return 0 end
+  if redis.call('HGET', meta, 'state') ~= 'racing' then return 0 end
+  redis.call('HSET', meta, 'state', 'done')
+  local all = redis.call('HGETALL', res)
+  local ranks, rows = {}, {}
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 5) == 'rank:' then ranks[string.sub(all[i], 6)] = all[i + 1] end
+  end
+  for i = 1, #all, 2 do
+    local pid = all[i]
+    if string.sub(pid, 1, 5) ~= 'rank:' then
+      rows[#rows + 1] = {tonumber(ranks[pid] or '1000'), pid, all[i + 1], ranks[pid] or ''}
+    end
+  end
+  table.sort(rows, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    return a[2] < b[2]
+  end)
+  local values = {round}
+  for _, row in ipairs(rows) do
+    values[#values + 1] = row[4]
+    values[#values + 1] = row[3]
+  end
+  return emit_record(meta, events, ch, origin, '', 'race_over', values, maxev)
+end
+
+local function touch(ttl, keys)
+  for _, k in ipairs(keys) do redis.call('EXPIRE', k, ttl) end
+end
+

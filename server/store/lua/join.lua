@@ -1,0 +1,37 @@
+-- uses: common
+-- Add a member, or change a member's role (a racer only in the lobby).
+-- KEYS: meta, members, events. ARGV: pid, role, member JSON, max racers, origin, maxev, ttl.
+-- Returns {status, seq}.
+local pid, role, entry, maxp, origin, maxev, ttl = ARGV[1], ARGV[2], ARGV[3],
+  tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
+local ch = KEYS[1] .. ':ch'
+local st = redis.call('HMGET', KEYS[1], 'state', 'np', 'mode')
+if not st[1] then return {'room_not_found', 0} end
+local old = redis.call('HGET', KEYS[2], pid)
+if old then
+  local was = cjson.decode(old)['role']
+  if was == role then return {'ok', tonumber(redis.call('HGET', KEYS[1], 'seq'))} end
+  if was == 'player' and st[1] ~= 'lobby' then return {'race_in_progress', 0} end
+end
+if role == 'player' then
+  if st[1] ~= 'lobby' then return {'race_in_progress', 0} end
+  if tonumber(st[2] or '0') >= maxp then return {'room_full', 0} end
+  redis.call('HINCRBY', KEYS[1], 'np', 1)
+  redis.call('HSET', KEYS[1], 'st:' .. pid, 'waiting')
+  if not redis.call('HGET', KEYS[1], 'host') or redis.call('HGET', KEYS[1], 'host') == '' then
+    redis.call('HSET', KEYS[1], 'host', pid)
+  end
+else
+  redis.call('HINCRBY', KEYS[1], 'ns', 1)
+end
+if old then
+  if role == 'player' then redis.call('HINCRBY', KEYS[1], 'ns', -1)
+  else redis.call('HINCRBY', KEYS[1], 'np', -1) redis.call('HDEL', KEYS[1], 'st:' .. pid) end
+end
+redis.call('HSET', KEYS[2], pid, entry)
+-- A host who turns spectator hands the room on, as one who leaves does.
+if role ~= 'player' then hand_on_host(KEYS[1], KEYS[2], pid) end
+local seq = emit_record(KEYS[1], KEYS[3], ch, origin, '', 'room', room_values(KEYS[1], KEYS[2]),
+  maxev)
+touch(ttl, KEYS)
+return {'ok', seq}

@@ -1,0 +1,33 @@
+-- uses: common
+-- Commit one action on a board whose version (log length) is as the server saw it.
+-- KEYS: meta, log, ids, events, res.
+-- ARGV: pid, round, id, version, log entry, delta body, progress body, finishing (0/1),
+-- time_ms, moves, result JSON, origin (the mover's connection, which gets its delta with
+-- the ack and not from the channel), maxev, ttl. Returns {status, seq, rank}.
+local pid, round, id, version = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local origin, maxev, ttl = ARGV[12], ARGV[13], ARGV[14]
+local ch = KEYS[1] .. ':ch'
+local done = redis.call('HGET', KEYS[3], id)
+if done then return {'dup', tonumber(done), 0} end
+local st = redis.call('HMGET', KEYS[1], 'state', 'round', 'st:' .. pid)
+if not st[1] then return {'room_not_found', 0, 0} end
+if st[2] ~= round then return {'round', 0, 0} end
+if st[3] == 'finished' or st[3] == 'gave_up' then return {'finished', 0, 0} end
+if st[3] ~= 'playing' then return {'not_racing', 0, 0} end
+if st[1] ~= 'racing' then return {'not_started', 0, 0} end
+if redis.call('LLEN', KEYS[2]) ~= version then return {'stale', 0, 0} end
+redis.call('RPUSH', KEYS[2], ARGV[5])
+local seq = emit(KEYS[1], KEYS[4], ch, origin, pid, ARGV[6], ARGV[7], maxev)
+redis.call('HSET', KEYS[3], id, seq)
+local rank = 0
+if ARGV[8] == '1' then
+  redis.call('HSET', KEYS[1], 'st:' .. pid, 'finished')
+  rank = redis.call('HINCRBY', KEYS[1], 'finishers', 1)
+  redis.call('HINCRBY', KEYS[1], 'playing', -1)
+  redis.call('HSET', KEYS[5], pid, ARGV[11], 'rank:' .. pid, rank)
+  emit_record(KEYS[1], KEYS[4], ch, '-', pid, 'finished', {pid, round, ARGV[9], ARGV[10], rank},
+    maxev)
+  maybe_over(KEYS[1], KEYS[4], KEYS[5], ch, '-', round, maxev)
+end
+touch(ttl, KEYS)
+return {'ok', seq, rank}

@@ -1,0 +1,26 @@
+-- uses: common
+-- The host starts the countdown; everyone who is a racer now races.
+-- KEYS: meta, members, events. ARGV: pid (host), starts_at, now, origin, maxev, ttl.
+-- Returns {status, seq}.
+local pid, starts_at, now, origin, maxev, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5],
+  ARGV[6]
+local ch = KEYS[1] .. ':ch'
+local st = redis.call('HMGET', KEYS[1], 'state', 'host', 'round', 'np')
+if not st[1] then return {'room_not_found', 0} end
+if st[2] ~= pid then return {'not_host', 0} end
+if st[1] ~= 'lobby' then return {'wrong_state', 0} end
+if tonumber(st[4] or '0') < 1 then return {'wrong_state', 0} end
+local playing = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[2])) do
+  local d = cjson.decode(v)
+  if d['role'] == 'player' then
+    redis.call('HSET', KEYS[1], 'st:' .. d['player_id'], 'playing')
+    playing = playing + 1
+  end
+end
+redis.call('HSET', KEYS[1], 'state', 'countdown', 'starts_at', starts_at, 'playing', playing,
+  'finishers', 0)
+local seq = emit_record(KEYS[1], KEYS[3], ch, origin, '', 'countdown', {st[3], starts_at, now},
+  maxev)
+touch(ttl, KEYS)
+return {'ok', seq}

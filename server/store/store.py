@@ -1,0 +1,375 @@
+"""The room operations of one server instance on a shared Redis.
+
+Redis is the truth: every change of a room is one atomic script (``lua/``) that checks the
+room's phase, makes the change, gives each event the room's next ``seq``, keeps it in the
+room's event list and publishes it on the room's channel. Key names come from
+:class:`~server.store.keys.Keys`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import redis.asyncio as aioredis
+
+from .batch import ScriptBatcher
+from .keys import Keys
+from .scripts import source
+
+#: Events kept per room for resume; an older last_seq gets a snapshot.
+MAX_EVENTS: Final = 2000
+#: Seconds a session token lives after its last use.
+SESSION_TTL: Final = 7 * 24 * 3600
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What a script answered: a status word, the seq of its event and maybe a rank."""
+
+    status: str
+    seq: int = 0
+    rank: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MoveCommit:
+    """One accepted action to commit, as ``lua/move.lua`` takes it.
+
+    Attributes:
+        room, round, pid: whose board.
+        action_id: the client's id (a resend with the same id is acknowledged, not applied).
+        version: the board's version (log length) the action was played on.
+        log_entry: ``MS\\tID\\tACTION`` for the action log.
+        delta_body, progress_body: the events for the board's viewers and for the other
+            racers (message bodies from :mod:`server.wire`, the seq still to stamp).
+        finishing: the action wins the board.
+        time_ms, moves: the finish's clock and moves (used when ``finishing``).
+        result: the result JSON kept for the round (used when ``finishing``).
+        origin: the mover's connection, which gets its delta with the ack.
+    """
+
+    room: str
+    round: int
+    pid: str
+    action_id: int
+    version: int
+    log_entry: str
+    delta_body: str
+    progress_body: str
+    finishing: bool
+    time_ms: int
+    moves: int
+    result: str
+    origin: str
+
+    def argv(self, ttl: int) -> list[str | int]:
+        """The script's ARGV, in the order its header gives."""
+        return [
+            self.pid,
+            self.round,
+            self.action_id,
+            self.version,
+            self.log_entry,
+            self.delta_body,
+            self.progress_body,
+            1 if self.finishing else 0,
+            self.time_ms,
+            self.moves,
+            self.result,
+            self.origin,
+            MAX_EVENTS,
+            ttl,
+        ]
+
+
+@dataclass(slots=True)
+class RoomRead:
+    """A room at one instant: its fields, members, the round's results and racers' logs."""
+
+    meta: dict[str, str]
+    members: dict[str, str]
+    results: dict[str, dict[str, Any]]
+    logs: dict[str, list[str]]
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _outcome(raw: Any) -> Outcome:
+    items = list(raw)
+    status = _text(items[0])
+    seq = int(items[1]) if len(items) > 1 else 0
+    rank = int(items[2]) if len(items) > 2 else 0
+    return Outcome(status, seq, rank)
+
+
+def parse_results(raw: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """A round's results hash as player id -> result (its ``rank`` filled in)."""
+    out: dict[str, dict[str, Any]] = {}
+    for pid, text in raw.items():
+        if not pid.startswith("rank:"):
+            result = json.loads(text)
+            rank = raw.get(f"rank:{pid}")
+            result["rank"] = int(rank) if rank else None
+            out[pid] = result
+    return out
+
+
+class Store:
+    """The room and session operations of one server instance.
+
+    Args:
+        redis: an asyncio client (``decode_responses=True``).
+        keys: the key names (with the instance's prefix).
+        ttl: seconds an idle room lives.
+    """
+
+    def __init__(self, redis: aioredis.Redis, keys: Keys, ttl: int) -> None:
+        # Any: the client decodes responses to str, which its type hints cannot express.
+        self.redis: Any = redis
+        self.keys = keys
+        self.ttl = ttl
+        script = redis.register_script
+        self._create = script(source("create"))
+        self._join = script(source("join"))
+        self._leave = script(source("leave"))
+        self._start = script(source("start"))
+        self._begin = script(source("begin"))
+        self._move = ScriptBatcher(redis, script(source("move")))
+        self._give_up = script(source("give_up"))
+        self._rematch = script(source("rematch"))
+        self._events_after = script(source("events_after"))
+
+    async def aclose(self) -> None:
+        """Close the move pipeline's connection (the shared client is the caller's)."""
+        await self._move.aclose()
+
+    # -- sessions -------------------------------------------------------------------------
+
+    async def save_session(self, token: str, pid: str, name: str) -> None:
+        """Remember a token's player (for :data:`SESSION_TTL` after its last use)."""
+        key = self.keys.session(token)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping={"pid": pid, "name": name})
+            pipe.expire(key, SESSION_TTL)
+            await pipe.execute()
+
+    async def load_session(self, token: str) -> tuple[str, str] | None:
+        """The (player id, name) of a token, or None."""
+        data = await self.redis.hgetall(self.keys.session(token))
+        if not data or "pid" not in data:
+            return None
+        return data["pid"], data.get("name", "player")
+
+    # -- rooms ----------------------------------------------------------------------------
+
+    async def create(self, room: str, fields: dict[str, str | int]) -> bool:
+        """Create a room's field hash; False if the id is taken."""
+        args: list[str | int] = [self.ttl]
+        for k, v in fields.items():
+            args += [k, v]
+        return bool(await self._create(keys=[self.keys.room(room)], args=args))
+
+    async def create_solo(
+        self, room: str, fields: dict[str, str | int], pid: str, member: str
+    ) -> bool:
+        """Create a room already racing with one player; False if the id is taken."""
+        fields = {**fields, "host": pid, "np": 1, "ns": 0, "state": "racing", "playing": 1}
+        fields[f"st:{pid}"] = "playing"
+        if not await self.create(room, fields):
+            return False
+        members = self.keys.members(room)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(members, pid, member)
+            pipe.expire(members, self.ttl)
+            await pipe.execute()
+        return True
+
+    def _room_keys(self, room: str) -> list[str]:
+        k = self.keys
+        return [k.room(room), k.members(room), k.events(room)]
+
+    async def join(
+        self, room: str, pid: str, role: str, member: str, max_players: int, origin: str
+    ) -> Outcome:
+        """Add a member or change a member's role (see ``lua/join.lua``)."""
+        raw = await self._join(
+            keys=self._room_keys(room),
+            args=[pid, role, member, max_players, origin, MAX_EVENTS, self.ttl],
+        )
+        return _outcome(raw)
+
+    async def leave(
+        self, room: str, pid: str, origin: str, gave_up_body: str, result: str
+    ) -> Outcome:
+        """Remove a member; a racer in a running race gives up (``lua/leave.lua``)."""
+        round_ = int(await self.redis.hget(self.keys.room(room), "round") or 0)
+        raw = await self._leave(
+            keys=[*self._room_keys(room), self.keys.results(room, round_)],
+            args=[pid, origin, MAX_EVENTS, self.ttl, gave_up_body, result],
+        )
+        return _outcome(raw)
+
+    async def start(self, room: str, pid: str, starts_at: int, now: int, origin: str) -> Outcome:
+        """The host starts the countdown."""
+        raw = await self._start(
+            keys=self._room_keys(room), args=[pid, starts_at, now, origin, MAX_EVENTS, self.ttl]
+        )
+        return _outcome(raw)
+
+    async def begin(self, room: str, round_: int, origin: str, now: int) -> Outcome:
+        """End the countdown (idempotent)."""
+        raw = await self._begin(
+            keys=[*self._room_keys(room), self.keys.results(room, round_)],
+            args=[round_, origin, MAX_EVENTS, now],
+        )
+        return _outcome(raw)
+
+    async def move(
+        self, commit: MoveCommit, on_outcome: Callable[[Outcome], None] | None = None
+    ) -> Outcome:
+        """Commit one action with a version check (``lua/move.lua``).
+
+        Args:
+            commit: the action and its events.
+            on_outcome: called with the outcome as soon as Redis's answer is read, a loop
+                turn before this returns it.
+        """
+        k, room, rnd, pid = self.keys, commit.room, commit.round, commit.pid
+        on_reply = None if on_outcome is None else lambda raw: on_outcome(_outcome(raw))
+        raw = await self._move(
+            keys=[
+                k.room(room),
+                k.log(room, rnd, pid),
+                k.ids(room, rnd, pid),
+                k.events(room),
+                k.results(room, rnd),
+            ],
+            args=commit.argv(self.ttl),
+            on_reply=on_reply,
+        )
+        return _outcome(raw)
+
+    async def give_up(
+        self, room: str, round_: int, pid: str, gave_up_body: str, result: str, origin: str
+    ) -> Outcome:
+        """A racer gives up."""
+        k = self.keys
+        raw = await self._give_up(
+            keys=[k.room(room), k.events(room), k.results(room, round_)],
+            args=[pid, round_, gave_up_body, result, origin, MAX_EVENTS, self.ttl],
+        )
+        return _outcome(raw)
+
+    async def rematch(self, room: str, pid: str, code: str, origin: str) -> Outcome:
+        """A new round on a new deal."""
+        raw = await self._rematch(
+            keys=self._room_keys(room), args=[pid, code, origin, MAX_EVENTS, self.ttl]
+        )
+        return _outcome(raw)
+
+    # -- absences -------------------------------------------------------------------------
+
+    async def mark_away(self, room: str, pid: str, nonce: str, seconds: int) -> None:
+        """Note that a racer's socket closed mid-race (``nonce`` names this absence)."""
+        await self.redis.set(self.keys.away(room, pid), nonce, ex=max(seconds, 1))
+
+    async def clear_away(self, room: str, pid: str) -> None:
+        """The racer is back (a resume or a join)."""
+        await self.redis.delete(self.keys.away(room, pid))
+
+    async def still_away(self, room: str, pid: str, nonce: str) -> bool:
+        """Whether the absence ``nonce`` has lasted until now (no return since)."""
+        return bool(await self.redis.get(self.keys.away(room, pid)) == nonce)
+
+    # -- reading --------------------------------------------------------------------------
+
+    async def events_after(self, room: str, last_seq: int) -> tuple[int, list[str]] | None:
+        """(current seq, events after ``last_seq``), or None if some were dropped."""
+        raw = await self._events_after(
+            keys=[self.keys.room(room), self.keys.events(room)], args=[last_seq]
+        )
+        items = list(raw)
+        seq, first = int(items[0]), int(items[1])
+        if last_seq + 1 < first or last_seq > seq:
+            return None
+        return seq, [_text(x) for x in items[2:]]
+
+    async def read_room(self, room: str) -> RoomRead | None:
+        """The room at one instant, or None when it does not exist."""
+        k = self.keys
+        meta = await self.redis.hgetall(k.room(room))
+        if not meta:
+            return None
+        round_ = int(meta["round"])
+        racers = [f[3:] for f in meta if f.startswith("st:")]
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(k.room(room))
+            pipe.hgetall(k.members(room))
+            pipe.hgetall(k.results(room, round_))
+            for pid in racers:
+                pipe.lrange(k.log(room, round_, pid), 0, -1)
+            out = await pipe.execute()
+        meta, members, results = out[0], out[1], out[2]
+        if not meta or int(meta["round"]) != round_:
+            return None if not meta else await self.read_room(room)
+        logs = dict(zip(racers, out[3:], strict=True))
+        return RoomRead(meta, members, parse_results(results), logs)
+
+    async def read_log(self, room: str, round_: int, pid: str) -> list[str]:
+        """One board's action log."""
+        result: list[str] = await self.redis.lrange(self.keys.log(room, round_, pid), 0, -1)
+        return result
+
+    async def check(
+        self, room: str, round_: int, pid: str, action_id: int
+    ) -> tuple[int | None, int]:
+        """(the seq of a committed client id or None, the board's version in Redis)."""
+        k = self.keys
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(k.ids(room, round_, pid), str(action_id))
+            pipe.llen(k.log(room, round_, pid))
+            value, version = await pipe.execute()
+        return (None if value is None else int(value)), int(version)
+
+    async def room_fields(self, room: str) -> dict[str, str]:
+        """The room's field hash (empty if gone)."""
+        result: dict[str, str] = await self.redis.hgetall(self.keys.room(room))
+        return result
+
+    async def member(self, room: str, pid: str) -> dict[str, Any] | None:
+        """A member's entry ``{player_id, name, role}``, or None."""
+        text = await self.redis.hget(self.keys.members(room), pid)
+        return None if text is None else dict(json.loads(text))
+
+    async def finished_board(
+        self, room: str, round_: int, pid: str
+    ) -> tuple[dict[str, str], dict[str, Any] | None, dict[str, Any] | None, list[str]]:
+        """What a board's replay is made of: the room's fields, the member, the result and
+        the action log, read at one instant."""
+        k = self.keys
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(k.room(room))
+            pipe.hget(k.members(room), pid)
+            pipe.hgetall(k.results(room, round_))
+            pipe.lrange(k.log(room, round_, pid), 0, -1)
+            meta, member, results, entries = await pipe.execute()
+        result = parse_results(results).get(pid)
+        return meta, (json.loads(member) if member else None), result, entries
+
+    async def set_daily(self, room: str, date: str, kind: str) -> None:
+        """Note the day and kind of a daily game's room (kept as long as the room)."""
+        value = json.dumps({"date": date, "kind": kind})
+        await self.redis.set(self.keys.daily_room(room), value, ex=max(self.ttl, 86_400) * 2)
+
+    async def daily_of(self, room: str) -> tuple[str, str] | None:
+        """The (date, kind) of a daily game's room, or None."""
+        text = await self.redis.get(self.keys.daily_room(room))
+        if text is None:
+            return None
+        data = json.loads(text)
+        return data["date"], data["kind"]

@@ -1,0 +1,307 @@
+"""Every message the server sends, built here and nowhere else.
+
+Each builder returns the JSON text of one message of :mod:`protocol.models` (the tests check
+every builder against its model and the examples of ``protocol/README.md``). Room events
+are built in two halves: the server writes a message *body* (a JSON object without its
+opening brace, see :func:`body`) and the store's script stamps the room's ``seq`` in front;
+events whose values only the script knows (the members, a rank, the results) come back from
+Redis as *records* (``[kind, seq, values...]``) that :func:`render` turns into messages.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
+
+from .engine import Board, Delta
+
+_SEPARATORS: Final = (",", ":")
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """Compact JSON."""
+    return json.dumps(data, separators=_SEPARATORS)
+
+
+def body(data: Mapping[str, Any]) -> str:
+    """A message without its opening brace, for a script to stamp the ``seq`` in front."""
+    return dumps(data)[1:]
+
+
+def stamp(seq: int, message_body: str) -> str:
+    """A body with its ``seq`` in front, as the scripts stamp it."""
+    return f'{{"seq":{seq},{message_body}'
+
+
+def event_seq(full: str) -> int:
+    """The seq of a stored event: a stamped message or a record."""
+    if full.startswith("["):
+        return int(json.loads(full)[1])
+    return int(full[7 : full.index(",", 7)])
+
+
+# -- answers to one client ----------------------------------------------------------------
+
+
+def welcome(pid: str, token: str, name: str, now: int) -> str:
+    """``welcome``: who you are and the token to resume with."""
+    return dumps(
+        {
+            "type": "welcome",
+            "player_id": pid,
+            "token": token,
+            "name": name,
+            "v": PROTOCOL_VERSION,
+            "now": now,
+        }
+    )
+
+
+def pong(now: int) -> str:
+    """``pong``."""
+    return dumps({"type": "pong", "now": now})
+
+
+def error(code: str, message: str | None = None) -> str:
+    """``error``: a code of :data:`protocol.models.ERROR_CODES` and its explanation."""
+    return dumps({"type": "error", "code": code, "message": message or ERROR_CODES[code]})
+
+
+def reject(action_id: int, reason: str, message: str | None = None) -> str:
+    """``reject``: an action refused, with the engine's or the server's reason."""
+    text = message or SERVER_REJECT_REASONS.get(reason, reason)
+    return dumps({"type": "reject", "id": action_id, "reason": reason, "message": text})
+
+
+def ack(action_id: int, seq: int) -> str:
+    """``ack``: the action is committed as event ``seq``."""
+    return f'{{"type":"ack","id":{int(action_id)},"seq":{int(seq)}}}'
+
+
+def left(room: str) -> str:
+    """``left``."""
+    return dumps({"type": "left", "room_id": room})
+
+
+def lost(pid: str) -> str:
+    """``lost``: the position has no useful move left."""
+    return dumps({"type": "lost", "player_id": pid})
+
+
+def hint(hint_id: int, status: str, move: str | None) -> str:
+    """``hint``: the solver's next move, or why there is none."""
+    data: dict[str, Any] = {"type": "hint", "id": hint_id, "status": status}
+    if move is not None:
+        data["move"] = move
+    return dumps(data)
+
+
+def leaderboard(board: Mapping[str, Any]) -> str:
+    """``leaderboard``: a day's top entries (``board`` as the leaderboard reads it)."""
+    return dumps({"type": "leaderboard", **board})
+
+
+# -- room events (bodies for the scripts) -------------------------------------------------
+
+
+def member(pid: str, name: str, role: str) -> str:
+    """A member of a room as ``room`` lists it (kept in ``room:{R}:members``)."""
+    return dumps({"player_id": pid, "name": name, "role": role})
+
+
+def result(pid: str, name: str, status: str, time_ms: int | None, moves: int) -> str:
+    """A racer's result of a round, without its rank (the script keeps the rank beside)."""
+    return dumps(
+        {"player_id": pid, "name": name, "status": status, "time_ms": time_ms, "moves": moves}
+    )
+
+
+def delta_body(pid: str, round_: int, action: str, delta: Delta, board: Board, elapsed: int) -> str:
+    """The ``delta`` of one action, for the board's player and spectators."""
+    return body(
+        {
+            "type": "delta",
+            "player_id": pid,
+            "round": round_,
+            "action": action,
+            "changes": delta.to_json()["changes"],
+            "points": delta.points,
+            "score": delta.score,
+            "undo": delta.undo,
+            "moves": board.moves,
+            "foundation_cards": sum(board.foundations),
+            "finished": board.is_won(),
+            "lost": board.is_lost(),
+            "t": elapsed,
+        }
+    )
+
+
+def progress_body(pid: str, round_: int, board: Board) -> str:
+    """The ``progress`` the other racers get instead of a ``delta``."""
+    return body(
+        {
+            "type": "progress",
+            "player_id": pid,
+            "round": round_,
+            "foundation_cards": sum(board.foundations),
+            "moves": board.moves,
+            "finished": board.is_won(),
+        }
+    )
+
+
+def gave_up_body(pid: str, round_: int, moves: int) -> str:
+    """``gave_up``."""
+    return body({"type": "gave_up", "player_id": pid, "round": round_, "moves": moves})
+
+
+# -- records the scripts fill in ----------------------------------------------------------
+
+
+def board_view(board: Board) -> dict[str, Any]:
+    """The wire form of a whole board (``BoardView``)."""
+    data = board.to_json()
+    data.pop("code", None)
+    return data
+
+
+def room(
+    seq: int,
+    fields: Mapping[str, str],
+    members: list[str],
+) -> str:
+    """``room``: a room's identity and members (``fields`` as in its hash)."""
+    room_id = fields["room_id"]
+    return dumps(
+        {
+            "seq": seq,
+            "type": "room",
+            "room_id": room_id,
+            "invite": f"/?room={room_id}",
+            "code": fields["code"],
+            "cells": int(fields["cells"]),
+            "mode": fields["mode"],
+            "state": fields["state"],
+            "round": int(fields["round"]),
+            "host": fields.get("host") or None,
+            "players": [json.loads(m) for m in members],
+            "spectators": int(fields.get("ns") or 0),
+        }
+    )
+
+
+def countdown(seq: int, round_: int, starts_at: int, now: int) -> str:
+    """``countdown``: the race starts at server time ``starts_at``."""
+    return dumps(
+        {"seq": seq, "type": "countdown", "round": round_, "starts_at": starts_at, "now": now}
+    )
+
+
+def started(
+    seq: int, round_: int, code: str, cells: int, started_at: int, players: list[str]
+) -> str:
+    """``started``: every racer's opening board, at the same server time."""
+    return dumps(
+        {
+            "seq": seq,
+            "type": "started",
+            "round": round_,
+            "code": code,
+            "cells": cells,
+            "started_at": started_at,
+            "board": board_view(Board.from_code(code)),
+            "players": players,
+        }
+    )
+
+
+def finished(seq: int, pid: str, round_: int, time_ms: int, moves: int, rank: int) -> str:
+    """``finished``: a racer won their board, ``rank``-th."""
+    return dumps(
+        {
+            "seq": seq,
+            "type": "finished",
+            "player_id": pid,
+            "round": round_,
+            "time_ms": time_ms,
+            "moves": moves,
+            "rank": rank,
+        }
+    )
+
+
+def race_over(seq: int, round_: int, results: list[dict[str, Any]]) -> str:
+    """``race_over``: finishers by rank, then the others."""
+    return dumps({"seq": seq, "type": "race_over", "round": round_, "results": results})
+
+
+_ROOM_FIELDS: Final = ("room_id", "code", "cells", "mode", "state", "round", "host", "ns")
+
+
+def render(full: str) -> str:
+    """The message of a stored event: a stamped body as it is, a record built here.
+
+    Raises:
+        ValueError: an unknown record (a script and this module disagree).
+    """
+    if not full.startswith("["):
+        return full
+    kind, seq_text, *values = json.loads(full)
+    seq = int(seq_text)
+    if kind == "room":
+        fields = dict(zip(_ROOM_FIELDS, values[:8], strict=True))
+        return room(seq, fields, values[8:])
+    if kind == "countdown":
+        return countdown(seq, int(values[0]), int(values[1]), int(values[2]))
+    if kind == "started":
+        rnd, code, cells, at, *players = values
+        return started(seq, int(rnd), code, int(cells), int(at), players)
+    if kind == "finished":
+        pid, rnd, time_ms, moves, rank = values
+        return finished(seq, pid, int(rnd), int(time_ms), int(moves), int(rank))
+    if kind == "race_over":
+        results = []
+        for rank, text in zip(values[1::2], values[2::2], strict=True):
+            entry = json.loads(text)
+            entry["rank"] = int(rank) if rank else None
+            results.append(entry)
+        return race_over(seq, int(values[0]), results)
+    raise ValueError(f"unknown event record {kind!r}")
+
+
+# -- the snapshot -------------------------------------------------------------------------
+
+
+def snapshot(
+    meta: Mapping[str, str],
+    you: str,
+    role: str,
+    now: int,
+    players: list[dict[str, Any]],
+) -> str:
+    """``snapshot``: the whole room as one viewer may see it (``players`` already cut to
+    what that viewer may see, see :mod:`server.rooms.views`)."""
+    starts = meta.get("starts_at")
+    return dumps(
+        {
+            "type": "snapshot",
+            "room_id": meta["room_id"],
+            "seq": int(meta.get("seq", 0)),
+            "round": int(meta["round"]),
+            "mode": meta["mode"],
+            "state": meta["state"],
+            "code": meta["code"],
+            "cells": int(meta["cells"]),
+            "host": meta.get("host") or None,
+            "you": you,
+            "role": role,
+            "starts_at": int(starts) if starts else None,
+            "now": now,
+            "players": players,
+            "spectators": int(meta.get("ns", 0)),
+        }
+    )
