@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import redis.asyncio as aioredis
 
 from server.daily.deal import FIRST_DAY, daily_deal
+from server.daily.leaderboard import Leaderboard
+from server.daily.replays import Replay, Result, verify
 from server.engine import Board, parse_action
 from server.engine.solver import solve
-from server.daily.leaderboard import Leaderboard
 from server.store.keys import Keys
-from server.daily.replays import Replay, Result, verify
 
 
 def daily_replay(date: str, pid: str, start: int, step: int) -> Replay:

@@ -24,9 +24,9 @@ import pytest
 import redis
 
 from server.daily.deal import daily_deal, daily_json, today
+from server.daily.replays import replay_id
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from server.daily.replays import replay_id
 from tests.conftest import FAST
 from tests.serverproc import ROOT, ServerProc, WsClient, redis_url, running_server
 

@@ -156,6 +156,14 @@ async def test_streak_counts_consecutive_days(lb: Leaderboard) -> None:
 # -- forged entries are refused and write nothing ------------------------------------------
 
 
+async def clear(lb: Leaderboard) -> None:
+    """Empty the day's leaderboard."""
+    keys = lb.keys
+    await lb.redis.delete(
+        keys.leaderboard_rank(DATE, "daily"), keys.leaderboard_entries(DATE, "daily")
+    )
+
+
 async def assert_refused(lb: Leaderboard, replay: Replay, reason: str) -> None:
     result = await lb.submit(replay)
     assert result.status == "refused", result
@@ -218,12 +226,12 @@ async def test_a_game_begun_before_its_day_or_ending_in_the_future_is_refused(
     day_start = 1_773_446_400_000  # 2026-03-14T00:00:00Z
     await assert_refused(lb, play("early", start=day_start - 1000), "before_day")
     assert (await lb.submit(play("midnight", start=day_start))).status == "ranked"
-    await lb.redis.delete(lb.keys.leaderboard_rank(DATE, "daily"), lb.keys.leaderboard_entries(DATE, "daily"))
+    await clear(lb)
     # Begun after the day ended: refused, however honest (the deal could be studied first).
     await assert_refused(lb, play("late", start=day_start + 86_400_000), "after_day")
-    await lb.redis.delete(lb.keys.leaderboard_rank(DATE, "daily"), lb.keys.leaderboard_entries(DATE, "daily"))
+    await clear(lb)
     assert (await lb.submit(play("last", start=day_start + 86_399_000))).status == "ranked"
-    await lb.redis.delete(lb.keys.leaderboard_rank(DATE, "daily"), lb.keys.leaderboard_entries(DATE, "daily"))
+    await clear(lb)
     now = dt.datetime.now(dt.UTC)
     far = int((now + dt.timedelta(minutes=10)).timestamp() * 1000)
     today_iso = now.date().isoformat()

@@ -8,10 +8,10 @@ import json
 from server.engine import Board, Move, apply_delta, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
-
-log_key = Keys().log
 from server.wire import board_view
 from tests.serverproc import ServerProc, WsClient
+
+log_key = Keys().log
 
 CODE = "SH1-C4-AAAAAAB"
 

@@ -9,16 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.engine import (
-    Board,
-    Change,
-    Delta,
-    apply_delta,
-    format_action,
-    parse_action,
-    parse_card,
-    parse_location,
-)
 from server.daily.replays import (
     MIN_MS_PER_ACTION,
     REFUTATIONS,
@@ -28,6 +18,16 @@ from server.daily.replays import (
     replay_id,
     verify,
     view_json,
+)
+from server.engine import (
+    Board,
+    Change,
+    Delta,
+    apply_delta,
+    format_action,
+    parse_action,
+    parse_card,
+    parse_location,
 )
 from tests.replay_support import edit, honest, solution
 

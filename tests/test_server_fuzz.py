@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from server.store.cache import replay
 from server.store.keys import Keys
-
-log_key = Keys().log
 from server.wire import board_view
 from tests.serverproc import ServerProc, WsClient, redis_url
+
+log_key = Keys().log
 
 CODE = "SH1-C2-AAAAAAE"
 

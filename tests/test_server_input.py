@@ -14,9 +14,9 @@ from websockets.exceptions import InvalidStatus
 
 from server.engine import Board
 from server.store.keys import Keys
+from tests.serverproc import ServerProc, WsClient, redis_url, running_server
 
 log_key = Keys().log
-from tests.serverproc import ServerProc, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"
 

@@ -9,10 +9,10 @@ import redis.asyncio as aioredis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
-
-ids_key, log_key = Keys().ids, Keys().log
 from tests.conftest import FAST
 from tests.serverproc import WsClient, redis_url, running_server
+
+ids_key, log_key = Keys().ids, Keys().log
 
 CODE = "SH1-C4-AAAAAAD"
 

@@ -9,9 +9,9 @@ import redis.asyncio as aioredis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
+from tests.serverproc import ServerProc, WsClient, redis_url
 
 log_key = Keys().log
-from tests.serverproc import ServerProc, WsClient, redis_url
 
 CODE = "SH1-C4-AAAAAAC"
 
