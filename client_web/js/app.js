@@ -3,83 +3,14 @@
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
-import { applyTexts, initialLang, setLang, t, currentLang, onLangChange, reasonText } from "./i18n.js";
+import { applyTexts, initialLang, setLang, t, onLangChange, reasonText } from "./i18n.js";
+import { toast } from "./notify.js";
+import { playerName } from "./player.js";
 import { PlayView } from "./views/play.js";
 import { RaceView } from "./views/race.js";
 import { WatchView } from "./views/watch.js";
 import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
-
-const NAME_KEY = "seahaven.name";
-
-/** The player's display name (kept in local storage). */
-export function playerName() {
-  let name = localStorage.getItem(NAME_KEY);
-  if (!name) {
-    name = `Player ${Math.floor(1000 + Math.random() * 9000)}`;
-    localStorage.setItem(NAME_KEY, name);
-  }
-  return name;
-}
-
-export function setPlayerName(name) {
-  const clean = String(name).trim().slice(0, 24);
-  if (clean) {
-    localStorage.setItem(NAME_KEY, clean);
-    localStorage.setItem(`${NAME_KEY}.chosen`, "1");
-  }
-}
-
-/** Whether the player ever typed a name (or still has the one made up for them). */
-export function nameChosen() {
-  return localStorage.getItem(`${NAME_KEY}.chosen`) === "1";
-}
-
-let toastTimer = null;
-/** A short message at the bottom of the screen. */
-export function toast(text, kind = "error") {
-  const el = document.getElementById("toast");
-  el.textContent = text;
-  el.className = `toast ${kind === "error" ? "" : kind}`;
-  el.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 3500 : 2500);
-}
-
-/** Say something to screen readers. */
-export function announce(text) {
-  const el = document.getElementById("live");
-  el.textContent = "";
-  setTimeout(() => { el.textContent = text; }, 30);
-}
-
-/** Copy text to the clipboard, with a fallback for pages not served over https. */
-export async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const ta = document.createElement("textarea");
-    ta.value = text;
-    document.body.append(ta);
-    ta.select();
-    document.execCommand("copy");
-    ta.remove();
-  }
-  toast(t("msg.copied"), "info");
-}
-
-/** Make an element from an HTML string (the caller escapes data with esc()). */
-export function html(s) {
-  const tpl = document.createElement("template");
-  tpl.innerHTML = s.trim();
-  const el = tpl.content.firstElementChild;
-  applyTexts(tpl.content);
-  return el;
-}
-
-export function esc(s) {
-  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-}
 
 class App {
   constructor() {
@@ -185,7 +116,6 @@ async function boot() {
   window.seahaven = app; // for the browser tests and the curious
   app.net.connect();
   app.route();
-  void currentLang;
 }
 
 boot();

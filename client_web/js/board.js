@@ -12,14 +12,16 @@ export function rankText(card) {
   return card[0] === "T" ? "10" : card[0];
 }
 
-/** A board state from the server's JSON ({cells, columns, foundations}). */
+/**
+ * A board state from the server's JSON: {cells, columns, foundations} with all four suits,
+ * and a `code` only in a replay's opening table.
+ */
 export function fromJSON(data) {
-  const found = data.foundations || {};
   return {
     code: data.code || null,
-    cells: (data.cells || []).slice(),
-    columns: (data.columns || []).map((c) => c.slice()),
-    foundations: Object.fromEntries(SUITS.map((s) => [s, Number(found[s] || 0)])),
+    cells: data.cells.slice(),
+    columns: data.columns.map((c) => c.slice()),
+    foundations: Object.fromEntries(SUITS.map((s) => [s, data.foundations[s]])),
   };
 }
 
@@ -165,7 +167,6 @@ export function render(root, state, opts = {}) {
   }
   const tab = document.createElement("div");
   tab.className = "tableau";
-  const cw = root.getBoundingClientRect().width || 800;
   state.columns.forEach((col, i) => {
     const loc = `col${i + 1}`;
     const pile = pileElement("col", loc, t("board.column", { n: i + 1 }));
@@ -187,7 +188,6 @@ export function render(root, state, opts = {}) {
     for (const el of root.querySelectorAll(".pile")) if (!el.querySelector(".card")) el.tabIndex = 0;
   }
   if (before.size) flip(root, before);
-  void cw;
 }
 
 function pileElement(kind, loc, label) {

@@ -64,7 +64,7 @@ export class Game {
   }
 
   syncClock(now) {
-    if (typeof now === "number") this.clockOffset = now - Date.now();
+    this.clockOffset = now - Date.now();
   }
 
   me() {
@@ -88,7 +88,7 @@ export class Game {
     let p = this.players.get(pid);
     if (!p) {
       p = { player_id: pid, name: name || pid, status: "waiting", foundation_cards: 0, moves: 0,
-        score: 0, time_ms: null, rank: null, lost: false, board: null, host: false, role: "player" };
+        score: 0, time_ms: null, rank: null, lost: false, board: null, role: "player" };
       this.players.set(pid, p);
       this.order.push(pid);
     }
@@ -97,7 +97,6 @@ export class Game {
   }
 
   onSnapshot(m) {
-    const keepYou = this.you;
     this.clear();
     this.syncClock(m.now);
     this.roomId = m.room_id;
@@ -107,7 +106,7 @@ export class Game {
     this.cells = m.cells;
     this.round = m.round;
     this.host = m.host;
-    this.you = m.you || keepYou;
+    this.you = m.you;
     this.role = m.role;
     this.startsAt = m.starts_at;
     this.spectators = m.spectators;
@@ -126,7 +125,7 @@ export class Game {
     if (m.state === "done") {
       // A snapshot of a finished race carries each racer's result: the finish order.
       this.results = m.players.map((ps) => ({ player_id: ps.player_id, name: ps.name,
-        status: ps.status, rank: ps.rank ?? null, time_ms: ps.time_ms ?? null, moves: ps.moves }))
+        status: ps.status, rank: ps.rank, time_ms: ps.time_ms, moves: ps.moves }))
         .sort((a, b) => (a.rank ?? 1e9) - (b.rank ?? 1e9));
     }
   }
@@ -155,7 +154,6 @@ export class Game {
     const present = new Set();
     for (const e of m.players) {
       const p = this.player(e.player_id, e.name);
-      p.host = e.host;
       p.role = e.role;
       present.add(e.player_id);
     }
@@ -212,7 +210,7 @@ export class Game {
     if (m.finished) p.status = "finished";
     else if (p.status === "waiting") p.status = "playing";
     // Solo games start their clock with the first move: `t` is the time since the start.
-    if (typeof m.t === "number" && (!this.startedAt || this.mode !== "race")) {
+    if (!this.startedAt || this.mode !== "race") {
       this.startedAt = this.serverNow() - m.t;
     }
   }

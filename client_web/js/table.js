@@ -5,7 +5,9 @@ import { render, cardsAt } from "./board.js";
 import { attachPointer } from "./dnd.js";
 import { attachKeyboard } from "./keyboard.js";
 import { t, reasonText, cardLabel, formatTime } from "./i18n.js";
-import { toast, announce, html, esc, copyText } from "./app.js";
+import { html, esc } from "./dom.js";
+import { toast, announce } from "./notify.js";
+import { copyText } from "./clipboard.js";
 
 export class Table {
   /**

@@ -3,7 +3,8 @@
 
 import { render, fromJSON, applyChanges } from "../board.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc, toast } from "../app.js";
+import { html, esc } from "../dom.js";
+import { toast } from "../notify.js";
 
 async function getJSON(url) {
   const res = await fetch(url, { cache: "no-cache" });
@@ -135,11 +136,11 @@ export class DailyView {
       <div class="deal-tile mini">
         <h3>${esc(t(kind === "hard" ? "daily.hardDeal" : "daily.todayDeal"))}</h3>
         <p><span class="code">${esc(code)}</span></p>
-        <p class="muted">${par != null ? esc(t("daily.par", { par: typeof par === "number" ? par : JSON.stringify(par) })) : ""}</p>
+        <p class="muted">${esc(t("daily.par", { par }))}</p>
         <button class="btn primary" data-play="${kind}">${esc(t("act.playDaily"))}</button>
       </div>`;
     const box = this.el.querySelector(".deals");
-    box.innerHTML = tile("daily", info.code, info.par) + (info.hard ? tile("hard", info.hard.code, info.hard.par) : "");
+    box.innerHTML = tile("daily", info.code, info.par) + tile("hard", info.hard.code, info.hard.par);
     for (const b of box.querySelectorAll("[data-play]")) {
       b.onclick = () => {
         const app = this.app;
@@ -191,7 +192,8 @@ export class DailyView {
 
 /**
  * The replay viewer. The client never decides legality, so it shows only board states the
- * server computed: the replay's own deltas (or boards) when the API gives them.
+ * server computed: the opening table and each step's delta, as `GET /api/replay/ID` gives
+ * them.
  */
 export class ReplayView {
   constructor(app) {
@@ -253,7 +255,7 @@ export class ReplayView {
     this.rep = rep;
     this.states = buildStates(rep);
     const meta = this.el.querySelector('[data-k="meta"]');
-    const r = rep.result || {};
+    const r = rep.result;
     const parts = [rep.name, rep.code];
     if (rep.daily) parts.push(`${rep.daily.date} · ${t(rep.daily.kind === "hard" ? "daily.hard" : "daily.normal")}`);
     if (r.won) parts.push(t("msg.won", { time: formatTime(r.time_ms), moves: r.moves }));
@@ -261,7 +263,7 @@ export class ReplayView {
     if (!this.states) {
       meta.textContent += ` — ${t("replay.noStates")}`;
       this.el.querySelector('[data-board="replay"]').innerHTML =
-        `<ol class="code">${(rep.actions || []).map((a) => `<li>${esc(a)}</li>`).join("")}</ol>`;
+        `<ol class="code">${rep.actions.map((a) => `<li>${esc(a)}</li>`).join("")}</ol>`;
       return;
     }
     this.el.querySelector('[data-act="seek"]').max = String(this.states.length - 1);
@@ -301,32 +303,25 @@ export class ReplayView {
     const n = this.states.length - 1;
     this.el.querySelector('[data-k="step"]').textContent = `${i}/${n}`;
     this.el.querySelector('[data-act="seek"]').value = String(i);
-    const times = this.rep.elapsed_ms || [];
+    const times = this.rep.elapsed_ms;
     this.el.querySelector('[data-k="time"]').textContent = formatTime(i > 0 ? times[i - 1] ?? 0 : 0);
-    this.el.querySelector('[data-k="action"]').textContent = i > 0 ? `${i}. ${this.rep.actions?.[i - 1] ?? ""}` : "\u00a0";
+    this.el.querySelector('[data-k="action"]').textContent = i > 0 ? `${i}. ${this.rep.actions[i - 1]}` : "\u00a0";
     render(this.el.querySelector('[data-board="replay"]'), this.states[i], { interactive: false });
   }
 }
 
 /**
- * The board after each step, from what the server gave: a list of boards, or the opening
- * board plus one delta per action. Null when the replay has neither.
+ * The board after each step: the opening table (`start`), then each step's delta applied
+ * in turn, up to one that does not fit. Null when the server has no opening table (a
+ * record whose game code it cannot read).
  */
 export function buildStates(rep) {
-  const boards = rep.boards || rep.states;
-  if (Array.isArray(boards) && boards.length) return boards.map((b) => fromJSON(b));
-  const start = rep.board || rep.start;
-  const deltas = rep.deltas;
-  if (start && Array.isArray(deltas)) {
-    const states = [fromJSON(start)];
-    let cur = fromJSON(start);
-    for (const d of deltas) {
-      const next = structuredClone(cur);
-      if (!applyChanges(next, Array.isArray(d) ? d : d.changes || [])) break;
-      states.push(next);
-      cur = next;
-    }
-    return states;
+  if (!rep.start) return null;
+  const states = [fromJSON(rep.start)];
+  for (const d of rep.deltas) {
+    const next = structuredClone(states[states.length - 1]);
+    if (!applyChanges(next, d.changes)) break;
+    states.push(next);
   }
-  return null;
+  return states;
 }

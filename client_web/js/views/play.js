@@ -3,7 +3,8 @@
 
 import { Table } from "../table.js";
 import { t } from "../i18n.js";
-import { html, esc, toast } from "../app.js";
+import { html, esc } from "../dom.js";
+import { toast } from "../notify.js";
 
 export class PlayView {
   constructor(app) {

@@ -3,14 +3,17 @@
 
 import { Table } from "../table.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc, copyText, toast, playerName, setPlayerName, nameChosen } from "../app.js";
+import { html, esc } from "../dom.js";
+import { toast } from "../notify.js";
+import { copyText } from "../clipboard.js";
+import { playerName, setPlayerName, nameChosen } from "../player.js";
 
-/** The invite link of a room: the server's, made absolute, or this page's race address. */
+/**
+ * The invite link of a room: the server's (`/?room=ID`) made absolute, or the same link made
+ * here until a `room` message brings the server's (a snapshot has none).
+ */
 export function inviteLink(game) {
-  const inv = game.invite;
-  if (inv && /^https?:/.test(inv)) return inv;
-  if (inv && inv.startsWith("/")) return `${location.origin}${inv}`;
-  if (inv && inv.startsWith("#")) return `${location.origin}${location.pathname}${inv}`;
+  if (game.invite) return `${location.origin}${game.invite}`;
   return `${location.origin}/?room=${encodeURIComponent(game.roomId)}`;
 }
 
@@ -216,7 +219,7 @@ export class RaceView {
       else if (p.status === "gave_up") status = esc(t("race.gaveUp"));
       else if (g.state === "racing") {
         status = `${p.foundation_cards}/52<span class="opt"> · ${esc(t("race.movesN", { n: p.moves }))}</span>`;
-      } else status = p.host ? esc(t("race.host")) : "";
+      }
       const cls = [p.player_id === g.you ? "me" : "", p.status === "finished" ? "finished" : "",
         p.gone ? "gone" : ""].join(" ");
       return `<li class="${cls}" data-player="${esc(p.player_id)}">

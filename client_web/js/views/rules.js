@@ -1,7 +1,7 @@
 // Rules: the rules page of the current language (client_web/rules/LANG.html).
 
 import { currentLang, t } from "../i18n.js";
-import { html, esc } from "../app.js";
+import { html, esc } from "../dom.js";
 
 export class RulesView {
   constructor(app) {

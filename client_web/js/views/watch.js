@@ -2,7 +2,7 @@
 
 import { render } from "../board.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc } from "../app.js";
+import { html, esc } from "../dom.js";
 
 export class WatchView {
   constructor(app) {
@@ -148,7 +148,7 @@ export class WatchView {
     const g = this.app.game;
     if (p.status === "finished") return `🏆 #${p.rank ?? "?"} · ${formatTime(p.time_ms)} · ${t("race.movesN", { n: p.moves })}`;
     if (p.status === "gave_up") return t("race.gaveUp");
-    if (g.state === "lobby") return p.host ? t("race.host") : "";
+    if (g.state === "lobby") return "";
     const lost = p.lost ? ` · ${t("watch.stuck")}` : "";
     return `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })} · ${formatTime(g.elapsed(p.player_id))}${lost}`;
   }

@@ -1,0 +1,18 @@
+// Elements from HTML text: html() builds one (its data-i18n texts filled in), esc() makes
+// data safe to put in that text.
+
+import { applyTexts } from "./i18n.js";
+
+/** Make an element from an HTML string (the caller escapes data with esc()). */
+export function html(s) {
+  const tpl = document.createElement("template");
+  tpl.innerHTML = s.trim();
+  const el = tpl.content.firstElementChild;
+  applyTexts(tpl.content);
+  return el;
+}
+
+/** Text made safe for HTML: & < > " ' escaped (null and undefined give ""). */
+export function esc(s) {
+  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
