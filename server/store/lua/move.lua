@@ -2,8 +2,8 @@
 -- Commit one action on a board whose version (log length) is as the server saw it.
 -- KEYS: meta, log, ids, events, res.
 -- ARGV: pid, round, id, version, log entry, delta body, progress body, finishing (0/1),
--- time_ms, moves, result JSON, origin (the mover's connection, which gets its delta with
--- the ack and not from the channel), maxev, ttl. Returns {status, seq, rank}.
+-- time_ms, moves, result JSON, origin, maxev, ttl. Returns {status, seq, rank}.
+-- The origin is the mover's connection: it gets its delta with the ack, not from the channel.
 local pid, round, id, version = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local origin, maxev, ttl = ARGV[12], ARGV[13], ARGV[14]
 local ch = KEYS[1] .. ':ch'

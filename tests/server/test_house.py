@@ -1,0 +1,186 @@
+"""The shape of the server: one registry of handlers that refuses duplicates, one Settings
+that alone reads the environment, every Redis key under the instance's prefix, every Lua
+script with its KEYS/ARGV header, and the move script's arguments as a named structure."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+from typing import get_args
+
+import pytest
+import redis.asyncio as aioredis
+
+from protocol.models import ClientMessage
+from server.app import HANDLER_MODULES, build_registry
+from server.bot import action_message
+from server.engine import Board
+from server.engine.solver import solve
+from server.registry import DuplicateHandler, Registry, Routes
+from server.settings import Settings
+from server.store import scripts
+from server.store.store import MoveCommit
+from tests.serverproc import WsClient, redis_url, running_server
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE = "SH1-C4-AAAAAAB"
+
+
+def client_types() -> set[str]:
+    """Every ``type`` a client may send, from the protocol's tagged union."""
+    union = get_args(get_args(ClientMessage)[0])
+    return {get_args(model.model_fields["type"].annotation)[0] for model in union}
+
+
+def test_every_client_message_has_exactly_one_handler() -> None:
+    registry = build_registry()
+    assert set(registry.ws) == client_types()
+
+
+def test_a_second_handler_for_a_message_is_refused() -> None:
+    registry = Registry()
+    first, second = Routes(), Routes()
+
+    @first.ws("hello")
+    async def one(*args: object) -> None: ...
+
+    @second.ws("hello")
+    async def two(*args: object) -> None: ...
+
+    registry.include(first)
+    with pytest.raises(DuplicateHandler, match="hello"):
+        registry.include(second)
+    assert registry.ws["hello"] is one
+    with pytest.raises(DuplicateHandler):
+        first.ws("hello")(two)
+
+
+def test_a_second_route_is_refused() -> None:
+    registry = Registry()
+    registry.include(HANDLER_MODULES[-1].routes)
+    with pytest.raises(DuplicateHandler, match="/api/daily"):
+        registry.include(HANDLER_MODULES[-1].routes)
+
+
+def test_handlers_do_not_depend_on_import_order() -> None:
+    # A fresh interpreter that imports the handler modules in reverse builds the same table.
+    code = (
+        "import importlib, sys\n"
+        "names = [m.__name__ for m in __import__('server.app').app.HANDLER_MODULES]\n"
+        "for name in reversed(names): importlib.import_module(name)\n"
+        "from server.app import build_registry\n"
+        "r = build_registry()\n"
+        "print(sorted((k, v.__module__ + '.' + v.__qualname__) for k, v in r.ws.items()))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    mine = sorted((k, v.__module__ + "." + v.__qualname__) for k, v in build_registry().ws.items())
+    assert out == str(mine)
+
+
+def test_settings_come_from_flags_then_environment_then_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SEAHAVEN_COUNTDOWN_MS", "1234")
+    monkeypatch.setenv("SEAHAVEN_ALLOWED_ORIGINS", "https://a.example, https://b.example")
+    monkeypatch.setenv("REDIS_URL", "redis://elsewhere:6379/0")
+    monkeypatch.delenv("SEAHAVEN_REDIS_URL", raising=False)
+    from_env = Settings()
+    assert from_env.countdown_ms == 1234
+    assert from_env.allowed_origins == ("https://a.example", "https://b.example")
+    assert from_env.redis_url == "redis://elsewhere:6379/0"
+    assert from_env.room_ttl == 6 * 3600  # the default
+    assert Settings(countdown_ms=5).countdown_ms == 5  # a flag beats the environment
+    with pytest.raises(ValueError, match="frozen"):
+        from_env.port = 1  # type: ignore[misc]
+
+
+def test_bad_settings_are_refused_with_the_field_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEAHAVEN_RATE_BURST", "0")
+    with pytest.raises(ValueError, match="rate_burst"):
+        Settings()
+
+
+def test_serve_help_shows_every_setting_with_its_default() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"},
+    ).stdout
+    for name, field in Settings.model_fields.items():
+        assert f"SEAHAVEN_{name.upper()}" in out, name
+        if isinstance(field.default, int | float | str) and name != "static_dir":
+            assert f"default: {field.default}" in out, name
+
+
+def test_only_settings_reads_the_environment() -> None:
+    readers = []
+    for path in (ROOT / "server").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"os\.environ|getenv\(", text) and path.name != "settings.py":
+            readers.append(path.relative_to(ROOT).as_posix())
+    assert readers == []
+
+
+def test_every_lua_script_says_its_keys_and_argv() -> None:
+    folder = ROOT / "server" / "store" / "lua"
+    for path in sorted(folder.glob("*.lua")):
+        if path.name == "common.lua":
+            continue
+        head = path.read_text(encoding="utf-8").split("\n")[:8]
+        comments = "\n".join(line for line in head if line.startswith("--"))
+        assert "KEYS:" in comments and "ARGV:" in comments, path.name
+        source = scripts.source(path.stem)
+        uses_common = head[0] == "-- uses: common"
+        assert ("local function emit(" in source) == uses_common, path.name
+
+
+def test_the_move_scripts_arguments_follow_its_header() -> None:
+    header = (ROOT / "server" / "store" / "lua" / "move.lua").read_text(encoding="utf-8")
+    argv = header.split("-- ARGV:", 1)[1].split("Returns", 1)[0]
+    named = [part.split("(")[0].strip(" -\n.") for part in argv.replace("\n--", " ").split(",")]
+    commit = MoveCommit("R", 1, "p", 7, 3, "1\t7\tundo", "{", "{", False, 0, 0, "", "c.1")
+    values = commit.argv(ttl=60)
+    assert len(named) == len(values) == 14
+    assert values[named.index("pid")] == "p" and values[named.index("version")] == 3
+    assert values[named.index("id")] == 7 and values[named.index("ttl")] == 60
+
+
+async def test_every_key_of_a_game_is_under_the_prefix() -> None:
+    prefix = f"house-{secrets.token_hex(4)}:"
+    line = solve(Board.from_code(CODE)).moves
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    try:
+        env = {"SEAHAVEN_KEY_PREFIX": prefix}
+        with running_server(redis_url(), env=env, args=["--rate", "500", "--burst", "500"]) as srv:
+            ann = await WsClient.connect(srv.ws_url, "Ann")
+            await ann.send({"type": "solo", "code": CODE})
+            room = (await ann.expect("snapshot"))["room_id"]
+            for i, text in enumerate(line, 1):
+                await ann.send(action_message(text, i))
+                await ann.expect("ack", id=i)
+            await ann.expect("finished")
+            await ann.close()
+            # The finish is recorded in the background: wait for the replay.
+            for _ in range(100):
+                if [k async for k in r.scan_iter(match=f"{prefix}replay:*")]:
+                    break
+                await asyncio.sleep(0.05)
+        names = [room, ann.player_id, ann.token]
+        found = {n: [k async for k in r.scan_iter(match=f"*{n}*", count=1000)] for n in names}
+        assert all(found.values()), found
+        for name, keys in found.items():
+            assert all(k.startswith(prefix) for k in keys), (name, keys)
+        assert [k async for k in r.scan_iter(match=f"{prefix}replay:*")]
+    finally:
+        async for key in r.scan_iter(match=f"{prefix}*", count=1000):
+            await r.delete(key)
+        await r.aclose()

@@ -1,0 +1,156 @@
+"""Every server message is built by one builder in server/wire.py: each builder's output
+validates against its protocol model and equals the example documented for it in
+protocol/README.md. Room events whose values only a Lua script knows go through the same
+path as in production: a record as the script writes it, rendered by ``wire.render``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.models import parse_server
+from server import wire
+from server.engine import Board, parse_action
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE = "SH1-C4-AAAAAAB"
+ANN, BOB = "p58ebe34a826e", "pc9e2db6a4a86"
+
+
+def documented() -> dict[str, dict[str, Any]]:
+    """The example of each message type in protocol/README.md ("Examples" block)."""
+    text = (ROOT / "protocol" / "README.md").read_text(encoding="utf-8")
+    block = text.split("Examples (from a real session", 1)[1].split("```json", 1)[1]
+    block = block.split("```", 1)[0]
+    examples = {}
+    for line in block.strip().splitlines():
+        data = json.loads(line)
+        examples[data["type"]] = data
+    return examples
+
+
+EXAMPLES = documented()
+
+
+def record(kind: str, seq: int, *values: object) -> str:
+    """A record as the scripts write it (``lua/common.lua``: every value a string)."""
+    return json.dumps([kind, str(seq), *(str(v) for v in values)])
+
+
+def first_move() -> tuple[Board, Any]:
+    board = Board.from_code(CODE)
+    delta = board.play(parse_action("col4 found"))
+    return board, delta
+
+
+def built() -> dict[str, str]:
+    """One message of every type, from its builder, with the documented example's values."""
+    board, delta = first_move()
+    members = [wire.member(ANN, "Ann", "player"), wire.member(BOB, "Bob", "player")]
+    results = [
+        "1",
+        wire.result(ANN, "Ann", "finished", 314, 69),
+        "",
+        wire.result(BOB, "Bob", "gave_up", None, 1),
+    ]
+    room_fields = ["2C88GXUH", CODE, 4, "race", "lobby", 1, ANN, 0, *members]  # room_values()
+    return {
+        "welcome": wire.welcome(ANN, "f20A-19M7ZsCj-qzPe1Dv1_a-gkhwCKY", "Ann", 1795976416581),
+        "room": wire.render(record("room", 2, *room_fields)),
+        "countdown": wire.render(record("countdown", 4, 1, 1795976419899, 1795976416899)),
+        "started": wire.render(record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN)),
+        "ack": wire.ack(1, 6),
+        "reject": wire.reject(1, "cell_occupied", "a cell holds one card and this one is taken"),
+        "delta": wire.stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12)),
+        "progress": wire.stamp(7, wire.progress_body(BOB, 1, board)),
+        "finished": wire.render(record("finished", 76, ANN, 1, 314, 69, 1)),
+        "gave_up": wire.stamp(77, wire.gave_up_body(BOB, 1, 1)),
+        "race_over": wire.render(record("race_over", 78, 1, *results)),
+        "lost": wire.lost(ANN),
+        "left": wire.left("2C88GXUH"),
+        "hint": wire.hint(6, "move", "col3 found"),
+        "pong": wire.pong(1795976420122),
+        "error": wire.error("not_host"),
+    }
+
+
+BUILT = built()
+
+
+def test_every_documented_message_has_a_builder() -> None:
+    assert set(EXAMPLES) == set(BUILT)
+
+
+@pytest.mark.parametrize("kind", sorted(BUILT))
+def test_builder_validates_against_its_model(kind: str) -> None:
+    message = parse_server(BUILT[kind])
+    assert message.type == kind
+
+
+def _shortened(board: dict[str, Any]) -> dict[str, Any]:
+    """A board as the README shortens it: two columns, then an ellipsis."""
+    return {**board, "columns": [*board["columns"][:2], "…"]}
+
+
+@pytest.mark.parametrize("kind", sorted(BUILT))
+def test_builder_equals_the_documented_example(kind: str) -> None:
+    data = json.loads(BUILT[kind])
+    if kind == "started":
+        data["board"] = _shortened(data["board"])
+    assert data == EXAMPLES[kind]
+
+
+def test_the_started_board_is_the_deal() -> None:
+    data = json.loads(BUILT["started"])
+    assert data["board"] == wire.board_view(Board.from_code(CODE))
+
+
+def test_stamped_events_start_with_their_seq() -> None:
+    # The hub reads the seq of every event from its first bytes.
+    for kind in ("delta", "progress", "gave_up", "room", "race_over", "finished"):
+        text = BUILT[kind]
+        assert re.match(r'\{"seq":\d+,', text), kind
+        assert wire.event_seq(text) == json.loads(text)["seq"]
+
+
+def test_render_leaves_stamped_messages_alone_and_refuses_unknown_records() -> None:
+    assert wire.render(BUILT["delta"]) == BUILT["delta"]
+    with pytest.raises(ValueError, match="unknown event record"):
+        wire.render(record("teleport", 9, "x"))
+
+
+def test_the_room_message_of_a_room_without_host_or_members() -> None:
+    text = wire.render(record("room", 3, "ROOMROOM", CODE, 4, "race", "done", 2, "", 5))
+    data = json.loads(text)
+    assert data["host"] is None and data["players"] == [] and data["spectators"] == 5
+    assert parse_server(text).type == "room"
+
+
+def message_pattern() -> re.Pattern[str]:
+    """``"type": "KIND"`` for any server message kind, quoted either way."""
+    kinds = "|".join(sorted({*EXAMPLES, "snapshot", "leaderboard"}))
+    return re.compile(r"""["']type["']\s*:\s*["'](""" + kinds + r""")["']""")
+
+
+def test_no_module_but_wire_writes_a_server_message() -> None:
+    # One wire: a server message's JSON is written in server/wire.py only (the scripts write
+    # records; the bot is a client and writes client messages).
+    written = message_pattern()
+    offenders = []
+    for path in (ROOT / "server").rglob("*"):
+        if path.suffix not in (".py", ".lua") or path.name == "wire.py":
+            continue
+        found = written.search(path.read_text(encoding="utf-8"))
+        if found:
+            offenders.append(f"{path.relative_to(ROOT).as_posix()}: {found.group(0)}")
+    assert offenders == []
+
+
+def test_the_check_above_finds_a_message_written_elsewhere() -> None:
+    written = message_pattern()
+    assert written.search("""conn.queue(json.dumps({"type": "ack", "id": 1}))""")
+    assert written.search("""'"type":"room","room_id":"' .. m[1]""")
