@@ -431,9 +431,10 @@ def main() -> int:
     print(f"| move-to-ack p50 | {statistics.median(latencies) * ms:.2f} ms |")
     print(f"| move-to-ack p99 | {percentile(latencies, 99) * ms:.2f} ms |")
     print(f"| move-to-ack max | {max(latencies) * ms:.2f} ms |")
-    if metric.get("seahaven_redis_moves_total"):
+    if metric.get("seahaven_move_script_seconds_count"):
         redis_ms = (
-            metric["seahaven_redis_move_seconds_total"] / metric["seahaven_redis_moves_total"]
+            metric["seahaven_move_script_seconds_sum"]
+            / metric["seahaven_move_script_seconds_count"]
         )
         print(f"| move script round trip (mean, server side) | {redis_ms * ms:.2f} ms |")
     if "seahaven_loop_lag_seconds_mean" in metric:

@@ -111,7 +111,7 @@ class Leaderboard:
 
         Checks that the replay is of a daily challenge, on that day's deal, and that the
         engine confirms it: a legal win whose claimed time, moves and score match (see
-        :func:`server.replays.verify`). Only then does the player's first entry get written.
+        :func:`server.daily.replays.verify`). Only then does the player's first entry get written.
 
         Args:
             replay: the finished game.
