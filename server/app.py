@@ -23,7 +23,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .context import Context
 from .daily.services import Daily
-from .embedded import start_embedded_redis, stop_embedded_redis
+from .embedded import start_embedded_redis, stop_embedded_redis, supervise
 from .http import api
 from .http import server as http_server
 from .hub import Hub
@@ -60,7 +60,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
     """One instance's context on a Redis client (``decode_responses=True``)."""
     keys = Keys(settings.key_prefix)
     metrics = Metrics()
-    store = Store(redis, keys, settings.room_ttl)
+    store = Store(redis, keys, settings.room_ttl, settings.redis_timeout)
     boards = BoardCache(store)
     ctx = Context(
         settings=settings,
@@ -106,21 +106,32 @@ async def watch_loop(metrics: Metrics) -> None:
         metrics.observe_lag(loop.time() - start - 0.05)
 
 
-def redis_client(url: str) -> aioredis.Redis:
+def redis_client(url: str, timeout: float) -> aioredis.Redis:
     """The shared client of an instance.
 
     A blocking pool: under a burst, commands wait for a free connection instead of failing.
-    Moves do not use it: their scripts are pipelined on a connection of their own
-    (:mod:`server.store.batch`).
+    Every call fails after ``timeout`` seconds without an answer (a hung Redis makes the
+    client hear ``busy``, never silence). Moves do not use this pool: their scripts are
+    pipelined on a connection of their own (:mod:`server.store.batch`).
     """
     pool = aioredis.BlockingConnectionPool.from_url(
-        url, decode_responses=True, health_check_interval=30, max_connections=256, timeout=10
+        url,
+        decode_responses=True,
+        health_check_interval=30,
+        max_connections=256,
+        timeout=10,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
     )
     return aioredis.Redis(connection_pool=pool)
 
 
-async def run(settings: Settings, ready: asyncio.Event | None = None) -> None:
-    """Serve until SIGINT/SIGTERM."""
+async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
+    """Serve until SIGINT/SIGTERM (or the embedded Redis dies).
+
+    Returns:
+        The exit status: 0, or :data:`EMBEDDED_DIED`.
+    """
     registry = build_registry()
     lite: Any = None
     url = settings.redis_url or ""
@@ -129,7 +140,7 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> None:
             start_embedded_redis, settings.data_dir, settings.embedded_fsync
         )
         log.info("embedded redis at %s", url)
-    redis = redis_client(url)
+    redis = redis_client(url, settings.redis_timeout)
     await redis.ping()
     ctx = build_context(settings, redis, embedded=lite is not None)
     front = http_server.HttpFront(ctx, registry)
@@ -141,10 +152,12 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> None:
     async def handler(ws: ServerConnection) -> None:
         await serve_connection(ctx, ws, registry.ws, membership.on_close)
 
-    stop = asyncio.get_running_loop().create_future()
+    stop: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            asyncio.get_running_loop().add_signal_handler(sig, stop.set_result, None)
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set_result, 0)
+    if lite is not None:
+        ctx.spawn(supervise(lite, stop))
     server: Server
     async with serve(
         handler,
@@ -161,11 +174,12 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> None:
         print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
         if ready is not None:
             ready.set()
-        await stop
+        status = await stop
     await ctx.daily.watchers.close()
     await ctx.hub.close()
     await ctx.store.aclose()
     ctx.metrics.close()
     await redis.aclose()
-    if lite is not None:
+    if lite is not None and status == 0:
         await asyncio.to_thread(stop_embedded_redis, lite)
+    return status

@@ -15,12 +15,14 @@ from typing import Any
 from .daily.services import Daily
 from .hub import Hub
 from .metrics import Metrics
+from .quiet import Quiet
 from .settings import Settings
 from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
 from .store.store import Store
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 
 @dataclass(slots=True)
@@ -61,5 +63,7 @@ class Context:
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self.tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background task failed", exc_info=task.exception())
+        exc = None if task.cancelled() else task.exception()
+        if exc is not None:
+            # Throttled: while Redis is gone every background write fails the same way.
+            QUIET.failure(type(exc).__name__, "background task failed: %r", exc, exc=exc)

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
+import os
 import socket
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+log = logging.getLogger(__name__)
+
+#: The exit status of a server whose embedded Redis died.
+EMBEDDED_DIED: Final = 3
 
 
 def start_embedded_redis(data_dir: str, fsync: str = "everysec") -> tuple[Any, str]:
@@ -44,3 +52,37 @@ def stop_embedded_redis(lite: Any) -> None:
             pass
     with contextlib.suppress(Exception):
         lite._cleanup()
+
+
+def alive(pid: int) -> bool:
+    """Whether a process (not a zombie) of this pid runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):
+        # A dead child not yet reaped still answers signal 0; its state says "Z".
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+async def supervise(lite: Any, stop: asyncio.Future[int], every: float = 0.5) -> None:
+    """Stop the server (exit status :data:`EMBEDDED_DIED`) if the embedded Redis dies.
+
+    Serving on without it would only answer 503 forever; a process supervisor (systemd,
+    a container's restart policy) starts the server again, and with it the embedded Redis
+    on the same data (its append-only file).
+    """
+    pid = int(lite.pid)
+    while alive(pid):
+        await asyncio.sleep(every)
+    log.critical(
+        "the embedded Redis (pid %d) died: stopping; start seahaven serve again to restart "
+        "it on the same data",
+        pid,
+    )
+    if not stop.done():
+        stop.set_result(EMBEDDED_DIED)

@@ -19,9 +19,11 @@ from redis.exceptions import RedisError
 
 from . import wire
 from .metrics import Metrics
+from .quiet import Quiet
 from .store.keys import Keys
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 
 class Listener(Protocol):
@@ -128,7 +130,7 @@ class Hub:
                 raise
             except Exception:  # Redis went away: count it, retry; resumes recover the rest
                 self.metrics.redis_errors.inc()
-                log.exception("pub/sub reader failed")
+                QUIET.failure("pubsub", "pub/sub reader failed")
                 await asyncio.sleep(0.5)
                 continue
             if msg is None:

@@ -25,8 +25,10 @@ from protocol.models import CLIENT_ADAPTER, ERROR_CODES, MAX_FRAME
 
 from . import wire
 from .context import Context
+from .quiet import Quiet
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 #: Bytes waiting in a socket's send buffer before the client counts as too slow.
 MAX_BUFFERED = 1 << 20
@@ -164,9 +166,9 @@ class Conn:
             return
         try:
             await handler(self.ctx, self, msg)
-        except RedisError:
+        except (RedisError, TimeoutError):
             self.ctx.metrics.redis_errors.inc()
-            log.exception("redis failed on %s", kind)
+            QUIET.failure("redis", "redis failed on %s", kind)
             self.error("busy")
         except ConnectionClosed:
             raise

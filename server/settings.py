@@ -31,6 +31,9 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("SEAHAVEN_REDIS_URL", "REDIS_URL", "redis_url"),
         description="shared Redis (redis://, rediss:// or unix://); unset: an embedded one",
     )
+    redis_timeout: float = Field(
+        1.0, gt=0, description="seconds a Redis call may take before the client hears busy"
+    )
     data_dir: str = Field("./seahaven-data", description="the embedded Redis's data folder")
     embedded_fsync: Literal["always", "everysec", "no"] = Field(
         "everysec", description="appendfsync of the embedded Redis"

@@ -72,7 +72,5 @@ def main(args: argparse.Namespace) -> int:
     if settings.loop == "uvloop" and importlib.util.find_spec("uvloop") is not None:
         import uvloop  # a faster event loop; plain asyncio works too
 
-        uvloop.run(run(settings))
-    else:
-        asyncio.run(run(settings))
-    return 0
+        return uvloop.run(run(settings))
+    return asyncio.run(run(settings))

@@ -14,9 +14,11 @@ from typing import Any, Final
 
 from .. import wire
 from ..hub import Listener
+from ..quiet import Quiet
 from .leaderboard import Leaderboard
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 #: Entries in a pushed leaderboard.
 PUSH_LIMIT: Final = 20
@@ -69,7 +71,7 @@ class Watchers:
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # Redis went away: retry; the next change pushes again
-                    log.exception("leaderboard listener failed")
+                    QUIET.failure("listener", "leaderboard listener failed")
                     await asyncio.sleep(0.5)
                     continue
                 if msg is None or msg.get("type") != "pmessage":

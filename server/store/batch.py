@@ -25,9 +25,11 @@ from typing import Any, cast
 
 import hiredis
 import redis.asyncio as aioredis
+from redis.asyncio.connection import SSLConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
 
@@ -98,14 +100,18 @@ class ScriptBatcher:
     """Pipelined calls of one registered script on a connection of its own.
 
     Args:
-        redis: the client whose server and settings (host and port or Unix socket, database,
-            credentials) the connection uses; its pool is not used.
+        redis: the client whose server and settings (host and port or Unix socket, TLS for
+            ``rediss://``, database, credentials) the connection uses; its pool is not used.
         script: the script, from ``redis.register_script``.
+        timeout: seconds a call (or connecting) may take before it fails with a
+            ``TimeoutError``; its answer, if it comes later, is read and dropped.
     """
 
-    def __init__(self, redis: aioredis.Redis, script: AsyncScript) -> None:
+    def __init__(self, redis: aioredis.Redis, script: AsyncScript, timeout: float = 10.0) -> None:
         self._shared = redis.connection_pool
         self._settings = dict(self._shared.connection_kwargs)
+        self._tls = issubclass(self._shared.connection_class, SSLConnection)
+        self.timeout = timeout
         self.script = script
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Future[_Pipe] | None = None
@@ -122,14 +128,16 @@ class ScriptBatcher:
                 returns (so that, say, an acknowledgement leaves a loop turn sooner).
 
         Raises:
-            RedisError: the call failed (the script's own errors included).
+            RedisError: the call failed (the script's own errors included);
+                ``TimeoutError`` when Redis did not answer in time (the script may still
+                run: a caller retries with the same idempotent arguments).
         """
         pipe = self._pipe
         if pipe is None or pipe.transport is None:
             pipe = await self._connect()
         try:
             command = pack("EVALSHA", self.script.sha, len(keys), *keys, *args)
-            reply = await pipe.send(command, on_reply)
+            reply = await self._answer(pipe.send(command, on_reply))
         except RedisConnectionError:
             self._lost(pipe)
             raise
@@ -138,10 +146,19 @@ class ScriptBatcher:
                 raise reply
             # Redis lost its script cache: EVAL sends the source, which loads it again.
             source = self.script.script
-            reply = await pipe.send(pack("EVAL", source, len(keys), *keys, *args), on_reply)
+            sent = pipe.send(pack("EVAL", source, len(keys), *keys, *args), on_reply)
+            reply = await self._answer(sent)
             if isinstance(reply, ResponseError):
                 raise NoScriptError(str(reply)) if "NOSCRIPT" in str(reply) else reply
         return reply
+
+    async def _answer(self, future: asyncio.Future[Any]) -> Any:
+        # The answers of one connection come in order: a call that gave up leaves its place
+        # in the queue, and its answer, if it ever comes, is read and dropped there.
+        try:
+            return await asyncio.wait_for(future, self.timeout)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Redis did not answer within {self.timeout} s") from None
 
     async def aclose(self) -> None:
         """Close the connection."""
@@ -170,7 +187,7 @@ class ScriptBatcher:
         try:
             return await asyncio.shield(self._connecting)
         except (TimeoutError, OSError) as exc:
-            raise RedisConnectionError(f"cannot connect to Redis: {exc}") from exc
+            raise RedisConnectionError(f"cannot connect to Redis: {exc!r}") from exc
 
     def _connected(self, task: asyncio.Future[_Pipe]) -> None:
         self._connecting = None
@@ -186,11 +203,19 @@ class ScriptBatcher:
         s = self._settings
         pipe = _Pipe()
         if s.get("path"):
-            await asyncio.wait_for(loop.create_unix_connection(lambda: pipe, s["path"]), 10)
-        else:
-            await asyncio.wait_for(
-                loop.create_connection(lambda: pipe, s.get("host", "127.0.0.1"), s["port"]), 10
+            opening = loop.create_unix_connection(lambda: pipe, s["path"])
+        elif self._tls:
+            # The same TLS settings as the shared client's (``rediss://`` and its ssl_* query).
+            conn = self._shared.connection_class(**self._shared.connection_kwargs)
+            context = conn.ssl_context.get()  # type: ignore[attr-defined]
+            host = s.get("host", "127.0.0.1")
+            name = host if context.check_hostname else None
+            opening = loop.create_connection(
+                lambda: pipe, host, s["port"], ssl=context, server_hostname=name
             )
+        else:
+            opening = loop.create_connection(lambda: pipe, s.get("host", "127.0.0.1"), s["port"])
+        await asyncio.wait_for(opening, self.timeout)
         setup = []
         if s.get("password"):
             user = s.get("username")
@@ -198,7 +223,7 @@ class ScriptBatcher:
         if s.get("db"):
             setup.append(pack("SELECT", s["db"]))
         for command in setup:
-            reply = await pipe.send(command)
+            reply = await self._answer(pipe.send(command))
             if isinstance(reply, ResponseError):
                 if pipe.transport is not None:
                     pipe.transport.close()

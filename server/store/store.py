@@ -126,9 +126,10 @@ class Store:
         redis: an asyncio client (``decode_responses=True``).
         keys: the key names (with the instance's prefix).
         ttl: seconds an idle room lives.
+        timeout: seconds a move script may take before it fails (the mover hears ``busy``).
     """
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys, ttl: int) -> None:
+    def __init__(self, redis: aioredis.Redis, keys: Keys, ttl: int, timeout: float = 10.0) -> None:
         # Any: the client decodes responses to str, which its type hints cannot express.
         self.redis: Any = redis
         self.keys = keys
@@ -139,7 +140,7 @@ class Store:
         self._leave = script(source("leave"))
         self._start = script(source("start"))
         self._begin = script(source("begin"))
-        self._move = ScriptBatcher(redis, script(source("move")))
+        self._move = ScriptBatcher(redis, script(source("move")), timeout)
         self._give_up = script(source("give_up"))
         self._rematch = script(source("rematch"))
         self._events_after = script(source("events_after"))

@@ -1,0 +1,39 @@
+"""Logging that does not flood: while a fault lasts (Redis gone, say), the first failure of a
+kind is logged with its traceback, then one line at most every :data:`EVERY` seconds saying
+how many more there were."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Final
+
+#: Seconds between two lines about the same kind of failure.
+EVERY: Final = 30.0
+
+
+class Quiet:
+    """A logger's failures, by kind, each logged at most once a period."""
+
+    def __init__(self, log: logging.Logger, every: float = EVERY) -> None:
+        self.log = log
+        self.every = every
+        self._last: dict[str, float] = {}
+        self._missed: dict[str, int] = {}
+
+    def failure(
+        self, kind: str, message: str, *args: object, exc: BaseException | None = None
+    ) -> None:
+        """Log a failure; the first of its kind gets the traceback (of ``exc``, or of the
+        exception being handled)."""
+        now = time.monotonic()
+        last = self._last.get(kind)
+        if last is not None and now - last < self.every:
+            self._missed[kind] = self._missed.get(kind, 0) + 1
+            return
+        missed = self._missed.pop(kind, 0)
+        self._last[kind] = now
+        if last is None:
+            self.log.error(message, *args, exc_info=exc if exc is not None else True)
+        else:
+            self.log.error(message + " (%d more since the last report)", *args, missed)
