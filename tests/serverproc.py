@@ -33,9 +33,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.models import parse_server
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-
+#: Serve flags for the server tests: a short countdown and a generous rate limit.
+FAST = ["--countdown-ms", "300", "--rate", "500", "--burst", "500"]
 
 _LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 _fallback: dict[str, Any] = {}

@@ -27,8 +27,8 @@ from server.daily import daily_deal, daily_json, today
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.replays import replay_id
-from tests.conftest import FAST
-from tests.serverproc import ROOT, ServerProc, WsClient, redis_url, running_server
+from tests import ROOT
+from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 PAST = "2026-03-14"
 PACE = 0.025

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
+
 ENGINE = sorted((ROOT / "server" / "engine").glob("*.py"))
 # Standard-library modules that do I/O or concurrency have no place in the rules engine.
 IMPURE = {"asyncio", "socket", "subprocess", "threading", "multiprocessing", "os", "io",

@@ -7,7 +7,6 @@ import hashlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +22,8 @@ from server.daily import (
 )
 from server.engine import Board
 from server.pools import load_pool
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NOON = dt.datetime(2026, 6, 15, 12, 0, tzinfo=dt.UTC)
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from server.engine import Board, parse_code
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
 
 
 def seahaven(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

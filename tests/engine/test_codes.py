@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -11,8 +10,9 @@ from hypothesis import strategies as st
 
 from server.engine import Board, CodeError, GameCode, card_name, format_code, parse_code, shuffle
 from server.engine.codes import MAX_DEAL
+from tests import ROOT
 
-VECTORS = json.loads((Path(__file__).parent / "data" / "deal_vectors.json").read_text())
+VECTORS = json.loads((ROOT / "tests" / "data" / "deal_vectors.json").read_text())
 
 
 def test_there_are_at_least_twenty_vectors_covering_every_cell_count() -> None:
@@ -108,6 +108,6 @@ def test_layouts_for_each_cell_count(deal: int) -> None:
 
 
 def test_shuffle_does_not_use_pythons_random() -> None:
-    source = (Path(__file__).parent.parent / "server" / "engine" / "codes.py").read_text()
+    source = (ROOT / "server" / "engine" / "codes.py").read_text()
     assert "import random" not in source and "from random" not in source
     assert shuffle(314) != shuffle(315)

@@ -29,7 +29,7 @@ from server.replays import (
     verify,
     view_json,
 )
-from tests.replay_support import edit, honest, solution
+from tests.server.replay_support import edit, honest, solution
 
 CODE = "SH1-C4-AAAAAAA"
 HARD = "SH1-C1-AAAAAB4"

@@ -14,19 +14,17 @@ import pytest
 from server.engine import Board, parse_action
 from server.engine.solver import solve
 from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web_helpers import (
+from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
     Player,
     board_json,
-    browser,
     needs_chromium,
     new_page,
     wait_ready,
 )
 
 pytestmark = [pytest.mark.browser, needs_chromium]
-__all__ = ["browser"]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from server.daily import daily_deal
 from server.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, member_of, score_of
 from server.replays import Replay
-from tests.replay_support import edit, honest, solution
+from tests.server.replay_support import edit, honest, solution
 from tests.serverproc import redis_url
 
 DATE = "2026-03-14"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.replay_support import edit, honest
+from tests import ROOT
+from tests.server.replay_support import edit, honest
 
 CODE = "SH1-C4-AAAAAAA"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -14,19 +14,16 @@ import pytest
 from server.engine import Board
 from server.engine.solver import solve
 from tests.serverproc import ServerProc
-from tests.web_helpers import (
+from tests.web.pages import (
     SCREENSHOTS,
     Player,
     board_json,
-    browser,
     needs_chromium,
     new_page,
     wait_ready,
-    web_server,
 )
 
 pytestmark = [pytest.mark.browser, needs_chromium]
-__all__ = ["browser", "web_server"]  # fixtures used by name below
 
 
 def _state(page: Any) -> str:

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.serverproc import ROOT
+from tests import ROOT
 
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")

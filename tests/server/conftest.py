@@ -1,4 +1,5 @@
-"""Shared fixtures: a real server process on the machine's Redis (``REDIS_URL``)."""
+"""Fixtures of the server tests: a real server process on the machine's Redis
+(``REDIS_URL``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.serverproc import ServerProc, redis_url, running_server
-
-#: Serve flags for tests: a short countdown and a generous rate limit.
-FAST = ["--countdown-ms", "300", "--rate", "500", "--burst", "500"]
+from tests.serverproc import FAST, ServerProc, redis_url, running_server
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from server.engine import (
     parse_action,
     parse_location,
 )
-from tests.positions import cards, play, refused, table
+from tests.engine.positions import cards, play, refused, table
 
 # -- tap --------------------------------------------------------------------------------
 

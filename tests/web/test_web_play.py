@@ -10,18 +10,15 @@ import pytest
 
 from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
-from tests.web_helpers import (
+from tests.web.pages import (
     Player,
     board_json,
-    browser,
     needs_chromium,
     new_page,
     wait_ready,
-    web_server,
 )
 
 pytestmark = [pytest.mark.browser, needs_chromium]
-__all__ = ["browser", "web_server"]
 
 CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (protocol README)
 

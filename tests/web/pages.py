@@ -1,4 +1,5 @@
-"""Helpers for the browser tests: Debian's Chromium through Playwright, and a real server.
+"""Helpers for the browser tests: Debian's Chromium through Playwright, and a real server
+(the fixtures ``browser`` and ``web_server`` are in conftest.py beside this file).
 
 The tests drive the web client the way a person does: drag and drop with the mouse, double
 clicks, keys. ``Player`` maps RULES.md notation (``col3 found``, ``cell1 col7``) onto the
@@ -9,14 +10,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from server.engine import Board, Move, parse_action
-from tests.serverproc import ServerProc, redis_url, running_server
 
 CHROMIUM = os.environ.get("SEAHAVEN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -43,26 +42,6 @@ needs_chromium = pytest.mark.skipif(
     not Path(CHROMIUM).exists() and not os.environ.get("SEAHAVEN_REQUIRE_BROWSER"),
     reason=f"Chromium is not installed at {CHROMIUM}",
 )
-
-
-@pytest.fixture(scope="module")
-def web_server() -> Iterator[ServerProc]:
-    """A real server process on the machine's Redis, serving client_web/."""
-    with running_server(redis_url(), args=SERVE_ARGS) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Headless Chromium (Debian's, never a downloaded one)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def new_page(

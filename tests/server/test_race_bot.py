@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 from server.bot import Bot
-from tests.serverproc import ROOT, ServerProc, WsClient
+from tests import ROOT
+from tests.serverproc import ServerProc, WsClient
 
 
 async def test_two_bots_race_to_the_end(race_server: ServerProc) -> None:

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from server.engine import Board, format_code, parse_action, parse_card
 from server.engine.solver import Hint, hint, solve
 from server.pools import draw, load_pool, parse_pool
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
 
 #: The sizes the issue asks of the shipped pools.
 POOL_SIZES = {4: 2000, 2: 500, 1: 200}

@@ -9,14 +9,13 @@ import os
 import random
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from server.engine import Board, IllegalAction, Undo
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "client_web" / "tests" / "apply_deltas.mjs"
 NODE = shutil.which("node")
 

@@ -4,27 +4,23 @@ each, refusals explained in the player's language; and a phone-sized table."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS
 from server.engine.errors import REASONS
+from tests import ROOT
 from tests.serverproc import ServerProc
-from tests.web_helpers import (
+from tests.web.pages import (
     SCREENSHOTS,
     Player,
-    browser,
     needs_chromium,
     new_page,
     wait_ready,
-    web_server,
 )
 
-__all__ = ["browser", "web_server"]
-
-I18N = Path(__file__).resolve().parent.parent / "client_web" / "i18n"
+I18N = ROOT / "client_web" / "i18n"
 LANGS = ["en", "da", "de", "ru", "th"]
 NAV_PLAY = {"en": "Play", "da": "Spil", "de": "Spielen", "ru": "Игра", "th": "เล่น"}
 RULES_TITLE = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.engine import Board, IllegalAction, Move, parse_action
-from tests.positions import cards, play, refused, table
+from tests.engine.positions import cards, play, refused, table
 
 # -- onto a column: same suit, exactly one rank lower --------------------------------------
 

@@ -9,8 +9,7 @@ import redis.asyncio as aioredis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store import ids_key, log_key
-from tests.conftest import FAST
-from tests.serverproc import WsClient, redis_url, running_server
+from tests.serverproc import FAST, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAD"
 
