@@ -21,7 +21,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -34,6 +33,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol.models import parse_server
 from tests import ROOT
+from tests.cli import seahaven_command
 
 #: Serve flags for the server tests: a short countdown and a generous rate limit.
 FAST = ["--countdown-ms", "300", "--rate", "500", "--burst", "500"]
@@ -150,7 +150,7 @@ def start_server(
         RuntimeError: the server did not become healthy in time (its log is included).
     """
     port = free_port()
-    cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = seahaven_command("serve", "--host", "127.0.0.1", "--port", str(port))
     if redis is not None:
         cmd += ["--redis-url", redis]
     if data_dir is not None:

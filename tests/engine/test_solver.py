@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,21 +14,13 @@ from hypothesis import strategies as st
 from server.engine import Board, format_code, parse_action, parse_card
 from server.engine.solver import Hint, hint, solve
 from server.pools import draw, load_pool, parse_pool
-from tests import ROOT
+from tests.cli import run_seahaven
+
+#: Seconds each command here may run: solving takes longer than the helper's default.
+SOLVER_TIMEOUT = 120
 
 #: The sizes the issue asks of the shipped pools.
 POOL_SIZES = {4: 2000, 2: 500, 1: 200}
-
-
-def seahaven(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "server.cli", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
 
 
 def replay(board: Board, moves: tuple[str, ...] | list[str]) -> Board:
@@ -209,7 +199,7 @@ def test_hints_in_worker_threads_match_hints_in_turn() -> None:
 
 
 def test_solve_json_has_the_fixed_shape() -> None:
-    run = seahaven("solve", "sh1-c4-aaaaaj2", "--json")
+    run = run_seahaven("solve", "sh1-c4-aaaaaj2", "--json", timeout=SOLVER_TIMEOUT)
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert set(data) == {"code", "result", "moves", "states", "seconds"}
@@ -219,10 +209,12 @@ def test_solve_json_has_the_fixed_shape() -> None:
 
 
 def test_solve_text_output_replays_to_a_win() -> None:
-    run = seahaven("solve", "SH1-C4-AAAAAJ2")
+    run = run_seahaven("solve", "SH1-C4-AAAAAJ2", timeout=SOLVER_TIMEOUT)
     assert run.returncode == 0
     assert run.stdout.startswith("# SH1-C4-AAAAAJ2: solved in ")
-    replayed = seahaven("replay", "SH1-C4-AAAAAJ2", "-", stdin=run.stdout)
+    replayed = run_seahaven(
+        "replay", "SH1-C4-AAAAAJ2", "-", input=run.stdout, timeout=SOLVER_TIMEOUT
+    )
     assert replayed.returncode == 0, replayed.stdout
     assert json.loads(replayed.stdout)["won"] is True
 
@@ -231,7 +223,7 @@ def test_solve_a_position_file(tmp_path: Path) -> None:
     board = replay(Board.deal(314, 4), solve(Board.deal(314, 4)).moves[:20])
     path = tmp_path / "position.json"
     path.write_text(json.dumps(board.to_json()))
-    run = seahaven("solve", "--position", str(path), "--json")
+    run = run_seahaven("solve", "--position", str(path), "--json", timeout=SOLVER_TIMEOUT)
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert data["result"] == "solved"
@@ -239,13 +231,15 @@ def test_solve_a_position_file(tmp_path: Path) -> None:
 
     lost = tmp_path / "lost.json"
     lost.write_text(json.dumps(stuck_position().to_json()))
-    run = seahaven("solve", "--position", str(lost), "--json")
+    run = run_seahaven("solve", "--position", str(lost), "--json", timeout=SOLVER_TIMEOUT)
     assert run.returncode == 1
     assert json.loads(run.stdout)["result"] == "unsolvable"
 
 
 def test_solve_unknown_under_a_state_budget() -> None:
-    run = seahaven("solve", "SH1-C4-AAAAAJ2", "--json", "--max-states", "3")
+    run = run_seahaven(
+        "solve", "SH1-C4-AAAAAJ2", "--json", "--max-states", "3", timeout=SOLVER_TIMEOUT
+    )
     assert run.returncode == 1
     assert json.loads(run.stdout)["result"] == "unknown"
 
@@ -260,7 +254,7 @@ def test_solve_unknown_under_a_state_budget() -> None:
     ],
 )
 def test_solve_bad_input_exits_2(args: tuple[str, ...]) -> None:
-    run = seahaven(*args)
+    run = run_seahaven(*args, timeout=SOLVER_TIMEOUT)
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr.startswith("seahaven: ")
@@ -269,14 +263,25 @@ def test_solve_bad_input_exits_2(args: tuple[str, ...]) -> None:
 def test_solve_a_malformed_position_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"cells": [null], "columns": []}')
-    run = seahaven("solve", "--position", str(path))
+    run = run_seahaven("solve", "--position", str(path), timeout=SOLVER_TIMEOUT)
     assert run.returncode == 2
     assert "columns" in run.stderr
 
 
 def test_certify_writes_a_loadable_pool(tmp_path: Path) -> None:
     out = tmp_path / "c1.txt"
-    run = seahaven("certify", "--cells", "1", "--count", "3", "--start", "40", "--out", str(out))
+    run = run_seahaven(
+        "certify",
+        "--cells",
+        "1",
+        "--count",
+        "3",
+        "--start",
+        "40",
+        "--out",
+        str(out),
+        timeout=SOLVER_TIMEOUT,
+    )
     assert run.returncode == 0, run.stderr
     assert "kept 3/3" in run.stderr
     text = out.read_text()

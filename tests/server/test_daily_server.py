@@ -12,8 +12,6 @@ import asyncio
 import contextlib
 import json
 import secrets
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -27,7 +25,7 @@ from server.daily import daily_deal, daily_json, today
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.replays import replay_id
-from tests import ROOT
+from tests.cli import run_seahaven
 from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 PAST = "2026-03-14"
@@ -210,13 +208,7 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     assert replay["start"] == Board.from_code(code).to_json()
     assert replay["verified"]["ok"] is True
     url = f"{server.http_url}/api/replay/{entry['replay_id']}"
-    out = subprocess.run(
-        [sys.executable, "-m", "server.cli", "verify", url, "--min-ms-per-action", "20"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_seahaven("verify", url, "--min-ms-per-action", "20")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "VERIFIED" in out.stdout and "that day's" in out.stdout
 

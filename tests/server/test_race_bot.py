@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 
 from server.bot import Bot
-from tests import ROOT
+from tests.cli import run_seahaven, start_seahaven
 from tests.serverproc import ServerProc, WsClient
 
 
@@ -31,50 +29,25 @@ async def test_two_bots_race_to_the_end(race_server: ServerProc) -> None:
 
 
 def test_bot_command_line(race_server: ServerProc) -> None:
-    host = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server.cli",
-            "bot",
-            "--url",
-            race_server.ws_url,
-            "--create",
-            "--cells",
-            "2",
-            "--start-at",
-            "2",
-            "--speed",
-            "0",
-            "--name",
-            "cli-host",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
+    host = start_seahaven(
+        "bot",
+        "--url",
+        race_server.ws_url,
+        "--create",
+        "--cells",
+        "2",
+        "--start-at",
+        "2",
+        "--speed",
+        "0",
+        "--name",
+        "cli-host",
     )
     assert host.stdout is not None
     first = host.stdout.readline()
     room = first.split()[2]
-    guest = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "server.cli",
-            "bot",
-            "--url",
-            race_server.ws_url,
-            "--room",
-            room,
-            "--speed",
-            "0",
-            "--name",
-            "cli-guest",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    guest = run_seahaven(
+        "bot", "--url", race_server.ws_url, "--room", room, "--speed", "0", "--name", "cli-guest"
     )
     out, _ = host.communicate(timeout=60)
     assert host.returncode == 0 and guest.returncode == 0, (out, guest.stdout)
