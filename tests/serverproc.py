@@ -23,7 +23,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,16 @@ def redis_url() -> str:
     _fallback["server"] = server
     _fallback["url"] = f"redis://127.0.0.1:{port}/0"
     return str(_fallback["url"])
+
+
+def decoded(replies: Iterable[object]) -> list[str]:
+    """Redis replies of a client made with ``decode_responses=True``: strings, which the
+    client's type hints cannot tell (they say ``bytes | str``)."""
+    out: list[str] = []
+    for reply in replies:
+        assert isinstance(reply, str), f"not a decoded reply: {reply!r}"
+        out.append(reply)
+    return out
 
 
 def free_port() -> int:
@@ -179,9 +189,16 @@ def start_server(
 
 
 @contextlib.contextmanager
-def running_server(redis: str | None, **kwargs: object) -> Iterator[ServerProc]:
+def running_server(
+    redis: str | None,
+    *,
+    data_dir: str | Path | None = None,
+    args: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = 20,
+) -> Iterator[ServerProc]:
     """``start_server`` as a context manager that always stops the process."""
-    srv = start_server(redis, **kwargs)  # type: ignore[arg-type]
+    srv = start_server(redis, data_dir=data_dir, args=args, env=env, timeout=timeout)
     try:
         yield srv
     finally:

@@ -13,6 +13,11 @@ def cards(text: str) -> list[Card]:
     return [parse_card(word) for word in text.split()]
 
 
+def full_cells(text: str) -> list[Card | None]:
+    """Cells holding the cards of a space-separated string, one each: none of them free."""
+    return [*cards(text)]
+
+
 def table(
     columns: dict[int, str] | None = None,
     cells: list[str | None] | None = None,

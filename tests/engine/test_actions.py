@@ -12,7 +12,7 @@ from server.engine import (
     parse_action,
     parse_location,
 )
-from tests.engine.positions import cards, play, refused, table
+from tests.engine.positions import cards, full_cells, play, refused, table
 
 # -- tap --------------------------------------------------------------------------------
 
@@ -212,7 +212,7 @@ def test_lost_when_no_useful_move_is_left() -> None:
                 strict=True,
             )
         ],
-        cards("QD KD 2S 3S"),
+        full_cells("QD KD 2S 3S"),
         [0, 2, 0, 1],
     )
     assert board.legal_moves() == []
@@ -341,7 +341,7 @@ def test_moving_a_whole_king_led_column_does_not_keep_a_game_alive() -> None:
     blocked = zip("2D 3D 4D 5D 6D 7D 8D".split(), "5H 7H 9H JH 4S 6S 8S".split(), strict=True)
     board = Board(
         [cards("KS QS")] + [cards(f"{a} {b}") for a, b in blocked] + [[], []],
-        cards("TD QD"),
+        full_cells("TD QD"),
         [0, 0, 0, 1],
     )
     assert {str(m) for m in board.legal_moves()} == {"col1 col9", "col1 col10"}

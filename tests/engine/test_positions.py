@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
 from server.engine import Board, PositionError
 
-OPENING = Board.from_code("SH1-C4-AAAAAJ2").to_json()
+#: The JSON form of an opening table (read as JSON is: any value under each key).
+OPENING: dict[str, Any] = Board.from_code("SH1-C4-AAAAAJ2").to_json()
 
 
 def broken(**changes: object) -> dict[str, object]:
@@ -23,7 +25,7 @@ def broken(**changes: object) -> dict[str, object]:
         ([], "JSON object"),
         ({"columns": []}, "needs 'cells'"),
         (broken(cells=["3C", "4H", None]), "1, 2 or 4"),
-        (broken(columns=OPENING["columns"][:9]), "10 lists"),  # type: ignore[index]
+        (broken(columns=OPENING["columns"][:9]), "10 lists"),
         (broken(foundations={"X": 1}), "S, H, D, C"),
         (broken(foundations={"S": 14}), "0 to 13"),
         (broken(foundations={"S": True}), "0 to 13"),

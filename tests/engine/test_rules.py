@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.engine import Board, IllegalAction, Move, parse_action
+from server.engine import Board, IllegalAction, Move, parse_location
 from tests.engine.positions import cards, play, refused, table
 
 # -- onto a column: same suit, exactly one rank lower --------------------------------------
@@ -298,7 +298,7 @@ def test_take_back_refusals() -> None:
     assert refused(board, "found:D found") == "foundation_to_foundation"
     assert refused(board, "found:D found:H") == "foundation_to_foundation"
     with pytest.raises(IllegalAction) as info:
-        board.push(Move(parse_action("col1 found").dst, parse_action("col1 col2").dst))
+        board.push(Move(parse_location("found"), parse_location("col2")))
     assert info.value.reason == "foundation_needs_suit"
 
 

@@ -14,7 +14,7 @@ from protocol import models
 from protocol.schema import SCHEMA_PATH, render
 from server.engine import REASONS
 
-FIXED_CLIENT = {
+FIXED_CLIENT: dict[str, dict[str, object]] = {
     "hello": {"name": "ann", "token": "a" * 32},
     "create_room": {"cells": 4},
     "join": {"room": "ABCD1234", "role": "spectator"},

@@ -66,6 +66,12 @@ def honest(
     )
 
 
+def won_time(replay: Replay) -> int:
+    """The claimed time of a won record (only a win has one)."""
+    assert replay.result.time_ms is not None, f"{replay.id} claims no win"
+    return replay.result.time_ms
+
+
 def edit(replay: Replay, **changes: Any) -> Replay:
     """A copy of a record with fields replaced (``result_*`` edits the result)."""
     result = {k[7:]: v for k, v in changes.items() if k.startswith("result_")}

@@ -76,7 +76,8 @@ def test_the_json_shape() -> None:
     data = daily_json("2026-06-15", now=NOON)
     assert set(data) == {"date", "code", "par", "hard"}
     assert data["date"] == "2026-06-15"
-    assert set(data["hard"]) == {"code", "par"}  # type: ignore[arg-type]
+    hard = data["hard"]
+    assert isinstance(hard, dict) and set(hard) == {"code", "par"}
     assert daily_json(now=NOON) == data  # no date: today (UTC)
 
 

@@ -14,7 +14,7 @@ import json
 import secrets
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,7 +109,9 @@ async def start_daily(client: WsClient, **fields: Any) -> dict[str, Any]:
     return snap
 
 
-async def wait_for(srv: ServerProc, path: str, check: Any, timeout: float = 5) -> Any:
+async def wait_for(
+    srv: ServerProc, path: str, check: Callable[[Any], bool], timeout: float = 5
+) -> Any:
     """Poll a GET until ``check(body)`` holds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -359,7 +361,7 @@ async def test_a_daily_survives_a_dropped_connection(
     half = len(line) // 2
     await play(ann, line[:half])
     last_seq = max(int(m["seq"]) for m in ann.messages if m.get("type") == "ack")
-    await ann.ws.close()  # type: ignore[attr-defined]
+    await ann.ws.close()
     await asyncio.sleep(0.2)
 
     back = await WsClient.connect(server.ws_url)

@@ -19,7 +19,7 @@ from server.daily import daily_deal
 from server.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, member_of, score_of
 from server.replays import Replay
 from tests.server.replay_support import edit, honest, solution
-from tests.serverproc import redis_url
+from tests.serverproc import decoded, redis_url
 
 DATE = "2026-03-14"
 T0 = 1_773_500_000_000  # a moment of that day, ms since the epoch
@@ -264,7 +264,7 @@ def test_redis_orders_entries_by_time_then_moves_then_finish(
     try:
         entries = {member_of(fin, f"p{i}"): score_of(t, m) for i, (t, m, fin) in enumerate(rows)}
         client.zadd(key, entries)
-        got = [m.split(":", 1)[1] for m in client.zrange(key, 0, -1)]
+        got = [m.split(":", 1)[1] for m in decoded(client.zrange(key, 0, -1))]
         expected = sorted(
             range(len(rows)), key=lambda i: (rows[i][0], rows[i][1], rows[i][2], f"p{i}")
         )

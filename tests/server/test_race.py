@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 from server.engine import Board, Move, apply_delta, parse_action
 from server.engine.solver import solve
@@ -27,11 +28,11 @@ class Mirror:
     def __init__(self) -> None:
         self.boards: dict[str, Board] = {}
 
-    def start(self, started: dict[str, object]) -> None:
+    def start(self, started: dict[str, Any]) -> None:
         for pid in started["players"]:
             self.boards[str(pid)] = Board.from_json(started["board"])
 
-    def apply(self, delta: dict[str, object]) -> None:
+    def apply(self, delta: dict[str, Any]) -> None:
         from server.engine import Change, Delta, parse_location
 
         changes = tuple(
@@ -156,10 +157,10 @@ async def test_full_race(race_server: ServerProc) -> None:
     assert mirror.boards[ann.player_id].is_won() and mirror.boards[bob.player_id].is_won()
     import redis.asyncio as aioredis
 
-    from tests.serverproc import redis_url
+    from tests.serverproc import decoded, redis_url
 
     r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    log = await r.lrange(log_key(room, 1, bob.player_id), 0, -1)
+    log = decoded(await r.lrange(log_key(room, 1, bob.player_id), 0, -1))
     await r.aclose()
     assert len(log) == len(line) + 2
     assert all(len(e.split("\t")) == 3 and int(e.split("\t")[0]) >= starts_at for e in log)

@@ -16,13 +16,16 @@ def wire(text: str, action_id: int) -> dict[str, Any]:
     return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
 
 
-async def room_of(url: str, *names: str, spectators: tuple[str, ...] = ()) -> Any:
+async def room_of(
+    url: str, *names: str, spectators: tuple[str, ...] = ()
+) -> tuple[str, list[WsClient], list[WsClient]]:
     """The first name creates a room on SH1-C4-AAAAAAB, the others join it as racers,
     ``spectators`` as spectators; returns (room id, racers' sockets, spectators' sockets)."""
     first = await WsClient.connect(url, names[0])
     await first.send({"type": "create_room", "code": "SH1-C4-AAAAAAB"})
     room = (await first.expect("snapshot"))["room_id"]
-    racers, watchers = [first], []
+    racers: list[WsClient] = [first]
+    watchers: list[WsClient] = []
     for name, role, into in [(n, "player", racers) for n in names[1:]] + [
         (n, "spectator", watchers) for n in spectators
     ]:

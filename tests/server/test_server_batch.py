@@ -40,9 +40,10 @@ async def test_batched_calls(private_redis: str) -> None:
     assert sorted(results)[-1] == 100 and sum(1 for x in results if x == 1) == 3
     assert [int(await r.get(f"k{i}")) for i in range(3)] == [100, 100, 100]
     # One call's error fails that call only.
-    good, bad = await asyncio.gather(
+    answers = await asyncio.gather(
         batch(keys=["k0"], args=[1]), batch(keys=["k0"], args=["boom"]), return_exceptions=True
     )
+    good, bad = answers  # in two steps: mypy cannot type names unpacked from the await itself
     assert good == 101 and isinstance(bad, ResponseError)
     # Redis forgets its scripts: the batcher loads the script again.
     await r.script_flush()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from server.boards import replay
 from server.store import log_key
 from server.views import board_view
-from tests.serverproc import ServerProc, WsClient, redis_url
+from tests.serverproc import ServerProc, WsClient, decoded, redis_url
 
 CODE = "SH1-C2-AAAAAAE"
 
@@ -84,7 +84,7 @@ async def throw(url: str, batch: list[str | bytes]) -> None:
     # The room is whole: the server's board is the replay of the log in Redis, and every
     # action acknowledged to the client is in that log exactly once.
     r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    log = await r.lrange(log_key(room, 1, c.player_id), 0, -1)
+    log = decoded(await r.lrange(log_key(room, 1, c.player_id), 0, -1))
     await r.aclose()
     acked_ids = {int(m["id"]) for m in c.messages if m["type"] == "ack"}
     assert sorted(int(e.split("\t")[1]) for e in log) == sorted(acked_ids)

@@ -5,7 +5,7 @@ room just left, and moves while the shared Redis pool is exhausted."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +51,7 @@ async def inproc() -> AsyncIterator[InProc]:
     await pool.aclose()
 
 
-async def wait_until(check: Any, timeout: float = 5.0) -> None:
+async def wait_until(check: Callable[[], bool], timeout: float = 5.0) -> None:
     """Poll ``check()`` until it is true."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -103,7 +103,8 @@ async def test_moves_do_not_wait_for_the_shared_redis_pool(inproc: InProc) -> No
     # every connection of the shared pool for longer than its timeout.
     held = []
     while inproc.pool.can_get_connection():
-        held.append(await inproc.pool.get_connection())
+        # redis-py leaves BlockingConnectionPool.get_connection unannotated.
+        held.append(await inproc.pool.get_connection())  # type: ignore[no-untyped-call]
     try:
         board = Board.from_code("SH1-C4-AAAAAAB")
         for i in range(1, 4):
@@ -135,6 +136,7 @@ async def test_a_failed_entry_leaves_the_socket_free_to_join_again(inproc: InPro
             raise ConnectionError("Redis went away")
         return await real(*args, **kwargs)
 
+    # A stand-in for one method of this app object, on purpose (mypy refuses any such assignment).
     app.snapshot = failing_snapshot  # type: ignore[method-assign]
     await bob.send({"type": "join", "room": room, "role": "spectator"})
     assert (await bob.expect("error"))["code"] in ("internal", "busy")

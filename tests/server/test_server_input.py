@@ -11,10 +11,11 @@ import pytest
 import redis.asyncio as aioredis
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from server.engine import Board
 from server.store import log_key
-from tests.serverproc import ServerProc, WsClient, redis_url, running_server
+from tests.serverproc import ServerProc, WsClient, decoded, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"
 
@@ -94,7 +95,7 @@ async def test_illegal_moves_change_nothing(race_server: ServerProc) -> None:
             rej = await c.expect("reject", id=msg["id"])
             assert rej["reason"] == reason
     r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    log = await r.lrange(log_key(room, 1, c.player_id), 0, -1)
+    log = decoded(await r.lrange(log_key(room, 1, c.player_id), 0, -1))
     await r.aclose()
     assert [e.split("\t")[2] for e in log] == ["col1 cell4"]
     assert opening.columns[0]  # sanity: the move moved a real card
@@ -158,10 +159,10 @@ async def test_flood_is_rate_limited(strict_server: ServerProc) -> None:
 
 async def test_foreign_origins_are_refused(strict_server: ServerProc) -> None:
     with pytest.raises(InvalidStatus) as info:
-        await connect(strict_server.ws_url, origin="https://evil.example")  # type: ignore[arg-type]
+        await connect(strict_server.ws_url, origin=Origin("https://evil.example"))
     assert info.value.response.status_code == 403
     for origin in ("https://friends.example", f"http://127.0.0.1:{strict_server.port}"):
-        ws = await connect(strict_server.ws_url, origin=origin)  # type: ignore[arg-type]
+        ws = await connect(strict_server.ws_url, origin=Origin(origin))
         await ws.send(json.dumps({"type": "ping"}))
         assert json.loads(await ws.recv())["type"] == "pong"
         await ws.close()

@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store import ids_key, log_key
-from tests.serverproc import FAST, WsClient, redis_url, running_server
+from tests.serverproc import FAST, WsClient, decoded, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAD"
 
@@ -72,7 +72,7 @@ async def test_race_across_instances_survives_a_killed_instance() -> None:
         await spy2.expect("delta", player_id=ann.player_id, moves=len(line))
 
         r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-        log = await r.lrange(log_key(room, 1, ann.player_id), 0, -1)
+        log = decoded(await r.lrange(log_key(room, 1, ann.player_id), 0, -1))
         ids = await r.hgetall(ids_key(room, 1, ann.player_id))
         await r.aclose()
         assert [e.split("\t")[2] for e in log] == list(line)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.serverproc import ServerProc, redis_url, running_server
 from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, SERVE_ARGS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +22,7 @@ def web_server() -> Iterator[ServerProc]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[Browser]:
     """Headless Chromium (Debian's, never a downloaded one)."""
     from playwright.sync_api import sync_playwright
 

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import os
 import tempfile
+import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from server.engine import Board, Move, parse_action
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Locator, Page
 
 CHROMIUM = os.environ.get("SEAHAVEN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -44,15 +48,19 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
+#: The uncaught script errors of each page that ``new_page`` opened.
+_JS_ERRORS: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
+
+
 def new_page(
-    browser: Any,
+    browser: Browser,
     *,
     name: str | None = None,
     lang: str = "en",
     width: int = 1280,
     height: int = 860,
     **kwargs: Any,
-) -> Any:
+) -> Page:
     """A page in a fresh browser context (its own local storage, so its own player)."""
     # Reduced motion: cards do not slide, so each action settles at once.
     ctx = browser.new_context(
@@ -70,16 +78,22 @@ def new_page(
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.js_errors = errors  # checked by the tests: no uncaught script error
+    _JS_ERRORS[page] = errors
     return page
 
 
-def wait_ready(page: Any) -> None:
+def js_errors(page: Page) -> list[str]:
+    """The uncaught script errors of a page from ``new_page`` so far (the tests check that
+    there are none)."""
+    return _JS_ERRORS[page]
+
+
+def wait_ready(page: Page) -> None:
     """Until the client has connected and been welcomed."""
     page.wait_for_function("window.seahaven && window.seahaven.welcomed", timeout=10_000)
 
 
-def board_json(page: Any) -> dict[str, Any]:
+def board_json(page: Page) -> dict[str, Any]:
     """The client's own board as the server's JSON shape."""
     data: dict[str, Any] = page.evaluate(
         "(() => { const b = seahaven.game.myBoard(); return b && "
@@ -91,14 +105,14 @@ def board_json(page: Any) -> dict[str, Any]:
 class Player:
     """One browser playing its own board (``sel`` is the board element's selector)."""
 
-    def __init__(self, page: Any, sel: str = '.board[data-board="mine"]') -> None:
+    def __init__(self, page: Page, sel: str = '.board[data-board="mine"]') -> None:
         self.page = page
         self.sel = sel
 
-    def pile(self, loc: str) -> Any:
+    def pile(self, loc: str) -> Locator:
         return self.page.locator(f'{self.sel} .pile[data-loc="{loc}"]')
 
-    def top(self, loc: str) -> Any:
+    def top(self, loc: str) -> Locator:
         return self.pile(loc).locator(".card").last
 
     def moves(self) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from server.engine import Board, IllegalAction, Undo
+from server.engine import Action, Board, IllegalAction, Undo
 from tests import ROOT
 
 SCRIPT = ROOT / "client_web" / "tests" / "apply_deltas.mjs"
@@ -33,7 +33,7 @@ def _random_game(seed: int) -> dict[str, Any]:
     deltas = []
     for _ in range(rng.randrange(20, 120)):
         if board.can_undo() and rng.random() < 0.15:
-            action: Any = Undo()
+            action: Action = Undo()
         else:
             moves = board.legal_moves()
             if not moves:

@@ -7,7 +7,7 @@ import datetime as dt
 import secrets
 import urllib.request
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -19,10 +19,14 @@ from tests.web.pages import (
     SERVE_ARGS,
     Player,
     board_json,
+    js_errors,
     needs_chromium,
     new_page,
     wait_ready,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -42,7 +46,7 @@ def _get(url: str) -> Any:
         return json.load(res)
 
 
-def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Any) -> None:
+def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Browser) -> None:
     base = daily_server.http_url + "/"
     today = _get(daily_server.http_url + "/api/daily")
     alice = new_page(browser, name="Alice")
@@ -133,11 +137,11 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Any
     bob.wait_for_function("location.hash.endsWith('/hard')")
     bob.wait_for_function("document.querySelector('.lb-body')?.textContent.includes('Nobody')")
     for page in (alice, bob):
-        assert page.js_errors == []
+        assert js_errors(page) == []
     assert board_json(bob) is None
 
 
-def _replay_board(page: Any) -> dict[str, Any]:
+def _replay_board(page: Page) -> dict[str, Any]:
     data: dict[str, Any] = page.evaluate(
         """(() => {
           const el = document.querySelector('[data-board="replay"]');

@@ -4,7 +4,7 @@ each, refusals explained in the player's language; and a phone-sized table."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -15,10 +15,14 @@ from tests.serverproc import ServerProc
 from tests.web.pages import (
     SCREENSHOTS,
     Player,
+    js_errors,
     needs_chromium,
     new_page,
     wait_ready,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 I18N = ROOT / "client_web" / "i18n"
 LANGS = ["en", "da", "de", "ru", "th"]
@@ -51,7 +55,9 @@ def test_every_language_explains_every_refusal_and_error() -> None:
 
 @pytest.mark.browser
 @needs_chromium
-def test_language_from_the_browser_then_the_switch(web_server: ServerProc, browser: Any) -> None:
+def test_language_from_the_browser_then_the_switch(
+    web_server: ServerProc, browser: Browser
+) -> None:
     page = new_page(browser, lang="de-DE")
     page.goto(web_server.http_url + "/#/rules")
     wait_ready(page)
@@ -72,13 +78,13 @@ def test_language_from_the_browser_then_the_switch(web_server: ServerProc, brows
     page.reload()
     wait_ready(page)
     assert page.locator('nav a[data-view="play"]').inner_text() == NAV_PLAY["th"]
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
 @pytest.mark.browser
 @needs_chromium
 def test_a_refusal_is_explained_in_the_players_language(
-    web_server: ServerProc, browser: Any
+    web_server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser, lang="ru-RU", width=390, height=844, is_mobile=True, has_touch=True)
     page.goto(web_server.http_url + "/#/play/SH1-C4-AAAAAJ2")
@@ -101,4 +107,4 @@ def test_a_refusal_is_explained_in_the_players_language(
     p.wait_moves(1)
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
     page.screenshot(path=str(SCREENSHOTS / "phone-ru.png"))
-    assert page.js_errors == []
+    assert js_errors(page) == []

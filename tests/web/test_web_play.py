@@ -4,7 +4,7 @@ illegal drag that returns, undo, keyboard play, reconnection."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,17 +13,21 @@ from tests.serverproc import ServerProc
 from tests.web.pages import (
     Player,
     board_json,
+    js_errors,
     needs_chromium,
     new_page,
     wait_ready,
 )
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page, WebSocketRoute
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
 CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (protocol README)
 
 
-def _open(page: Any, url: str, code: str = CODE) -> Player:
+def _open(page: Page, url: str, code: str = CODE) -> Player:
     page.goto(url)
     wait_ready(page)
     page.wait_for_function(
@@ -32,11 +36,11 @@ def _open(page: Any, url: str, code: str = CODE) -> Player:
     return Player(page)
 
 
-def _tops(page: Any) -> list[str | None]:
+def _tops(page: Page) -> list[str | None]:
     return [c[-1] if c else None for c in board_json(page)["columns"]]
 
 
-def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) -> None:
+def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Browser) -> None:
     page = new_page(browser, permissions=["clipboard-read", "clipboard-write"])
     page.goto(web_server.http_url + "/#/play")
     wait_ready(page)
@@ -59,7 +63,9 @@ def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) 
     assert board_json(page)["columns"] == start["columns"]
     p = Player(page)
     # The DOM shows the server's board: every column's cards in order, with labels.
-    for i, col in enumerate(start["columns"]):
+    columns = start["columns"]
+    assert isinstance(columns, list)
+    for i, col in enumerate(columns):
         cards = p.pile(f"col{i + 1}").locator(".card")
         assert [cards.nth(j).get_attribute("data-card") for j in range(cards.count())] == col
     assert p.top("col1").get_attribute("aria-label") == "6 of diamonds"
@@ -82,10 +88,12 @@ def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Any) 
     assert _tops(page)[4] == "2D"
     assert p.pile("cell3").locator(".card").count() == 0
     assert page.locator('[data-k="moves"]').inner_text() == "2"
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
-def test_illegal_drag_returns_the_card_with_a_message(web_server: ServerProc, browser: Any) -> None:
+def test_illegal_drag_returns_the_card_with_a_message(
+    web_server: ServerProc, browser: Browser
+) -> None:
     page = new_page(browser)
     p = _open(page, web_server.http_url + f"/#/play/{CODE}")
     before = board_json(page)
@@ -108,16 +116,17 @@ def test_illegal_drag_returns_the_card_with_a_message(web_server: ServerProc, br
     assert board_json(page) == before
     assert p.moves() == 0
     # An empty column takes only a King: the message says so in the player's language.
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
-def test_keyboard_play(web_server: ServerProc, browser: Any) -> None:
+def test_keyboard_play(web_server: ServerProc, browser: Browser) -> None:
     page = new_page(browser)
     p = _open(page, web_server.http_url + f"/#/play/{CODE}")
     # Select the 3C in cell 1 with Enter, move right to cell 4... then put it there.
     p.top("cell1").focus()
     page.keyboard.press("Enter")
-    assert p.pile("cell1").get_attribute("class").count("kbd-target") == 1
+    classes = p.pile("cell1").get_attribute("class")
+    assert classes is not None and classes.count("kbd-target") == 1
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     assert page.evaluate("document.activeElement.dataset.loc") == "cell4"
@@ -140,11 +149,11 @@ def test_keyboard_play(web_server: ServerProc, browser: Any) -> None:
     assert page.evaluate("document.activeElement.dataset.loc") == "col2"
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline == "solid"
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
 def test_reconnects_and_resumes_after_a_dropped_socket(
-    web_server: ServerProc, browser: Any
+    web_server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser)
     p = _open(page, web_server.http_url + f"/#/play/{CODE}")
@@ -161,17 +170,17 @@ def test_reconnects_and_resumes_after_a_dropped_socket(
     p.wait_moves(2)
     assert _tops(page)[6] == "6D"
     assert p.pile("col7").locator(".card").last.get_attribute("data-card") == "6D"
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
 def test_a_lost_delta_is_noticed_and_the_board_resynced(
-    web_server: ServerProc, browser: Any
+    web_server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser)
     state = {"drop": False, "dropped": 0}
     sent: list[str] = []
 
-    def route(ws: Any) -> None:
+    def route(ws: WebSocketRoute) -> None:
         # Sit between the page and the real server; lose one delta when told to.
         server = ws.connect_to_server()
 
@@ -206,10 +215,10 @@ def test_a_lost_delta_is_noticed_and_the_board_resynced(
     assert board_json(page)["columns"] == board.to_json()["columns"]
     assert board_json(page)["cells"] == board.to_json()["cells"]
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
-def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: Any) -> None:
+def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: Browser) -> None:
     page = new_page(browser)
     p = _open(page, web_server.http_url + f"/#/play/{CODE}")
     # The hint button asks the server's solver; the suggested card is highlighted.
@@ -233,17 +242,17 @@ def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: 
     banner = page.locator(".banner.lost")
     banner.wait_for()
     assert "practically lost" in banner.inner_text()
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
 def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
-    web_server: ServerProc, browser: Any
+    web_server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser)
     state = {"cut": False}
-    sockets: list[Any] = []
+    sockets: list[WebSocketRoute] = []
 
-    def route(ws: Any) -> None:
+    def route(ws: WebSocketRoute) -> None:
         server = ws.connect_to_server()
         sockets.append(ws)
 
@@ -270,17 +279,17 @@ def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
     assert p.moves() == 1  # applied once, not twice
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
     assert p.pile("cell4").locator(".card").count() == 0
-    assert page.js_errors == []
+    assert js_errors(page) == []
 
 
 def test_offline_banner_and_backoff_until_the_server_is_back(
-    web_server: ServerProc, browser: Any
+    web_server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser)
     state = {"refuse": False, "tries": 0}
-    sockets: list[Any] = []
+    sockets: list[WebSocketRoute] = []
 
-    def route(ws: Any) -> None:
+    def route(ws: WebSocketRoute) -> None:
         if state["refuse"]:
             state["tries"] += 1
             ws.close()  # the server cannot be reached
@@ -304,4 +313,4 @@ def test_offline_banner_and_backoff_until_the_server_is_back(
     page.locator("#offline").wait_for(state="hidden")
     p.double_click("col5")
     p.wait_moves(1)
-    assert page.js_errors == []
+    assert js_errors(page) == []

@@ -7,7 +7,7 @@ carries on where it was.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,19 +18,23 @@ from tests.web.pages import (
     SCREENSHOTS,
     Player,
     board_json,
+    js_errors,
     needs_chromium,
     new_page,
     wait_ready,
 )
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
 pytestmark = [pytest.mark.browser, needs_chromium]
 
 
-def _state(page: Any) -> str:
+def _state(page: Page) -> str:
     return str(page.evaluate("seahaven.game.state"))
 
 
-def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) -> None:
+def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Browser) -> None:
     base = web_server.http_url + "/"
     alice = new_page(browser, name="Alice")
     bob = new_page(browser, name="Bob")
@@ -144,7 +148,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Any) 
     assert alice.get_by_role("button", name="Start the race").count() == 1
     assert bob.locator('.board[data-board="mine"]').count() == 0
     for page in (alice, bob, carol):
-        assert page.js_errors == []
+        assert js_errors(page) == []
 
 
 def _json(board: Board) -> dict[str, Any]:
@@ -152,7 +156,7 @@ def _json(board: Board) -> dict[str, Any]:
     return {"cells": data["cells"], "columns": data["columns"], "foundations": data["foundations"]}
 
 
-def _check_spectator(carol: Any, alice: Any, bob: Any) -> None:
+def _check_spectator(carol: Page, alice: Page, bob: Page) -> None:
     """The spectator's two boards show exactly the racers' boards, card for card."""
     for racer in (alice, bob):
         pid = racer.evaluate("seahaven.game.you")
