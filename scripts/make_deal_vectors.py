@@ -1,6 +1,6 @@
 """Regenerate tests/data/deal_vectors.json, the SH1 test vectors of protocol/README.md.
 
-Run: python scripts/make_deal_vectors.py. The vectors are checked by tests/test_codes.py and
+Run: python scripts/make_deal_vectors.py. The vectors are checked by tests/engine/test_codes.py and
 printed into protocol/README.md; the algorithm itself must never change (a new algorithm
 gets a new prefix), so this only ever needs running to add vectors.
 """

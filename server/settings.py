@@ -24,36 +24,38 @@ class Settings(BaseSettings):
         env_prefix="SEAHAVEN_", frozen=True, extra="ignore", populate_by_name=True
     )
 
-    host: str = Field("127.0.0.1", description="bind address")
-    port: int = Field(8765, ge=0, le=65535, description="port (0: any free port)")
+    host: str = Field(default="127.0.0.1", description="bind address")
+    port: int = Field(default=8765, ge=0, le=65535, description="port (0: any free port)")
     redis_url: str | None = Field(
-        None,
+        default=None,
         validation_alias=AliasChoices("SEAHAVEN_REDIS_URL", "REDIS_URL", "redis_url"),
         description="shared Redis (redis://, rediss:// or unix://); unset: an embedded one",
     )
     redis_timeout: float = Field(
-        1.0, gt=0, description="seconds a Redis call may take before the client hears busy"
+        default=1.0, gt=0, description="seconds a Redis call may take before the client hears busy"
     )
-    data_dir: str = Field("./seahaven-data", description="the embedded Redis's data folder")
+    data_dir: str = Field(default="./seahaven-data", description="the embedded Redis's data folder")
     embedded_fsync: Literal["always", "everysec", "no"] = Field(
-        "everysec", description="appendfsync of the embedded Redis"
+        default="everysec", description="appendfsync of the embedded Redis"
     )
-    static_dir: str = Field(CLIENT_DIR, description="the web client's folder")
+    static_dir: str = Field(default=CLIENT_DIR, description="the web client's folder")
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
-        (), description="websocket Origins allowed besides the server's own ('*': all)"
+        default=(), description="websocket Origins allowed besides the server's own ('*': all)"
     )
-    room_ttl: int = Field(6 * 3600, ge=1, description="seconds an idle room is kept")
-    countdown_ms: int = Field(3000, ge=0, description="the countdown before a race")
-    rate_per_s: float = Field(20.0, gt=0, description="messages a second per connection")
-    rate_burst: int = Field(40, ge=1, description="burst of messages per connection")
+    room_ttl: int = Field(default=6 * 3600, ge=1, description="seconds an idle room is kept")
+    countdown_ms: int = Field(default=3000, ge=0, description="the countdown before a race")
+    rate_per_s: float = Field(default=20.0, gt=0, description="messages a second per connection")
+    rate_burst: int = Field(default=40, ge=1, description="burst of messages per connection")
     away_grace_ms: int = Field(
-        90_000, ge=0, description="a racer gone mid-race gives up after this long"
+        default=90_000, ge=0, description="a racer gone mid-race gives up after this long"
     )
-    key_prefix: str = Field("", description="put before every Redis key and channel")
-    min_ms_per_action: int = Field(50, ge=0, description="a ranked win's floor per action")
-    replay_ttl: int = Field(30 * 24 * 3600, ge=60, description="seconds an unranked replay lives")
-    loop: Literal["uvloop", "asyncio"] = Field("uvloop", description="the event loop")
-    log: str = Field("WARNING", description="log level")
+    key_prefix: str = Field(default="", description="put before every Redis key and channel")
+    min_ms_per_action: int = Field(default=50, ge=0, description="a ranked win's floor per action")
+    replay_ttl: int = Field(
+        default=30 * 24 * 3600, ge=60, description="seconds an unranked replay lives"
+    )
+    loop: Literal["uvloop", "asyncio"] = Field(default="uvloop", description="the event loop")
+    log: str = Field(default="WARNING", description="log level")
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

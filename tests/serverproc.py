@@ -21,10 +21,9 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,9 +32,11 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.models import parse_server
+from tests import ROOT
+from tests.cli import seahaven_command
 
-ROOT = Path(__file__).resolve().parent.parent
-
+#: Serve flags for the server tests: a short countdown and a generous rate limit.
+FAST = ["--countdown-ms", "300", "--rate", "500", "--burst", "500"]
 
 _LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 _fallback: dict[str, Any] = {}
@@ -81,6 +82,16 @@ def redis_url() -> str:
     _fallback["server"] = server
     _fallback["url"] = f"redis://127.0.0.1:{port}/0"
     return str(_fallback["url"])
+
+
+def decoded(replies: Iterable[object]) -> list[str]:
+    """Redis replies of a client made with ``decode_responses=True``: strings, which the
+    client's type hints cannot tell (they say ``bytes | str``)."""
+    out: list[str] = []
+    for reply in replies:
+        assert isinstance(reply, str), f"not a decoded reply: {reply!r}"
+        out.append(reply)
+    return out
 
 
 def free_port() -> int:
@@ -149,7 +160,7 @@ def start_server(
         RuntimeError: the server did not become healthy in time (its log is included).
     """
     port = free_port()
-    cmd = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = seahaven_command("serve", "--host", "127.0.0.1", "--port", str(port))
     if redis is not None:
         cmd += ["--redis-url", redis]
     if data_dir is not None:
@@ -178,9 +189,16 @@ def start_server(
 
 
 @contextlib.contextmanager
-def running_server(redis: str | None, **kwargs: object) -> Iterator[ServerProc]:
+def running_server(
+    redis: str | None,
+    *,
+    data_dir: str | Path | None = None,
+    args: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = 20,
+) -> Iterator[ServerProc]:
     """``start_server`` as a context manager that always stops the process."""
-    srv = start_server(redis, **kwargs)  # type: ignore[arg-type]
+    srv = start_server(redis, data_dir=data_dir, args=args, env=env, timeout=timeout)
     try:
         yield srv
     finally:

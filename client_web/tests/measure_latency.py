@@ -22,7 +22,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from server.engine import Board  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
 from tests.serverproc import redis_url, running_server  # noqa: E402
-from tests.web_helpers import (  # noqa: E402
+from tests.web.pages import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     SERVE_ARGS,

@@ -97,7 +97,7 @@ def test_settings_come_from_flags_then_environment_then_defaults(
     assert from_env.room_ttl == 6 * 3600  # the default
     assert Settings(countdown_ms=5).countdown_ms == 5  # a flag beats the environment
     with pytest.raises(ValueError, match="frozen"):
-        from_env.port = 1  # type: ignore[misc]
+        from_env.port = 1
 
 
 def test_bad_settings_are_refused_with_the_field_named(monkeypatch: pytest.MonkeyPatch) -> None:

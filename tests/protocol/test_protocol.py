@@ -1,0 +1,157 @@
+"""The protocol models: the tagged unions, bounds, forbidden extras and the schema file."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from protocol import models
+from protocol.schema import SCHEMA_PATH, render
+from server.engine import REASONS
+
+FIXED_CLIENT: dict[str, dict[str, object]] = {
+    "hello": {"name": "ann", "token": "a" * 32},
+    "create_room": {"cells": 4},
+    "join": {"room": "ABCD1234", "role": "spectator"},
+    "start": {},
+    "move": {"id": 1, "src": "col3", "dst": "found"},
+    "tap": {"id": 2, "at": "cell1"},
+    "double_tap": {"id": 3, "at": "col10"},
+    "undo": {"id": 4},
+    "resume": {"room": "ABCD1234", "token": "a" * 32, "last_seq": 17},
+    "leave": {},
+    "solo": {"code": "SH1-C4-AAAAAJ2"},
+    "daily": {"date": "2026-11-29", "hard": True},
+    "watch_leaderboard": {"date": "2026-11-29", "kind": "hard"},
+    "hint": {"id": 5},
+    "give_up": {},
+    "rematch": {},
+    "ping": {},
+}
+
+
+def test_schema_file_is_up_to_date() -> None:
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == render(), (
+        "protocol/schema.json is stale: run python -m protocol.schema"
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(FIXED_CLIENT))
+def test_every_client_message_parses(kind: str) -> None:
+    msg = models.parse_client(json.dumps({"type": kind, **FIXED_CLIENT[kind]}))
+    assert msg.type == kind
+    assert kind in models.CLIENT_TYPES
+
+
+def test_the_client_union_is_complete() -> None:
+    assert set(FIXED_CLIENT) == models.CLIENT_TYPES
+
+
+@pytest.mark.parametrize("kind", sorted(FIXED_CLIENT))
+def test_extra_fields_are_refused(kind: str) -> None:
+    with pytest.raises(ValidationError):
+        models.parse_client(json.dumps({"type": kind, **FIXED_CLIENT[kind], "bogus": 1}))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"type": "nope"}',
+        '{"type": "move", "id": 1, "src": "col11", "dst": "found"}',
+        '{"type": "move", "id": -1, "src": "col1", "dst": "found"}',
+        '{"type": "move", "id": 1, "src": "col1"}',
+        '{"type": "hello", "name": ""}',
+        '{"type": "hello", "name": "' + "x" * 25 + '"}',
+        '{"type": "create_room", "cells": 3}',
+        '{"type": "join", "room": "../../etc", "role": "player"}',
+        '{"type": "join", "room": "ABCD", "role": "king"}',
+        '{"type": "resume", "room": "ABCD", "token": "short", "last_seq": 0}',
+        '{"type": "daily", "date": "29/11/2026"}',
+        "[1, 2]",
+        "not json",
+    ],
+)
+def test_bad_client_messages_are_refused(raw: str) -> None:
+    with pytest.raises(ValidationError):
+        models.parse_client(raw)
+
+
+def test_server_messages_round_trip() -> None:
+    samples = [
+        {"type": "welcome", "player_id": "p1", "token": "t" * 32, "name": "ann", "now": 5},
+        {"type": "ack", "id": 3, "seq": 9},
+        {"type": "reject", "id": 3, "reason": "cell_occupied", "message": "taken"},
+        {
+            "type": "delta",
+            "player_id": "p1",
+            "seq": 10,
+            "round": 1,
+            "action": "col3 found",
+            "changes": [{"cards": ["AS"], "src": "col3", "dst": "found:S"}],
+            "points": 10,
+            "score": 10,
+            "undo": False,
+            "moves": 1,
+            "foundation_cards": 1,
+            "finished": False,
+            "lost": False,
+            "t": 1200,
+        },
+        {
+            "type": "progress",
+            "player_id": "p1",
+            "seq": 10,
+            "round": 1,
+            "foundation_cards": 1,
+            "moves": 1,
+            "finished": False,
+        },
+        {
+            "type": "finished",
+            "player_id": "p1",
+            "seq": 11,
+            "round": 1,
+            "time_ms": 99,
+            "moves": 80,
+            "rank": 1,
+        },
+        {"type": "countdown", "seq": 4, "round": 1, "starts_at": 1000, "now": 10},
+        {"type": "error", "code": "bad_json", "message": "x"},
+        {"type": "pong"},
+        {"type": "lost", "player_id": "p1"},
+        {"type": "hint", "id": 1, "status": "move", "move": "col1 found"},
+        {
+            "type": "leaderboard",
+            "date": "2026-11-29",
+            "kind": "daily",
+            "finishers": 1,
+            "entries": [
+                {
+                    "rank": 1,
+                    "player_id": "p1",
+                    "name": "ann",
+                    "time_ms": 1,
+                    "moves": 2,
+                    "replay_id": "r",
+                }
+            ],
+        },
+    ]
+    for sample in samples:
+        msg = models.parse_server(json.dumps(sample))
+        assert msg.model_dump(exclude_unset=True) == sample
+
+
+def test_codes_do_not_clash_with_engine_reasons() -> None:
+    assert not set(models.SERVER_REJECT_REASONS) & set(REASONS)
+
+
+@given(st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=8), max_size=5))
+def test_random_objects_never_crash_the_parser(obj: dict[str, object]) -> None:
+    with contextlib.suppress(ValidationError):
+        models.parse_client(json.dumps(obj))

@@ -1,0 +1,146 @@
+"""The daily deal: a documented pure function of the date, the same on every instance."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+from server.daily.deal import (
+    FIRST_DAY,
+    SPAN,
+    DailyError,
+    daily_deal,
+    daily_index,
+    daily_json,
+    parse_date,
+    today,
+)
+from server.engine import Board
+from server.pools import load_pool
+from tests import ROOT
+
+NOON = dt.datetime(2026, 6, 15, 12, 0, tzinfo=dt.UTC)
+
+
+def test_the_index_is_the_documented_function() -> None:
+    # protocol/DAILY.md: first 8 bytes of SHA-256("SH1-daily-" + date + "-" + kind),
+    # big-endian, modulo the pool size.
+    digest = hashlib.sha256(b"SH1-daily-2026-03-14-daily").digest()
+    assert daily_index("2026-03-14", "daily", 1000) == int.from_bytes(digest[:8], "big") % 1000
+    digest = hashlib.sha256(b"SH1-daily-2026-03-14-hard").digest()
+    assert daily_index("2026-03-14", "hard", 777) == int.from_bytes(digest[:8], "big") % 777
+
+
+@pytest.mark.parametrize("kind,cells", [("daily", 4), ("hard", 1)])
+def test_the_deal_is_the_pool_entry_at_the_index(kind: str, cells: int) -> None:
+    pool = load_pool(cells)
+    for day in range(0, 120, 7):
+        date = (FIRST_DAY + dt.timedelta(days=day)).isoformat()
+        deal = daily_deal(date, kind, now=NOON)
+        entry = pool[daily_index(date, kind, min(len(pool), SPAN[kind]))]
+        assert (deal.code, deal.par) == (entry.code, entry.par)
+        assert Board.from_code(deal.code).cells.__len__() == cells
+
+
+def test_the_same_date_gives_the_same_deal_and_dates_differ() -> None:
+    dates = [(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in range(60)]
+    first = [daily_deal(d, now=NOON).code for d in dates]
+    again = [daily_deal(d, now=NOON).code for d in dates]
+    assert first == again
+    # 60 days drawn from a pool of hundreds or more: most are distinct.
+    assert len(set(first)) >= min(40, len(load_pool(4)) // 2)
+    # The hard deal of a day is another deal, with one cell.
+    assert all(daily_deal(d, "hard", now=NOON).code.startswith("SH1-C1-") for d in dates[:5])
+
+
+def test_another_process_computes_the_same_deals() -> None:
+    dates = ["2026-01-01", "2026-02-28", "2026-06-15"]
+    script = (
+        "import json, datetime as dt, sys\n"
+        "from server.daily.deal import daily_json\n"
+        "now = dt.datetime(2026, 6, 15, 12, tzinfo=dt.UTC)\n"
+        f"print(json.dumps([daily_json(d, now=now) for d in {dates!r}]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == [daily_json(d, now=NOON) for d in dates]
+
+
+def test_the_json_shape() -> None:
+    data = daily_json("2026-06-15", now=NOON)
+    assert set(data) == {"date", "code", "par", "hard"}
+    assert data["date"] == "2026-06-15"
+    hard = data["hard"]
+    assert isinstance(hard, dict) and set(hard) == {"code", "par"}
+    assert daily_json(now=NOON) == data  # no date: today (UTC)
+
+
+def test_today_is_the_utc_date() -> None:
+    late = dt.datetime(2026, 6, 15, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    assert today(late) == dt.date(2026, 6, 16)
+
+
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("2026-06-16", "future_date"),
+        ("2030-01-01", "future_date"),
+        ("2026-02-30", "bad_date"),
+        ("2026-6-1", "bad_date"),
+        ("20260601", "bad_date"),
+        ("2025-12-31", "bad_date"),
+        ("yesterday", "bad_date"),
+    ],
+)
+def test_dates_without_a_challenge_are_refused(text: str, reason: str) -> None:
+    with pytest.raises(DailyError) as info:
+        daily_deal(text, now=NOON)
+    assert info.value.reason == reason
+
+
+def test_today_and_the_first_day_are_accepted() -> None:
+    assert parse_date("2026-06-15", now=NOON) == dt.date(2026, 6, 15)
+    assert parse_date(FIRST_DAY.isoformat(), now=NOON) == FIRST_DAY
+
+
+def test_a_bad_kind_is_refused() -> None:
+    with pytest.raises(DailyError) as info:
+        daily_deal("2026-06-15", "easy", now=NOON)
+    assert info.value.reason == "bad_kind"
+
+
+def test_growing_a_pool_keeps_every_days_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import server.pools
+
+    dates = [(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in range(30)]
+    before = [daily_deal(d, "hard", now=NOON) for d in dates]
+    pool = load_pool(1)
+    assert len(pool) >= SPAN["hard"]
+    extra = tuple(server.pools.PoolEntry(10**9 + i, 99, f"SH1-C1-X{i}") for i in range(50))
+    monkeypatch.setattr(server.pools, "load_pool", lambda cells: pool + extra)
+    assert [daily_deal(d, "hard", now=NOON) for d in dates] == before
+
+
+#: protocol/DAILY.md's vectors. If the codes change, the shipped pools were edited or
+#: reordered, which changes past days' deals: keep the first SPAN entries of each pool.
+VECTORS = [
+    ("2026-01-01", "daily", 0xCE89AE61C59B223C, "SH1-C4-AAAAEAP"),
+    ("2026-01-01", "hard", 0x7DBB1001CD011947, "SH1-C1-AAAA4SS"),
+    ("2026-03-14", "daily", 0x2E7D7ACC12F179D7, "SH1-C4-AAAAETA"),
+    ("2026-03-14", "hard", 0xE6407BA9D71DC8DE, "SH1-C1-AAAAF47"),
+    ("2026-11-29", "daily", 0x507D897150BE7003, "SH1-C4-AAAAEVF"),
+    ("2026-11-29", "hard", 0xBCF2720FB4C7A4C0, "SH1-C1-AAAAPIW"),
+]
+
+
+@pytest.mark.parametrize("date,kind,h,code", VECTORS)
+def test_the_documented_vectors(date: str, kind: str, h: int, code: str) -> None:
+    assert daily_index(date, kind, 2**64) == h
+    later = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+    assert daily_deal(date, kind, now=later).code == code

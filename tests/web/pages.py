@@ -1,0 +1,176 @@
+"""Helpers for the browser tests: Debian's Chromium through Playwright, and a real server
+(the fixtures ``browser`` and ``web_server`` are in conftest.py beside this file).
+
+The tests drive the web client the way a person does: drag and drop with the mouse, double
+clicks, keys. ``Player`` maps RULES.md notation (``col3 found``, ``cell1 col7``) onto the
+DOM (``data-loc`` on piles, ``data-card`` on cards) so a solver line can be played by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from server.engine import Board, Move, parse_action
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Locator, Page
+
+CHROMIUM = os.environ.get("SEAHAVEN_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+# Screenshots go to a temporary folder; `SEAHAVEN_SCREENSHOTS=docs/screenshots` refreshes the
+# ones the README shows.
+SCREENSHOTS = Path(
+    os.environ.get("SEAHAVEN_SCREENSHOTS") or Path(tempfile.gettempdir()) / "seahaven-screenshots"
+)
+SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+#: A short countdown keeps the race tests quick; a generous rate limit lets the test click fast.
+SERVE_ARGS = ["--countdown-ms", "1200", "--rate", "200", "--burst", "200"]
+
+# Skipped only where Chromium is absent; CI sets SEAHAVEN_REQUIRE_BROWSER so that a missing
+# browser fails there instead of skipping.
+needs_chromium = pytest.mark.skipif(
+    not Path(CHROMIUM).exists() and not os.environ.get("SEAHAVEN_REQUIRE_BROWSER"),
+    reason=f"Chromium is not installed at {CHROMIUM}",
+)
+
+
+#: The uncaught script errors of each page that ``new_page`` opened.
+_JS_ERRORS: weakref.WeakKeyDictionary[Page, list[str]] = weakref.WeakKeyDictionary()
+
+
+def new_page(
+    browser: Browser,
+    *,
+    name: str | None = None,
+    lang: str = "en",
+    width: int = 1280,
+    height: int = 860,
+    **kwargs: Any,
+) -> Page:
+    """A page in a fresh browser context (its own local storage, so its own player)."""
+    # Reduced motion: cards do not slide, so each action settles at once.
+    ctx = browser.new_context(
+        viewport={"width": width, "height": height},
+        locale=lang,
+        reduced_motion="reduce",
+        **kwargs,
+    )
+    if name:
+        ctx.add_init_script(
+            "localStorage.getItem('seahaven.name') || ("
+            f"localStorage.setItem('seahaven.name', {name!r}), "
+            "localStorage.setItem('seahaven.name.chosen', '1'))"
+        )
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _JS_ERRORS[page] = errors
+    return page
+
+
+def js_errors(page: Page) -> list[str]:
+    """The uncaught script errors of a page from ``new_page`` so far (the tests check that
+    there are none)."""
+    return _JS_ERRORS[page]
+
+
+def wait_ready(page: Page) -> None:
+    """Until the client has connected and been welcomed."""
+    page.wait_for_function("window.seahaven && window.seahaven.welcomed", timeout=10_000)
+
+
+def board_json(page: Page) -> dict[str, Any]:
+    """The client's own board as the server's JSON shape."""
+    data: dict[str, Any] = page.evaluate(
+        "(() => { const b = seahaven.game.myBoard(); return b && "
+        "{cells: b.cells, columns: b.columns, foundations: b.foundations}; })()"
+    )
+    return data
+
+
+class Player:
+    """One browser playing its own board (``sel`` is the board element's selector)."""
+
+    def __init__(self, page: Page, sel: str = '.board[data-board="mine"]') -> None:
+        self.page = page
+        self.sel = sel
+
+    def pile(self, loc: str) -> Locator:
+        return self.page.locator(f'{self.sel} .pile[data-loc="{loc}"]')
+
+    def top(self, loc: str) -> Locator:
+        return self.pile(loc).locator(".card").last
+
+    def moves(self) -> int:
+        return int(self.page.evaluate("seahaven.game.me() ? seahaven.game.me().moves : 0"))
+
+    def wait_moves(self, n: int) -> None:
+        self.page.wait_for_function(
+            f"seahaven.game.me() && seahaven.game.me().moves >= {n}", timeout=10_000, polling=10
+        )
+
+    def drag(self, src: str, dst: str) -> None:
+        """Drag the top card of ``src`` onto the pile ``dst`` with the mouse."""
+        card = self.top(src)
+        target = self.pile(dst)
+        card.scroll_into_view_if_needed()
+        box = card.bounding_box()
+        tbox = target.bounding_box()
+        assert box and tbox
+        m = self.page.mouse
+        m.move(box["x"] + box["width"] / 2, box["y"] + 12)
+        m.down()
+        m.move(box["x"] + box["width"] / 2 + 10, box["y"] + 20)
+        m.move(tbox["x"] + tbox["width"] / 2, tbox["y"] + min(tbox["height"] - 5, 40))
+        m.up()
+
+    def double_click(self, loc: str) -> None:
+        self.top(loc).dblclick()
+
+    def play(self, board: Board, text: str, *, prefer_double: bool) -> None:
+        """Play one solver action the way a person would, and wait for the server's delta.
+
+        ``found`` becomes a drop on the foundation of the card's suit. With
+        ``prefer_double`` a move that a double click makes identically is double clicked.
+        """
+        action = parse_action(text)
+        assert isinstance(action, Move)
+        src, dst = str(action.src), str(action.dst)
+        before = self.moves()
+        if prefer_double and _double_tap_same(board, action):
+            self.double_click(src)
+        else:
+            if dst == "found":
+                card = board.card_at(action.src)
+                assert card is not None
+                dst = "found:" + "SHDC"[card // 13]
+            self.drag(src, dst)
+        self.wait_moves(before + 1)
+        board.play(action)
+
+
+def _double_tap_same(board: Board, move: Move) -> bool:
+    """Whether a double tap on the move's source gives the same table as the move."""
+    from server.engine import DoubleTap, IllegalAction
+
+    a, b = board.copy(), board.copy()
+    try:
+        a.play(DoubleTap(move.src))
+    except IllegalAction:
+        return False
+    b.play(move)
+    return a.key() == b.key()

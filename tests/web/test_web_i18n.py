@@ -1,0 +1,110 @@
+"""Languages in a real browser: chosen from the browser, switched by hand, rules pages in
+each, refusals explained in the player's language; and a phone-sized table."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS
+from server.engine.errors import REASONS
+from tests import ROOT
+from tests.serverproc import ServerProc
+from tests.web.pages import (
+    SCREENSHOTS,
+    Player,
+    js_errors,
+    needs_chromium,
+    new_page,
+    wait_ready,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+I18N = ROOT / "client_web" / "i18n"
+LANGS = ["en", "da", "de", "ru", "th"]
+NAV_PLAY = {"en": "Play", "da": "Spil", "de": "Spielen", "ru": "Игра", "th": "เล่น"}
+RULES_TITLE = {
+    "en": "How to play Seahaven Towers",
+    "da": "Sådan spiller du Seahaven Towers",
+    "de": "So spielt man Seahaven Towers",
+    "ru": "Как играть в Seahaven Towers",
+    "th": "วิธีเล่น Seahaven Towers",
+}
+
+
+def _keys(d: dict[str, Any], prefix: str = "") -> set[str]:
+    out: set[str] = set()
+    for k, v in d.items():
+        out |= _keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k}
+    return out
+
+
+def test_every_language_explains_every_refusal_and_error() -> None:
+    english = json.loads((I18N / "en.json").read_text(encoding="utf-8"))
+    for lang in LANGS:
+        texts = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
+        missing = (set(REASONS) | set(SERVER_REJECT_REASONS)) - set(texts["reason"])
+        assert not missing, f"{lang}.json lacks reasons {sorted(missing)}"
+        assert not set(ERROR_CODES) - set(texts["error"]), lang
+        assert _keys(texts) == _keys(english), lang
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_language_from_the_browser_then_the_switch(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser, lang="de-DE")
+    page.goto(web_server.http_url + "/#/rules")
+    wait_ready(page)
+    assert page.locator('nav a[data-view="play"]').inner_text() == "Spielen"
+    page.locator("article.rules h1").wait_for()
+    assert page.locator("article.rules h1").inner_text() == RULES_TITLE["de"]
+    for lang in LANGS:
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        assert page.locator('nav a[data-view="play"]').inner_text() == NAV_PLAY[lang]
+        page.wait_for_function(
+            "(t) => document.querySelector('article.rules h1')?.textContent === t",
+            arg=RULES_TITLE[lang],
+        )
+        if lang in ("ru", "th"):
+            page.screenshot(path=str(SCREENSHOTS / f"rules-{lang}.png"))
+    # The choice is remembered across a reload.
+    page.reload()
+    wait_ready(page)
+    assert page.locator('nav a[data-view="play"]').inner_text() == NAV_PLAY["th"]
+    assert js_errors(page) == []
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_refusal_is_explained_in_the_players_language(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser, lang="ru-RU", width=390, height=844, is_mobile=True, has_touch=True)
+    page.goto(web_server.http_url + "/#/play/SH1-C4-AAAAAJ2")
+    wait_ready(page)
+    page.wait_for_function("!!seahaven.game.myBoard()")
+    p = Player(page)
+    # On a phone the ten columns fit the width.
+    right = p.pile("col10").bounding_box()
+    assert right is not None and right["x"] + right["width"] <= 390
+    p.drag("col1", "col2")  # 6D onto 9D
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert (
+        toast.inner_text() == json.loads((I18N / "ru.json").read_text())["reason"]["not_one_lower"]
+    )
+    assert p.top("col1").get_attribute("aria-label") == "6 бубен"
+    # Two quick taps with a finger are a double tap: the 2D goes to the first free cell.
+    p.top("col5").tap()
+    p.top("col5").tap()
+    p.wait_moves(1)
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    page.screenshot(path=str(SCREENSHOTS / "phone-ru.png"))
+    assert js_errors(page) == []

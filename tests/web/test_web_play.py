@@ -1,0 +1,316 @@
+"""Solo play in a real browser against a real server: game codes, double click, tap, an
+illegal drag that returns, undo, keyboard play, reconnection."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from server.engine import Board, parse_action
+from tests.serverproc import ServerProc
+from tests.web.pages import (
+    Player,
+    board_json,
+    js_errors,
+    needs_chromium,
+    new_page,
+    wait_ready,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page, WebSocketRoute
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (protocol README)
+
+
+def _open(page: Page, url: str, code: str = CODE) -> Player:
+    page.goto(url)
+    wait_ready(page)
+    page.wait_for_function(
+        f"seahaven.game.code === '{code}' && !!seahaven.game.myBoard()", timeout=10_000
+    )
+    return Player(page)
+
+
+def _tops(page: Page) -> list[str | None]:
+    return [c[-1] if c else None for c in board_json(page)["columns"]]
+
+
+def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Browser) -> None:
+    page = new_page(browser, permissions=["clipboard-read", "clipboard-write"])
+    page.goto(web_server.http_url + "/#/play")
+    wait_ready(page)
+    # A code that is not valid is refused with what is wrong with it.
+    page.get_by_placeholder("SH1-C4-AAAAAJ2").fill("SH1-C3-AAAAAAA")
+    page.get_by_role("button", name="Play this code").click()
+    page.locator("#toast").wait_for(state="visible")
+    assert "C3" in page.locator("#toast").inner_text()
+    assert "not valid" in page.locator("#toast").inner_text()
+    # A typed code (any case, spaces around) starts exactly that deal.
+    page.get_by_placeholder("SH1-C4-AAAAAJ2").fill(f"  {CODE.lower()} ")
+    page.get_by_role("button", name="Play this code").click()
+    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    assert page.locator('[data-k="code"]').inner_text() == CODE
+    # The code of the game can be copied to share it.
+    page.get_by_role("button", name="Copy", exact=True).click()
+    page.locator("#toast").wait_for(state="visible")
+    assert page.evaluate("navigator.clipboard.readText()") == CODE
+    start = Board.from_code(CODE).to_json()
+    assert board_json(page)["columns"] == start["columns"]
+    p = Player(page)
+    # The DOM shows the server's board: every column's cards in order, with labels.
+    columns = start["columns"]
+    assert isinstance(columns, list)
+    for i, col in enumerate(columns):
+        cards = p.pile(f"col{i + 1}").locator(".card")
+        assert [cards.nth(j).get_attribute("data-card") for j in range(cards.count())] == col
+    assert p.top("col1").get_attribute("aria-label") == "6 of diamonds"
+
+    # Double click the 2D (top of column 5): no foundation, no column takes it, so the
+    # leftmost free cell, cell 3.
+    p.double_click("col5")
+    p.wait_moves(1)
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    assert _tops(page)[4] == "TD"
+    # A single click on a card that cannot go home does nothing, and says nothing.
+    page.evaluate("document.getElementById('toast').hidden = true")
+    p.top("col1").click()
+    page.wait_for_timeout(600)
+    assert p.moves() == 1
+    assert page.locator("#toast").is_hidden()
+    # Undo puts it back.
+    page.get_by_role("button", name="Undo").click()
+    p.wait_moves(2)
+    assert _tops(page)[4] == "2D"
+    assert p.pile("cell3").locator(".card").count() == 0
+    assert page.locator('[data-k="moves"]').inner_text() == "2"
+    assert js_errors(page) == []
+
+
+def test_illegal_drag_returns_the_card_with_a_message(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    before = board_json(page)
+    card = p.top("col1")
+    home = card.bounding_box()
+    assert home is not None
+    # 6D onto 9D: same suit but not one rank lower.
+    p.drag("col1", "col2")
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert "one rank higher" in toast.inner_text()
+    # The card slides back where it was; the board is unchanged.
+    page.wait_for_function(
+        "(() => { const c = document.querySelector('.pile[data-loc=\"col1\"] .card:last-child');"
+        " return c && c.style.transform === ''; })()"
+    )
+    back = p.top("col1").bounding_box()
+    assert back is not None
+    assert abs(back["x"] - home["x"]) < 1 and abs(back["y"] - home["y"]) < 1
+    assert board_json(page) == before
+    assert p.moves() == 0
+    # An empty column takes only a King: the message says so in the player's language.
+    assert js_errors(page) == []
+
+
+def test_keyboard_play(web_server: ServerProc, browser: Browser) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    # Select the 3C in cell 1 with Enter, move right to cell 4... then put it there.
+    p.top("cell1").focus()
+    page.keyboard.press("Enter")
+    classes = p.pile("cell1").get_attribute("class")
+    assert classes is not None and classes.count("kbd-target") == 1
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.loc") == "cell4"
+    page.keyboard.press("Enter")
+    p.wait_moves(1)
+    assert p.pile("cell4").locator(".card").get_attribute("data-card") == "3C"
+    # A screen reader hears the move.
+    page.wait_for_function("document.getElementById('live').textContent === '3 of clubs → Cell 4'")
+    # U undoes, D double taps the focused card (the 2D of column 5 goes to cell 3).
+    page.keyboard.press("u")
+    p.wait_moves(2)
+    assert p.pile("cell1").locator(".card").get_attribute("data-card") == "3C"
+    p.top("col5").focus()
+    page.keyboard.press("d")
+    p.wait_moves(3)
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    # Tab goes from pile to pile (one stop each), with a visible focus ring.
+    p.top("col1").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.loc") == "col2"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"
+    assert js_errors(page) == []
+
+
+def test_reconnects_and_resumes_after_a_dropped_socket(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p.double_click("col5")
+    p.wait_moves(1)
+    room = page.evaluate("seahaven.game.roomId")
+    # The socket drops: the client reconnects by itself and resumes the same room.
+    page.evaluate("seahaven.net.drop()")
+    page.wait_for_function("seahaven.net.state !== 'open'")
+    page.wait_for_function("seahaven.net.state === 'open'", timeout=10_000)
+    assert page.locator("#offline").is_hidden()  # a short blip raises no alarm
+    assert page.evaluate("seahaven.game.roomId") == room
+    p.double_click("col1")  # the 6D goes onto the 7D of column 7
+    p.wait_moves(2)
+    assert _tops(page)[6] == "6D"
+    assert p.pile("col7").locator(".card").last.get_attribute("data-card") == "6D"
+    assert js_errors(page) == []
+
+
+def test_a_lost_delta_is_noticed_and_the_board_resynced(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    state = {"drop": False, "dropped": 0}
+    sent: list[str] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        # Sit between the page and the real server; lose one delta when told to.
+        server = ws.connect_to_server()
+
+        def from_server(msg: str | bytes) -> None:
+            if state["drop"] and isinstance(msg, str) and '"type":"delta"' in msg:
+                state["drop"] = False
+                state["dropped"] += 1
+                return
+            ws.send(msg)
+
+        def from_page(msg: str | bytes) -> None:
+            sent.append(msg if isinstance(msg, str) else "")
+            server.send(msg)
+
+        server.on_message(from_server)
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws$"), route)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    state["drop"] = True
+    p.double_click("col5")  # 2D to cell 3: acknowledged, but its delta never arrives
+    page.wait_for_function("seahaven.net.pending.size === 0")
+    page.wait_for_timeout(300)
+    assert state["dropped"] == 1
+    assert _tops(page)[4] == "2D"  # the page has not seen the move
+    p.double_click("col1")  # 6D onto 7D: its delta's seq skips one, so the page resyncs
+    page.wait_for_function("seahaven.game.me() && seahaven.game.me().moves === 2")
+    assert any('"type":"resume"' in m for m in sent)
+    board = Board.from_code(CODE)
+    board.play(parse_action("dtap col5"))
+    board.play(parse_action("dtap col1"))
+    assert board_json(page)["columns"] == board.to_json()["columns"]
+    assert board_json(page)["cells"] == board.to_json()["cells"]
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    assert js_errors(page) == []
+
+
+def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: Browser) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    # The hint button asks the server's solver; the suggested card is highlighted.
+    page.get_by_role("button", name="Hint").click()
+    page.wait_for_selector(".board .card.hint", timeout=10_000)
+    assert page.locator("#toast").inner_text().startswith("Hint: ")
+    # A deal where two moves leave no useful move (found with the engine): the page says
+    # the game is practically lost.
+    lost_code = "SH1-C1-HBYNO6E"
+    p = _open(page, web_server.http_url + f"/#/play/{lost_code}", lost_code)
+    board = Board.from_code(lost_code)
+    ace = p.top("col6").get_attribute("data-card")
+    assert ace is not None and ace[0] == "A"
+    # A single click (tap) sends the Ace home.
+    p.top("col6").click()
+    p.wait_moves(1)
+    board.play(parse_action("tap col6"))
+    assert p.pile(f"found:{ace[1]}").locator(".card").get_attribute("data-card") == ace
+    p.play(board, "col6 col1", prefer_double=False)
+    assert board.is_lost()
+    banner = page.locator(".banner.lost")
+    banner.wait_for()
+    assert "practically lost" in banner.inner_text()
+    assert js_errors(page) == []
+
+
+def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    state = {"cut": False}
+    sockets: list[WebSocketRoute] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        sockets.append(ws)
+
+        def from_server(msg: str | bytes) -> None:
+            if state["cut"]:
+                return  # the connection is failing: nothing reaches the page
+            ws.send(msg)
+
+        server.on_message(from_server)
+        ws.on_message(lambda msg: server.send(msg))
+
+    page.route_web_socket(re.compile(r".*/ws$"), route)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    state["cut"] = True
+    p.double_click("col5")  # reaches the server, but its ack and delta are lost
+    page.wait_for_function("seahaven.net.pending.size === 1")
+    page.wait_for_timeout(300)
+    state["cut"] = False
+    sockets[-1].close()  # the socket drops
+    page.wait_for_function("seahaven.net.pending.size === 0", timeout=10_000)
+    p.wait_moves(1)
+    page.wait_for_timeout(300)
+    assert len(sockets) == 2
+    assert p.moves() == 1  # applied once, not twice
+    assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
+    assert p.pile("cell4").locator(".card").count() == 0
+    assert js_errors(page) == []
+
+
+def test_offline_banner_and_backoff_until_the_server_is_back(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    state = {"refuse": False, "tries": 0}
+    sockets: list[WebSocketRoute] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        if state["refuse"]:
+            state["tries"] += 1
+            ws.close()  # the server cannot be reached
+            return
+        server = ws.connect_to_server()
+        sockets.append(ws)
+        server.on_message(lambda msg: ws.send(msg))
+        ws.on_message(lambda msg: server.send(msg))
+
+    page.route_web_socket(re.compile(r".*/ws$"), route)
+    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    state["refuse"] = True
+    sockets[-1].close()
+    page.locator("#offline").wait_for(state="visible", timeout=5_000)
+    assert page.locator("#offline").inner_text() == "Offline: reconnecting"
+    page.wait_for_timeout(1_000)
+    # Backoff: tries after about 0.5 s, 1 s, 2 s ... (with jitter), not a storm.
+    assert 1 <= state["tries"] <= 3
+    state["refuse"] = False
+    page.wait_for_function("seahaven.net.state === 'open'", timeout=15_000)
+    page.locator("#offline").wait_for(state="hidden")
+    p.double_click("col5")
+    p.wait_moves(1)
+    assert js_errors(page) == []

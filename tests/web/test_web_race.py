@@ -1,0 +1,177 @@
+"""The web client in a real browser against a real server and Redis: a race and a spectator.
+
+Two browser contexts race the same deal to the finish, following a solver line by drag
+and drop and double click; a third watches both boards; one racer reloads mid-race and
+carries on where it was.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from server.engine import Board
+from server.engine.solver import solve
+from tests.serverproc import ServerProc
+from tests.web.pages import (
+    SCREENSHOTS,
+    Player,
+    board_json,
+    js_errors,
+    needs_chromium,
+    new_page,
+    wait_ready,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+
+def _state(page: Page) -> str:
+    return str(page.evaluate("seahaven.game.state"))
+
+
+def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Browser) -> None:
+    base = web_server.http_url + "/"
+    alice = new_page(browser, name="Alice")
+    bob = new_page(browser, name="Bob")
+    carol = new_page(browser, name="Carol")
+
+    # Alice creates a room (Easy, 4 cells) and reads the invite link from the lobby.
+    alice.goto(base + "#/race")
+    wait_ready(alice)
+    alice.locator('input[name="rcells"][value="4"]').check(force=True)
+    alice.get_by_role("button", name="Create a room").click()
+    invite = alice.locator(".invite input")
+    invite.wait_for()
+    link = invite.input_value()
+    room = alice.evaluate("seahaven.game.roomId")
+    assert link.endswith(f"/?room={room}")
+
+    # Bob follows the invite link; Carol opens the room as a spectator.
+    bob.goto(link)
+    wait_ready(bob)
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    assert alice.locator(".players li").count() == 2
+    assert "Bob" in alice.locator(".players").inner_text()
+    carol.goto(base + f"#/watch/{room}")
+    wait_ready(carol)
+    carol.wait_for_function("seahaven.game.role === 'spectator'")
+    assert carol.locator(".watch-head .chip").all_inner_texts() == ["Alice", "Bob"]
+
+    # A reload in the lobby keeps Bob's seat (the client takes it again if the server let
+    # it go with the old socket).
+    bob.reload()
+    wait_ready(bob)
+    bob.wait_for_function(f"seahaven.game.roomId === '{room}' && seahaven.game.role === 'player'")
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    bob.wait_for_timeout(200)
+    assert bob.locator("#toast").is_hidden()  # no error on the way back
+    # Only the host may start; the countdown shows, then everyone races the same deal.
+    assert bob.get_by_role("button", name="Start the race").count() == 0
+    alice.get_by_role("button", name="Start the race").click()
+    bob.wait_for_selector(".countdown", timeout=5_000)
+    for page in (alice, bob, carol):
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
+    # Someone who follows the invite after the start is offered the spectator view.
+    dave = new_page(browser)  # new here: asked for a name first
+    dave.goto(link)
+    dave.get_by_label("Your name").fill("Dave")
+    dave.get_by_role("button", name="Join").click()
+    dave.wait_for_function("seahaven.game.role === 'spectator'", timeout=10_000)
+    assert dave.url.endswith(f"#/watch/{room}")
+    dave.context.close()
+    code = alice.evaluate("seahaven.game.code")
+    assert bob.evaluate("seahaven.game.code") == code
+    start = Board.from_code(code)
+    assert board_json(alice) == board_json(bob) == _json(start)
+
+    line = solve(start, timeout=20).moves
+    assert line, f"the solver found no line for {code}"
+    a, b = Player(alice), Player(bob)
+    board_a, board_b = start.copy(), start.copy()
+    half = len(line) // 2
+    # First half: the two racers take turns, Alice double clicking where that does the same.
+    for text in line[:half]:
+        a.play(board_a, text, prefer_double=True)
+        b.play(board_b, text, prefer_double=False)
+    # Each racer sees the other's progress; the spectator sees both boards, card for card.
+    alice.wait_for_function(f"seahaven.game.racers().every(p => p.moves === {board_b.moves})")
+    carol.wait_for_function(f"seahaven.game.racers().every(p => p.moves === {board_b.moves})")
+    _check_spectator(carol, alice, bob)
+    alice.mouse.move(2, 2)  # no hover ring in the picture
+    alice.screenshot(path=str(SCREENSHOTS / "race.png"))
+    carol.screenshot(path=str(SCREENSHOTS / "spectator.png"), full_page=True)
+    # A reload mid-race resumes the same board.
+    before = board_json(bob)
+    bob.reload()
+    wait_ready(bob)
+    bob.wait_for_function("seahaven.game.state === 'racing' && !!seahaven.game.myBoard()")
+    assert board_json(bob) == before
+    on_table = 52 - sum(before["foundations"].values())
+    assert (
+        bob.locator(
+            '.board[data-board="mine"] .pile.col .card, .board[data-board="mine"] .pile.cell .card'
+        ).count()
+        == on_table
+    )
+    # Alice finishes first; Bob (after his reload) finishes second.
+    for text in line[half:]:
+        a.play(board_a, text, prefer_double=True)
+    alice.wait_for_function("seahaven.game.me().status === 'finished'")
+    assert "Finished #1" in alice.locator(".banner.won").inner_text()
+    for text in line[half:]:
+        b.play(board_b, text, prefer_double=True)
+    for page in (alice, bob, carol):
+        page.wait_for_function("seahaven.game.state === 'done'", timeout=10_000)
+    assert carol.locator("table.results tbody tr").count() == 2
+    results = alice.locator("table.results tbody tr")
+    assert results.count() == 2
+    assert "Alice" in results.nth(0).inner_text()
+    assert "Bob" in results.nth(1).inner_text()
+    assert "Finished #2" in bob.locator(".banner.won").inner_text()
+    # A spectator who reloads comes back to the finish order (built from the snapshot).
+    carol.reload()
+    wait_ready(carol)
+    carol.wait_for_function("seahaven.game.state === 'done' && seahaven.game.role === 'spectator'")
+    assert carol.locator("table.results tbody tr").all_inner_texts()[0].startswith("1\tAlice")
+    alice.screenshot(path=str(SCREENSHOTS / "race-results.png"))
+    # Only the host offers a rematch: a new deal, everyone back in the lobby.
+    assert bob.get_by_role("button", name="Rematch").count() == 0
+    alice.get_by_role("button", name="Rematch").click()
+    for page in (alice, bob, carol):
+        page.wait_for_function("seahaven.game.state === 'lobby' && seahaven.game.round === 2")
+    assert bob.locator(".players").inner_text().count("/52") == 0
+    assert alice.get_by_role("button", name="Start the race").count() == 1
+    assert bob.locator('.board[data-board="mine"]').count() == 0
+    for page in (alice, bob, carol):
+        assert js_errors(page) == []
+
+
+def _json(board: Board) -> dict[str, Any]:
+    data = board.to_json()
+    return {"cells": data["cells"], "columns": data["columns"], "foundations": data["foundations"]}
+
+
+def _check_spectator(carol: Page, alice: Page, bob: Page) -> None:
+    """The spectator's two boards show exactly the racers' boards, card for card."""
+    for racer in (alice, bob):
+        pid = racer.evaluate("seahaven.game.you")
+        mine = board_json(racer)
+        seen = carol.evaluate(
+            f"""(() => {{
+              const el = document.querySelector('.mini .board[data-board="{pid}"]');
+              const pile = (loc) => [...el.querySelectorAll(`.pile[data-loc="${{loc}}"] .card`)]
+                .map(c => c.dataset.card);
+              return {{
+                columns: [...Array(10).keys()].map(i => pile('col' + (i + 1))),
+                cells: [...Array({len(mine["cells"])}).keys()]
+                  .map(i => pile('cell' + (i + 1))[0] || null),
+              }};
+            }})()"""
+        )
+        assert seen["columns"] == mine["columns"]
+        assert seen["cells"] == mine["cells"]
