@@ -181,7 +181,11 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
             )
         if out.status != "ok":
             return out.status
-    if conn.room is not None:
+    if conn.room is not None and conn.room != room:
+        # One room at a time: coming back into another room leaves this one, as `leave`
+        # does (a racer of a running race gives up), so no membership is left behind.
+        await leave(ctx, conn, conn.room)
+    elif conn.room is not None:
         await leave_socket(ctx, conn)
     conn.queue(wire.welcome(pid, conn.token, conn.name, now_ms()))
     await enter(ctx, conn, room, role, last_seq)
@@ -225,4 +229,4 @@ async def on_close(ctx: Context, conn: Conn) -> None:
     await leave_socket(ctx, conn)
     if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER and conn.pid:
         # A racer who does not come back gives up, so the race can end.
-        ctx.spawn(rounds.give_up_if_away(ctx, conn.pid, conn.name, room, state.round))
+        await rounds.mark_away(ctx, conn.pid, room, state.round)

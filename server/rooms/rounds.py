@@ -1,18 +1,35 @@
 """A race's rounds: the host's start and the countdown, the start itself, giving up (by
-message or by staying away), and the rematch. The moves are :mod:`server.play.moves`'s."""
+message or by staying away), and the rematch. The moves are :mod:`server.play.moves`'s.
+
+What falls due later (the end of a countdown, the end of a racer's away grace) is a
+deadline in Redis, not a timer in one process: :func:`janitor` runs on every instance and
+acts on the deadlines that are due, whichever instance set them, so a restart of every
+server loses none.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import json
+import logging
 import secrets
+from typing import Final
 
 from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.results import record_give_up
 from ..pools import draw
+from ..quiet import Quiet
 from ..store.records import RoomPhase
+
+log = logging.getLogger(__name__)
+QUIET = Quiet(log)
+
+#: How often each instance looks for deadlines that are due, in seconds.
+JANITOR_PERIOD: Final = 0.5
+#: How long an instance holds a deadline it took before another may take it (ms).
+LEASE_MS: Final = 10_000
 
 
 async def start(ctx: Context, room: str, host: str) -> str:
@@ -25,6 +42,8 @@ async def start(ctx: Context, room: str, host: str) -> str:
     starts_at = now + ctx.settings.countdown_ms
     out = await ctx.store.start(room, host, starts_at, now, ctx.instance_id)
     if out.status == "ok":
+        # The deadline is the durable record; the local timer only makes the start punctual.
+        await ctx.store.add_deadline(json.dumps({"kind": "begin", "room": room}), starts_at)
         ctx.spawn(begin_at(ctx, room, starts_at))
     return out.status
 
@@ -45,18 +64,35 @@ async def begin(ctx: Context, room: str) -> None:
 
 
 async def janitor(ctx: Context) -> None:
-    """Start races whose countdown ended on an instance that went away."""
+    """Act on the deadlines that are due, on whichever instance set them (runs forever)."""
     while True:
-        await asyncio.sleep(0.5)
-        for room in list(ctx.hub.rooms):
-            state = ctx.rooms.rooms.get(room)
-            if (
-                state is not None
-                and state.phase == RoomPhase.COUNTDOWN
-                and now_ms() > state.starts_at + 300
-            ):
-                with contextlib.suppress(Exception):
-                    await begin(ctx, room)
+        await asyncio.sleep(JANITOR_PERIOD)
+        try:
+            due = await ctx.store.claim_deadlines(now_ms(), LEASE_MS, 100)
+            for member in due:
+                await act(ctx, json.loads(member))
+                await ctx.store.drop_deadline(member)
+        except Exception:  # Redis gone: the lease runs out and the deadline comes back
+            QUIET.failure("janitor", "acting on deadlines failed")
+
+
+async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
+    """Do what a deadline says (every action is safe to do twice)."""
+    room = str(deadline["room"])
+    if deadline["kind"] == "begin":
+        await begin(ctx, room)
+    elif deadline["kind"] == "away":
+        pid, nonce = str(deadline["pid"]), str(deadline["nonce"])
+        if not await ctx.store.still_away(room, pid, nonce):
+            return  # back in time (a resume or a join cleared the mark)
+        state = await ctx.rooms.get(room, refresh=True)
+        if state is None or state.round != int(deadline["round"]):
+            return
+        if state.phase not in (RoomPhase.COUNTDOWN, RoomPhase.RACING):
+            return
+        member = await ctx.store.member(room, pid)
+        name = str(member["name"]) if member else ""
+        await give_up(ctx, room, state.round, state.code, pid, name)
 
 
 async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: str) -> str:
@@ -77,31 +113,18 @@ async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: 
     return out.status
 
 
-async def give_up_if_away(ctx: Context, pid: str, name: str, room: str, rnd: int) -> None:
-    """After a racer's socket closed mid-race: give up if they have not come back in time.
+async def mark_away(ctx: Context, pid: str, room: str, rnd: int) -> None:
+    """A racer's socket closed mid-race: they give up unless they come back in time.
 
-    The absence is marked in Redis, and any return (``resume`` or ``join``, on any instance)
-    clears it, so only the instance that saw the socket close acts, and only on a real
-    absence. Without it one closed tab would keep a race open until the room expires.
+    The absence is marked in Redis and any return (``resume`` or ``join``, on any instance)
+    clears it; the deadline at the end of the grace gives up only a real absence. Without it
+    one closed tab would keep a race open until the room expires.
     """
-    grace = ctx.settings.away_grace_ms / 1000
+    grace = ctx.settings.away_grace_ms
     nonce = secrets.token_hex(8)
-    await ctx.store.mark_away(room, pid, nonce, int(grace) + 60)
-    await asyncio.sleep(grace)
-    if not await ctx.store.still_away(room, pid, nonce):
-        return
-    state = await ctx.rooms.get(room, refresh=True)
-    if (
-        state is None
-        or state.round != rnd
-        or state.phase
-        not in (
-            RoomPhase.COUNTDOWN,
-            RoomPhase.RACING,
-        )
-    ):
-        return
-    await give_up(ctx, room, rnd, state.code, pid, name)
+    await ctx.store.mark_away(room, pid, nonce, grace // 1000 + 60)
+    deadline = {"kind": "away", "room": room, "round": rnd, "pid": pid, "nonce": nonce}
+    await ctx.store.add_deadline(json.dumps(deadline), now_ms() + grace)
 
 
 async def rematch(ctx: Context, room: str, host: str, cells: int) -> str:

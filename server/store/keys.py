@@ -19,7 +19,8 @@ scripts touch one slot only:
 - ``room:{R}:daily``: ``{date, kind}`` of a daily game's room.
 - channel ``room:{R}:ch``: every event, prefixed with the connection it came from.
 
-Elsewhere: ``session:TOKEN`` (hash ``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
+Elsewhere: ``deadlines`` (what is due when, for every instance), ``session:TOKEN`` (hash
+``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
 (a day's leaderboard), ``player:PID:days|races|recent|counted`` and ``replay:ID``.
 """
 
@@ -76,6 +77,11 @@ class Keys:
     def room_of_channel(name: str) -> str:
         """The room id in a room channel's name."""
         return name[name.index("{") + 1 : name.index("}")]
+
+    def deadlines(self) -> str:
+        """Sorted set of what is due when (race starts, away graces), scored in ms; any
+        instance acts on them (see ``lua/claim_deadlines.lua``)."""
+        return f"{self.prefix}deadlines"
 
     # -- players --------------------------------------------------------------------------
 

@@ -144,6 +144,7 @@ class Store:
         self._give_up = script(source("give_up"))
         self._rematch = script(source("rematch"))
         self._events_after = script(source("events_after"))
+        self._claim = script(source("claim_deadlines"))
 
     async def aclose(self) -> None:
         """Close the move pipeline's connection (the shared client is the caller's)."""
@@ -286,6 +287,21 @@ class Store:
     async def still_away(self, room: str, pid: str, nonce: str) -> bool:
         """Whether the absence ``nonce`` has lasted until now (no return since)."""
         return bool(await self.redis.get(self.keys.away(room, pid)) == nonce)
+
+    # -- deadlines ------------------------------------------------------------------------
+
+    async def add_deadline(self, member: str, due_ms: int) -> None:
+        """Note that ``member`` (a deadline's JSON) falls due at ``due_ms``."""
+        await self.redis.zadd(self.keys.deadlines(), {member: due_ms})
+
+    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int) -> list[str]:
+        """The deadlines due by ``now_ms``, each leased to the caller for ``lease_ms``."""
+        raw = await self._claim(keys=[self.keys.deadlines()], args=[now_ms, lease_ms, limit])
+        return [_text(x) for x in raw]
+
+    async def drop_deadline(self, member: str) -> None:
+        """A deadline acted on."""
+        await self.redis.zrem(self.keys.deadlines(), member)
 
     # -- reading --------------------------------------------------------------------------
 
