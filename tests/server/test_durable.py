@@ -37,7 +37,7 @@ async def deadlines(prefix: str, kind: str, count: int) -> None:
     try:
         for _ in range(200):
             members = await r.zrange(f"{prefix}deadlines", 0, -1)
-            if sum(json.loads(m)["kind"] == kind for m in members) >= count:
+            if sum(json.loads(str(m))["kind"] == kind for m in members) >= count:
                 return
             await asyncio.sleep(0.025)
         raise AssertionError(f"fewer than {count} {kind} deadlines were written")
