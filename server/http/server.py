@@ -1,5 +1,5 @@
 """HTTP on the server's port: the websocket upgrade at ``/ws``, the routes, ``/healthz``,
-``/metrics`` and the web client's static files."""
+``/metrics`` and the web client's static files; GET and HEAD only."""
 
 from __future__ import annotations
 
@@ -18,10 +18,17 @@ from websockets.http11 import Request, Response
 from ..context import Context
 from ..metrics import CONTENT_TYPE
 from ..registry import HttpRequest, HttpResponse, Registry, Routes
+from .connection import has_body
 
 log = logging.getLogger(__name__)
 
 routes = Routes()
+
+#: The methods of HTTP routes and files (HEAD answers as GET, without the body).
+METHODS: Final = ("GET", "HEAD")
+
+#: The method of the websocket's opening handshake.
+WS_METHODS: Final = ("GET",)
 
 CONTENT_TYPES: Final = {
     ".html": "text/html; charset=utf-8",
@@ -63,7 +70,11 @@ async def metrics(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 class HttpFront:
-    """Answers every request on the port that is not the websocket."""
+    """Answers every request on the port that is not the websocket.
+
+    Only GET and HEAD are answered (HEAD as GET, without the body); the websocket opens
+    with GET alone.
+    """
 
     def __init__(self, ctx: Context, registry: Registry) -> None:
         self.ctx = ctx
@@ -72,27 +83,55 @@ class HttpFront:
     async def process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
-        """Websocket upgrades on ``/ws`` go through (origin allowing); the rest is HTTP."""
+        """Websocket upgrades on ``/ws`` go through (origin allowing); the rest is HTTP.
+
+        Another method than GET or HEAD (GET alone on ``/ws``) is a 405, a request with a
+        body a 400, whatever the path; a HEAD is answered as a GET, without the body.
+        """
         parts = urlsplit(request.path)
-        if parts.path == "/ws":
+        websocket = parts.path == "/ws"
+        allowed = WS_METHODS if websocket else METHODS
+        if request.method not in allowed:
+            return method_not_allowed(allowed)
+        if has_body(request.headers):
+            return json_response(
+                400, {"error": "bad_request", "message": "a GET or HEAD request has no body"}
+            )
+        if websocket:
             if not self.origin_allowed(request.headers):
                 return json_response(403, {"error": "forbidden_origin"})
             return None
-        found = self.registry.find_route("GET", parts.path)
+        response = await self.answer(request, parts.path, parts.query)
+        if request.method == "HEAD":
+            return Response(response.status_code, response.reason_phrase, response.headers, b"")
+        return response
+
+    async def answer(self, request: Request, path: str, query: str) -> Response:
+        """The response to a GET of ``path``.
+
+        Args:
+            request: the request (its headers, for the route).
+            path: the path, without the query.
+            query: the query string.
+
+        Returns:
+            The route's answer, or the static file.
+        """
+        found = self.registry.find_route("GET", path)
         if found is None:
-            return static_file(self.ctx.settings.static_dir, parts.path)
+            return static_file(self.ctx.settings.static_dir, path)
         handler, params = found
         req = HttpRequest(
-            "GET",
-            parts.path,
+            request.method,
+            path,
             params,
-            dict(parse_qsl(parts.query)),
+            dict(parse_qsl(query)),
             {k.lower(): v for k, v in request.headers.raw_items()},
         )
         try:
             res = await handler(self.ctx, req)
         except Exception:
-            log.exception("route %s failed", parts.path)
+            log.exception("route %s failed", path)
             return json_response(500, {"error": "internal"})
         headers = Headers([("Content-Type", res.content_type), *res.headers.items()])
         headers["Content-Length"] = str(len(res.body))
@@ -108,6 +147,16 @@ class HttpFront:
             return True
         host = headers.get("Host", "")
         return urlsplit(origin).netloc == host
+
+
+def method_not_allowed(allowed: tuple[str, ...]) -> Response:
+    """A 405 naming the methods allowed."""
+    names = ", ".join(allowed)
+    response = json_response(
+        405, {"error": "method_not_allowed", "message": f"the methods allowed here: {names}"}
+    )
+    response.headers["Allow"] = names
+    return response
 
 
 def json_response(status: int, data: object) -> Response:
