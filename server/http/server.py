@@ -1,11 +1,13 @@
 """HTTP on the server's port: the websocket upgrade at ``/ws``, the routes, ``/healthz``,
-``/metrics`` and the web client's static files; GET and HEAD only."""
+``/metrics`` and the web client's static files; GET and HEAD only, ``/api/`` rate limited
+per client address, ``/metrics`` for the allowed networks only."""
 
 from __future__ import annotations
 
 import http
 import json
 import logging
+import math
 import mimetypes
 from pathlib import Path
 from typing import Final
@@ -19,6 +21,7 @@ from ..context import Context
 from ..metrics import CONTENT_TYPE
 from ..registry import HttpRequest, HttpResponse, Registry, Routes
 from .connection import has_body
+from .limits import Address, TokenBuckets, bucket_key, client_address, parse_address, within
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +68,11 @@ async def healthz(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 @routes.get("/metrics")
 async def metrics(ctx: Context, request: HttpRequest) -> HttpResponse:
-    """The Prometheus text exposition (no Redis call: a scrape costs the same always)."""
+    """The Prometheus text exposition (no Redis call: a scrape costs the same always), for
+    clients in ``metrics_allow`` only; others get 403."""
+    if not within(request.client, ctx.settings.metrics_allow):
+        body = {"error": "forbidden", "message": "/metrics is not open to this address"}
+        return HttpResponse(403, json.dumps(body).encode())
     return HttpResponse(200, ctx.metrics.render(), CONTENT_TYPE)
 
 
@@ -73,12 +80,14 @@ class HttpFront:
     """Answers every request on the port that is not the websocket.
 
     Only GET and HEAD are answered (HEAD as GET, without the body); the websocket opens
-    with GET alone.
+    with GET alone. Requests under ``/api/`` are rate limited per client address.
     """
 
     def __init__(self, ctx: Context, registry: Registry) -> None:
         self.ctx = ctx
         self.registry = registry
+        settings = ctx.settings
+        self.api_buckets = TokenBuckets(settings.api_rate_per_s, settings.api_burst)
 
     async def process_request(
         self, connection: ServerConnection, request: Request
@@ -101,22 +110,34 @@ class HttpFront:
             if not self.origin_allowed(request.headers):
                 return json_response(403, {"error": "forbidden_origin"})
             return None
-        response = await self.answer(request, parts.path, parts.query)
+        client = client_address(
+            peer_address(connection),
+            request.headers.get_all("X-Forwarded-For"),
+            self.ctx.settings.trusted_proxies,
+        )
+        response = await self.answer(request, parts.path, parts.query, client)
         if request.method == "HEAD":
             return Response(response.status_code, response.reason_phrase, response.headers, b"")
         return response
 
-    async def answer(self, request: Request, path: str, query: str) -> Response:
-        """The response to a GET of ``path``.
+    async def answer(
+        self, request: Request, path: str, query: str, client: Address | None
+    ) -> Response:
+        """The response to a GET of ``path`` (rate limited under ``/api/``).
 
         Args:
             request: the request (its headers, for the route).
             path: the path, without the query.
             query: the query string.
+            client: the client's address (see :func:`.limits.client_address`).
 
         Returns:
-            The route's answer, or the static file.
+            A 429 past the client's rate limit; else the route's answer, or the static file.
         """
+        if path.startswith("/api/"):
+            wait = self.api_buckets.take(bucket_key(client))
+            if wait > 0:
+                return rate_limited(wait)
         found = self.registry.find_route("GET", path)
         if found is None:
             return static_file(self.ctx.settings.static_dir, path)
@@ -127,6 +148,7 @@ class HttpFront:
             params,
             dict(parse_qsl(query)),
             {k.lower(): v for k, v in request.headers.raw_items()},
+            client,
         )
         try:
             res = await handler(self.ctx, req)
@@ -149,6 +171,14 @@ class HttpFront:
         return urlsplit(origin).netloc == host
 
 
+def peer_address(connection: ServerConnection) -> Address | None:
+    """The address at the other end of a TCP connection (None for another kind)."""
+    peer = connection.remote_address
+    if isinstance(peer, tuple) and peer and isinstance(peer[0], str):
+        return parse_address(peer[0])
+    return None
+
+
 def method_not_allowed(allowed: tuple[str, ...]) -> Response:
     """A 405 naming the methods allowed."""
     names = ", ".join(allowed)
@@ -156,6 +186,16 @@ def method_not_allowed(allowed: tuple[str, ...]) -> Response:
         405, {"error": "method_not_allowed", "message": f"the methods allowed here: {names}"}
     )
     response.headers["Allow"] = names
+    return response
+
+
+def rate_limited(wait: float) -> Response:
+    """A 429 with ``Retry-After``: the whole seconds until the next request is allowed."""
+    seconds = max(1, math.ceil(wait))
+    response = json_response(
+        429, {"error": "rate_limited", "message": f"too many requests; retry in {seconds} s"}
+    )
+    response.headers["Retry-After"] = str(seconds)
     return response
 
 
