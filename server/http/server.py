@@ -33,6 +33,9 @@ METHODS: Final = ("GET", "HEAD")
 #: The method of the websocket's opening handshake.
 WS_METHODS: Final = ("GET",)
 
+#: The headers of a 200 that its 304 repeats (RFC 9110, section 15.4.5).
+NOT_MODIFIED_KEEPS: Final = frozenset({"cache-control", "etag", "expires", "vary"})
+
 CONTENT_TYPES: Final = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -126,13 +129,14 @@ class HttpFront:
         """The response to a GET of ``path`` (rate limited under ``/api/``).
 
         Args:
-            request: the request (its headers, for the route).
+            request: the request (its headers: ``If-None-Match``, for the route).
             path: the path, without the query.
             query: the query string.
             client: the client's address (see :func:`.limits.client_address`).
 
         Returns:
-            A 429 past the client's rate limit; else the route's answer, or the static file.
+            A 429 past the client's rate limit; else the route's answer (a 304 if it has an
+            ``ETag`` that ``If-None-Match`` names), or the static file.
         """
         if path.startswith("/api/"):
             wait = self.api_buckets.take(bucket_key(client))
@@ -156,6 +160,13 @@ class HttpFront:
             log.exception("route %s failed", path)
             return json_response(500, {"error": "internal"})
         headers = Headers([("Content-Type", res.content_type), *res.headers.items()])
+        etag = headers.get("ETag")
+        if (
+            res.status == 200
+            and etag is not None
+            and etag_matches(request.headers.get("If-None-Match"), etag)
+        ):
+            return not_modified(headers)
         headers["Content-Length"] = str(len(res.body))
         return Response(res.status, http.HTTPStatus(res.status).phrase, headers, res.body)
 
@@ -177,6 +188,26 @@ def peer_address(connection: ServerConnection) -> Address | None:
     if isinstance(peer, tuple) and peer and isinstance(peer[0], str):
         return parse_address(peer[0])
     return None
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` names ``etag`` (weak comparison, as RFC 9110 asks)."""
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+
+    def opaque(tag: str) -> str:
+        tag = tag.strip()
+        return tag[2:] if tag.startswith("W/") else tag
+
+    return any(opaque(tag) == opaque(etag) for tag in if_none_match.split(","))
+
+
+def not_modified(headers: Headers) -> Response:
+    """A 304: the validator and caching headers of the 200 it stands for, no body."""
+    kept = Headers([(k, v) for k, v in headers.raw_items() if k.lower() in NOT_MODIFIED_KEEPS])
+    return Response(304, "Not Modified", kept, b"")
 
 
 def method_not_allowed(allowed: tuple[str, ...]) -> Response:
