@@ -7,7 +7,8 @@ COPY pyproject.toml README.md ./
 COPY server ./server
 COPY protocol ./protocol
 COPY client_web ./client_web
-RUN pip install --no-cache-dir "websockets>=14,<18" "pydantic>=2.6,<3" "redis>=5,<9" \
+RUN pip install --no-cache-dir "websockets>=17,<18" "pydantic>=2.6,<3" \
+        "pydantic-settings>=2.3,<3" "prometheus-client>=0.20" "redis>=5,<9" \
         "uvloop>=0.19" "hiredis>=2" \
     && pip install --no-cache-dir --no-deps .
 

@@ -26,6 +26,7 @@ from .daily.services import Daily
 from .embedded import start_embedded_redis, stop_embedded_redis, supervise
 from .http import api
 from .http import server as http_server
+from .http.connection import HttpConnection
 from .hub import Hub
 from .metrics import Metrics
 from .play import hints, identity, leaderboard, moves, rooms, solo
@@ -164,6 +165,7 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
         settings.host,
         settings.port,
         process_request=front.process_request,
+        create_connection=HttpConnection,
         max_size=64 * 1024,
         close_timeout=2,
         ping_interval=20,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv6Address
 from typing import Any, TypeVar
 
 from .context import Context
@@ -20,14 +21,16 @@ from .session import Handler
 
 @dataclass(slots=True)
 class HttpRequest:
-    """What a route handler gets: the method, the path, its match groups, the query and
-    the headers (names in lower case)."""
+    """What a route handler gets: the method, the path, its match groups, the query, the
+    headers (names in lower case) and the client's address (the peer's, or the one a
+    trusted proxy forwarded; None if unknown)."""
 
     method: str
     path: str
     params: dict[str, str]
     query: dict[str, str]
     headers: dict[str, str]
+    client: IPv4Address | IPv6Address | None = None
 
 
 @dataclass(slots=True)

@@ -7,14 +7,21 @@ here. The object is frozen and passed down; no other module reads the environmen
 
 from __future__ import annotations
 
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, IPvAnyNetwork, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: The web client shipped beside the server package.
 CLIENT_DIR = str(Path(__file__).resolve().parent.parent / "client_web")
+
+#: An IPv4 or IPv6 network, as ``10.0.0.0/8``, ``::1/128`` or one address.
+Network = IPv4Network | IPv6Network
+
+#: The loopback networks: this machine only.
+LOOPBACK: Final[tuple[Network, ...]] = (ip_network("127.0.0.0/8"), ip_network("::1/128"))
 
 
 class Settings(BaseSettings):
@@ -46,6 +53,23 @@ class Settings(BaseSettings):
     countdown_ms: int = Field(default=3000, ge=0, description="the countdown before a race")
     rate_per_s: float = Field(default=20.0, gt=0, description="messages a second per connection")
     rate_burst: int = Field(default=40, ge=1, description="burst of messages per connection")
+    api_rate_per_s: float = Field(
+        default=10.0, gt=0, description="/api/ requests a second per client address (then 429)"
+    )
+    api_burst: int = Field(
+        default=60, ge=1, description="burst of /api/ requests per client address"
+    )
+    trusted_proxies: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = Field(
+        default=LOOPBACK,
+        description=(
+            "networks (CIDR) of reverse proxies trusted to name the client in "
+            "X-Forwarded-For (comma-separated; empty: none)"
+        ),
+    )
+    metrics_allow: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = Field(
+        default=LOOPBACK,
+        description="networks (CIDR) of clients that may read /metrics (0.0.0.0/0,::/0: all)",
+    )
     away_grace_ms: int = Field(
         default=90_000, ge=0, description="a racer gone mid-race gives up after this long"
     )
@@ -63,4 +87,20 @@ class Settings(BaseSettings):
         """``SEAHAVEN_ALLOWED_ORIGINS`` is a comma-separated list."""
         if isinstance(value, str):
             return tuple(o.strip() for o in value.split(",") if o.strip())
+        return value
+
+    @field_validator("trusted_proxies", "metrics_allow", mode="before")
+    @classmethod
+    def _split_networks(cls, value: object) -> object:
+        """A comma-separated string (the environment), or flags that may each hold one."""
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list | tuple):
+            found: list[object] = []
+            for item in value:
+                if isinstance(item, str):
+                    found.extend(n.strip() for n in item.split(",") if n.strip())
+                else:
+                    found.append(item)
+            return tuple(found)
         return value

@@ -6,6 +6,7 @@ this Python, with the module behind the installed ``seahaven`` script.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -21,10 +22,19 @@ def seahaven_command(*args: str) -> list[str]:
 
 
 def run_seahaven(
-    *args: str, input: str | None = None, timeout: float = 60
+    *args: str,
+    input: str | None = None,
+    timeout: float = 60,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``seahaven ARGS`` to its end, with ``input`` on its standard input, and capture its
     output as text. The exit code is the caller's to check.
+
+    Args:
+        args: the command's arguments.
+        input: its standard input.
+        timeout: seconds it may run.
+        env: variables added to (or replacing) this process's environment.
 
     Raises:
         subprocess.TimeoutExpired: it ran longer than ``timeout`` seconds.
@@ -36,6 +46,7 @@ def run_seahaven(
         text=True,
         cwd=ROOT,
         timeout=timeout,
+        env={**os.environ, **env} if env else None,
     )
 
 

@@ -21,6 +21,8 @@ FLAG_NAMES: Final = {
     "rate_per_s": "--rate",
     "rate_burst": "--burst",
     "allowed_origins": "--allow-origin",
+    "api_rate_per_s": "--api-rate",
+    "trusted_proxies": "--trusted-proxy",
 }
 
 
@@ -34,18 +36,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "serve",
         help="run the race server (websocket /ws, web client, /healthz, /metrics)",
         description=(
-            "Serve one port: the websocket at /ws, the web client at /, GET /healthz and "
-            "GET /metrics. Without --redis-url (or REDIS_URL) a private embedded Redis keeps "
-            "its data under --data-dir. Each setting is a flag, else its SEAHAVEN_* "
-            "environment variable, else the default shown."
+            "Serve one port: the websocket at /ws, the web client at /, GET /healthz, "
+            "GET /metrics and the JSON API under /api/ (GET and HEAD only). Without "
+            "--redis-url (or REDIS_URL) a private embedded Redis keeps its data under "
+            "--data-dir. Each setting is a flag, else its SEAHAVEN_* environment variable, "
+            "else the default shown."
         ),
     )
     for name, field in Settings.model_fields.items():
         env = "SEAHAVEN_" + name.upper() + (" or REDIS_URL" if name == "redis_url" else "")
         default = field.default
-        shown = ",".join(default) if isinstance(default, tuple) else default
+        shown = (",".join(map(str, default)) or "none") if isinstance(default, tuple) else default
         text = f"{field.description} (default: {shown!s}; env {env})"
-        if name == "allowed_origins":
+        if isinstance(default, tuple):
             p.add_argument(_flag(name), dest=name, action="append", help=text + "; repeat")
         else:
             kind: Any = type(default) if isinstance(default, int | float) else str

@@ -5,15 +5,18 @@
 - ``GET /api/daily/YYYY-MM-DD/leaderboard?kind=daily|hard&limit=N&around=PLAYER_ID``:
   ``{date, kind, finishers, entries: [{rank, player_id, name, time_ms, moves, replay_id}]}``
   and, with ``around``, ``player: {player_id, rank, streak}``.
-- ``GET /api/replay/ID``: the replay record, the opening table and every step's delta.
+- ``GET /api/replay/ID``: the replay record, the opening table and every step's delta. A
+  replay never changes once stored: it carries a strong ``ETag`` (a hash of the body) and
+  may be cached for good; a request whose ``If-None-Match`` names it is answered 304.
 - ``GET /api/player/PLAYER_ID``: race history and daily streak.
 
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from typing import Any
+from typing import Any, Final
 
 from ..context import Context
 from ..daily.deal import DailyError, daily_json, parse_date, today
@@ -25,6 +28,9 @@ routes = Routes()
 
 _DATE = r"(?P<date>\d{4}-\d{2}-\d{2})"
 
+#: How long anyone may keep a replay: a year, without asking again (it never changes).
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+
 
 def _json(status: int, data: object) -> HttpResponse:
     return HttpResponse(
@@ -32,6 +38,13 @@ def _json(status: int, data: object) -> HttpResponse:
         json.dumps(data, separators=(",", ":")).encode(),
         headers={"Cache-Control": "no-cache"},
     )
+
+
+def _immutable(data: object) -> HttpResponse:
+    """A 200 that never changes: cacheable for good, its strong ETag a hash of the body."""
+    body = json.dumps(data, separators=(",", ":")).encode()
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    return HttpResponse(200, body, headers={"Cache-Control": IMMUTABLE, "ETag": etag})
 
 
 def _error(exc: DailyError) -> HttpResponse:
@@ -90,7 +103,7 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
         return _json(500, {"error": "internal", "message": str(exc)})
     if replay is None:
         return _json(404, {"error": "not_found", "message": "no replay has this id"})
-    return _json(200, view_json(replay, svc.leaderboard.min_ms_per_action))
+    return _immutable(view_json(replay, svc.leaderboard.min_ms_per_action))
 
 
 @routes.get(r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")

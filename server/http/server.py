@@ -1,5 +1,6 @@
 """HTTP on the server's port: the websocket upgrade at ``/ws``, the routes, ``/healthz``,
-``/metrics`` and the web client's static files."""
+``/metrics`` and the web client's static files; GET and HEAD only, ``/api/`` rate limited
+per client address, ``/metrics`` for the allowed networks only."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import http
 import json
 import logging
+import math
 import mimetypes
 from pathlib import Path
 from typing import Final
@@ -19,10 +21,21 @@ from websockets.http11 import Request, Response
 from ..context import Context
 from ..metrics import CONTENT_TYPE
 from ..registry import HttpRequest, HttpResponse, Registry, Routes
+from .connection import has_body
+from .limits import Address, TokenBuckets, bucket_key, client_address, parse_address, within
 
 log = logging.getLogger(__name__)
 
 routes = Routes()
+
+#: The methods of HTTP routes and files (HEAD answers as GET, without the body).
+METHODS: Final = ("GET", "HEAD")
+
+#: The method of the websocket's opening handshake.
+WS_METHODS: Final = ("GET",)
+
+#: The headers of a 200 that its 304 repeats (RFC 9110, section 15.4.5).
+NOT_MODIFIED_KEEPS: Final = frozenset({"cache-control", "etag", "expires", "vary"})
 
 CONTENT_TYPES: Final = {
     ".html": "text/html; charset=utf-8",
@@ -60,43 +73,102 @@ async def healthz(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 @routes.get("/metrics")
 async def metrics(ctx: Context, request: HttpRequest) -> HttpResponse:
-    """The Prometheus text exposition (no Redis call: a scrape costs the same always)."""
+    """The Prometheus text exposition (no Redis call: a scrape costs the same always), for
+    clients in ``metrics_allow`` only; others get 403."""
+    if not within(request.client, ctx.settings.metrics_allow):
+        body = {"error": "forbidden", "message": "/metrics is not open to this address"}
+        return HttpResponse(403, json.dumps(body).encode())
     return HttpResponse(200, ctx.metrics.render(), CONTENT_TYPE)
 
 
 class HttpFront:
-    """Answers every request on the port that is not the websocket."""
+    """Answers every request on the port that is not the websocket.
+
+    Only GET and HEAD are answered (HEAD as GET, without the body); the websocket opens
+    with GET alone. Requests under ``/api/`` are rate limited per client address.
+    """
 
     def __init__(self, ctx: Context, registry: Registry) -> None:
         self.ctx = ctx
         self.registry = registry
+        settings = ctx.settings
+        self.api_buckets = TokenBuckets(settings.api_rate_per_s, settings.api_burst)
 
     async def process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
-        """Websocket upgrades on ``/ws`` go through (origin allowing); the rest is HTTP."""
+        """Websocket upgrades on ``/ws`` go through (origin allowing); the rest is HTTP.
+
+        Another method than GET or HEAD (GET alone on ``/ws``) is a 405, a request with a
+        body a 400, whatever the path; a HEAD is answered as a GET, without the body.
+        """
         parts = urlsplit(request.path)
-        if parts.path == "/ws":
+        websocket = parts.path == "/ws"
+        allowed = WS_METHODS if websocket else METHODS
+        if request.method not in allowed:
+            return method_not_allowed(allowed)
+        if has_body(request.headers):
+            return json_response(
+                400, {"error": "bad_request", "message": "a GET or HEAD request has no body"}
+            )
+        if websocket:
             if not self.origin_allowed(request.headers):
                 return json_response(403, {"error": "forbidden_origin"})
             return None
-        found = self.registry.find_route("GET", parts.path)
+        client = client_address(
+            peer_address(connection),
+            request.headers.get_all("X-Forwarded-For"),
+            self.ctx.settings.trusted_proxies,
+        )
+        response = await self.answer(request, parts.path, parts.query, client)
+        if request.method == "HEAD":
+            return Response(response.status_code, response.reason_phrase, response.headers, b"")
+        return response
+
+    async def answer(
+        self, request: Request, path: str, query: str, client: Address | None
+    ) -> Response:
+        """The response to a GET of ``path`` (rate limited under ``/api/``).
+
+        Args:
+            request: the request (its headers: ``If-None-Match``, for the route).
+            path: the path, without the query.
+            query: the query string.
+            client: the client's address (see :func:`.limits.client_address`).
+
+        Returns:
+            A 429 past the client's rate limit; else the route's answer (a 304 if it has an
+            ``ETag`` that ``If-None-Match`` names), or the static file.
+        """
+        if path.startswith("/api/"):
+            wait = self.api_buckets.take(bucket_key(client))
+            if wait > 0:
+                return rate_limited(wait)
+        found = self.registry.find_route("GET", path)
         if found is None:
-            return static_file(self.ctx.settings.static_dir, parts.path)
+            return static_file(self.ctx.settings.static_dir, path)
         handler, params = found
         req = HttpRequest(
-            "GET",
-            parts.path,
+            request.method,
+            path,
             params,
-            dict(parse_qsl(parts.query)),
+            dict(parse_qsl(query)),
             {k.lower(): v for k, v in request.headers.raw_items()},
+            client,
         )
         try:
             res = await handler(self.ctx, req)
         except Exception:
-            log.exception("route %s failed", parts.path)
+            log.exception("route %s failed", path)
             return json_response(500, {"error": "internal"})
         headers = Headers([("Content-Type", res.content_type), *res.headers.items()])
+        etag = headers.get("ETag")
+        if (
+            res.status == 200
+            and etag is not None
+            and etag_matches(request.headers.get("If-None-Match"), etag)
+        ):
+            return not_modified(headers)
         headers["Content-Length"] = str(len(res.body))
         return Response(res.status, http.HTTPStatus(res.status).phrase, headers, res.body)
 
@@ -110,6 +182,54 @@ class HttpFront:
             return True
         host = headers.get("Host", "")
         return urlsplit(origin).netloc == host
+
+
+def peer_address(connection: ServerConnection) -> Address | None:
+    """The address at the other end of a TCP connection (None for another kind)."""
+    peer = connection.remote_address
+    if isinstance(peer, tuple) and peer and isinstance(peer[0], str):
+        return parse_address(peer[0])
+    return None
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` names ``etag`` (weak comparison, as RFC 9110 asks)."""
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+
+    def opaque(tag: str) -> str:
+        tag = tag.strip()
+        return tag[2:] if tag.startswith("W/") else tag
+
+    return any(opaque(tag) == opaque(etag) for tag in if_none_match.split(","))
+
+
+def not_modified(headers: Headers) -> Response:
+    """A 304: the validator and caching headers of the 200 it stands for, no body."""
+    kept = Headers([(k, v) for k, v in headers.raw_items() if k.lower() in NOT_MODIFIED_KEEPS])
+    return Response(304, "Not Modified", kept, b"")
+
+
+def method_not_allowed(allowed: tuple[str, ...]) -> Response:
+    """A 405 naming the methods allowed."""
+    names = ", ".join(allowed)
+    response = json_response(
+        405, {"error": "method_not_allowed", "message": f"the methods allowed here: {names}"}
+    )
+    response.headers["Allow"] = names
+    return response
+
+
+def rate_limited(wait: float) -> Response:
+    """A 429 with ``Retry-After``: the whole seconds until the next request is allowed."""
+    seconds = max(1, math.ceil(wait))
+    response = json_response(
+        429, {"error": "rate_limited", "message": f"too many requests; retry in {seconds} s"}
+    )
+    response.headers["Retry-After"] = str(seconds)
+    return response
 
 
 def json_response(status: int, data: object) -> Response:

@@ -29,7 +29,7 @@ QUIET = Quiet(log)
 #: How often each instance looks for deadlines that are due, in seconds.
 JANITOR_PERIOD: Final = 0.5
 #: How long an instance holds a deadline it took before another may take it (ms).
-LEASE_MS: Final = 10_000
+LEASE_MS: Final = 2_000
 
 
 async def start(ctx: Context, room: str, host: str) -> str:

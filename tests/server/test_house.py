@@ -9,7 +9,6 @@ import re
 import secrets
 import subprocess
 import sys
-from pathlib import Path
 from typing import get_args
 
 import pytest
@@ -24,9 +23,10 @@ from server.registry import DuplicateHandler, Registry, Routes
 from server.settings import Settings
 from server.store import scripts
 from server.store.store import MoveCommit
+from tests import ROOT
+from tests.cli import run_seahaven
 from tests.serverproc import WsClient, redis_url, running_server
 
-ROOT = Path(__file__).resolve().parents[2]
 CODE = "SH1-C4-AAAAAAB"
 
 
@@ -107,14 +107,7 @@ def test_bad_settings_are_refused_with_the_field_named(monkeypatch: pytest.Monke
 
 
 def test_serve_help_shows_every_setting_with_its_default() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"},
-    ).stdout
+    out = run_seahaven("serve", "--help", env={"COLUMNS": "200"}).stdout
     for name, field in Settings.model_fields.items():
         assert f"SEAHAVEN_{name.upper()}" in out, name
         if isinstance(field.default, int | float | str) and name != "static_dir":

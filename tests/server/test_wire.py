@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +14,8 @@ import pytest
 from protocol.models import parse_server
 from server import wire
 from server.engine import Board, parse_action
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CODE = "SH1-C4-AAAAAAB"
 ANN, BOB = "p58ebe34a826e", "pc9e2db6a4a86"
 
