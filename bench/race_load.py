@@ -37,7 +37,7 @@ from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 
 from server.bot import action_message, plan  # noqa: E402  (the bot's moves and solver line)
 from server.engine import Board  # noqa: E402
-from tests.serverproc import free_port, start_server  # noqa: E402
+from tests.serverproc import QUICK, free_port, start_server  # noqa: E402
 
 ROOM_SIZE = 4
 
@@ -333,7 +333,11 @@ def main() -> int:
         srv = start_server(
             None if args.embedded else args.redis_url,
             data_dir=tempfile.mkdtemp(prefix="seahaven-bench-") if args.embedded else None,
-            args=["--countdown-ms", "500", "--rate", "100", "--burst", "100"],
+            # Every client comes from this machine: lift the per-address socket cap.
+            args=[
+                *("--countdown-ms", "500", *QUICK),
+                *("--sockets-per-address", str(racers * 2 + 100)),
+            ],
         )
         if args.nice:
             # Shield the server (and its embedded Redis, started as its child) from other

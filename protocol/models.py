@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter
 
 #: The protocol version; a client names the version it speaks in ``hello.v``.
 PROTOCOL_VERSION: Final = 1
@@ -60,6 +60,8 @@ SERVER_REJECT_REASONS: Final[dict[str, str]] = {
     "finished": "your game is over (won or given up)",
     "conflict": "the move raced another change of your board; it was not applied",
     "hints_off": "no solver hints in a race room until the race is over",
+    "rate_limited": "too many actions on this board at once; slow down",
+    "too_many_actions": "this board has taken the most actions one game may have",
 }
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
@@ -68,8 +70,8 @@ Name = Annotated[str, Field(min_length=1, max_length=24)]
 Token = Annotated[str, Field(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 RoomId = Annotated[str, Field(min_length=4, max_length=16, pattern=r"^[A-Za-z0-9]+$")]
 PlayerId = Annotated[str, Field(min_length=1, max_length=32)]
-MsgId = Annotated[int, Field(ge=0, le=MAX_ID)]
-Seq = Annotated[int, Field(ge=0)]
+MsgId = Annotated[StrictInt, Field(ge=0, le=MAX_ID)]
+Seq = Annotated[StrictInt, Field(ge=0)]
 Location = Annotated[
     str, Field(max_length=8, pattern=r"^(col([1-9]|10)|cell[1-4]|found(:[SHDC])?)$")
 ]

@@ -37,7 +37,7 @@ from .session import serve_connection
 from .settings import Settings
 from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
-from .store.store import Store
+from .store.store import BoardLimits, Store
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,8 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
     """One instance's context on a Redis client (``decode_responses=True``)."""
     keys = Keys(settings.key_prefix)
     metrics = Metrics()
-    store = Store(redis, keys, settings.room_ttl, settings.redis_timeout)
+    limits = BoardLimits(settings.board_rate_per_s, settings.board_burst, settings.max_actions)
+    store = Store(redis, keys, settings.room_ttl, settings.redis_timeout, limits)
     boards = BoardCache(store)
     ctx = Context(
         settings=settings,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +55,8 @@ class Context:
     instance_id: str
     embedded: bool = False
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    #: Open websockets by client address (as :func:`server.limits.bucket_key` counts).
+    sockets_by_address: Counter[str] = field(default_factory=Counter)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a coroutine in the background, keeping a reference and logging failures."""

@@ -25,6 +25,7 @@ from protocol.models import CLIENT_ADAPTER, ERROR_CODES, MAX_FRAME
 
 from . import wire
 from .context import Context
+from .limits import bucket_key, client_address, peer_of
 from .quiet import Quiet
 
 log = logging.getLogger(__name__)
@@ -140,16 +141,18 @@ class Conn:
 
     async def handle(self, raw: str | bytes, handlers: Mapping[str, Handler]) -> None:
         """Check one frame and hand it to the handler of its type."""
-        # The cap is in bytes; a character of a text frame takes up to 4 of them in UTF-8.
-        if isinstance(raw, bytes) or len(raw) <= MAX_FRAME // 4:
-            size = len(raw)
-        else:
-            size = len(raw.encode())
-        if size > MAX_FRAME:
-            self.error("too_large")
-            return
+        # Every frame counts against the rate, whatever is wrong with it: an oversized or
+        # binary flood costs the sender as much as a valid one.
         if not self.allow():
             self.error("rate_limited")
+            return
+        if isinstance(raw, bytes):
+            self.error("bad_json", "frames are JSON text, not binary")
+            return
+        # The cap is in bytes; a character of a text frame takes up to 4 of them in UTF-8.
+        size = len(raw) if len(raw) <= MAX_FRAME // 4 else len(raw.encode())
+        if size > MAX_FRAME:
+            self.error("too_large")
             return
         try:
             msg = CLIENT_ADAPTER.validate_json(raw)
@@ -190,21 +193,48 @@ def _classify(exc: ValidationError) -> tuple[str, str]:
     return "invalid_message", f"{where}: {first['msg']}"[:200]
 
 
+def _close_if_anonymous(ctx: Context, conn: Conn) -> None:
+    if conn.pid is None:
+        ctx.spawn(conn.ws.close(1008, "send hello or resume first"))
+
+
 async def serve_connection(
     ctx: Context,
     ws: ServerConnection,
     handlers: Mapping[str, Handler],
     on_close: Callable[[Context, Conn], Awaitable[None]],
 ) -> None:
-    """The lifetime of one websocket: read frames until it closes, then ``on_close``."""
+    """The lifetime of one websocket: read frames until it closes, then ``on_close``.
+
+    A client address holds at most ``sockets_per_address`` sockets on this instance, and a
+    socket that has not said who it is within ``hello_timeout_s`` is closed: sockets cost
+    memory whether or not they play.
+    """
+    settings = ctx.settings
+    headers = ws.request.headers if ws.request is not None else None
+    forwarded = headers.get_all("X-Forwarded-For") if headers is not None else []
+    address = bucket_key(
+        client_address(peer_of(ws.remote_address), forwarded, settings.trusted_proxies)
+    )
+    if ctx.sockets_by_address[address] >= settings.sockets_per_address:
+        await ws.close(1013, "too many connections from your address")
+        return
+    ctx.sockets_by_address[address] += 1
     conn = Conn(ctx, ws)
     ctx.metrics.connection_opened()
+    anonymous = asyncio.get_running_loop().call_later(
+        settings.hello_timeout_s, _close_if_anonymous, ctx, conn
+    )
     try:
         async for raw in ws:
             await conn.handle(raw, handlers)
     except ConnectionClosed:
         pass
     finally:
+        anonymous.cancel()
+        ctx.sockets_by_address[address] -= 1
+        if ctx.sockets_by_address[address] <= 0:
+            del ctx.sockets_by_address[address]
         ctx.metrics.connection_closed()
         try:
             await on_close(ctx, conn)

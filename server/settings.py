@@ -53,6 +53,22 @@ class Settings(BaseSettings):
     countdown_ms: int = Field(default=3000, ge=0, description="the countdown before a race")
     rate_per_s: float = Field(default=20.0, gt=0, description="messages a second per connection")
     rate_burst: int = Field(default=40, ge=1, description="burst of messages per connection")
+    board_rate_per_s: float = Field(
+        default=20.0, gt=0, description="actions a second on one board, whatever the sockets"
+    )
+    board_burst: int = Field(default=40, ge=1, description="burst of actions on one board")
+    max_actions: int = Field(
+        default=5000, ge=100, description="actions one board may take (a real game: ~100-300)"
+    )
+    sockets_per_address: int = Field(
+        default=32, ge=1, description="open websockets per client address on one instance"
+    )
+    hello_timeout_s: float = Field(
+        default=10.0, gt=0, description="a socket that sends no hello or resume is closed then"
+    )
+    resume_max_events: int = Field(
+        default=500, ge=1, description="events a resume replays at most (else a snapshot)"
+    )
     api_rate_per_s: float = Field(
         default=10.0, gt=0, description="/api/ requests a second per client address (then 429)"
     )

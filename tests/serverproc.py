@@ -35,8 +35,11 @@ from protocol.models import parse_server
 from tests import ROOT
 from tests.cli import seahaven_command
 
-#: Serve flags for the server tests: a short countdown and a generous rate limit.
-FAST = ["--countdown-ms", "300", "--rate", "500", "--burst", "500"]
+#: Serve flags for tests whose clients play faster than people: generous rate limits, per
+#: socket and per board.
+QUICK = ["--rate", "500", "--burst", "500", "--board-rate-per-s", "500", "--board-burst", "500"]
+#: Serve flags for the server tests: a short countdown and generous rate limits.
+FAST = ["--countdown-ms", "300", *QUICK]
 
 _LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 _fallback: dict[str, Any] = {}

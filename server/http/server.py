@@ -19,10 +19,10 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from ..context import Context
+from ..limits import Address, TokenBuckets, bucket_key, client_address, peer_of, within
 from ..metrics import CONTENT_TYPE
 from ..registry import HttpRequest, HttpResponse, Registry, Routes
 from .connection import has_body
-from .limits import Address, TokenBuckets, bucket_key, client_address, parse_address, within
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class HttpFront:
                 return json_response(403, {"error": "forbidden_origin"})
             return None
         client = client_address(
-            peer_address(connection),
+            peer_of(connection.remote_address),
             request.headers.get_all("X-Forwarded-For"),
             self.ctx.settings.trusted_proxies,
         )
@@ -182,14 +182,6 @@ class HttpFront:
             return True
         host = headers.get("Host", "")
         return urlsplit(origin).netloc == host
-
-
-def peer_address(connection: ServerConnection) -> Address | None:
-    """The address at the other end of a TCP connection (None for another kind)."""
-    peer = connection.remote_address
-    if isinstance(peer, tuple) and peer and isinstance(peer[0], str):
-        return parse_address(peer[0])
-    return None
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:

@@ -140,6 +140,7 @@ def events(
         moves=board.moves,
         result=wire.result(pid, conn.name, "finished", elapsed, board.moves) if won else "",
         origin=conn.cid,
+        now=now,
     )
 
 

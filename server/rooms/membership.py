@@ -89,9 +89,10 @@ async def enter(
 ) -> bool:
     """Put a socket in a room and bring it up to date.
 
-    With ``last_seq`` the events after it are replayed when the room still keeps them;
-    otherwise (or if they are gone) a fresh ``snapshot`` is sent. Events that arrive
-    meanwhile are held and sent after, without duplicates. Returns False if the room is gone.
+    With ``last_seq`` the events after it are replayed when the room still keeps them and
+    they are at most ``resume_max_events``; otherwise a fresh ``snapshot`` is sent. Events
+    that arrive meanwhile are held and sent after, without duplicates. Returns False if the
+    room is gone.
     """
     conn.room, conn.role = room, role
     conn.syncing = []
@@ -104,7 +105,8 @@ async def enter(
         caught_up = False
         if last_seq is not None:
             found = await ctx.store.events_after(room, last_seq)
-            if found is not None:
+            # Far behind, a snapshot is smaller than the events it sums up.
+            if found is not None and len(found[1]) <= ctx.settings.resume_max_events:
                 _seq, entries = found
                 last = max(ctx.hub.deliver(conn, entries), last_seq)
                 caught_up = True

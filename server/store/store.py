@@ -35,6 +35,20 @@ class Outcome:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardLimits:
+    """What one board may take, checked by the move script whatever socket sends.
+
+    Attributes:
+        rate_per_s, burst: the token bucket of a board's actions.
+        max_actions: the most actions a board's log may hold.
+    """
+
+    rate_per_s: float = 20.0
+    burst: int = 40
+    max_actions: int = 5000
+
+
+@dataclass(frozen=True, slots=True)
 class MoveCommit:
     """One accepted action to commit, as ``lua/move.lua`` takes it.
 
@@ -49,6 +63,7 @@ class MoveCommit:
         time_ms, moves: the finish's clock and moves (used when ``finishing``).
         result: the result JSON kept for the round (used when ``finishing``).
         origin: the mover's connection, which gets its delta with the ack.
+        now: the server time of the action, in ms.
     """
 
     room: str
@@ -64,8 +79,9 @@ class MoveCommit:
     moves: int
     result: str
     origin: str
+    now: int
 
-    def argv(self, ttl: int) -> list[str | int]:
+    def argv(self, ttl: int, limits: BoardLimits) -> list[str | int | float]:
         """The script's ARGV, in the order its header gives."""
         return [
             self.pid,
@@ -82,6 +98,10 @@ class MoveCommit:
             self.origin,
             MAX_EVENTS,
             ttl,
+            self.now,
+            limits.rate_per_s,
+            limits.burst,
+            limits.max_actions,
         ]
 
 
@@ -127,13 +147,22 @@ class Store:
         keys: the key names (with the instance's prefix).
         ttl: seconds an idle room lives.
         timeout: seconds a move script may take before it fails (the mover hears ``busy``).
+        limits: what one board may take.
     """
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys, ttl: int, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        keys: Keys,
+        ttl: int,
+        timeout: float = 10.0,
+        limits: BoardLimits | None = None,
+    ) -> None:
         # Any: the client decodes responses to str, which its type hints cannot express.
         self.redis: Any = redis
         self.keys = keys
         self.ttl = ttl
+        self.limits = limits or BoardLimits()
         script = redis.register_script
         self._create = script(source("create"))
         self._join = script(source("join"))
@@ -251,7 +280,7 @@ class Store:
                 k.events(room),
                 k.results(room, rnd),
             ],
-            args=commit.argv(self.ttl),
+            args=commit.argv(self.ttl, self.limits),
             on_reply=on_reply,
         )
         return _outcome(raw)

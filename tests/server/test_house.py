@@ -22,10 +22,10 @@ from server.engine.solver import solve
 from server.registry import DuplicateHandler, Registry, Routes
 from server.settings import Settings
 from server.store import scripts
-from server.store.store import MoveCommit
+from server.store.store import BoardLimits, MoveCommit
 from tests import ROOT
 from tests.cli import run_seahaven
-from tests.serverproc import WsClient, redis_url, running_server
+from tests.serverproc import QUICK, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"
 
@@ -140,11 +140,13 @@ def test_the_move_scripts_arguments_follow_its_header() -> None:
     header = (ROOT / "server" / "store" / "lua" / "move.lua").read_text(encoding="utf-8")
     argv = header.split("-- ARGV:", 1)[1].split("Returns", 1)[0]
     named = [part.split("(")[0].strip(" -\n.") for part in argv.replace("\n--", " ").split(",")]
-    commit = MoveCommit("R", 1, "p", 7, 3, "1\t7\tundo", "{", "{", False, 0, 0, "", "c.1")
-    values = commit.argv(ttl=60)
-    assert len(named) == len(values) == 14
+    commit = MoveCommit("R", 1, "p", 7, 3, "1\t7\tundo", "{", "{", False, 0, 0, "", "c.1", 99)
+    values = commit.argv(ttl=60, limits=BoardLimits(5.0, 9, 100))
+    assert len(named) == len(values) == 18
     assert values[named.index("pid")] == "p" and values[named.index("version")] == 3
     assert values[named.index("id")] == 7 and values[named.index("ttl")] == 60
+    assert values[named.index("now")] == 99 and values[named.index("rate")] == 5.0
+    assert values[named.index("max actions")] == 100
 
 
 async def test_every_key_of_a_game_is_under_the_prefix() -> None:
@@ -153,7 +155,7 @@ async def test_every_key_of_a_game_is_under_the_prefix() -> None:
     r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     try:
         env = {"SEAHAVEN_KEY_PREFIX": prefix}
-        with running_server(redis_url(), env=env, args=["--rate", "500", "--burst", "500"]) as srv:
+        with running_server(redis_url(), env=env, args=QUICK) as srv:
             ann = await WsClient.connect(srv.ws_url, "Ann")
             await ann.send({"type": "solo", "code": CODE})
             room = (await ann.expect("snapshot"))["room_id"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, WsClient, redis_url, running_server
+from tests.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
 
 
 def wire(text: str, action_id: int) -> dict[str, Any]:
@@ -215,7 +215,7 @@ async def test_a_race_everyone_left_during_the_countdown_is_over(race_server: Se
 
 
 async def test_a_racer_who_never_comes_back_gives_up_so_the_race_ends() -> None:
-    args = ["--countdown-ms", "200", "--rate", "500", "--burst", "500", "--away-grace-ms", "700"]
+    args = ["--countdown-ms", "200", *QUICK, "--away-grace-ms", "700"]
     with running_server(redis_url(), args=args) as srv:
         room, (ann, bob, cat), _ = await room_of(srv.ws_url, "ann", "bob", "cat")
         await ann.send({"type": "start"})

@@ -23,7 +23,7 @@ import pytest
 from server.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, WsClient, free_port, running_server, start_server
+from tests.serverproc import QUICK, ServerProc, WsClient, free_port, running_server, start_server
 
 CODE = "SH1-C4-AAAAAAB"
 REDIS_SERVER = shutil.which("redis-server")
@@ -142,7 +142,7 @@ async def test_moves_over_tls(tmp_path: Path) -> None:
         deadline = time.monotonic() + 10
         while True:  # the TLS port takes a moment to open
             try:
-                srv = start_server(url, args=["--rate", "500", "--burst", "500"])
+                srv = start_server(url, args=QUICK)
                 break
             except RuntimeError:
                 if time.monotonic() > deadline:

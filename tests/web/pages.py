@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from server.engine import Board, Move, parse_action
+from tests.serverproc import QUICK
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Locator, Page
@@ -38,7 +39,7 @@ SCREENSHOTS = Path(
 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
 #: A short countdown keeps the race tests quick; a generous rate limit lets the test click fast.
-SERVE_ARGS = ["--countdown-ms", "1200", "--rate", "200", "--burst", "200"]
+SERVE_ARGS = ["--countdown-ms", "1200", *QUICK]
 
 # Skipped only where Chromium is absent; CI sets SEAHAVEN_REQUIRE_BROWSER so that a missing
 # browser fails there instead of skipping.

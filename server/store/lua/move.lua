@@ -2,10 +2,13 @@
 -- Commit one action on a board whose version (log length) is as the server saw it.
 -- KEYS: meta, log, ids, events, res.
 -- ARGV: pid, round, id, version, log entry, delta body, progress body, finishing (0/1),
--- time_ms, moves, result JSON, origin, maxev, ttl. Returns {status, seq, rank}.
+-- time_ms, moves, result JSON, origin, maxev, ttl, now, rate, burst, max actions.
+-- Returns {status, seq, rank}.
 -- The origin is the mover's connection: it gets its delta with the ack, not from the channel.
 local pid, round, id, version = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local origin, maxev, ttl = ARGV[12], ARGV[13], ARGV[14]
+local now, rate, burst, max_actions = tonumber(ARGV[15]), tonumber(ARGV[16]),
+  tonumber(ARGV[17]), tonumber(ARGV[18])
 local ch = KEYS[1] .. ':ch'
 local done = redis.call('HGET', KEYS[3], id)
 if done then return {'dup', tonumber(done), 0} end
@@ -15,7 +18,20 @@ if st[2] ~= round then return {'round', 0, 0} end
 if st[3] == 'finished' or st[3] == 'gave_up' then return {'finished', 0, 0} end
 if st[3] ~= 'playing' then return {'not_racing', 0, 0} end
 if st[1] ~= 'racing' then return {'not_started', 0, 0} end
-if redis.call('LLEN', KEYS[2]) ~= version then return {'stale', 0, 0} end
+local length = redis.call('LLEN', KEYS[2])
+if length ~= version then return {'stale', 0, 0} end
+if length >= max_actions then return {'too_many_actions', 0, 0} end
+-- One board takes at most `rate` actions a second (bursts of `burst`), however many sockets
+-- send them: a token bucket in the room's hash, `tb:PID` = "tokens last_ms".
+local bucket = redis.call('HGET', KEYS[1], 'tb:' .. pid)
+local tokens, last = burst, now
+if bucket then
+  local sep = string.find(bucket, ' ')
+  tokens, last = tonumber(string.sub(bucket, 1, sep - 1)), tonumber(string.sub(bucket, sep + 1))
+  tokens = math.min(burst, tokens + math.max(0, now - last) * rate / 1000)
+end
+if tokens < 1 then return {'rate_limited', 0, 0} end
+redis.call('HSET', KEYS[1], 'tb:' .. pid, string.format('%.3f %d', tokens - 1, now))
 redis.call('RPUSH', KEYS[2], ARGV[5])
 local seq = emit(KEYS[1], KEYS[4], ch, origin, pid, ARGV[6], ARGV[7], maxev)
 redis.call('HSET', KEYS[3], id, seq)

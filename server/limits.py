@@ -1,4 +1,4 @@
-"""Who an HTTP request comes from, and how often a client may ask.
+"""Who a request or a socket comes from, and how often a client may ask.
 
 - :func:`client_address`: the peer of the connection, unless that peer is a trusted reverse
   proxy; then the proxy's ``X-Forwarded-For`` is read from the right, past every trusted
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ipaddress import IPv4Address, IPv6Address, IPv6Network, ip_address
 from typing import Final
 
-from ..settings import Network
+from .settings import Network
 
 #: An IPv4 or IPv6 address.
 Address = IPv4Address | IPv6Address
@@ -40,6 +40,13 @@ def parse_address(text: str) -> Address | None:
     if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped
     return address
+
+
+def peer_of(remote: object) -> Address | None:
+    """The address of a connection's ``remote_address`` (None for a Unix socket)."""
+    if isinstance(remote, tuple) and remote and isinstance(remote[0], str):
+        return parse_address(remote[0])
+    return None
 
 
 def within(address: Address | None, networks: Iterable[Network]) -> bool:
