@@ -38,6 +38,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "bad_token": "the token is unknown or expired",
     "room_not_found": "no room has this id (or it expired)",
     "room_full": f"the room already has {MAX_PLAYERS} players",
+    "spectators_full": "the room has as many spectators as it takes",
+    "too_many_identities": "this address made too many new players lately; use your token",
     "not_in_room": "you are not in a room (or not in this one)",
     "already_in_room": "leave your room before joining or creating another",
     "not_host": "only the room's host may do this",

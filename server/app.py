@@ -28,6 +28,7 @@ from .http import api
 from .http import server as http_server
 from .http.connection import HttpConnection
 from .hub import Hub
+from .limits import TokenBuckets
 from .metrics import Metrics
 from .play import hints, identity, leaderboard, moves, rooms, solo
 from .registry import Registry
@@ -62,7 +63,14 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
     keys = Keys(settings.key_prefix)
     metrics = Metrics()
     limits = BoardLimits(settings.board_rate_per_s, settings.board_burst, settings.max_actions)
-    store = Store(redis, keys, settings.room_ttl, settings.redis_timeout, limits)
+    store = Store(
+        redis,
+        keys,
+        settings.room_ttl,
+        settings.redis_timeout,
+        limits,
+        settings.spectators_per_room,
+    )
     boards = BoardCache(store)
     ctx = Context(
         settings=settings,
@@ -72,10 +80,19 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
         hub=Hub(redis, keys, metrics),
         rooms=RoomCache(store, boards),
         boards=boards,
-        daily=Daily.build(redis, keys, settings.min_ms_per_action, settings.replay_ttl),
+        daily=Daily.build(
+            redis,
+            keys,
+            settings.min_ms_per_action,
+            settings.replay_ttl,
+            settings.history_days * 86_400,
+        ),
         metrics=metrics,
         instance_id=secrets.token_hex(4),
         embedded=embedded,
+        identities=TokenBuckets(
+            settings.identities_per_hour / 3600, settings.identities_per_address
+        ),
     )
 
     def follow(room: str, full: str) -> None:
@@ -139,7 +156,10 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
     url = settings.redis_url or ""
     if not url:
         lite, url = await asyncio.to_thread(
-            start_embedded_redis, settings.data_dir, settings.embedded_fsync
+            start_embedded_redis,
+            settings.data_dir,
+            settings.embedded_fsync,
+            settings.embedded_maxmemory,
         )
         log.info("embedded redis at %s", url)
     redis = redis_client(url, settings.redis_timeout)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .daily.services import Daily
 from .hub import Hub
+from .limits import TokenBuckets
 from .metrics import Metrics
 from .quiet import Quiet
 from .settings import Settings
@@ -57,6 +58,8 @@ class Context:
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     #: Open websockets by client address (as :func:`server.limits.bucket_key` counts).
     sockets_by_address: Counter[str] = field(default_factory=Counter)
+    #: New identities by client address (made in ``build_context``).
+    identities: TokenBuckets | None = None
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a coroutine in the background, keeping a reference and logging failures."""

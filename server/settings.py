@@ -45,6 +45,17 @@ class Settings(BaseSettings):
     embedded_fsync: Literal["always", "everysec", "no"] = Field(
         default="everysec", description="appendfsync of the embedded Redis"
     )
+    embedded_maxmemory: str = Field(
+        default="512mb",
+        pattern=r"^[0-9]+(kb|mb|gb)?$",
+        description="the embedded Redis's memory cap (full: writes fail, clients hear busy)",
+    )
+    history_days: int = Field(
+        default=400,
+        ge=1,
+        description="days a leaderboard, its replays and a player's history outlive their "
+        "last change",
+    )
     static_dir: str = Field(default=CLIENT_DIR, description="the web client's folder")
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(), description="websocket Origins allowed besides the server's own ('*': all)"
@@ -59,6 +70,15 @@ class Settings(BaseSettings):
     board_burst: int = Field(default=40, ge=1, description="burst of actions on one board")
     max_actions: int = Field(
         default=5000, ge=100, description="actions one board may take (a real game: ~100-300)"
+    )
+    spectators_per_room: int = Field(
+        default=100, ge=0, description="spectators one room takes at most"
+    )
+    identities_per_address: int = Field(
+        default=20, ge=1, description="new identities an address may make in a burst"
+    )
+    identities_per_hour: float = Field(
+        default=60.0, gt=0, description="new identities an address may make an hour, after it"
     )
     sockets_per_address: int = Field(
         default=32, ge=1, description="open websockets per client address on one instance"

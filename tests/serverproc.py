@@ -37,7 +37,10 @@ from tests.cli import seahaven_command
 
 #: Serve flags for tests whose clients play faster than people: generous rate limits, per
 #: socket and per board.
-QUICK = ["--rate", "500", "--burst", "500", "--board-rate-per-s", "500", "--board-burst", "500"]
+QUICK = [
+    *("--rate", "500", "--burst", "500", "--board-rate-per-s", "500", "--board-burst", "500"),
+    *("--identities-per-address", "100000"),  # every test client comes from 127.0.0.1
+]
 #: Serve flags for the server tests: a short countdown and generous rate limits.
 FAST = ["--countdown-ms", "300", *QUICK]
 

@@ -5,8 +5,10 @@ Keys (named in :mod:`server.store.keys`):
 - ``player:PID:races``: hash ``played``, ``finished``, ``won`` (placed first), and
   ``best:C4`` / ``best:C2`` / ``best:C1`` (best finishing time in ms).
 - ``player:PID:recent``: list of the last :data:`RECENT` results as JSON, newest first.
-- ``player:PID:counted``: set of ``ROOM/ROUND`` already counted, so that recording one
-  result twice (two instances, a retry) counts it once.
+- ``player:PID:counted``: sorted set of ``ROOM/ROUND`` counted in the last week (scored by
+  time), so that recording one result twice (two instances, a retry) counts it once.
+
+Each lives :data:`KEEP_S` after the player's last race.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from ..store.scripts import source
 
 #: Results kept in the recent list.
 RECENT: Final = 20
+#: Seconds a player's history lives after their last race (a year and a bit).
+KEEP_S: Final = 400 * 86_400
+#: A result counted longer ago than this cannot be counted again (its room is long gone:
+#: rooms live hours), so it is forgotten from the counted set.
+FORGET_MS: Final = 7 * 86_400_000
 
 
 class History:
@@ -29,11 +36,13 @@ class History:
     Args:
         redis: an asyncio client with ``decode_responses=True``.
         keys: the key names (with the instance's prefix).
+        keep_s: seconds a player's history lives after their last race.
     """
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, redis: aioredis.Redis, keys: Keys, keep_s: int = KEEP_S) -> None:
         self.redis = redis
         self.keys = keys
+        self.keep_s = keep_s
         self._record = redis.register_script(source("history_record"))
 
     def _keys(self, pid: str) -> list[str]:
@@ -80,6 +89,9 @@ class History:
                 cells,
                 json.dumps(entry, separators=(",", ":")),
                 RECENT,
+                at,
+                FORGET_MS,
+                self.keep_s,
             ],
         )
         return bool(done)

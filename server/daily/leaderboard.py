@@ -44,6 +44,11 @@ DAY_MS: Final = 86_400_000
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
 
+#: Seconds a day's leaderboard lives after its last entry (a year and a bit).
+KEEP_S: Final = 400 * 86_400
+#: Days a streak looks back at most.
+STREAK_DAYS: Final = 400
+
 
 def score_of(time_ms: int, moves: int) -> int:
     """The sorted-set score: time first, then moves (both clamped to their fields)."""
@@ -89,14 +94,21 @@ class Leaderboard:
     Args:
         redis: an asyncio client with ``decode_responses=True``.
         keys: the key names (with the instance's prefix).
+        keep_s: seconds a day's leaderboard (and a player's days) live after their last
+            entry.
         min_ms_per_action: the physical floor used when verifying submissions.
     """
 
     def __init__(
-        self, redis: aioredis.Redis, keys: Keys, min_ms_per_action: int = MIN_MS_PER_ACTION
+        self,
+        redis: aioredis.Redis,
+        keys: Keys,
+        min_ms_per_action: int = MIN_MS_PER_ACTION,
+        keep_s: int = KEEP_S,
     ) -> None:
         self.redis = redis
         self.keys = keys
+        self.keep_s = keep_s
         self.min_ms_per_action = min_ms_per_action
         self._submit = redis.register_script(source("leaderboard_submit"))
 
@@ -174,15 +186,20 @@ class Leaderboard:
                     member,
                     score_of(replay.result.time_ms, replay.result.moves),
                     json.dumps(entry, separators=(",", ":")),
+                    self.keep_s,
                 ],
             )
         )
         if rank == 0:
             return Submission("not_ranked", message="only the first finish of a day is ranked")
         if _utc_date(replay.times_ms[0]) == date:  # a past day played later is no streak
-            await self.redis.zadd(
-                self.keys.player_days(replay.player_id), {date: _day_number(date)}
-            )
+            days = self.keys.player_days(replay.player_id)
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.zadd(days, {date: _day_number(date)})
+                # Streaks look back at most 400 days: older days are of no use.
+                pipe.zremrangebyscore(days, "-inf", _day_number(date) - STREAK_DAYS)
+                pipe.expire(days, self.keep_s)
+                await pipe.execute()
         await self.redis.publish(self.keys.leaderboard_channel(date, kind), replay.player_id)
         return Submission("ranked", rank=rank)
 
@@ -253,7 +270,9 @@ class Leaderboard:
         end = _day_number(as_of)
         days = cast(
             list[str],
-            await self.redis.zrangebyscore(self.keys.player_days(player_id), end - 400, end),
+            await self.redis.zrangebyscore(
+                self.keys.player_days(player_id), end - STREAK_DAYS, end
+            ),
         )
         played = {_day_number(d) for d in days}
         day = end if end in played else end - 1

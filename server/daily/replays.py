@@ -383,9 +383,9 @@ class ReplayStore:
         """Store a record once (a second save of the same id changes nothing)."""
         return bool(await self.redis.set(self.key(replay.id), dumps(replay), nx=True, ex=self.ttl))
 
-    async def keep(self, replay_id: str) -> None:
-        """Keep a replay for good (it backs a leaderboard entry)."""
-        await self.redis.persist(self.key(replay_id))
+    async def keep(self, replay_id: str, seconds: int) -> None:
+        """Keep a replay as long as the leaderboard entry it backs (``seconds``)."""
+        await self.redis.expire(self.key(replay_id), seconds)
 
     async def load(self, replay_id: str) -> Replay | None:
         """A stored record, or None."""

@@ -74,7 +74,7 @@ async def record_finish(
     if replay.kind == "daily":
         submission = await daily.leaderboard.submit(replay)
         if submission.status == "ranked":
-            await daily.replays.keep(replay.id)
+            await daily.replays.keep(replay.id, daily.leaderboard.keep_s)
         elif submission.status == "refused":
             log.warning("daily finish of %s refused: %s", pid, submission.message)
     elif replay.kind == "race":

@@ -27,10 +27,12 @@ class Daily:
     watchers: Watchers = field(default_factory=Watchers)
 
     @classmethod
-    def build(cls, redis: Any, keys: Keys, min_ms_per_action: int, replay_ttl: int) -> Daily:
-        """The stores on one Redis under one key prefix."""
+    def build(
+        cls, redis: Any, keys: Keys, min_ms_per_action: int, replay_ttl: int, keep_s: int
+    ) -> Daily:
+        """The stores on one Redis under one key prefix; what is kept lives ``keep_s``."""
         return cls(
-            leaderboard=Leaderboard(redis, keys, min_ms_per_action),
+            leaderboard=Leaderboard(redis, keys, min_ms_per_action, keep_s),
             replays=ReplayStore(redis, keys, replay_ttl),
-            history=History(redis, keys),
+            history=History(redis, keys, keep_s),
         )

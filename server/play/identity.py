@@ -32,6 +32,11 @@ async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
             return
         pid, token = session[0], msg.token
     else:
+        # A new identity costs the address a token: ranking with throwaway identities, or
+        # filling Redis with sessions, is slow work.
+        if ctx.identities is not None and ctx.identities.take(conn.address) > 0:
+            conn.error("too_many_identities")
+            return
         pid, token = "p" + secrets.token_hex(6), secrets.token_urlsafe(24)
     conn.pid, conn.name, conn.token = pid, msg.name, token
     await ctx.store.save_session(token, pid, msg.name)

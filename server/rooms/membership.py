@@ -98,6 +98,7 @@ async def enter(
     conn.syncing = []
     try:
         if conn.pid:
+            await ctx.store.arrive(room, conn.cid, conn.pid)
             await ctx.store.clear_away(room, conn.pid)  # back: no give-up for this absence
         await ctx.hub.attach(conn, room)
         await ctx.rooms.get(room, refresh=True)
@@ -135,6 +136,7 @@ async def leave_socket(ctx: Context, conn: Conn) -> None:
     conn.room, conn.syncing = None, None
     if room is not None:
         await ctx.hub.detach(conn, room)
+        await ctx.store.depart(room, conn.cid)
 
 
 async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:

@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import secrets
+import time
 from typing import Final
 
 from .. import wire
@@ -30,6 +31,9 @@ QUIET = Quiet(log)
 JANITOR_PERIOD: Final = 0.5
 #: How long an instance holds a deadline it took before another may take it (ms).
 LEASE_MS: Final = 2_000
+#: How often an instance renews its heartbeat, and how long one lasts (seconds).
+HEARTBEAT_S: Final = 5.0
+HEARTBEAT_TTL_S: Final = 15
 
 
 async def start(ctx: Context, room: str, host: str) -> str:
@@ -64,10 +68,15 @@ async def begin(ctx: Context, room: str) -> None:
 
 
 async def janitor(ctx: Context) -> None:
-    """Act on the deadlines that are due, on whichever instance set them (runs forever)."""
+    """Act on the deadlines that are due, on whichever instance set them, and say that this
+    instance runs (its sockets count as present in their rooms only while it does)."""
+    beat = 0.0
     while True:
         await asyncio.sleep(JANITOR_PERIOD)
         try:
+            if time.monotonic() - beat > HEARTBEAT_S:
+                await ctx.store.heartbeat(ctx.instance_id, HEARTBEAT_TTL_S)
+                beat = time.monotonic()
             due = await ctx.store.claim_deadlines(now_ms(), LEASE_MS, 100)
             for member in due:
                 await act(ctx, json.loads(member))

@@ -26,7 +26,9 @@ Elsewhere: ``deadlines`` (what is due when, for every instance), ``session:TOKEN
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,14 @@ class Keys:
     def away(self, room: str, pid: str) -> str:
         """Set while a racer's socket is gone mid-race."""
         return f"{self.room(room)}:away:{pid}"
+
+    def here(self, room: str) -> str:
+        """Hash connection id -> player id of the sockets in a room, on any instance."""
+        return f"{self.room(room)}:here"
+
+    def instance(self, instance_id: str) -> str:
+        """Set while an instance runs (it renews the key as a heartbeat)."""
+        return f"{self.prefix}instance:{instance_id}"
 
     def daily_room(self, room: str) -> str:
         """``{date, kind}`` of a daily game's room."""
@@ -135,3 +145,79 @@ class Keys:
     def replay(self, replay_id: str) -> str:
         """A replay record (JSON)."""
         return f"{self.prefix}replay:{replay_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """A family of keys: its name pattern (after the prefix), Redis type, size bound and
+    lifetime. :data:`FAMILIES` lists every family the server writes; the README's storage
+    table shows it and a test checks every key of a busy server against it.
+
+    Attributes:
+        pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
+            ``D`` a date, ``K`` a daily kind, ``ID`` a replay id.
+        kind: the Redis type.
+        bound: what its size is bounded by.
+        lifetime: how long it lives; ``expires`` says whether Redis expires it.
+    """
+
+    pattern: str
+    kind: str
+    bound: str
+    lifetime: str
+    expires: bool = True
+
+    def regex(self) -> re.Pattern[str]:
+        """A pattern matching the names of this family (after the prefix)."""
+        parts = re.split(r"(\{R\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b)", self.pattern)
+        out = []
+        for part in parts:
+            if part == "{R}":
+                out.append(r"\{[A-Z0-9]+\}")
+            elif part in ("R", "N", "P", "T", "D", "K", "ID"):
+                out.append(
+                    {"N": r"\d+", "D": r"\d{4}-\d{2}-\d{2}", "K": r"(daily|hard)"}.get(
+                        part, r"[A-Za-z0-9_-]+"
+                    )
+                )
+            else:
+                out.append(re.escape(part))
+        return re.compile("".join(out))
+
+
+#: Every key family the server writes.
+FAMILIES: Final = (
+    Family("room:{R}", "hash", "room fields + 3 per racer", "room TTL after the last change"),
+    Family(
+        "room:{R}:members", "hash", "racers (8) + spectator cap", "room TTL after the last change"
+    ),
+    Family("room:{R}:events", "list", "2000 events (MAX_EVENTS)", "room TTL after the last change"),
+    Family("room:{R}:log:N:P", "list", "max-actions per board", "room TTL after the last change"),
+    Family("room:{R}:ids:N:P", "hash", "max-actions per board", "room TTL after the last change"),
+    Family("room:{R}:res:N", "hash", "2 fields per racer", "room TTL after the last change"),
+    Family("room:{R}:away:P", "string", "one nonce", "away grace + 60 s"),
+    Family("room:{R}:here", "hash", "sockets in the room", "room TTL after the last change"),
+    Family("instance:ID", "string", "one flag", "15 s after the instance's last heartbeat"),
+    Family("room:{R}:daily", "string", "date and kind", "twice max(room TTL, 1 day)"),
+    Family(
+        "deadlines",
+        "zset",
+        "one per countdown + one per racer away",
+        "permanent key; each member removed once acted on",
+        expires=False,
+    ),
+    Family("session:T", "hash", "player id and name", "7 days after its last use"),
+    Family("player:P:races", "hash", "6 counters and best times", "history-days after last race"),
+    Family("player:P:recent", "list", "20 results", "history-days after last race"),
+    Family(
+        "player:P:counted", "zset", "results of the last 7 days", "history-days after last race"
+    ),
+    Family("player:P:days", "zset", "400 days", "history-days after last ranked day"),
+    Family("daily:D:K:rank", "zset", "one per player of that day", "history-days after last entry"),
+    Family(
+        "daily:D:K:entries", "hash", "one per player of that day", "history-days after last entry"
+    ),
+    Family(
+        "replay:ID", "string", "one game (max-actions)", "replay-ttl (30 d); ranked: history-days"
+    ),
+)

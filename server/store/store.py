@@ -148,6 +148,7 @@ class Store:
         ttl: seconds an idle room lives.
         timeout: seconds a move script may take before it fails (the mover hears ``busy``).
         limits: what one board may take.
+        max_spectators: spectators one room takes at most.
     """
 
     def __init__(
@@ -157,12 +158,14 @@ class Store:
         ttl: int,
         timeout: float = 10.0,
         limits: BoardLimits | None = None,
+        max_spectators: int = 100,
     ) -> None:
         # Any: the client decodes responses to str, which its type hints cannot express.
         self.redis: Any = redis
         self.keys = keys
         self.ttl = ttl
         self.limits = limits or BoardLimits()
+        self.max_spectators = max_spectators
         script = redis.register_script
         self._create = script(source("create"))
         self._join = script(source("join"))
@@ -230,7 +233,10 @@ class Store:
         """Add a member or change a member's role (see ``lua/join.lua``)."""
         raw = await self._join(
             keys=self._room_keys(room),
-            args=[pid, role, member, max_players, origin, MAX_EVENTS, self.ttl],
+            args=[
+                *(pid, role, member, max_players, origin, MAX_EVENTS, self.ttl),
+                self.max_spectators,
+            ],
         )
         return _outcome(raw)
 
@@ -314,8 +320,37 @@ class Store:
         await self.redis.delete(self.keys.away(room, pid))
 
     async def still_away(self, room: str, pid: str, nonce: str) -> bool:
-        """Whether the absence ``nonce`` has lasted until now (no return since)."""
-        return bool(await self.redis.get(self.keys.away(room, pid)) == nonce)
+        """Whether the absence ``nonce`` has lasted until now: no return since, and no socket
+        of the player in the room on a running instance (a return may have come before the
+        absence was marked)."""
+        k = self.keys
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(k.away(room, pid))
+            pipe.hgetall(k.here(room))
+            mark, here = await pipe.execute()
+        if mark != nonce:
+            return False
+        instances = {cid.split(".", 1)[0] for cid, who in here.items() if who == pid}
+        for instance in instances:
+            if await self.redis.exists(k.instance(instance)):
+                return False
+        return True
+
+    async def arrive(self, room: str, cid: str, pid: str) -> None:
+        """A socket entered a room."""
+        key = self.keys.here(room)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, cid, pid)
+            pipe.expire(key, self.ttl)
+            await pipe.execute()
+
+    async def depart(self, room: str, cid: str) -> None:
+        """A socket left a room."""
+        await self.redis.hdel(self.keys.here(room), cid)
+
+    async def heartbeat(self, instance_id: str, seconds: int) -> None:
+        """Say that an instance runs, for ``seconds``."""
+        await self.redis.set(self.keys.instance(instance_id), 1, ex=seconds)
 
     # -- deadlines ------------------------------------------------------------------------
 

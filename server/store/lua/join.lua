@@ -1,9 +1,10 @@
 -- uses: common
 -- Add a member, or change a member's role (a racer only in the lobby).
--- KEYS: meta, members, events. ARGV: pid, role, member JSON, max racers, origin, maxev, ttl.
--- Returns {status, seq}.
+-- KEYS: meta, members, events. ARGV: pid, role, member JSON, max racers, origin, maxev, ttl,
+-- max spectators. Returns {status, seq}.
 local pid, role, entry, maxp, origin, maxev, ttl = ARGV[1], ARGV[2], ARGV[3],
   tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
+local maxs = tonumber(ARGV[8])
 local ch = KEYS[1] .. ':ch'
 local st = redis.call('HMGET', KEYS[1], 'state', 'np', 'mode')
 if not st[1] then return {'room_not_found', 0} end
@@ -22,6 +23,10 @@ if role == 'player' then
     redis.call('HSET', KEYS[1], 'host', pid)
   end
 else
+  -- Spectators are capped: each costs the room's fan-out and its member list.
+  if tonumber(redis.call('HGET', KEYS[1], 'ns') or '0') >= maxs then
+    return {'spectators_full', 0}
+  end
   redis.call('HINCRBY', KEYS[1], 'ns', 1)
 end
 if old then
