@@ -8,6 +8,7 @@ from typing import Any
 from ..store.keys import Keys
 from .history import History
 from .leaderboard import Leaderboard
+from .pace import Pace
 from .replays import ReplayStore
 from .watchers import Watchers
 
@@ -27,10 +28,12 @@ class Daily:
     watchers: Watchers = field(default_factory=Watchers)
 
     @classmethod
-    def build(cls, redis: Any, keys: Keys, min_ms_per_action: int, replay_ttl: int) -> Daily:
+    def build(
+        cls, redis: Any, keys: Keys, min_ms_per_action: int, replay_ttl: int, pace: Pace
+    ) -> Daily:
         """The stores on one Redis under one key prefix."""
         return cls(
-            leaderboard=Leaderboard(redis, keys, min_ms_per_action),
+            leaderboard=Leaderboard(redis, keys, min_ms_per_action, pace),
             replays=ReplayStore(redis, keys, replay_ttl),
             history=History(redis, keys),
         )

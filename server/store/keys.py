@@ -20,7 +20,9 @@ scripts touch one slot only:
 - channel ``room:{R}:ch``: every event, prefixed with the connection it came from.
 
 Elsewhere: ``session:TOKEN`` (hash ``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
-(a day's leaderboard), ``player:PID:days|races|recent|counted`` and ``replay:ID``.
+(a day's leaderboard), ``daily:DATE:KIND:attempts`` (hash player id -> the room of their
+ranked attempt, expiring two days after the day), ``player:PID:days|races|recent|counted``
+and ``replay:ID``.
 """
 
 from __future__ import annotations
@@ -108,6 +110,10 @@ class Keys:
     def leaderboard_entries(self, date: str, kind: str) -> str:
         """Hash player id -> leaderboard entry JSON."""
         return f"{self.prefix}daily:{date}:{kind}:entries"
+
+    def daily_attempts(self, date: str, kind: str) -> str:
+        """Hash player id -> the room of their ranked attempt (the first game they began)."""
+        return f"{self.prefix}daily:{date}:{kind}:attempts"
 
     def leaderboard_channel(self, date: str, kind: str) -> str:
         """Announces a change of a day's leaderboard."""
