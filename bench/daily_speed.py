@@ -5,8 +5,9 @@ Run: python bench/daily_speed.py [--players 2000] [--redis redis://127.0.0.1:637
 1. ``verify()`` of a solver-won daily replay (the engine replays ~80 actions and checks
    every claim): median and 90th percentile in ms over the first 200 days of the 4-cell
    pool.
-2. ``Leaderboard.submit()`` on real Redis (verification plus the ranking script), one at a
-   time: median ms and submissions per second.
+2. ``Leaderboard.submit()`` on real Redis (verification, the ranked-attempt and pace checks
+   and the ranking script), one at a time: median ms and submissions per second. Each
+   player's ranked attempt is claimed first, as at the reveal, outside the timing.
 3. ``board_json`` reads (top 20, and 20 around a player) on a board of ``--players``
    entries: median ms.
 
@@ -37,7 +38,8 @@ from server.store.keys import Keys
 
 
 def daily_replay(date: str, pid: str, start: int, step: int) -> Replay:
-    """A true record of the solver's win of a day's deal, ``step`` ms between actions."""
+    """A true record of the solver's win of a day's deal, revealed a second before its
+    first action at ``start``, ``step`` ms between actions."""
     code = daily_deal(date).code
     board = Board.from_code(code)
     line = solve(board, timeout=20).moves
@@ -50,10 +52,11 @@ def daily_replay(date: str, pid: str, start: int, step: int) -> Replay:
         code=code,
         player_id=pid,
         name=pid,
-        started_at=times[0],
+        started_at=start - 1000,
         actions=line,
         times_ms=times,
-        result=Result(True, times[-1] - times[0], board.moves, board.score),
+        result=Result(True, times[-1] - (start - 1000), board.moves, board.score),
+        room=f"bench-room-{pid}",
         daily_date=date,
         daily_kind="daily",
     )
@@ -93,6 +96,7 @@ async def main(players: int, url: str) -> None:
                     **{f: getattr(base, f) for f in Replay.__slots__},
                     "player_id": f"p{i}",
                     "id": f"r{i}",
+                    "room": f"room-{i}",
                     # Spread times so that ranks differ: one more ms per action per player.
                     "times_ms": tuple(t + j * (i % 97) for j, t in enumerate(base.times_ms)),
                     "result": Result(
@@ -103,6 +107,7 @@ async def main(players: int, url: str) -> None:
                     ),
                 }
             )
+            await board.claim_attempt(date, "daily", replay.player_id, f"room-{i}")
             t0 = time.perf_counter()
             outcome = await board.submit(replay, now=dt.datetime.now(dt.UTC))
             submit_ms.append((time.perf_counter() - t0) * 1000)

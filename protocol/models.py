@@ -61,9 +61,20 @@ SERVER_REJECT_REASONS: Final[dict[str, str]] = {
     "not_started": "the race has not started yet",
     "finished": "your game is over (won or given up)",
     "conflict": "the move raced another change of your board; it was not applied",
-    "hints_off": "no solver hints in a race room until the race is over",
+    "hints_off": "no solver hints in a race until it is over, nor on a daily deal of today",
     "rate_limited": "too many actions on this board at once; slow down",
     "too_many_actions": "this board has taken the most actions one game may have",
+}
+
+#: Why a daily game is not on the leaderboard (``unranked_reason``), and what each means.
+UNRANKED_REASONS: Final[dict[str, str]] = {
+    "practice": "only your first game of the day is ranked; this one is practice",
+    "after_day": "the day is over: its deal is practice now",
+    "late_finish": "a ranked game must be won before its day ends (UTC)",
+    "fast_start": "the first move came sooner after the board opened than a person can act",
+    "too_fast": "the moves came faster than a person plays",
+    "fast_bursts": "too many moves came faster than a person can react",
+    "not_verified": "the replay of this game did not verify",
 }
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
@@ -83,6 +94,10 @@ GameCodeText = Annotated[str, Field(min_length=1, max_length=32)]
 Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 MsEpoch = Annotated[int, Field(ge=0)]
 Role = Literal["player", "spectator"]
+#: The codes of :data:`UNRANKED_REASONS`.
+UnrankedReason = Literal[
+    "practice", "after_day", "late_finish", "fast_start", "too_fast", "fast_bursts", "not_verified"
+]
 
 
 class _Message(BaseModel):
@@ -308,6 +323,18 @@ class PlayerState(_Message):
     board: BoardView | None = None
 
 
+class DailyGame(_Message):
+    """What a daily game counts for, in its snapshot: the day's one ranked attempt (the
+    first game you began that day) or practice; ``ranked`` and ``rank`` once it is won."""
+
+    date: Date
+    kind: Literal["daily", "hard"]
+    attempt: Literal["ranked", "practice"]
+    ranked: bool | None = None
+    rank: int | None = None
+    unranked_reason: UnrankedReason | None = None
+
+
 class Snapshot(_Message):
     """The whole room as you may see it, as of ``seq``: replace everything you hold."""
 
@@ -326,6 +353,7 @@ class Snapshot(_Message):
     now: MsEpoch
     players: list[PlayerState] = Field(max_length=64)
     spectators: int
+    daily: DailyGame | None = None
 
 
 class Countdown(_Message):
@@ -473,6 +501,19 @@ class LeaderboardEntry(_Message):
     name: Name
     time_ms: int
     moves: int
+    replay_id: str | None = None  # absent while the day runs: replays are private until then
+
+
+class DailyResult(_Message):
+    """To the player alone, after winning a daily game: on the leaderboard, or why not."""
+
+    type: Literal["daily_result"]
+    date: Date
+    kind: Literal["daily", "hard"]
+    ranked: bool
+    rank: int | None
+    unranked_reason: UnrankedReason | None
+    message: str
     replay_id: str
 
 
@@ -525,6 +566,7 @@ ServerMessage = Annotated[
     | Left
     | HintMsg
     | Leaderboard
+    | DailyResult
     | Pong
     | Error,
     Field(discriminator="type"),

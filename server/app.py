@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .context import Context
+from .daily.pace import Pace
 from .daily.services import Daily
 from .embedded import start_embedded_redis, stop_embedded_redis, supervise
 from .http import api
@@ -58,6 +59,16 @@ def build_registry() -> Registry:
     return registry
 
 
+def pace_of(settings: Settings) -> Pace:
+    """The human pace a ranked daily must keep, from the settings."""
+    return Pace(
+        read_ms=settings.pace_read_ms,
+        median_ms=settings.pace_median_ms,
+        fast_ms=settings.pace_fast_ms,
+        fast_share=settings.pace_fast_share,
+    )
+
+
 def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = False) -> Context:
     """One instance's context on a Redis client (``decode_responses=True``)."""
     keys = Keys(settings.key_prefix)
@@ -85,6 +96,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
             keys,
             settings.min_ms_per_action,
             settings.replay_ttl,
+            pace_of(settings),
             settings.history_days * 86_400,
         ),
         metrics=metrics,

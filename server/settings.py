@@ -111,6 +111,24 @@ class Settings(BaseSettings):
     )
     key_prefix: str = Field(default="", description="put before every Redis key and channel")
     min_ms_per_action: int = Field(default=50, ge=0, description="a ranked win's floor per action")
+    # A human pace for a ranked daily (protocol/DAILY.md, "Fair play"); 0 turns a rule off.
+    pace_read_ms: int = Field(
+        default=500,
+        ge=0,
+        description="a ranked daily's first action comes this long after the reveal",
+    )
+    pace_median_ms: int = Field(
+        default=300, ge=0, description="a ranked daily's floor on the median time between actions"
+    )
+    pace_fast_ms: int = Field(
+        default=100, ge=0, description="a gap between two actions under this is very fast"
+    )
+    pace_fast_share: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="the largest share of very fast gaps a ranked daily may have",
+    )
     replay_ttl: int = Field(
         default=30 * 24 * 3600, ge=60, description="seconds an unranked replay lives"
     )

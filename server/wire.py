@@ -104,6 +104,29 @@ def leaderboard(board: Mapping[str, Any]) -> str:
     return dumps({"type": "leaderboard", **board})
 
 
+def daily_result(
+    date: str,
+    kind: str,
+    rank: int | None,
+    unranked_reason: str | None,
+    message: str,
+    replay_id: str,
+) -> str:
+    """``daily_result``: a won daily game is on the leaderboard (``rank``), or why not."""
+    return dumps(
+        {
+            "type": "daily_result",
+            "date": date,
+            "kind": kind,
+            "ranked": rank is not None,
+            "rank": rank,
+            "unranked_reason": unranked_reason,
+            "message": message,
+            "replay_id": replay_id,
+        }
+    )
+
+
 # -- room events (bodies for the scripts) -------------------------------------------------
 
 
@@ -282,10 +305,13 @@ def snapshot(
     role: str,
     now: int,
     players: list[dict[str, Any]],
+    daily: Mapping[str, Any] | None = None,
 ) -> str:
     """``snapshot``: the whole room as one viewer may see it (``players`` already cut to
-    what that viewer may see, see :mod:`server.rooms.views`)."""
+    what that viewer may see, see :mod:`server.rooms.views`); a daily game's says what it
+    counts for (``daily``, the room's note)."""
     starts = meta.get("starts_at")
+    extra = {} if daily is None else {"daily": dict(daily)}
     return dumps(
         {
             "type": "snapshot",
@@ -303,5 +329,6 @@ def snapshot(
             "now": now,
             "players": players,
             "spectators": int(meta.get("ns", 0)),
+            **extra,
         }
     )

@@ -23,6 +23,7 @@ export class Game {
     on("gave_up", this.onGaveUp);
     on("race_over", this.onRaceOver);
     on("lost", this.onLost);
+    on("daily_result", this.onDailyResult);
     net.on("room_gone", () => {
       this.clear();
       this.changed("room_gone", null);
@@ -47,6 +48,7 @@ export class Game {
     this.players = new Map(); // player_id -> {name, status, foundation_cards, moves, ...}
     this.order = []; // player ids in room order
     this.results = null;
+    this.daily = null; // a daily game: {date, kind, attempt, ranked, rank, unranked_reason}
   }
 
   onChange(fn) {
@@ -110,16 +112,18 @@ export class Game {
     this.role = m.role;
     this.startsAt = m.starts_at;
     this.spectators = m.spectators;
+    this.daily = m.daily || null;
     for (const ps of m.players) {
       const p = this.player(ps.player_id, ps.name);
       Object.assign(p, ps, { board: ps.board ? fromJSON(ps.board) : null });
       if (ps.board) p.board.code = m.code;
     }
-    // The start time is not in a snapshot: estimate it from a racer's clock if any.
-    // A race's clock runs from its start; a solo game's from its first move, which a
-    // snapshot does not give: until the next delta says, count from the room's start.
+    // A race's clock runs from its start and a daily game's from the reveal: starts_at. A
+    // solo game's runs from its first move, which a snapshot does not give: until the next
+    // delta says, count from the room's start.
     const moved = m.players.some((p) => p.moves > 0);
-    if ((m.state === "racing" || m.state === "done") && m.starts_at && (m.mode === "race" || moved)) {
+    const fromStart = m.mode === "race" || m.mode === "daily";
+    if ((m.state === "racing" || m.state === "done") && m.starts_at && (fromStart || moved)) {
       this.startedAt = m.starts_at;
     }
     if (m.state === "done") {
@@ -240,6 +244,14 @@ export class Game {
     for (const r of m.results) {
       const p = this.player(r.player_id, r.name);
       Object.assign(p, { status: r.status, rank: r.rank, time_ms: r.time_ms, moves: r.moves });
+    }
+  }
+
+  onDailyResult(m) {
+    // Our daily win is ranked, or not and why (the server tells the winner alone).
+    if (this.daily && this.daily.date === m.date && this.daily.kind === m.kind) {
+      Object.assign(this.daily, { ranked: m.ranked, rank: m.rank, unranked_reason: m.unranked_reason,
+        replay_id: m.replay_id });
     }
   }
 

@@ -100,7 +100,7 @@ export class Table {
   }
 
   hint() {
-    if (!this.canPlay() || this.game.mode === "race") return;
+    if (!this.canPlay() || this.game.mode === "race" || this.game.mode === "daily") return;
     this.net.send("hint");
   }
 
@@ -165,8 +165,8 @@ export class Table {
     this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;
     const playing = this.canPlay();
     for (const b of this.el.querySelectorAll(".stats .btn, .extra .btn")) b.disabled = !playing;
-    // A solver's hint would decide a race: the button is only for games alone.
-    this.el.querySelector('[data-act="hint"]').hidden = this.game.mode === "race";
+    // A solver's hint would decide a race or hand out a daily line: only for solo games.
+    this.el.querySelector('[data-act="hint"]').hidden = ["race", "daily"].includes(this.game.mode);
     this.tick();
     this.drawBanners();
     if (!board) {

@@ -34,11 +34,15 @@ def register(sub: Any) -> None:
         default=MIN_MS_PER_ACTION,
         help=f"the physical floor of a win (default {MIN_MS_PER_ACTION})",
     )
+    parser.add_argument(
+        "--token",
+        help="your session token (from welcome): a daily replay of a running day is yours alone",
+    )
     parser.set_defaults(func=cmd_verify)
 
 
-def read_source(source: str) -> bytes:
-    """The bytes of a file, stdin or an http(s) URL.
+def read_source(source: str, token: str | None = None) -> bytes:
+    """The bytes of a file, stdin or an http(s) URL (fetched with ``token`` as a bearer).
 
     Raises:
         OSError: the file or URL cannot be read.
@@ -46,7 +50,9 @@ def read_source(source: str) -> bytes:
     if source == "-":
         return sys.stdin.buffer.read(MAX_BYTES + 1)
     if source.startswith(("http://", "https://")):
-        with urllib.request.urlopen(source, timeout=10) as response:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        request = urllib.request.Request(source, headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as response:
             data: bytes = response.read(MAX_BYTES + 1)
             return data
     with open(source, "rb") as handle:
@@ -56,7 +62,7 @@ def read_source(source: str) -> bytes:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Run ``seahaven verify``."""
     try:
-        raw = read_source(args.replay)
+        raw = read_source(args.replay, args.token)
     except (OSError, urllib.error.URLError, ValueError) as exc:
         print(f"seahaven verify: cannot read {args.replay}: {exc}", file=sys.stderr)
         return 2

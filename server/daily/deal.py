@@ -121,8 +121,37 @@ def daily_deal(date: str, kind: str = "daily", *, now: dt.datetime | None = None
     return DailyDeal(day, kind, str(entry.code), int(entry.par), index)
 
 
+def day_bounds(date: str) -> tuple[int, int]:
+    """The first ms of a day (UTC, ms since the epoch) and the first ms of the next."""
+    start = dt.datetime.combine(dt.date.fromisoformat(date), dt.time(), dt.UTC)
+    begin = int(start.timestamp()) * 1000
+    return begin, begin + 86_400_000
+
+
+def is_running(date: str, *, now: dt.datetime | None = None) -> bool:
+    """Whether a day's challenge is still running: it is that day now (UTC).
+
+    While it runs its codes, its replays and its replay ids are kept from everyone but the
+    player who revealed them (protocol/DAILY.md, "Fair play"); once it is over, all is public.
+    """
+    return date >= today(now).isoformat()
+
+
+def running_codes(*, now: dt.datetime | None = None) -> frozenset[str]:
+    """The codes of the daily deals whose day is not over (empty without pools)."""
+    day = today(now).isoformat()
+    try:
+        return frozenset(daily_deal(day, kind, now=now).code for kind in KINDS)
+    except DailyError:
+        return frozenset()
+
+
 def daily_json(date: str | None = None, *, now: dt.datetime | None = None) -> dict[str, object]:
-    """The body of ``GET /api/daily[/DATE]``: ``{date, code, par, hard: {code, par}}``.
+    """The body of ``GET /api/daily[/DATE]``.
+
+    ``{date, running, ends_at, par, hard: {par}}`` while the day runs: its codes are
+    revealed only by starting a game (the clock starts then); ``code`` and ``hard.code``
+    are added once the day is over.
 
     Raises:
         DailyError: the date has no daily challenge.
@@ -130,12 +159,18 @@ def daily_json(date: str | None = None, *, now: dt.datetime | None = None) -> di
     day = date if date is not None else today(now).isoformat()
     main = daily_deal(day, "daily", now=now)
     hard = daily_deal(day, "hard", now=now)
-    return {
+    running = is_running(main.date, now=now)
+    body: dict[str, object] = {
         "date": main.date,
-        "code": main.code,
+        "running": running,
+        "ends_at": day_bounds(main.date)[1],
         "par": main.par,
-        "hard": {"code": hard.code, "par": hard.par},
+        "hard": {"par": hard.par},
     }
+    if not running:
+        body["code"] = main.code
+        body["hard"] = {"code": hard.code, "par": hard.par}
+    return body
 
 
 def _pool(cells: int) -> tuple[PoolEntry, ...]:

@@ -8,8 +8,12 @@ Keys (named in :mod:`server.store.keys`):
   is: server-measured time, then moves, then the earlier finish. Every score is an integer
   below 2^53, exact in a double.
 - ``daily:DATE:KIND:entries``: hash player id -> entry JSON
-  ``{player_id, name, time_ms, moves, replay_id, finished_at, member}``. A player's first
-  verified finish takes the slot (atomically, in one script); later finishes are not ranked.
+  ``{player_id, name, time_ms, moves, replay_id, finished_at, member}``, written with the
+  sorted set in one script, only if the player has none.
+- ``daily:DATE:KIND:attempts``: hash player id -> the room of the player's ranked attempt:
+  the first game of that day and kind they began, claimed atomically when its deal is
+  revealed (:meth:`Leaderboard.claim_attempt`). Only that game can rank; later ones are
+  practice.
 - ``player:PID:days``: sorted set of the dates on which the player began a ranked daily
   finish of that same date (scored by day number), for streaks.
 - channel ``daily:DATE:KIND:ch``: a message on every new entry (live pushes).
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -26,7 +31,8 @@ import redis.asyncio as aioredis
 
 from ..store.keys import Keys
 from ..store.scripts import source
-from .deal import DailyError, daily_deal
+from .deal import DailyError, daily_deal, day_bounds, is_running
+from .pace import Pace, judge
 from .replays import MIN_MS_PER_ACTION, Replay, verify
 
 #: ``moves`` occupies the low 14 bits of a score; more moves rank as this many.
@@ -38,8 +44,8 @@ MAX_TIME_MS: Final = (1 << 38) - 1
 #: How far a finish may lie ahead of this server's clock (other instances' clocks drift).
 FUTURE_SLACK_MS: Final = 60_000
 
-#: One UTC day in milliseconds.
-DAY_MS: Final = 86_400_000
+#: How long a day's record of ranked attempts outlives the day, in seconds.
+ATTEMPTS_KEPT_S: Final = 2 * 86_400
 
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
@@ -65,12 +71,14 @@ class Submission:
     """What :meth:`Leaderboard.submit` did.
 
     Attributes:
-        status: ``ranked`` (a new entry), ``not_ranked`` (the player already has one: a
-            later attempt) or ``refused`` (the replay is not a verified daily win).
+        status: ``ranked`` (a new entry), ``not_ranked`` (a verified win that does not
+            count) or ``refused`` (the replay is not a verified daily win).
         rank: the new entry's rank when ``ranked``.
-        reason: why it was refused (a code of ``replays.REFUTATIONS`` or ``not_daily``,
-            ``wrong_deal``, ``not_won``, ``bad_date``, ``future_date``, ``before_day``,
-            ``future_time``).
+        reason: why it is not ranked: ``practice`` (not the player's ranked attempt),
+            ``after_day`` (begun after its day), ``late_finish`` (won after its day), or
+            a pace rule's code (:data:`server.daily.pace.PACE_REASONS`); why it is
+            refused: a code of ``replays.REFUTATIONS`` or ``not_daily``, ``wrong_deal``,
+            ``not_won``, ``bad_date``, ``future_date``, ``before_day``, ``future_time``.
         message: the reason in words.
     """
 
@@ -78,6 +86,10 @@ class Submission:
     rank: int = 0
     reason: str = ""
     message: str = ""
+
+
+def _unranked(reason: str, message: str) -> Submission:
+    return Submission("not_ranked", reason=reason, message=message)
 
 
 def _day_number(date: str) -> int:
@@ -97,6 +109,7 @@ class Leaderboard:
         keep_s: seconds a day's leaderboard (and a player's days) live after their last
             entry.
         min_ms_per_action: the physical floor used when verifying submissions.
+        pace: the human pace a ranked game must keep.
     """
 
     def __init__(
@@ -104,17 +117,43 @@ class Leaderboard:
         redis: aioredis.Redis,
         keys: Keys,
         min_ms_per_action: int = MIN_MS_PER_ACTION,
+        pace: Pace | None = None,
         keep_s: int = KEEP_S,
     ) -> None:
         self.redis = redis
         self.keys = keys
         self.keep_s = keep_s
         self.min_ms_per_action = min_ms_per_action
+        self.pace = pace if pace is not None else Pace()
         self._submit = redis.register_script(source("leaderboard_submit"))
+        self._claim = redis.register_script(source("attempt_claim"))
 
     def parse_channel(self, name: str) -> tuple[str, str] | None:
         """The (date, kind) of a leaderboard channel's name, or None."""
         return self.keys.parse_leaderboard_channel(name)
+
+    # -- ranked attempts ------------------------------------------------------------------
+
+    async def claim_attempt(self, date: str, kind: str, player_id: str, room: str) -> str:
+        """Make ``room`` the player's ranked attempt of the day, unless one was made before.
+
+        Called when the deal is revealed, before the snapshot is sent; atomic, so two
+        ``daily`` requests at once (two tabs, two instances) get one ranked attempt.
+
+        Returns:
+            The room of the ranked attempt: ``room``, or the earlier one.
+        """
+        # Kept until two days after the day (or after now, for a day already over).
+        expire_at = max(day_bounds(date)[1] // 1000, int(time.time())) + ATTEMPTS_KEPT_S
+        held = await self._claim(
+            keys=[self.keys.daily_attempts(date, kind)], args=[player_id, room, expire_at]
+        )
+        return str(held)
+
+    async def attempt(self, date: str, kind: str, player_id: str) -> str | None:
+        """The room of the player's ranked attempt of a day and kind, or None."""
+        held = await self.redis.hget(self.keys.daily_attempts(date, kind), player_id)
+        return None if held is None else str(held)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -123,7 +162,9 @@ class Leaderboard:
 
         Checks that the replay is of a daily challenge, on that day's deal, and that the
         engine confirms it: a legal win whose claimed time, moves and score match (see
-        :func:`server.daily.replays.verify`). Only then does the player's first entry get written.
+        :func:`server.daily.replays.verify`). It ranks only if it is the player's ranked
+        attempt (the first game of the day they began), begun and won within its day (UTC),
+        at a human pace (:func:`server.daily.pace.judge`); then the entry is written.
 
         Args:
             replay: the finished game.
@@ -148,22 +189,30 @@ class Leaderboard:
         if not verdict.won or replay.result.time_ms is None:
             return Submission("refused", reason="not_won", message="only a win is ranked")
         # A day's deal is out from 00:00 UTC of that day, and no game ends in the future.
-        day_start = int(dt.datetime.fromisoformat(f"{date}T00:00:00+00:00").timestamp() * 1000)
+        # A game begins at its reveal (``started_at``), when its clock starts.
+        day_start, day_end = day_bounds(date)
         moment = now if now is not None else dt.datetime.now(dt.UTC)
-        if replay.times_ms[0] < day_start:
+        if replay.started_at < day_start:
             return Submission(
                 "refused", reason="before_day", message=f"the game began before {date} (UTC)"
-            )
-        # A past day stays playable, but only games begun on the day itself rank: a later
-        # player could have studied the deal, or copied the day's published replays.
-        if replay.times_ms[0] >= day_start + DAY_MS:
-            return Submission(
-                "refused", reason="after_day", message=f"only games begun on {date} (UTC) rank"
             )
         if replay.times_ms[-1] > moment.timestamp() * 1000 + FUTURE_SLACK_MS:
             return Submission(
                 "refused", reason="future_time", message="the game ends after the server's now"
             )
+        # A past day stays playable, but only games begun on the day itself rank: a later
+        # player could have studied the deal, or copied the day's published replays.
+        if replay.started_at >= day_end:
+            return _unranked("after_day", f"only games begun on {date} (UTC) rank")
+        # Its replays go public when the day ends: a game still open then could copy them.
+        if replay.times_ms[-1] >= day_end:
+            return _unranked("late_finish", f"a ranked game is won before {date} ends (UTC)")
+        # One ranked attempt: the first game of the day the player began (claimed at reveal).
+        if replay.room is None or await self.attempt(date, kind, replay.player_id) != replay.room:
+            return _unranked("practice", "only the first game begun on the day is ranked")
+        pace = judge(replay.started_at, replay.times_ms, self.pace)
+        if not pace.ok:
+            return _unranked(pace.reason, pace.message)
         finished_at = replay.times_ms[-1]
         member = member_of(finished_at, replay.player_id)
         entry = {
@@ -190,9 +239,9 @@ class Leaderboard:
                 ],
             )
         )
-        if rank == 0:
-            return Submission("not_ranked", message="only the first finish of a day is ranked")
-        if _utc_date(replay.times_ms[0]) == date:  # a past day played later is no streak
+        if rank == 0:  # the ranked attempt's entry is already written (a second record)
+            return _unranked("practice", "the player's entry of the day is already written")
+        if _utc_date(replay.started_at) == date:  # a past day played later is no streak
             days = self.keys.player_days(replay.player_id)
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.zadd(days, {date: _day_number(date)})
@@ -235,6 +284,9 @@ class Leaderboard:
                     "replay_id": data["replay_id"],
                 }
             )
+        if is_running(date):  # replays stay private while the day runs
+            for entry in out:
+                del entry["replay_id"]
         return out
 
     async def top(self, date: str, kind: str, limit: int) -> list[dict[str, Any]]:
@@ -289,7 +341,8 @@ class Leaderboard:
 
         ``entries`` are the top ``limit``, or with ``around`` the ``limit`` entries centred
         on that player (the top ones if the player is not ranked); ``player`` then gives the
-        player's rank (null if not ranked) and streak.
+        player's rank (null if not ranked) and streak. While the day runs, entries carry no
+        ``replay_id``: its replays are their players' own until it is over.
         """
         result: dict[str, Any] = {
             "date": date,

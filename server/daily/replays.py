@@ -5,7 +5,8 @@ delta of every step):
 
     {"v": 1, "id", "kind": "race" | "solo" | "daily", "code", "player_id", "name",
      "room", "round", "daily": {"date", "kind": "daily" | "hard"} | null,
-     "started_at": ms epoch (the clock's start), "actions": [notation ...],
+     "started_at": ms epoch (the clock's start: a race's start, a daily game's reveal,
+         a solo game's first action), "actions": [notation ...],
      "times_ms": [ms epoch of each action, server clock],
      "result": {"won", "time_ms", "moves", "score"}}
 
@@ -26,15 +27,18 @@ from typing import Any, Final
 from ..engine import Board, CodeError, EngineError, parse_action, parse_code
 from ..store.keys import Keys
 
-#: The physical floor: a finished game takes at least this many ms per action after the
-#: first. Humans need far more (a quick double tap is ~150 ms); a bot does not.
+#: The physical floor: from the first action to the last, at least this many ms per action
+#: after the first. Humans need far more (a quick double tap is ~150 ms); a bot does not.
 MIN_MS_PER_ACTION: Final = 50
 
 #: Most actions a replay may hold (far above any real game; bounds the work of verifying).
 MAX_ACTIONS: Final = 20_000
 
-#: How a replay's clock starts: solo and daily games at the first action, races earlier.
+#: What a replay is of. Its clock starts: a race's at the start, a daily game's at the reveal
+#: (the snapshot that showed the deal), both at or before the first action; a solo game's at
+#: its first action.
 KINDS: Final = ("race", "solo", "daily")
+CLOCK_BEFORE_FIRST: Final = ("race", "daily")
 DAILY_KINDS: Final = ("daily", "hard")
 
 FORMAT_VERSION: Final = 1
@@ -219,11 +223,12 @@ def verify(replay: Replay, *, min_ms_per_action: int = MIN_MS_PER_ACTION) -> Ver
     """Replay the actions from the deal and check every claim of the result.
 
     Checks, in order: the code; one non-decreasing server timestamp per action; the clock
-    (a solo or daily game starts at its first action, a race at or before it); each action
-    legal in order; nothing after the win; the claimed ``won``, ``moves`` (accepted
-    actions, undos included), ``score`` and ``time_ms`` (clock start to the last action)
-    equal to what the engine and timestamps give; and, for a win, ``time_ms`` at least
-    ``min_ms_per_action`` per action after the first.
+    (a solo game starts at its first action; a race at its start and a daily game at its
+    reveal, at or before the first action); each action legal in order; nothing after the
+    win; the claimed ``won``, ``moves`` (accepted actions, undos included), ``score`` and
+    ``time_ms`` (clock start to the last action) equal to what the engine and timestamps
+    give; and, for a win, at least ``min_ms_per_action`` per action after the first between
+    the first action and the last.
 
     Args:
         replay: the record to check.
@@ -247,9 +252,12 @@ def verify(replay: Replay, *, min_ms_per_action: int = MIN_MS_PER_ACTION) -> Ver
         if times[i] < times[i - 1]:
             return _refuted("times_decrease", f"timestamp {i + 1} is earlier than timestamp {i}")
     if times:
-        if replay.kind == "race" and replay.started_at > times[0]:
-            return _refuted("clock_mismatch", "the race clock starts after the first action")
-        if replay.kind != "race" and replay.started_at != times[0]:
+        if replay.kind in CLOCK_BEFORE_FIRST and replay.started_at > times[0]:
+            start = "start" if replay.kind == "race" else "reveal"
+            return _refuted(
+                "clock_mismatch", f"the {replay.kind} clock ({start}) is after the first action"
+            )
+        if replay.kind not in CLOCK_BEFORE_FIRST and replay.started_at != times[0]:
             return _refuted(
                 "clock_mismatch", f"a {replay.kind} game's clock starts at its first action"
             )
@@ -284,12 +292,14 @@ def verify(replay: Replay, *, min_ms_per_action: int = MIN_MS_PER_ACTION) -> Ver
                 f"claimed {claim.time_ms} ms; the timestamps give {elapsed} ms",
                 board,
             )
+        # Measured between the actions: time spent before the first one buys no speed.
+        span = times[-1] - times[0]
         floor = min_ms_per_action * (len(actions) - 1)
-        if elapsed < floor:
+        if span < floor:
             return _refuted(
                 "too_fast",
-                f"{elapsed} ms for {len(actions)} actions is under the floor of "
-                f"{min_ms_per_action} ms per action ({floor} ms)",
+                f"{span} ms from the first of {len(actions)} actions to the last is under the "
+                f"floor of {min_ms_per_action} ms per action ({floor} ms)",
                 board,
             )
     summary = (

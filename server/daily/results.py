@@ -4,21 +4,48 @@ verified and ranked, and a race result goes into the player's history.
 :func:`record_finish` is called once the winning action is committed. It builds the replay
 from what Redis holds (the board's action log with server timestamps, and the result the
 server announced), so what is ranked is exactly what was played; the leaderboard then
-writes an entry only if the engine verifies that replay.
+writes an entry only if the engine verifies that replay, and the outcome (ranked, or why
+not) is written into the room's daily note for its player to see.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
+from typing import Final
 
 from ..engine import Board, parse_action, parse_code
 from ..store.store import Store
-from .leaderboard import Submission
+from .pace import PACE_REASONS
 from .replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from .services import Daily
 
 log = logging.getLogger(__name__)
+
+#: The reasons a player is shown as they are; any other refusal is ``not_verified``
+#: (``too_fast`` is also the code of the physical floor's refutation, and means the same).
+SHOWN_REASONS: Final = frozenset({"practice", "after_day", "late_finish", *PACE_REASONS})
+
+
+@dataclass(frozen=True, slots=True)
+class DailyOutcome:
+    """What a won daily game counts for (the ``daily_result`` message to its player).
+
+    Attributes:
+        date, kind: the day and kind of the challenge.
+        rank: its rank on the leaderboard, or None when it is not ranked.
+        unranked_reason: why not (``protocol.models.UNRANKED_REASONS``), or None.
+        message: the reason in words (or the rank).
+        replay_id: the game's replay.
+    """
+
+    date: str
+    kind: str
+    rank: int | None
+    unranked_reason: str | None
+    message: str
+    replay_id: str
 
 
 async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay | None:
@@ -29,7 +56,9 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
     actions, times = parse_log(entries)
     mode = meta.get("mode", "solo")
     kind = mode if mode in KINDS else "solo"
-    started_at = int(meta.get("starts_at") or 0) if kind == "race" else times[0]
+    # The clock: a race's start, a daily game's reveal (the room is made as it is shown),
+    # a solo game's first action.
+    started_at = int(meta.get("starts_at") or 0) if kind in ("race", "daily") else times[0]
     name = member.get("name", "") if member else result.get("name", "")
     board = Board.from_code(meta["code"])
     for text in actions:
@@ -59,24 +88,41 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
 
 async def record_finish(
     store: Store, daily: Daily, room: str, round_: int, pid: str, rank: int
-) -> Submission | None:
+) -> DailyOutcome | None:
     """Keep a won board's replay; rank a daily finish; count a race finish.
 
     Returns:
-        The leaderboard's answer for a daily game, else None.
+        What a daily game counts for (also written into its room's note), else None.
     """
     replay = await build_replay(store, room, round_, pid)
     if replay is None:
         log.warning("no replay for %s round %s player %s", room, round_, pid)
         return None
     await daily.replays.save(replay)
-    submission = None
-    if replay.kind == "daily":
+    outcome = None
+    if replay.kind == "daily" and replay.daily_date and replay.daily_kind:
         submission = await daily.leaderboard.submit(replay)
         if submission.status == "ranked":
             await daily.replays.keep(replay.id, daily.leaderboard.keep_s)
         elif submission.status == "refused":
             log.warning("daily finish of %s refused: %s", pid, submission.message)
+        ranked = submission.status == "ranked"
+        reason = None
+        if not ranked:
+            shown = submission.reason in SHOWN_REASONS
+            reason = submission.reason if shown else "not_verified"
+        outcome = DailyOutcome(
+            replay.daily_date,
+            replay.daily_kind,
+            submission.rank if ranked else None,
+            reason,
+            f"ranked #{submission.rank}" if ranked else submission.message,
+            replay.id,
+        )
+        note = await store.daily_note(room)
+        if note is not None:
+            note.update(ranked=ranked, rank=outcome.rank, unranked_reason=reason)
+            await store.set_daily(room, note)
     elif replay.kind == "race":
         verdict = verify(replay, min_ms_per_action=0)
         if verdict.ok:
@@ -92,7 +138,7 @@ async def record_finish(
                 replay_id=replay.id,
                 at=replay.times_ms[-1],
             )
-    return submission
+    return outcome
 
 
 async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid: str) -> None:

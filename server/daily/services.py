@@ -8,6 +8,7 @@ from typing import Any
 from ..store.keys import Keys
 from .history import History
 from .leaderboard import Leaderboard
+from .pace import Pace
 from .replays import ReplayStore
 from .watchers import Watchers
 
@@ -28,11 +29,17 @@ class Daily:
 
     @classmethod
     def build(
-        cls, redis: Any, keys: Keys, min_ms_per_action: int, replay_ttl: int, keep_s: int
+        cls,
+        redis: Any,
+        keys: Keys,
+        min_ms_per_action: int,
+        replay_ttl: int,
+        pace: Pace,
+        keep_s: int,
     ) -> Daily:
         """The stores on one Redis under one key prefix; what is kept lives ``keep_s``."""
         return cls(
-            leaderboard=Leaderboard(redis, keys, min_ms_per_action, keep_s),
+            leaderboard=Leaderboard(redis, keys, min_ms_per_action, pace, keep_s),
             replays=ReplayStore(redis, keys, replay_ttl),
             history=History(redis, keys, keep_s),
         )

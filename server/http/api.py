@@ -1,13 +1,19 @@
 """HTTP routes of the daily challenge, leaderboards, replays and player history.
 
-- ``GET /api/daily`` and ``GET /api/daily/YYYY-MM-DD``: ``{date, code, par, hard: {code,
-  par}}``; a future date is 404 ``future_date``, a malformed one 400 ``bad_date``.
+- ``GET /api/daily`` and ``GET /api/daily/YYYY-MM-DD``: ``{date, running, ends_at, par,
+  hard: {par}}``, with ``code`` and ``hard.code`` once the day is over (while it runs, a
+  deal is revealed only by starting it); a future date is 404 ``future_date``, a malformed
+  one 400 ``bad_date``.
 - ``GET /api/daily/YYYY-MM-DD/leaderboard?kind=daily|hard&limit=N&around=PLAYER_ID``:
   ``{date, kind, finishers, entries: [{rank, player_id, name, time_ms, moves, replay_id}]}``
-  and, with ``around``, ``player: {player_id, rank, streak}``.
+  (no ``replay_id`` while the day runs) and, with ``around``, ``player: {player_id, rank,
+  streak}``.
 - ``GET /api/replay/ID``: the replay record, the opening table and every step's delta. A
-  replay never changes once stored: it carries a strong ``ETag`` (a hash of the body) and
-  may be cached for good; a request whose ``If-None-Match`` names it is answered 304.
+  public replay never changes once stored: it carries a strong ``ETag`` (a hash of the
+  body) and may be cached for good; a request whose ``If-None-Match`` names it is answered
+  304. A daily game's replay of a day still running answers its player alone
+  (``Authorization: Bearer TOKEN``, the token of ``welcome``), never cached; anyone else
+  gets the 404 of a missing replay.
 - ``GET /api/player/PLAYER_ID``: race history and daily streak.
 
 """
@@ -19,7 +25,7 @@ import json
 from typing import Any, Final
 
 from ..context import Context
-from ..daily.deal import DailyError, daily_json, parse_date, today
+from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import MAX_LIMIT
 from ..daily.replays import ReplayFormatError, view_json
 from ..registry import HttpRequest, HttpResponse, Routes
@@ -32,11 +38,11 @@ _DATE = r"(?P<date>\d{4}-\d{2}-\d{2})"
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
 
 
-def _json(status: int, data: object) -> HttpResponse:
+def _json(status: int, data: object, cache: str = "no-cache") -> HttpResponse:
     return HttpResponse(
         status,
         json.dumps(data, separators=(",", ":")).encode(),
-        headers={"Cache-Control": "no-cache"},
+        headers={"Cache-Control": cache, "Vary": "Authorization"},
     )
 
 
@@ -101,9 +107,27 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
         replay = await svc.replays.load(request.params["id"])
     except ReplayFormatError as exc:
         return _json(500, {"error": "internal", "message": str(exc)})
+    missing = _json(404, {"error": "not_found", "message": "no replay has this id"})
     if replay is None:
-        return _json(404, {"error": "not_found", "message": "no replay has this id"})
-    return _immutable(view_json(replay, svc.leaderboard.min_ms_per_action))
+        return missing
+    private = replay.kind == "daily" and is_running(replay.daily_date or "")
+    # A running day's replays are its players' own: one could copy the leader's line.
+    if private and await _bearer(ctx, request) != replay.player_id:
+        return missing  # the same answer as no replay: its existence is not told either
+    body = view_json(replay, svc.leaderboard.min_ms_per_action)
+    if private:
+        return _json(200, body, "private, no-store")  # never in a shared cache
+    return _immutable(body)
+
+
+async def _bearer(ctx: Context, request: HttpRequest) -> str | None:
+    """The player id of the ``Authorization: Bearer TOKEN`` header's session, or None."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not 16 <= len(token) <= 64:
+        return None
+    session = await ctx.store.load_session(token)
+    return None if session is None else session[0]
 
 
 @routes.get(r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")

@@ -1,9 +1,10 @@
 """``hint``: the solver's next move for the player's own board, where hints are allowed.
 
 Refused in a race room until its race is over (``reject hints_off``: a race where the
-server hands out the winning line is not a race) and in the daily challenge (``error
-unavailable``: it would hand out the ranked line). The solver runs in a worker thread so
-that the socket keeps flowing.
+server hands out the winning line is not a race), on any board whose deal is a daily deal
+of a day not yet over, whatever the room (``reject hints_off``: it would hand out the
+ranked line), and in any other daily game (``error unavailable``). The solver runs in a
+worker thread so that the socket keeps flowing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from protocol import models as m
 
 from .. import wire
 from ..context import Context
+from ..daily.deal import running_codes
 from ..engine import Board
 from ..engine.solver import hint
 from ..registry import Routes
@@ -31,6 +33,9 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     if room is None or state is None or conn.role != Role.PLAYER:
         conn.error("not_racing")
         return
+    if daily_running(state.code):
+        conn.reject(msg.id, "hints_off", "no hints on a daily deal before its day is over")
+        return
     if state.mode == Mode.DAILY:
         conn.error("unavailable", "there are no hints in the daily challenge")
         return
@@ -39,6 +44,13 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
         return
     entry = await ctx.boards.get(room, state.round, conn.pid or "", state.code)
     ctx.spawn(send_hint(conn, msg.id, entry.board.copy()))
+
+
+def daily_running(code: str) -> bool:
+    """Whether ``code`` is the deal of a daily challenge whose day is not over: a solo game
+    or a finished race on it (its code is known to whoever revealed it) must not get the
+    solver's line either."""
+    return code in running_codes()
 
 
 async def send_hint(conn: Conn, hint_id: int, board: Board) -> None:

@@ -118,11 +118,12 @@ def events(
 ) -> MoveCommit:
     """Step two: what committing an accepted action writes (a pure function).
 
-    The clock of a race runs from its start; of a game alone, from its first action.
+    The clock of a race runs from its start; of a daily game, from the reveal (the room's
+    ``starts_at``, when its snapshot showed the deal); of a solo game, from its first action.
     """
     pid, board = conn.pid or "", entry.board
     first = entry.first_ms if entry.first_ms is not None else now
-    clock_from = state.starts_at if state.mode == Mode.RACE else first
+    clock_from = state.starts_at if state.mode in (Mode.RACE, Mode.DAILY) else first
     elapsed = max(0, now - clock_from)
     text = str(action)
     won = board.is_won()
@@ -184,9 +185,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
     if out.status == "ok":
         acknowledge(out)  # already done when Redis's answer was read; not twice
         if move.finishing:  # keep the replay; verify and rank a daily win; race history
-            ctx.spawn(
-                record_finish(ctx.store, ctx.daily, move.room, move.round, move.pid, out.rank)
-            )
+            ctx.spawn(finish(ctx, conn, move, out.rank))
         return True
     ctx.boards.drop(move.room, move.round, move.pid)  # the copy took an action Redis did not
     if out.status == "stale":
@@ -201,6 +200,22 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         reason = out.status
     conn.reject(move.action_id, reason)
     return True
+
+
+async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
+    """Record a won board; a daily game's player alone hears what it counts for."""
+    outcome = await record_finish(ctx.store, ctx.daily, move.room, move.round, move.pid, rank)
+    if outcome is not None:
+        conn.queue(
+            wire.daily_result(
+                outcome.date,
+                outcome.kind,
+                outcome.rank,
+                outcome.unranked_reason,
+                outcome.message,
+                outcome.replay_id,
+            )
+        )
 
 
 async def refuse(

@@ -1,8 +1,10 @@
 """Games alone: ``solo`` (a typed code or a certified deal) and ``daily`` (a day's deal).
 
-Either is a one-player room already racing, clocked from the first move, on the same
-validated, Redis-backed move path as a race. A daily game's room notes its day and kind,
-so that its win is verified and ranked (:mod:`server.daily.results`).
+Either is a one-player room already racing, on the same validated, Redis-backed move path
+as a race. A solo game is clocked from its first move; a daily game from the reveal (the
+snapshot that shows its deal). A daily game's room notes its day, kind and whether it is
+the player's ranked attempt, so that its win is verified and ranked
+(:mod:`server.daily.results`).
 """
 
 from __future__ import annotations
@@ -10,12 +12,12 @@ from __future__ import annotations
 from protocol import models as m
 
 from ..context import Context
-from ..daily.deal import KIND_CELLS, DailyError, daily_deal, today
+from ..daily.deal import KIND_CELLS, DailyError, daily_deal, is_running, today
 from ..pools import draw
 from ..registry import Routes
 from ..rooms import membership
 from ..session import Conn
-from ..store.records import Mode, Role
+from ..store.records import Mode, Role, RoomPhase
 from .rooms import typed_code
 
 routes = Routes()
@@ -51,7 +53,14 @@ async def on_solo(ctx: Context, conn: Conn, msg: m.Solo) -> None:
 
 @routes.ws("daily")
 async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
-    """Start a game on a day's deal (today's if no date), the hard one if asked."""
+    """Reveal a day's deal (today's if no date, the hard one if asked): its clock starts now.
+
+    The first game of a day and kind that a player begins is their one ranked attempt,
+    claimed in Redis as its deal is revealed. A ``daily`` while that game is still being
+    played brings the player back into it (its clock runs on, from the reveal); once it is
+    won or given up, every later game of the day is practice, as is any game of a day
+    that is over.
+    """
     if conn.room is not None:
         conn.error("already_in_room")
         return
@@ -61,7 +70,37 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
     except DailyError as exc:
         conn.error("unavailable" if exc.reason == "unavailable" else "bad_date", str(exc))
         return
+    pid, board = conn.pid or "", ctx.daily.leaderboard
+    held = await board.attempt(deal.date, kind, pid)
+    if held is not None and await _still_playing(ctx, held, pid):
+        await membership.enter(ctx, conn, held, Role.PLAYER)  # back in: no new clock
+        return
+    # The room is made as the deal is revealed: its starts_at is the clock's start.
     room = await membership.new_room(ctx, Mode.DAILY, deal.code, KIND_CELLS[kind], solo=conn)
+    attempt, reason = "practice", "practice" if is_running(deal.date) else "after_day"
+    if held is None and reason == "practice":
+        held = await board.claim_attempt(deal.date, kind, pid, room)
+        if held == room:
+            attempt = "ranked"
+        elif await _still_playing(ctx, held, pid):  # taken a moment ago elsewhere: join it
+            await ctx.store.discard(room)
+            await membership.enter(ctx, conn, held, Role.PLAYER)
+            return
+    ranked = attempt == "ranked"
+    note = {
+        "date": deal.date,
+        "kind": kind,
+        "attempt": attempt,
+        "ranked": None if ranked else False,
+        "rank": None,
+        "unranked_reason": None if ranked else reason,
+    }
     # Noted before the socket enters: no move can arrive before this is written.
-    await ctx.store.set_daily(room, deal.date, kind)
+    await ctx.store.set_daily(room, note)
     await membership.enter(ctx, conn, room, Role.PLAYER)
+
+
+async def _still_playing(ctx: Context, room: str, pid: str) -> bool:
+    """Whether the player's game in ``room`` is still on (not won, given up or expired)."""
+    fields = await ctx.store.room_fields(room)
+    return fields.get("state") == RoomPhase.RACING and fields.get(f"st:{pid}") == "playing"

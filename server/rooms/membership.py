@@ -80,7 +80,10 @@ async def snapshot(ctx: Context, room: str, viewer: str, role: str) -> tuple[str
         ctx.boards.put((room, round_, pid), entry)
         boards[pid] = entry
     await ctx.rooms.get(room, refresh=True)
-    text = wire.snapshot(read.meta, viewer, role, now_ms(), players(read, boards, viewer, role))
+    # A daily game's snapshot says what it counts for: ranked attempt or practice.
+    daily = await ctx.store.daily_note(room) if read.meta.get("mode") == Mode.DAILY else None
+    seen = players(read, boards, viewer, role)
+    text = wire.snapshot(read.meta, viewer, role, now_ms(), seen, daily)
     return text, int(read.meta.get("seq", 0))
 
 

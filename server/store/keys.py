@@ -20,8 +20,9 @@ scripts touch one slot only:
 - channel ``room:{R}:ch``: every event, prefixed with the connection it came from.
 
 Elsewhere: ``deadlines`` (what is due when, for every instance), ``session:TOKEN`` (hash
-``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
-(a day's leaderboard), ``player:PID:days|races|recent|counted`` and ``replay:ID``.
+``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch`` (a day's leaderboard),
+``daily:DATE:KIND:attempts`` (hash player id -> the room of their ranked attempt, expiring
+two days after the day), ``player:PID:days|races|recent|counted`` and ``replay:ID``.
 """
 
 from __future__ import annotations
@@ -125,6 +126,10 @@ class Keys:
         """Hash player id -> leaderboard entry JSON."""
         return f"{self.prefix}daily:{date}:{kind}:entries"
 
+    def daily_attempts(self, date: str, kind: str) -> str:
+        """Hash player id -> the room of their ranked attempt (the first game they began)."""
+        return f"{self.prefix}daily:{date}:{kind}:attempts"
+
     def leaderboard_channel(self, date: str, kind: str) -> str:
         """Announces a change of a day's leaderboard."""
         return f"{self.prefix}daily:{date}:{kind}:ch"
@@ -213,6 +218,7 @@ FAMILIES: Final = (
         "player:P:counted", "zset", "results of the last 7 days", "history-days after last race"
     ),
     Family("player:P:days", "zset", "400 days", "history-days after last ranked day"),
+    Family("daily:D:K:attempts", "hash", "one per player of that day", "two days after the day"),
     Family("daily:D:K:rank", "zset", "one per player of that day", "history-days after last entry"),
     Family(
         "daily:D:K:entries", "hash", "one per player of that day", "history-days after last entry"

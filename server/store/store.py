@@ -442,15 +442,25 @@ class Store:
         result = parse_results(results).get(pid)
         return meta, (json.loads(member) if member else None), result, entries
 
-    async def set_daily(self, room: str, date: str, kind: str) -> None:
-        """Note the day and kind of a daily game's room (kept as long as the room)."""
-        value = json.dumps({"date": date, "kind": kind})
+    async def set_daily(self, room: str, note: dict[str, Any]) -> None:
+        """Write the note of a daily game's room (kept as long as the room, and longer).
+
+        The note is the snapshot's ``daily`` object: ``{date, kind, attempt, ranked, rank,
+        unranked_reason}`` (``protocol.models.DailyGame``).
+        """
+        value = json.dumps(note, separators=(",", ":"))
         await self.redis.set(self.keys.daily_room(room), value, ex=max(self.ttl, 86_400) * 2)
+
+    async def daily_note(self, room: str) -> dict[str, Any] | None:
+        """The note of a daily game's room, or None."""
+        text = await self.redis.get(self.keys.daily_room(room))
+        return None if text is None else dict(json.loads(text))
 
     async def daily_of(self, room: str) -> tuple[str, str] | None:
         """The (date, kind) of a daily game's room, or None."""
-        text = await self.redis.get(self.keys.daily_room(room))
-        if text is None:
-            return None
-        data = json.loads(text)
-        return data["date"], data["kind"]
+        note = await self.daily_note(room)
+        return None if note is None else (note["date"], note["kind"])
+
+    async def discard(self, room: str) -> None:
+        """Delete a room nobody has entered (made, then not needed)."""
+        await self.redis.delete(self.keys.room(room), self.keys.members(room))

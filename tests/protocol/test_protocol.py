@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import typing
 
 import pytest
 from hypothesis import given
@@ -149,6 +150,10 @@ def test_server_messages_round_trip() -> None:
 
 def test_codes_do_not_clash_with_engine_reasons() -> None:
     assert not set(models.SERVER_REJECT_REASONS) & set(REASONS)
+
+
+def test_every_unranked_reason_is_explained() -> None:
+    assert set(typing.get_args(models.UnrankedReason)) == set(models.UNRANKED_REASONS)
 
 
 @given(st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=8), max_size=5))

@@ -17,7 +17,10 @@ from server.daily.deal import (
     daily_deal,
     daily_index,
     daily_json,
+    day_bounds,
+    is_running,
     parse_date,
+    running_codes,
     today,
 )
 from server.engine import Board
@@ -72,13 +75,31 @@ def test_another_process_computes_the_same_deals() -> None:
     assert json.loads(out.stdout) == [daily_json(d, now=NOON) for d in dates]
 
 
-def test_the_json_shape() -> None:
+def test_the_json_shape_hides_the_codes_while_the_day_runs() -> None:
     data = daily_json("2026-06-15", now=NOON)
-    assert set(data) == {"date", "code", "par", "hard"}
-    assert data["date"] == "2026-06-15"
-    hard = data["hard"]
-    assert isinstance(hard, dict) and set(hard) == {"code", "par"}
+    assert set(data) == {"date", "running", "ends_at", "par", "hard"}
+    assert data["date"] == "2026-06-15" and data["running"] is True
+    assert data["ends_at"] == int(dt.datetime(2026, 6, 16, tzinfo=dt.UTC).timestamp()) * 1000
+    assert data["hard"] == {"par": daily_deal("2026-06-15", "hard", now=NOON).par}
     assert daily_json(now=NOON) == data  # no date: today (UTC)
+    # Once the day is over (a second after midnight UTC), the codes are public.
+    after = daily_json("2026-06-15", now=dt.datetime(2026, 6, 16, 0, 0, 1, tzinfo=dt.UTC))
+    assert set(after) == {"date", "running", "ends_at", "code", "par", "hard"}
+    assert after["running"] is False
+    assert after["code"] == daily_deal("2026-06-15", now=NOON).code
+    hard = after["hard"]
+    assert isinstance(hard, dict) and set(hard) == {"code", "par"}
+
+
+def test_a_day_runs_from_midnight_to_midnight_utc() -> None:
+    start, end = day_bounds("2026-06-15")
+    assert start == int(dt.datetime(2026, 6, 15, tzinfo=dt.UTC).timestamp()) * 1000
+    assert end - start == 86_400_000
+    assert is_running("2026-06-15", now=NOON)
+    assert not is_running("2026-06-14", now=NOON)
+    assert running_codes(now=NOON) == {
+        daily_deal("2026-06-15", kind, now=NOON).code for kind in ("daily", "hard")
+    }
 
 
 def test_today_is_the_utc_date() -> None:

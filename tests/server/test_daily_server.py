@@ -1,9 +1,10 @@
 """The daily challenge on real server processes, real sockets and the machine's Redis.
 
 The servers share a unique key prefix for the daily keys (``SEAHAVEN_KEY_PREFIX``), so runs
-never see each other's leaderboards. The physical floor is lowered to 20 ms per action so
-that an honest test player (25 ms between actions) is ranked in about two seconds, while a
-player with no pause at all is refused.
+never see each other's leaderboards. The physical floor is lowered to 20 ms per action and
+the human pace rules are off, so that a test player (25 ms between actions) is ranked in
+about two seconds, while a player with no pause at all is refused; the pace rules and the
+other fair-play rules are tested in :mod:`tests.test_daily_fair`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_serv
 PAST = "2026-03-14"
 PACE = 0.025
 PREFIX = f"test:daily:{secrets.token_hex(6)}:"
-ENV = {"SEAHAVEN_KEY_PREFIX": PREFIX, "SEAHAVEN_MIN_MS_PER_ACTION": "20"}
+ENV = {
+    "SEAHAVEN_KEY_PREFIX": PREFIX,
+    "SEAHAVEN_MIN_MS_PER_ACTION": "20",
+    "SEAHAVEN_PACE_READ_MS": "0",
+    "SEAHAVEN_PACE_MEDIAN_MS": "0",
+    "SEAHAVEN_PACE_FAST_MS": "0",
+}
 
 
 @contextlib.contextmanager
@@ -73,9 +80,12 @@ def fresh() -> Iterator[Today]:
         yield Today(srv, env, date, code, line_of(code))
 
 
-def get(srv: ServerProc, path: str) -> tuple[int, Any]:
+def get(srv: ServerProc, path: str, token: str | None = None) -> tuple[int, Any]:
+    """GET a JSON body; with ``token``, as its player (``Authorization: Bearer``)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(srv.http_url + path, headers=headers)
     try:
-        with urllib.request.urlopen(srv.http_url + path, timeout=5) as res:
+        with urllib.request.urlopen(request, timeout=5) as res:
             return res.status, json.load(res)
     except urllib.error.HTTPError as exc:
         body = exc.read()
@@ -110,13 +120,17 @@ async def start_daily(client: WsClient, **fields: Any) -> dict[str, Any]:
 
 
 async def wait_for(
-    srv: ServerProc, path: str, check: Callable[[Any], bool], timeout: float = 5
+    srv: ServerProc,
+    path: str,
+    check: Callable[[Any], bool],
+    timeout: float = 5,
+    token: str | None = None,
 ) -> Any:
     """Poll a GET until ``check(body)`` holds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
-        status, body = get(srv, path)
+        status, body = get(srv, path, token)
         if status == 200 and check(body):
             return body
         if loop.time() > deadline:
@@ -137,8 +151,9 @@ def test_get_daily_today_and_past_days(server: ServerProc) -> None:
     status, body = get(server, "/api/daily")
     assert status == 200
     assert body == daily_json() and body["date"] == today().isoformat()
+    assert "code" not in body and body["running"] is True  # revealed by starting it
     status, past = get(server, f"/api/daily/{PAST}")
-    assert status == 200 and past == daily_json(PAST)
+    assert status == 200 and past == daily_json(PAST) and past["running"] is False
     assert past["code"].startswith("SH1-C4-") and past["hard"]["code"].startswith("SH1-C1-")
 
 
@@ -197,10 +212,13 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     assert entry["player_id"] == ann.player_id and entry["name"] == "ann"
     assert (entry["rank"], entry["time_ms"], entry["moves"]) == (1, fin["time_ms"], fin["moves"])
     assert board["player"] == {"player_id": ann.player_id, "rank": 1, "streak": 1}
-    assert entry["replay_id"] == replay_id(room, 1, ann.player_id)
+    assert "replay_id" not in entry  # private while the day runs
+    rid = replay_id(room, 1, ann.player_id)
 
-    # The replay holds what a viewer needs, and anyone can verify it from its URL.
-    status, replay = get(server, f"/api/replay/{entry['replay_id']}")
+    # The replay holds what a viewer needs, and its player can verify it from its URL
+    # (anyone can, once the day is over).
+    assert get(server, f"/api/replay/{rid}")[0] == 404
+    status, replay = get(server, f"/api/replay/{rid}", ann.token)
     assert status == 200
     assert replay["kind"] == "daily" and replay["code"] == code
     assert replay["daily"] == {"date": date, "kind": "daily"}
@@ -209,12 +227,12 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     assert replay["result"]["time_ms"] == fin["time_ms"] and replay["result"]["won"]
     assert replay["start"] == Board.from_code(code).to_json()
     assert replay["verified"]["ok"] is True
-    url = f"{server.http_url}/api/replay/{entry['replay_id']}"
-    out = run_seahaven("verify", url, "--min-ms-per-action", "20")
+    url = f"{server.http_url}/api/replay/{rid}"
+    out = run_seahaven("verify", url, "--min-ms-per-action", "20", "--token", ann.token)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "VERIFIED" in out.stdout and "that day's" in out.stdout
 
-    # A second attempt by the same player (same token) is played, kept, but not ranked.
+    # A second game of the same player (same token) is practice: played, kept, not ranked.
     await ann.send({"type": "leave"})
     again = await WsClient.connect(server.ws_url, "ann", token=ann.token)
     assert again.player_id == ann.player_id
@@ -222,11 +240,15 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     await play(again, line)
     fin2 = await again.expect("finished", player_id=ann.player_id)
     second_id = replay_id(str(snap2["room_id"]), 1, ann.player_id)
-    await wait_for(server, f"/api/replay/{second_id}", lambda r: r["result"]["won"])
+    assert snap2["daily"]["attempt"] == "practice"
+    result = await again.expect("daily_result")
+    assert (result["ranked"], result["unranked_reason"]) == (False, "practice")
+    await wait_for(
+        server, f"/api/replay/{second_id}", lambda r: r["result"]["won"], token=ann.token
+    )
     board = await wait_for(server, path, lambda b: True)
     assert board["finishers"] == 1
     assert board["entries"][0]["time_ms"] == fin["time_ms"] != fin2["time_ms"]
-    assert board["entries"][0]["replay_id"] == entry["replay_id"]
     for c in (ann, again):
         await c.close()
 
@@ -241,8 +263,10 @@ async def test_a_too_fast_finish_is_played_but_refused_a_rank(
     fin = await bot.expect("finished", player_id=bot.player_id)
     assert fin["time_ms"] < 20 * (len(line) - 1)
     rid = replay_id(str(snap["room_id"]), 1, bot.player_id)
-    replay = await wait_for(server, f"/api/replay/{rid}", lambda r: True)
+    replay = await wait_for(server, f"/api/replay/{rid}", lambda r: True, token=bot.token)
     assert replay["verified"]["ok"] is False and replay["verified"]["reason"] == "too_fast"
+    result = await bot.expect("daily_result")
+    assert (result["ranked"], result["unranked_reason"]) == (False, "too_fast")
     await asyncio.sleep(0.3)
     status, board = get(server, f"/api/daily/{date}/leaderboard")
     assert status == 200 and board["finishers"] == 0 and board["entries"] == []
@@ -292,7 +316,7 @@ async def test_the_hard_daily_and_bad_days_over_the_socket(server: ServerProc) -
     await ann.close()
     bob = await WsClient.connect(server.ws_url, "bob")
     snap = await start_daily(bob)
-    assert snap["code"] == daily_json()["code"]
+    assert snap["code"] == daily_deal(today().isoformat()).code
     await bob.close()
     # Elsewhere hints still work.
     cat = await WsClient.connect(server.ws_url, "cat")

@@ -1,11 +1,15 @@
-"""Daily leaderboards on the machine's Redis: ranking, one ranked attempt, forgeries refused.
+"""Daily leaderboards on the machine's Redis: ranking, one ranked attempt, a human pace,
+forgeries refused.
 
-Every test uses its own key prefix, so tests share the Redis safely and never flush it.
+Every test uses its own key prefix, so tests share the Redis safely and never flush it. The
+pace rules are off (``Pace.off()``) except in the tests about them, so that the scripted
+games here rank; :mod:`tests.test_pace` and :mod:`tests.test_daily_fair` test the rules.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import random
 import secrets
 from collections.abc import AsyncIterator
 
@@ -16,7 +20,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.daily.deal import daily_deal
-from server.daily.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, member_of, score_of
+from server.daily.leaderboard import (
+    MAX_MOVES,
+    MAX_TIME_MS,
+    Leaderboard,
+    Submission,
+    member_of,
+    score_of,
+)
+from server.daily.pace import Pace
 from server.daily.replays import Replay
 from server.store.keys import Keys
 from tests.server.replay_support import edit, honest, solution
@@ -30,7 +42,7 @@ T0 = 1_773_500_000_000  # a moment of that day, ms since the epoch
 async def lb() -> AsyncIterator[Leaderboard]:
     client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     prefix = f"test:lb:{secrets.token_hex(6)}:"
-    board = Leaderboard(client, Keys(prefix))
+    board = Leaderboard(client, Keys(prefix), pace=Pace.off())
     try:
         yield board
     finally:
@@ -57,7 +69,7 @@ def play(
     code = code_of(date, kind)
     line = solution(code)
     actions = tuple(line[:1]) + ("undo", line[0]) * undos + tuple(line[1:])
-    return honest(
+    replay = honest(
         code,
         actions,
         step_ms=step_ms,
@@ -67,6 +79,14 @@ def play(
         daily=(date, kind),
         replay_id=f"r-{pid}-{date}",
     )
+    return edit(replay, room=f"R-{pid}-{date}-{kind}-{start}")
+
+
+async def submit(lb: Leaderboard, replay: Replay) -> Submission:
+    """Submit a game that was its player's ranked attempt (claimed when it was revealed)."""
+    assert replay.room and replay.daily_date and replay.daily_kind
+    await lb.claim_attempt(replay.daily_date, replay.daily_kind, replay.player_id, replay.room)
+    return await lb.submit(replay)
 
 
 def spaced(replay: Replay, total_ms: int) -> Replay:
@@ -86,7 +106,7 @@ async def test_ranking_is_time_then_moves_then_earlier_finish(lb: Leaderboard) -
     # Same time and moves as "mid", finished 5 s later (started later): after "mid".
     mid_late = spaced(play("midlate", start=T0 + 5000), 20_000)
     for replay in (slow, mid_late, mid_more, fast, mid):
-        result = await lb.submit(replay)
+        result = await submit(lb, replay)
         assert result.status == "ranked", result.message
     top = await lb.top(DATE, "daily", 10)
     assert [e["player_id"] for e in top] == ["fast", "mid", "midlate", "midmore", "slow"]
@@ -104,22 +124,30 @@ async def test_ranking_is_time_then_moves_then_earlier_finish(lb: Leaderboard) -
     assert await lb.rank(DATE, "daily", "nobody") is None
 
 
-async def test_only_the_first_finish_of_a_day_is_ranked(lb: Leaderboard) -> None:
+async def test_only_the_ranked_attempt_is_ranked(lb: Leaderboard) -> None:
     first = play("ann", step_ms=400)
-    assert (await lb.submit(first)).status == "ranked"
+    # The first game Ann began is her ranked attempt, claimed when its deal was revealed.
+    assert await lb.claim_attempt(DATE, "daily", "ann", str(first.room)) == first.room
+    # A later game, begun after it, is practice: it does not rank even when won first.
     faster = edit(play("ann", step_ms=100, start=T0 + 60_000), id="r-second")
+    assert await lb.claim_attempt(DATE, "daily", "ann", str(faster.room)) == first.room
     second = await lb.submit(faster)
-    assert second.status == "not_ranked"
+    assert (second.status, second.reason) == ("not_ranked", "practice")
+    assert await lb.finishers(DATE, "daily") == 0
+    assert (await lb.submit(first)).status == "ranked"
     top = await lb.top(DATE, "daily", 10)
     assert len(top) == 1 and top[0]["time_ms"] == first.result.time_ms
     assert top[0]["replay_id"] == first.id
+    # A game with no room (not played on a server) is never anyone's ranked attempt.
+    assert (await lb.submit(edit(play("bob"), room=None))).reason == "practice"
     # The hard challenge of the same day is a separate leaderboard.
-    assert (await lb.submit(play("ann", kind="hard"))).status == "ranked"
+    assert (await submit(lb, play("ann", kind="hard"))).status == "ranked"
+    assert await lb.attempt(DATE, "hard", "ann") == play("ann", kind="hard").room
 
 
 async def test_top_around_and_finishers(lb: Leaderboard) -> None:
     for i in range(12):
-        assert (await lb.submit(play(f"p{i:02d}", step_ms=100 + 10 * i))).status == "ranked"
+        assert (await submit(lb, play(f"p{i:02d}", step_ms=100 + 10 * i))).status == "ranked"
     assert [e["player_id"] for e in await lb.top(DATE, "daily", 3)] == ["p00", "p01", "p02"]
     around = await lb.around(DATE, "daily", "p06", 5)
     assert [e["rank"] for e in around] == [5, 6, 7, 8, 9]
@@ -140,7 +168,7 @@ async def test_streak_counts_consecutive_days(lb: Leaderboard) -> None:
     days = ["2026-03-10", "2026-03-11", "2026-03-12", "2026-03-14"]
     for day in days:
         start = int(dt.datetime.fromisoformat(day + "T10:00:00+00:00").timestamp() * 1000)
-        assert (await lb.submit(play("ann", date=day, start=start))).status == "ranked"
+        assert (await submit(lb, play("ann", date=day, start=start))).status == "ranked"
     assert await lb.streak("ann", "2026-03-12") == 3
     assert await lb.streak("ann", "2026-03-13") == 3  # the 13th is not over yet
     assert await lb.streak("ann", "2026-03-14") == 1
@@ -148,7 +176,7 @@ async def test_streak_counts_consecutive_days(lb: Leaderboard) -> None:
     assert await lb.streak("bob", "2026-03-14") == 0
     # The 13th played on the 14th is kept but not ranked, and makes no streak.
     late = play("ann", date="2026-03-13", start=T0)
-    assert (await lb.submit(late)).reason == "after_day"
+    assert (await submit(lb, late)).reason == "after_day"
     assert await lb.finishers("2026-03-13", "daily") == 0
     assert await lb.streak("ann", "2026-03-14") == 1
 
@@ -164,9 +192,11 @@ async def clear(lb: Leaderboard) -> None:
     )
 
 
-async def assert_refused(lb: Leaderboard, replay: Replay, reason: str) -> None:
-    result = await lb.submit(replay)
-    assert result.status == "refused", result
+async def assert_refused(
+    lb: Leaderboard, replay: Replay, reason: str, status: str = "refused"
+) -> None:
+    result = await submit(lb, replay)
+    assert result.status == status, result
     assert result.reason == reason, result.message
     assert await lb.finishers(DATE, "daily") == 0
     assert await lb.redis.hlen(lb.keys.leaderboard_entries(DATE, "daily")) == 0
@@ -194,7 +224,7 @@ async def test_an_edited_log_is_refused(lb: Leaderboard) -> None:
     actions = win.actions[:20] + win.actions[30:]
     forged = edit(win, actions=actions, times_ms=win.times_ms[: len(actions)])
     forged = edit(forged, result_moves=len(actions))
-    result = await lb.submit(forged)
+    result = await submit(lb, forged)
     assert result.status == "refused" and result.reason in ("illegal_action", "won_mismatch")
     assert await lb.finishers(DATE, "daily") == 0
 
@@ -225,12 +255,15 @@ async def test_a_game_begun_before_its_day_or_ending_in_the_future_is_refused(
 ) -> None:
     day_start = 1_773_446_400_000  # 2026-03-14T00:00:00Z
     await assert_refused(lb, play("early", start=day_start - 1000), "before_day")
-    assert (await lb.submit(play("midnight", start=day_start))).status == "ranked"
+    assert (await submit(lb, play("midnight", start=day_start))).status == "ranked"
     await clear(lb)
-    # Begun after the day ended: refused, however honest (the deal could be studied first).
-    await assert_refused(lb, play("late", start=day_start + 86_400_000), "after_day")
-    await clear(lb)
-    assert (await lb.submit(play("last", start=day_start + 86_399_000))).status == "ranked"
+    # Begun after the day ended: not ranked, however honest (the deal could be studied).
+    await assert_refused(lb, play("late", start=day_start + 86_400_000), "after_day", "not_ranked")
+    # Begun on the day but won after it: not ranked (its day's replays are public by then).
+    await assert_refused(
+        lb, play("over", start=day_start + 86_399_000), "late_finish", "not_ranked"
+    )
+    assert (await submit(lb, play("last", start=day_start + 86_340_000))).status == "ranked"
     await clear(lb)
     now = dt.datetime.now(dt.UTC)
     far = int((now + dt.timedelta(minutes=10)).timestamp() * 1000)
@@ -242,7 +275,31 @@ async def test_a_game_begun_before_its_day_or_ending_in_the_future_is_refused(
 async def test_an_unfinished_game_is_not_ranked(lb: Leaderboard) -> None:
     code = code_of()
     partial = honest(code, solution(code)[:30], daily=(DATE, "daily"), player_id="quit")
+    partial = edit(partial, room="R-quit")
     await assert_refused(lb, partial, "not_won")
+
+
+async def test_a_machine_pace_is_kept_but_not_ranked(lb: Leaderboard) -> None:
+    paced = Leaderboard(lb.redis, lb.keys)  # the default pace rules
+    # The solver's line at 60 ms an action, begun a second after the reveal.
+    bot = edit(play("bot", step_ms=60, start=T0 + 1000), started_at=T0)
+    bot = edit(bot, result_time_ms=bot.times_ms[-1] - T0)
+    result = await submit(paced, bot)
+    assert (result.status, result.reason) == ("not_ranked", "too_fast"), result
+    assert "median" in result.message
+    assert await lb.finishers(DATE, "daily") == 0
+    # The same line with a person's pauses (600-1500 ms) ranks.
+    rng = random.Random(3)
+    times = [T0 + 2000]
+    for _ in range(len(bot.actions) - 1):
+        times.append(times[-1] + rng.randint(600, 1500))
+    person = edit(
+        play("person"),
+        times_ms=tuple(times),
+        started_at=T0,
+        result_time_ms=times[-1] - T0,
+    )
+    assert (await submit(paced, person)).status == "ranked"
 
 
 def test_scores_are_exact_in_a_double() -> None:

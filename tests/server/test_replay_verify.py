@@ -108,7 +108,7 @@ def test_missing_timestamps_are_refused() -> None:
     assert verify(edit(replay, times_ms=replay.times_ms[:-1])).reason == "times_mismatch"
 
 
-def test_a_daily_clock_must_start_at_the_first_action() -> None:
+def test_a_daily_clock_starts_at_the_reveal_and_a_solo_clock_at_the_first_action() -> None:
     replay = honest(CODE)
     later = edit(
         replay, started_at=replay.started_at + 1000, result_time_ms=won_time(replay) - 1000
@@ -116,6 +116,22 @@ def test_a_daily_clock_must_start_at_the_first_action() -> None:
     assert verify(later).reason == "clock_mismatch"
     race = edit(replay, kind="race", started_at=replay.times_ms[0] + 1)
     assert verify(race).reason == "clock_mismatch"
+    # A daily game is clocked from its reveal, before its first action: that verifies, and
+    # the time includes the seconds spent looking at the board.
+    time_ms = replay.result.time_ms
+    assert time_ms is not None
+    revealed = edit(replay, started_at=replay.started_at - 4000, result_time_ms=time_ms + 4000)
+    assert verify(revealed).ok
+    assert verify(edit(revealed, result_time_ms=replay.result.time_ms)).reason == "time_mismatch"
+    assert verify(edit(revealed, kind="solo")).reason == "clock_mismatch"
+
+
+def test_the_physical_floor_is_measured_between_the_actions() -> None:
+    # Waiting at the reveal buys no speed: 2 ms an action is too fast however long the wait.
+    fast = honest(CODE, step_ms=2)
+    waited = edit(fast, started_at=fast.started_at - 600_000)
+    waited = edit(waited, result_time_ms=fast.times_ms[-1] - waited.started_at)
+    assert verify(waited).reason == "too_fast"
 
 
 def test_an_illegal_action_is_refused() -> None:

@@ -72,6 +72,14 @@ def built() -> dict[str, str]:
         "lost": wire.lost(ANN),
         "left": wire.left("2C88GXUH"),
         "hint": wire.hint(6, "move", "col3 found"),
+        "daily_result": wire.daily_result(
+            "2026-11-29",
+            "daily",
+            None,
+            "too_fast",
+            "the median time between actions is 61 ms (at least 300 ms)",
+            "q2m7rvx4hl3kzq6a",
+        ),
         "pong": wire.pong(1795976420122),
         "error": wire.error("not_host"),
     }
@@ -127,6 +135,18 @@ def test_the_room_message_of_a_room_without_host_or_members() -> None:
     data = json.loads(text)
     assert data["host"] is None and data["players"] == [] and data["spectators"] == 5
     assert parse_server(text).type == "room"
+
+
+def test_a_daily_snapshot_says_what_the_game_counts_for() -> None:
+    meta = {"room_id": "K7QXW2MP", "round": "1", "mode": "daily", "state": "racing"}
+    meta |= {"code": CODE, "cells": "4", "host": ANN, "starts_at": "1795976416591", "seq": "1"}
+    note = {"date": "2026-11-29", "kind": "daily", "attempt": "practice", "ranked": False}
+    note |= {"rank": None, "unranked_reason": "practice"}
+    text = wire.snapshot(meta, ANN, "player", 1795976416600, [], note)
+    message = parse_server(text)
+    assert message.type == "snapshot" and message.daily is not None
+    assert message.daily.attempt == "practice" and json.loads(text)["daily"] == note
+    assert "daily" not in json.loads(wire.snapshot(meta, ANN, "player", 1, []))
 
 
 def message_pattern() -> re.Pattern[str]:

@@ -1,5 +1,6 @@
-"""The daily page in a real browser: today's deals, playing one to a win, the leaderboard
-with the player's own rank (updated live on another page), and the replay viewer."""
+"""The daily page in a real browser: today's deals behind Start (the clock starts when the
+board opens), playing one to a win, the leaderboard with the player's own rank (updated live
+on another page), the replay viewer, and a too-fast game shown unranked with its reason."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from server.daily.deal import daily_deal
 from server.engine import Board, parse_action
 from server.engine.solver import solve
 from tests.serverproc import ServerProc, redis_url, running_server
@@ -31,19 +33,47 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.browser, needs_chromium]
 
 
+#: The human pace rules off: the browser plays as fast as a test can click.
+NO_PACE = {
+    "SEAHAVEN_PACE_READ_MS": "0",
+    "SEAHAVEN_PACE_MEDIAN_MS": "0",
+    "SEAHAVEN_PACE_FAST_MS": "0",
+}
+
+
 @pytest.fixture(scope="module")
 def daily_server() -> Iterator[ServerProc]:
     """A server whose leaderboards and replays live under a key prefix of their own."""
+    env = {"SEAHAVEN_KEY_PREFIX": f"webtest-{secrets.token_hex(4)}:", **NO_PACE}
+    with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def paced_server() -> Iterator[ServerProc]:
+    """The same with the default pace rules: a scripted game is too fast to rank."""
     env = {"SEAHAVEN_KEY_PREFIX": f"webtest-{secrets.token_hex(4)}:"}
     with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
         yield srv
 
 
-def _get(url: str) -> Any:
+def _get(url: str, token: str | None = None) -> Any:
     import json
 
-    with urllib.request.urlopen(url, timeout=5) as res:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as res:
         return json.load(res)
+
+
+def shoot(page: Page, name: str) -> None:
+    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png)."""
+    size = page.viewport_size
+    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
+    if size is not None:
+        page.set_viewport_size(size)
 
 
 def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Browser) -> None:
@@ -57,18 +87,28 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
         page.locator(".deal-tile").first.wait_for()
     tiles = alice.locator(".deal-tile")
     assert tiles.count() == 2
-    assert today["code"] in tiles.nth(0).inner_text()
-    assert today["hard"]["code"] in tiles.nth(1).inner_text()
+    # While the day runs the deals are hidden: Start reveals one and starts its clock.
+    code = daily_deal(today["date"]).code
+    assert "code" not in today and code not in alice.locator(".deals").inner_text()
+    assert f"Par: {today['par']} moves" in tiles.nth(0).inner_text()
+    notes = alice.locator(".daily-notes").inner_text()
+    assert "your clock starts then" in notes and "first game of the day" in notes
     assert "Nobody has finished" in bob.locator(".lb-body").inner_text()
+    shoot(alice, "daily-start")
 
-    # Alice plays today's deal from the daily page, to a win, by double click and drag.
-    tiles.nth(0).get_by_role("button", name="Play").click()
+    # Alice starts today's deal from the daily page and plays it to a win, by double click
+    # and drag.
+    tiles.nth(0).get_by_role("button", name="Start").click()
     alice.wait_for_function(
-        f"seahaven.game.mode === 'daily' && seahaven.game.code === '{today['code']}'"
+        f"seahaven.game.mode === 'daily' && seahaven.game.code === '{code}'"
         " && !!seahaven.game.myBoard()"
     )
     assert alice.url.endswith("#/play")
-    start = Board.from_code(today["code"])
+    banner = alice.locator('[data-daily="ranked-attempt"]')
+    assert "the clock started when the board opened" in banner.inner_text()
+    # The clock runs from the reveal, before any move.
+    alice.wait_for_function("seahaven.game.elapsed(seahaven.game.you) > 0")
+    start = Board.from_code(code)
     line = solve(start, timeout=20).moves
     assert line
     board = start.copy()
@@ -76,17 +116,24 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     for i, text in enumerate(line):
         p.play(board, text, prefer_double=i % 3 != 0)
     alice.wait_for_function("seahaven.game.me().status === 'finished'")
-    assert alice.locator(".banner.won").count() == 1
+    assert alice.locator(".banner.won").count() == 2  # solved, and ranked
+    alice.wait_for_function("document.querySelector('[data-daily=\"ranked\"]') !== null")
+    assert "Ranked #1 on the leaderboard!" in alice.locator('[data-daily="ranked"]').inner_text()
 
     # Bob's page, watching the leaderboard, shows Alice's finish without a reload.
     bob.wait_for_function(
         "document.querySelector('.lb-body table.lb tbody')?.textContent.includes('Alice')",
         timeout=10_000,
     )
+    # While the day runs nobody's replay is listed, not even hers.
+    assert bob.locator(".lb-body a").count() == 0
+    assert "Replays are shown when the day is over." in bob.locator(".lb-body").inner_text()
     # Alice's daily page ranks her first and marks her row.
-    alice.goto(base + "#/daily")
+    alice.locator('[data-daily="ranked"] a', has_text="Daily").click()
     alice.wait_for_function("document.querySelector('table.lb tr.me') !== null", timeout=10_000)
     assert "Alice" in alice.locator("table.lb tr.me").inner_text()
+    # Her own game finished: the tile starts a practice game now (her ranked one is spent).
+    assert alice.locator(".deal-tile").nth(0).get_by_role("button", name="Start").count() == 1
     # (the rank comes with the first answer, the streak with the one centred on Alice)
     alice.wait_for_function(
         "document.querySelector('[data-k=\"myrank\"]').textContent"
@@ -94,12 +141,15 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     )
     alice.screenshot(path=str(SCREENSHOTS / "daily.png"), full_page=True)
 
-    # The replay viewer steps through the server's deltas: every step matches the engine.
-    alice.locator("table.lb tr.me").get_by_role("link", name="Replay").click()
+    # Her own replay is hers to see at once (the page shows her token); the viewer steps
+    # through the server's deltas: every step matches the engine.
+    alice.go_back()
+    alice.wait_for_function("location.hash === '#/play'")
+    alice.locator('[data-daily="ranked"]').get_by_role("link", name="Replay").click()
     alice.wait_for_function("document.querySelector('[data-board=\"replay\"] .pile') !== null")
     steps = int(alice.locator('[data-act="seek"]').get_attribute("max") or 0)
     assert steps == len(line)
-    replay_board = Board.from_code(today["code"])
+    replay_board = Board.from_code(code)
     checks = {0, 1, len(line) // 2, len(line)}
     for k in range(len(line) + 1):
         if k:
@@ -121,7 +171,8 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     # The viewer names each step as the server recorded it (a drop on a foundation is
     # recorded with the foundation's suit).
     replay_id = alice.url.rsplit("/", 1)[1]
-    record = _get(daily_server.http_url + f"/api/replay/{replay_id}")
+    token = alice.evaluate("seahaven.net.token")
+    record = _get(daily_server.http_url + f"/api/replay/{replay_id}", token)
     assert record["actions"][0].startswith(line[0])
     assert alice.locator('[data-k="action"]').inner_text() == f"1. {record['actions'][0]}"
     # Past days: the date picker shows another day's deals and its (empty) leaderboards.
@@ -153,3 +204,40 @@ def _replay_board(page: Page) -> dict[str, Any]:
         })()"""
     )
     return data
+
+
+def test_a_too_fast_daily_is_shown_unranked(paced_server: ServerProc, browser: Any) -> None:
+    """A script driving the page sends the solver's line as fast as the server answers:
+    the game is played and kept, and the page says it is unranked, and why."""
+    page = new_page(browser, name="Quick")
+    page.goto(paced_server.http_url + "/#/daily")
+    wait_ready(page)
+    page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
+    page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
+    code = page.evaluate("seahaven.game.code")
+    line = solve(Board.from_code(code), timeout=20).moves
+    page.evaluate(
+        """async (line) => {
+          for (const action of line) {
+            const before = seahaven.game.me().moves;
+            const [src, dst] = action.split(" ");
+            seahaven.net.send("move", {src, dst});
+            while (seahaven.game.me().moves === before) await new Promise(r => setTimeout(r, 2));
+          }
+        }""",
+        list(line),
+    )
+    page.wait_for_function("document.querySelector('[data-daily=\"unranked\"]') !== null")
+    banner = page.locator('[data-daily="unranked"]')
+    assert "Unranked: too fast" in banner.inner_text()
+    assert page.locator(".banner.won").count() == 1  # solved all the same
+    shoot(page, "daily-unranked")
+    # The page in Danish gives the reason in Danish.
+    page.select_option("#lang", "da")
+    page.wait_for_function(
+        "document.querySelector('[data-daily=\"unranked\"]').textContent.includes('for hurtigt')"
+    )
+    date = page.evaluate("seahaven.game.daily.date")
+    board = _get(paced_server.http_url + f"/api/daily/{date}/leaderboard")
+    assert board["finishers"] == 0
+    assert js_errors(page) == []

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS
+from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS, UNRANKED_REASONS
 from server.engine.errors import REASONS
 from tests import ROOT
 from tests.serverproc import ServerProc
@@ -50,6 +50,7 @@ def test_every_language_explains_every_refusal_and_error() -> None:
         missing = (set(REASONS) | set(SERVER_REJECT_REASONS)) - set(texts["reason"])
         assert not missing, f"{lang}.json lacks reasons {sorted(missing)}"
         assert not set(ERROR_CODES) - set(texts["error"]), lang
+        assert not set(UNRANKED_REASONS) - set(texts["unranked"]), lang
         assert _keys(texts) == _keys(english), lang
 
 

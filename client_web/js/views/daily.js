@@ -1,13 +1,16 @@
 // Daily: today's deal and the hard one, the leaderboard with your own rank (live), past
-// days, and a replay viewer.
+// days, and a replay viewer. While a day runs its deals are hidden: Start reveals one and
+// starts its clock (protocol/DAILY.md, "Fair play").
 
 import { render, fromJSON, applyChanges } from "../board.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc } from "../dom.js";
 import { toast } from "../notify.js";
 
-async function getJSON(url) {
-  const res = await fetch(url, { cache: "no-cache" });
+async function getJSON(url, token = null) {
+  // A running day's replay is its player's alone: they show their token.
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const res = await fetch(url, { cache: "no-cache", headers });
   if (!res.ok) {
     let detail = "";
     try {
@@ -78,6 +81,13 @@ export class DailyView {
     this.el = null;
   }
 
+  onGame(type) {
+    // "Start" or "Back to your game": it depends on whether our daily game is still on.
+    if (["snapshot", "finished", "gave_up", "room_gone"].includes(type) && this.info && this.el) {
+      this.drawDeals(this.info);
+    }
+  }
+
   onLang() {
     if (this.info) this.drawDeals(this.info);
     if (this.lb) this.drawBoard(this.lb);
@@ -131,30 +141,54 @@ export class DailyView {
     }
   }
 
+  /** Whether our current game is this day's `kind` game, still being played. */
+  playing(kind) {
+    const g = this.app.game;
+    return g.mode === "daily" && g.daily?.date === this.shownDate && g.daily?.kind === kind &&
+      g.state === "racing" && g.me()?.status === "playing";
+  }
+
   drawDeals(info) {
-    const tile = (kind, code, par) => `
-      <div class="deal-tile mini">
+    // A running day shows no code: Start reveals the deal, and the clock starts then.
+    const tile = (kind, deal) => {
+      const back = this.playing(kind);
+      const act = back ? "act.backToGame" : info.running ? "act.startDaily" : "act.practice";
+      return `
+      <div class="deal-tile mini" data-kind="${kind}">
         <h3>${esc(t(kind === "hard" ? "daily.hardDeal" : "daily.todayDeal"))}</h3>
-        <p><span class="code">${esc(code)}</span></p>
-        <p class="muted">${esc(t("daily.par", { par }))}</p>
-        <button class="btn primary" data-play="${kind}">${esc(t("act.playDaily"))}</button>
+        ${deal.code ? `<p><span class="code">${esc(deal.code)}</span></p>` : ""}
+        <p class="muted">${esc(t("daily.par", { par: deal.par }))}</p>
+        <button class="btn primary" data-play="${kind}">${esc(t(act))}</button>
       </div>`;
+    };
+    const notes = info.running ? ["daily.clockNote", "daily.rankedNote"] : ["daily.pastNote"];
     const box = this.el.querySelector(".deals");
-    box.innerHTML = tile("daily", info.code, info.par) + tile("hard", info.hard.code, info.hard.par);
+    box.innerHTML = tile("daily", info) + tile("hard", info.hard) +
+      `<div class="daily-notes">${notes.map((k) => `<p class="muted">${esc(t(k))}</p>`).join("")}</div>`;
     for (const b of box.querySelectorAll("[data-play]")) {
-      b.onclick = () => {
-        const app = this.app;
-        app.leaveRoom();
-        const msg = { hard: b.dataset.play === "hard" };
-        app.views.play.requested = { daily: msg }; // the Play view shows it, starts nothing
-        if (this.shownDate !== this.today) msg.date = this.shownDate;
-        if (app.net.send("daily", msg) == null) {
-          toast(t("msg.offline"));
-          return;
-        }
-        location.hash = "#/play";
-      };
+      b.onclick = () => this.start(b.dataset.play);
     }
+  }
+
+  start(kind) {
+    const app = this.app;
+    if (this.playing(kind)) { // our game of this day: back to it, its clock still running
+      location.hash = "#/play";
+      return;
+    }
+    const g = app.game;
+    const ranked = g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" &&
+      g.me()?.status === "playing";
+    if (ranked && !confirm(t("msg.confirmLeaveDaily"))) return;
+    app.leaveRoom();
+    const msg = { hard: kind === "hard" };
+    app.views.play.requested = { daily: msg }; // the Play view shows it, starts nothing
+    if (this.shownDate !== this.today) msg.date = this.shownDate;
+    if (app.net.send("daily", msg) == null) {
+      toast(t("msg.offline"));
+      return;
+    }
+    location.hash = "#/play";
   }
 
   drawBoard(lb) {
@@ -167,16 +201,21 @@ export class DailyView {
       return;
     }
     let prev = 0;
+    // While the day runs the server names no replay: they are shown once it is over.
     const rows = lb.entries.map((e) => {
       const gap = e.rank > prev + 1 && prev > 0 ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
       prev = e.rank;
+      const replay = e.replay_id
+        ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
         <td>${e.rank}</td><td>${esc(e.name)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
-        <td><a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a></td></tr>`;
+        <td>${replay}</td></tr>`;
     }).join("");
+    const later = lb.entries.some((e) => !e.replay_id)
+      ? `<p class="muted small-print">${esc(t("daily.replaysLater"))}</p>` : "";
     this.el.querySelector(".lb-body").innerHTML = `<table class="lb">
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th></th></tr></thead>
-      <tbody>${rows}</tbody></table>`;
+      <tbody>${rows}</tbody></table>${later}`;
     // The HTTP answer says our rank even when we are outside the entries; pushes do not.
     if (lb.player && lb.player.player_id === me) {
       this.myRank = lb.player.rank;
@@ -246,7 +285,7 @@ export class ReplayView {
   async load() {
     let rep;
     try {
-      rep = await getJSON(`/api/replay/${encodeURIComponent(this.id)}`);
+      rep = await getJSON(`/api/replay/${encodeURIComponent(this.id)}`, this.app.net.token);
     } catch (err) {
       if (this.el) this.el.querySelector('[data-k="meta"]').textContent = `${t("replay.notFound")} (${err.message})`;
       return;

@@ -66,8 +66,14 @@ export class PlayView {
 
   start(what) {
     const app = this.app;
-    if (app.game.mode === "race" && ["countdown", "racing"].includes(app.game.state) &&
-        app.game.role === "player" && !confirm(t("msg.confirmLeaveRace"))) {
+    const g = app.game;
+    if (g.mode === "race" && ["countdown", "racing"].includes(g.state) &&
+        g.role === "player" && !confirm(t("msg.confirmLeaveRace"))) {
+      return;
+    }
+    // Leaving the ranked daily game gives it up: the day has no second ranked attempt.
+    if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" &&
+        g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveDaily"))) {
       return;
     }
     app.leaveRoom();
@@ -91,11 +97,31 @@ export class PlayView {
       this.el.querySelector(".table-host").hidden = true;
       return;
     }
-    other.innerHTML = g.mode === "daily"
-      ? `<div class="banner info">${esc(t("play.dailyGame"))} <a class="btn small" href="#/daily">${esc(t("nav.daily"))}</a></div>`
-      : "";
+    other.innerHTML = g.mode === "daily" ? this.dailyBanner(g.daily) : "";
     this.el.querySelector(".table-host").hidden = false;
     this.table?.draw();
+  }
+
+  /** What a daily game counts for: ranked attempt, ranked #n, practice, or why unranked. */
+  dailyBanner(d) {
+    let text = t("daily.rankedAttempt");
+    let kind = "info";
+    let state = "ranked-attempt";
+    if (d?.ranked === true) {
+      text = t("daily.rankedResult", { rank: d.rank });
+      kind = "won";
+      state = "ranked";
+    } else if (d?.ranked === false) {
+      const reason = d.unranked_reason || "not_verified";
+      text = t(`unranked.${reason}`);
+      state = reason === "practice" || reason === "after_day" ? "practice" : "unranked";
+      kind = state === "practice" ? "info" : "lost";
+    }
+    // Our own replay is ours to see at once (the server asks for our token).
+    const replay = d?.replay_id
+      ? ` <a class="btn small" href="#/replay/${encodeURIComponent(d.replay_id)}">${esc(t("act.replay"))}</a>` : "";
+    return `<div class="banner ${kind}" data-daily="${state}" role="status">${esc(text)}
+      <a class="btn small" href="#/daily">${esc(t("nav.daily"))}</a>${replay}</div>`;
   }
 
   onResize() {
@@ -104,6 +130,7 @@ export class PlayView {
 
   onLang() {
     this.table?.redraw();
+    this.refresh(); // the banners are texts too
   }
 
   hide() {

@@ -1,0 +1,305 @@
+"""Fair play in the daily challenge, on real server processes, real sockets and Redis.
+
+Each attack that used to work is played here and must now fail (protocol/DAILY.md, "Fair
+play"): reading today's code before the clock runs, solving it offline and playing the line
+at machine speed, copying the leader's replay, getting the solver's hints on today's deal,
+and a second clock for the same day. Each server has a key prefix of its own.
+
+The pace rules run at a quarter of their defaults (:data:`SCALE`), and so do the "human"
+pauses (600-1500 ms become 150-375 ms), so that a human-paced game takes about 20 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import redis
+
+from server.daily.deal import daily_deal, today
+from server.daily.pace import Pace
+from server.daily.replays import replay_id
+from tests.cli import run_seahaven
+from tests.server.test_daily_server import get, line_of, wire
+from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+
+PAST = "2026-03-14"
+#: The pace rules and the human pauses of these tests are the real ones divided by this.
+SCALE = 4
+DEFAULT = Pace()
+PACE_ENV = {
+    "SEAHAVEN_MIN_MS_PER_ACTION": "20",
+    "SEAHAVEN_PACE_READ_MS": str(DEFAULT.read_ms // SCALE),
+    "SEAHAVEN_PACE_MEDIAN_MS": str(DEFAULT.median_ms // SCALE),
+    "SEAHAVEN_PACE_FAST_MS": str(DEFAULT.fast_ms // SCALE),
+}
+
+
+@dataclass
+class Fair:
+    """A server with leaderboards of its own, today's deal and the solver's line of it."""
+
+    server: ServerProc
+    prefix: str
+    date: str
+    code: str
+    line: tuple[str, ...]
+
+
+@pytest.fixture
+def fair() -> Iterator[Fair]:
+    prefix = f"test:fair:{secrets.token_hex(6)}:"
+    env = {**PACE_ENV, "SEAHAVEN_KEY_PREFIX": prefix}
+    date = today().isoformat()
+    code = daily_deal(date).code
+    with running_server(redis_url(), args=FAST, env=env) as srv:
+        yield Fair(srv, prefix, date, code, line_of(code))
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    keys = list(client.scan_iter(match=prefix + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+async def reveal(client: WsClient, **fields: Any) -> dict[str, Any]:
+    """Ask for a daily game; its snapshot reveals the deal."""
+    await client.send({"type": "daily", **fields})
+    snap = await client.expect("snapshot")
+    assert snap["mode"] == "daily" and snap["state"] == "racing"
+    return snap
+
+
+async def play(
+    client: WsClient, line: tuple[str, ...], pauses: list[float], start: int = 1
+) -> None:
+    """Pause, then send each action and wait for its ack."""
+    for i, (text, pause) in enumerate(zip(line, pauses, strict=True)):
+        await asyncio.sleep(pause)
+        await client.send(wire(text, start + i))
+        await client.expect("ack", id=start + i)
+
+
+def human(n: int, seed: int) -> list[float]:
+    """A person's pauses: 600-1500 ms each, scaled like the rules."""
+    rng = random.Random(seed)
+    return [rng.uniform(0.6, 1.5) / SCALE for _ in range(n)]
+
+
+def has_code(body: Any, code: str) -> bool:
+    return code in json.dumps(body)
+
+
+# -- attacks that must fail ------------------------------------------------------------------
+
+
+def test_a_running_days_codes_are_not_published(fair: Fair) -> None:
+    # Before: GET /api/daily gave today's code, so a script could solve it before its clock.
+    hard = daily_deal(fair.date, "hard").code
+    for path in ("/api/daily", f"/api/daily/{fair.date}"):
+        status, body = get(fair.server, path)
+        assert status == 200 and body["date"] == fair.date and body["running"] is True
+        assert body["par"] == daily_deal(fair.date).par and body["hard"]["par"] > 0
+        assert not has_code(body, fair.code) and not has_code(body, hard), body
+        assert "code" not in body and "code" not in body["hard"]
+    status, past = get(fair.server, f"/api/daily/{PAST}")
+    assert status == 200 and past["running"] is False
+    assert past["code"] == daily_deal(PAST).code
+    assert past["hard"]["code"] == daily_deal(PAST, "hard").code
+
+
+async def test_the_clock_starts_at_the_reveal_and_a_machine_pace_is_not_ranked(
+    fair: Fair,
+) -> None:
+    # Before: the clock started at the first move, so a script revealed the deal, solved it
+    # offline and then played the line in a few seconds: ranked first.
+    bot = await WsClient.connect(fair.server.ws_url, "bot")
+    snap = await reveal(bot)
+    seen = time.monotonic()
+    assert snap["code"] == fair.code and snap["starts_at"] <= snap["now"]
+    line = line_of(snap["code"])  # solved "offline" after the reveal
+    await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - seen)))
+    thinking_ms = int((time.monotonic() - seen) * 1000)
+    await play(bot, line, [0.06] * len(line))  # the solver's line, 60 ms an action
+    first = await bot.expect("delta", moves=1)
+    assert first["t"] >= thinking_ms  # the thinking counted: the clock ran from the reveal
+    fin = await bot.expect("finished", player_id=bot.player_id)
+    last = await bot.expect("delta", moves=len(line))
+    assert fin["time_ms"] == last["t"] >= thinking_ms + 60 * (len(line) - 1)
+    assert snap["daily"] == {
+        "date": fair.date,
+        "kind": "daily",
+        "attempt": "ranked",
+        "ranked": None,
+        "rank": None,
+        "unranked_reason": None,
+    }
+
+    result = await bot.expect("daily_result")
+    assert result["ranked"] is False and result["rank"] is None
+    assert result["unranked_reason"] == "too_fast" and "median" in result["message"]
+    assert result["replay_id"] == replay_id(snap["room_id"], 1, bot.player_id)
+    status, board = get(fair.server, f"/api/daily/{fair.date}/leaderboard")
+    assert status == 200 and board["finishers"] == 0
+
+    # The game is kept and verifies, with the reveal as its clock's start.
+    path = f"/api/replay/{result['replay_id']}"
+    status, replay = get(fair.server, path, bot.token)
+    assert status == 200 and replay["started_at"] == snap["starts_at"]
+    assert replay["times_ms"][0] - replay["started_at"] == first["t"]
+    assert replay["verified"]["ok"] is True
+    url = fair.server.http_url + path
+    out = run_seahaven("verify", url, "--min-ms-per-action", "20", "--token", bot.token)
+    assert out.returncode == 0 and "VERIFIED" in out.stdout, out.stdout + out.stderr
+    # Coming back later, the snapshot says why the game is not ranked.
+    await bot.close()
+    back = await WsClient.connect(fair.server.ws_url, "bot", token=bot.token)
+    await back.send(
+        {"type": "resume", "room": snap["room_id"], "token": bot.token, "last_seq": 10**15}
+    )
+    again = await back.expect("snapshot")
+    assert again["daily"]["ranked"] is False and again["daily"]["unranked_reason"] == "too_fast"
+    await back.close()
+
+
+async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fair) -> None:
+    server, date, line = fair.server, fair.date, fair.line
+    watcher = await WsClient.connect(server.ws_url, "watcher")
+    await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
+    await watcher.expect("leaderboard", finishers=0)
+
+    # The leader plays the solver's line with a person's pauses: ranked.
+    ann = await WsClient.connect(server.ws_url, "ann")
+    snap = await reveal(ann)
+    await play(ann, line, human(len(line), seed=7))
+    leader_replay = replay_id(snap["room_id"], 1, ann.player_id)
+
+    # Before: the leaderboard named the leader's replay, which anyone could fetch and replay.
+    push = await watcher.expect("leaderboard", finishers=1)
+    assert push["entries"][0]["player_id"] == ann.player_id
+    assert "replay_id" not in push["entries"][0]
+    copier = await WsClient.connect(server.ws_url, "copier")
+    status, board = get(server, f"/api/daily/{date}/leaderboard?limit=5")
+    assert status == 200 and board["entries"][0]["player_id"] == ann.player_id
+    assert all("replay_id" not in e for e in board["entries"])
+    # Even knowing the id, nobody but its player gets a running day's replay.
+    path = f"/api/replay/{leader_replay}"
+    status, body = get(server, path)
+    assert (status, body["error"]) == (404, "not_found")
+    status, mine = get(server, "/api/replay/nosuchreplay")
+    assert (status, mine) == (404, body)  # the same answer as a replay that does not exist
+    assert get(server, path, copier.token)[0] == 404
+    assert get(server, path, "x" * 16)[0] == 404
+    status, own = get(server, path, ann.token)
+    assert status == 200 and tuple(own["actions"]) == line
+
+    result = await ann.expect("daily_result")  # the leader alone hears the rank
+    assert result["ranked"] is True and result["rank"] == 1, result
+    assert result["unranked_reason"] is None and result["replay_id"] == leader_replay
+    assert copier.find("daily_result") is None and watcher.find("daily_result") is None
+
+    # The leader's actions replayed 52 ms apart by a fresh identity (after a second for
+    # reading the board): played, not ranked.
+    await reveal(copier)
+    await play(copier, tuple(own["actions"]), [1.0] + [0.052] * (len(line) - 1))
+    copied = await copier.expect("daily_result", timeout=10)
+    assert copied["ranked"] is False and copied["unranked_reason"] == "too_fast"
+    await asyncio.sleep(0.2)
+    status, board = get(server, f"/api/daily/{date}/leaderboard")
+    assert board["finishers"] == 1 and board["entries"][0]["player_id"] == ann.player_id
+    for c in (watcher, ann, copier):
+        await c.close()
+
+
+async def test_one_ranked_attempt_resumed_after_a_drop_then_practice(fair: Fair) -> None:
+    server, date, line = fair.server, fair.date, fair.line
+    ann = await WsClient.connect(server.ws_url, "ann")
+    first = await reveal(ann)
+    await play(ann, line[:3], [0.03] * 3)
+    await ann.ws.close()  # the connection drops
+    await asyncio.sleep(0.1)
+
+    # Before: a second `daily` made a new room with a new clock, a fresh try at the rank.
+    back = await WsClient.connect(server.ws_url, "ann", token=ann.token)
+    again = await reveal(back)
+    assert again["room_id"] == first["room_id"] and again["starts_at"] == first["starts_at"]
+    assert first["daily"]["attempt"] == again["daily"]["attempt"] == "ranked"
+    me = next(p for p in again["players"] if p["player_id"] == ann.player_id)
+    assert me["moves"] == 3
+    await back.send({"type": "give_up"})
+    await back.expect("gave_up", player_id=ann.player_id)
+    await back.send({"type": "leave"})
+    await back.expect("left")
+
+    # Every later game of the day is practice: played, kept, never ranked.
+    practice = await reveal(back)
+    assert practice["room_id"] != first["room_id"]
+    assert practice["daily"]["attempt"] == "practice"
+    assert practice["daily"]["unranked_reason"] == "practice"
+    await play(back, line, [0.03] * len(line), start=100)
+    result = await back.expect("daily_result", timeout=10)
+    assert result["ranked"] is False and result["unranked_reason"] == "practice"
+    status, replay = get(server, f"/api/replay/{result['replay_id']}", ann.token)
+    assert status == 200 and replay["verified"]["ok"] is True
+    assert get(server, f"/api/daily/{date}/leaderboard")[1]["finishers"] == 0
+
+    # The ranked attempt is one key of the day, with a bounded lifetime.
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    key = f"{fair.prefix}daily:{date}:daily:attempts"
+    assert client.hget(key, ann.player_id) == first["room_id"]
+    assert 0 < client.ttl(key) <= 3 * 86_400
+    client.close()
+    # A past day is practice from the start.
+    old = await WsClient.connect(server.ws_url, "old")
+    past = await reveal(old, date=PAST)
+    assert past["daily"]["attempt"] == "practice"
+    assert past["daily"]["unranked_reason"] == "after_day"
+    await old.close()
+    await back.close()
+
+
+async def test_two_reveals_at_once_make_one_ranked_attempt(fair: Fair) -> None:
+    ann = await WsClient.connect(fair.server.ws_url, "ann")
+    tab = await WsClient.connect(fair.server.ws_url, "ann", token=ann.token)
+    await asyncio.gather(
+        ann.send({"type": "daily", "hard": True}), tab.send({"type": "daily", "hard": True})
+    )
+    one, two = await ann.expect("snapshot"), await tab.expect("snapshot")
+    assert one["room_id"] == two["room_id"]
+    assert one["daily"]["attempt"] == two["daily"]["attempt"] == "ranked"
+    for c in (ann, tab):
+        await c.close()
+
+
+async def test_no_hints_on_a_running_days_deal_whatever_the_room(fair: Fair) -> None:
+    # Before: `solo {code: today's code}` gave the solver's hints on the ranked deal.
+    hard = daily_deal(fair.date, "hard").code
+    for code in (fair.code, hard):
+        cat = await WsClient.connect(fair.server.ws_url, "cat")
+        await cat.send({"type": "solo", "code": code})
+        await cat.expect("snapshot")
+        await cat.send({"type": "hint", "id": 5})
+        refused = await cat.expect("reject", id=5)
+        assert refused["reason"] == "hints_off"
+        assert cat.find("hint") is None
+        await cat.close()
+    dan = await WsClient.connect(fair.server.ws_url, "dan")
+    await reveal(dan)
+    await dan.send({"type": "hint", "id": 6})
+    assert (await dan.expect("reject", id=6))["reason"] == "hints_off"
+    await dan.close()
+    # A deal whose day is over is an ordinary deal again.
+    eve = await WsClient.connect(fair.server.ws_url, "eve")
+    await eve.send({"type": "solo", "code": daily_deal(PAST).code})
+    await eve.expect("snapshot")
+    await eve.send({"type": "hint", "id": 7})
+    assert (await eve.expect("hint", id=7))["status"] == "move"
+    with contextlib.suppress(Exception):
+        await eve.close()
