@@ -10,9 +10,10 @@ bounds its strings and lists, so a message that validates is safe to act on.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, TypeAdapter
 
 #: The protocol version; a client names the version it speaks in ``hello.v``.
 PROTOCOL_VERSION: Final = 1
@@ -79,7 +80,28 @@ UNRANKED_REASONS: Final[dict[str, str]] = {
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
 
-Name = Annotated[str, Field(min_length=1, max_length=24)]
+#: Unicode categories a name may not hold: control (Cc), format (Cf: zero-width and bidi
+#: controls), surrogate (Cs), private use (Co), unassigned (Cn), line and paragraph
+#: separators (Zl, Zp). They make two names look alike or reorder what is shown around them.
+REFUSED_IN_NAMES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def clean_name(value: str) -> str:
+    """A name in Unicode NFC, trimmed, refused if it holds an invisible or unassigned
+    character (named in the error) or nothing visible."""
+    name = unicodedata.normalize("NFC", value)
+    for char in name:
+        if unicodedata.category(char) in REFUSED_IN_NAMES:
+            code = f"U+{ord(char):04X}"
+            label = unicodedata.name(char, "an unnamed character")
+            raise ValueError(f"a name may not hold {code} ({label})")
+    name = name.strip()
+    if not name:
+        raise ValueError("a name needs a visible character")
+    return name
+
+
+Name = Annotated[str, AfterValidator(clean_name), Field(min_length=1, max_length=24)]
 Token = Annotated[str, Field(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 RoomId = Annotated[str, Field(min_length=4, max_length=16, pattern=r"^[A-Za-z0-9]+$")]
 PlayerId = Annotated[str, Field(min_length=1, max_length=32)]
