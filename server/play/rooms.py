@@ -17,9 +17,12 @@ from ..store.records import Mode, Role
 routes = Routes()
 
 
-def typed_code(conn: Conn, code: str) -> tuple[str, int] | None:
-    """A typed game code in its canonical form with its cell count, or None (the client
+def deal_for(conn: Conn, code: str | None, cells: int) -> tuple[str, int] | None:
+    """The game code and cell count of a new game: a typed code in its canonical form, or
+    a certified deal with ``cells`` cells; None when the typed code is refused (the client
     was told why)."""
+    if code is None:
+        return draw(cells).code, cells
     try:
         parsed = parse_code(code)
     except CodeError as exc:
@@ -34,14 +37,10 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
     if conn.room is not None:
         conn.error("already_in_room")
         return
-    if msg.code is not None:
-        found = typed_code(conn, msg.code)
-        if found is None:
-            return
-        code, cells = found
-    else:
-        cells = msg.cells
-        code = draw(cells).code
+    found = deal_for(conn, msg.code, msg.cells)
+    if found is None:
+        return
+    code, cells = found
     room = await membership.new_room(ctx, Mode.RACE, code, cells)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
     if status != "ok":

@@ -13,12 +13,11 @@ from protocol import models as m
 
 from ..context import Context
 from ..daily.deal import KIND_CELLS, DailyError, daily_deal, is_running, today
-from ..pools import draw
 from ..registry import Routes
 from ..rooms import membership
 from ..session import Conn
 from ..store.records import Mode, Role, RoomPhase
-from .rooms import typed_code
+from .rooms import deal_for
 
 routes = Routes()
 
@@ -40,14 +39,10 @@ async def on_solo(ctx: Context, conn: Conn, msg: m.Solo) -> None:
     if conn.room is not None:
         conn.error("already_in_room")
         return
-    if msg.code is not None:
-        found = typed_code(conn, msg.code)
-        if found is None:
-            return
-        code, cells = found
-    else:
-        cells = msg.cells or 4
-        code = draw(cells).code
+    found = deal_for(conn, msg.code, msg.cells or 4)
+    if found is None:
+        return
+    code, cells = found
     await start_solo(ctx, conn, code, cells, Mode.SOLO)
 
 

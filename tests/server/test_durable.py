@@ -9,26 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
-from collections.abc import AsyncIterator
 
-import pytest
 import redis.asyncio as aioredis
 
 from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server, start_server
 
 CODE = "SH1-C4-AAAAAAB"
-
-
-@pytest.fixture
-async def prefix() -> AsyncIterator[str]:
-    """A key prefix of this test's own, removed afterwards."""
-    name = f"durable-{secrets.token_hex(4)}:"
-    yield name
-    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    async for key in r.scan_iter(match=f"{name}*", count=1000):
-        await r.delete(key)
-    await r.aclose()
 
 
 async def deadlines(prefix: str, kind: str, count: int) -> None:
@@ -68,7 +54,8 @@ async def watch_until(srv: ServerProc, room: str, state: str, event: str) -> Non
     await eve.close()
 
 
-async def test_racers_gone_and_every_server_restarted_the_race_still_ends(prefix: str) -> None:
+async def test_racers_gone_and_every_server_restarted_the_race_still_ends(key_prefix: str) -> None:
+    prefix = key_prefix
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
     args = [*FAST, "--away-grace-ms", "1500"]
     first = start_server(redis_url(), args=args, env=env)
@@ -84,7 +71,8 @@ async def test_racers_gone_and_every_server_restarted_the_race_still_ends(prefix
         await watch_until(second, room, "done", "race_over")
 
 
-async def test_a_countdown_whose_server_died_still_starts(prefix: str) -> None:
+async def test_a_countdown_whose_server_died_still_starts(key_prefix: str) -> None:
+    prefix = key_prefix
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
     first = start_server(redis_url(), args=["--countdown-ms", "1500"], env=env)
     try:

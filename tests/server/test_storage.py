@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-import secrets
-from collections.abc import AsyncIterator
 
-import pytest
 import redis.asyncio as aioredis
 
 from server.bot import action_message
@@ -44,17 +41,6 @@ BOUNDS = {
 }
 
 
-@pytest.fixture
-async def prefix() -> AsyncIterator[str]:
-    """A key prefix of this test's own, removed afterwards."""
-    name = f"storage-{secrets.token_hex(4)}:"
-    yield name
-    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    async for key in r.scan_iter(match=f"{name}*", count=1000):
-        await r.delete(key)
-    await r.aclose()
-
-
 def family_of(name: str) -> Family:
     """The one family a key name (after the prefix) belongs to."""
     found = [f for f in FAMILIES if f.regex().fullmatch(name)]
@@ -80,7 +66,8 @@ def test_the_readme_shows_every_family() -> None:
         assert row in readme, row
 
 
-async def test_every_key_of_a_busy_server_is_in_the_table(prefix: str) -> None:
+async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> None:
+    prefix = key_prefix
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
     args = [*QUICK, "--countdown-ms", "100", "--spectators-per-room", "3"]
     args += ["--away-grace-ms", "300"]
