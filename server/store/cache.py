@@ -111,6 +111,10 @@ class RoomCache:
                 self.rooms.pop(room, None)
                 return None
             state = RoomState.from_fields(room, fields)
+            held = self.rooms.get(room)
+            if held is not None and held.seq > state.seq:
+                # An event newer than this read passed through while it was on its way.
+                return held
             self.rooms[room] = state
         return state
 
@@ -127,6 +131,7 @@ class RoomCache:
         state = self.rooms.get(room)
         if state is None:
             return
+        state.seq = max(state.seq, int(str(data.get("seq", 0))))
         if kind == "room":
             if data["round"] != state.round:
                 self.boards.drop_room(room)

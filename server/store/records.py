@@ -52,7 +52,11 @@ IN_PLAY: Final = frozenset({RoomPhase.COUNTDOWN, RoomPhase.RACING})
 
 @dataclass(slots=True)
 class RoomState:
-    """What an instance remembers of a room between events (refreshed from Redis)."""
+    """What an instance remembers of a room between events (refreshed from Redis).
+
+    ``seq`` is the room's last event as of this state: a read from Redis that answers
+    after a newer event passed through must not replace what that event taught.
+    """
 
     room: str
     code: str
@@ -61,6 +65,7 @@ class RoomState:
     phase: RoomPhase
     starts_at: int
     mode: Mode
+    seq: int = 0
 
     @classmethod
     def from_fields(cls, room: str, fields: dict[str, str]) -> RoomState:
@@ -73,6 +78,7 @@ class RoomState:
             RoomPhase(fields["state"]),
             int(fields.get("starts_at") or 0),
             Mode(fields["mode"]),
+            seq=int(fields.get("seq") or 0),
         )
 
     def follow(self, kind: str, phase: str | None = None) -> bool:
