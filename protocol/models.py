@@ -26,6 +26,11 @@ MAX_PLAYERS: Final = 8
 #: The largest client-chosen id (2^53 - 1, exact in JavaScript).
 MAX_ID: Final = 9_007_199_254_740_991
 
+#: How late spectators see the boards in the ``delayed`` watch mode, in seconds.
+MIN_DELAY_S: Final = 10
+MAX_DELAY_S: Final = 120
+DEFAULT_DELAY_S: Final = 30
+
 #: Codes of ``error`` messages and what each means.
 ERROR_CODES: Final[dict[str, str]] = {
     "bad_json": "the frame is not a JSON object",
@@ -79,6 +84,10 @@ GameCodeText = Annotated[str, Field(min_length=1, max_length=32)]
 Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 MsEpoch = Annotated[int, Field(ge=0)]
 Role = Literal["player", "spectator"]
+#: What spectators see while a race runs: every board move by move, the boards
+#: ``delay_s`` seconds late, or the racers' progress only (boards once the race is over).
+WatchModeName = Literal["live", "delayed", "progress"]
+DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
 
 
 class _Message(BaseModel):
@@ -106,6 +115,17 @@ class CreateRoom(_Message):
     type: Literal["create_room"]
     cells: Cells = 4
     code: GameCodeText | None = None
+
+
+class WatchMode(_Message):
+    """Host only, in the lobby: what spectators see during the race (see ``WatchModeName``).
+
+    ``delay_s`` is the delay of ``delayed`` (10 to 120 s, default 30).
+    """
+
+    type: Literal["watch_mode"]
+    mode: WatchModeName
+    delay_s: DelayS | None = None
 
 
 class Join(_Message):
@@ -224,6 +244,7 @@ class Ping(_Message):
 ClientMessage = Annotated[
     Hello
     | CreateRoom
+    | WatchMode
     | Join
     | Start
     | MoveMsg
@@ -265,12 +286,18 @@ class PlayerEntry(_Message):
 
 
 class RoomInfo(_Message):
-    """A room's identity and members; sent on create, join and every change of members."""
+    """A room's identity and members; sent on create, join and every change of members.
+
+    ``code`` is null until the race starts, unless the host typed it (``code_typed``).
+    """
 
     type: Literal["room"]
     room_id: RoomId
     invite: str
-    code: str
+    code: str | None
+    code_typed: bool
+    watch: WatchModeName
+    delay_s: DelayS | None
     cells: Cells
     mode: Literal["race", "solo", "daily"]
     state: Literal["lobby", "countdown", "racing", "done"]
@@ -305,7 +332,12 @@ class PlayerState(_Message):
 
 
 class Snapshot(_Message):
-    """The whole room as you may see it, as of ``seq``: replace everything you hold."""
+    """The whole room as you may see it, as of ``seq``: replace everything you hold.
+
+    Before the start it holds no board and ``code`` is null unless the host typed it; a
+    spectator of a ``delayed`` race gets the boards as they were ``delay_s`` seconds ago
+    (and ``seq`` of that moment), of a ``progress`` race no board until the race is over.
+    """
 
     type: Literal["snapshot"]
     room_id: RoomId
@@ -313,7 +345,10 @@ class Snapshot(_Message):
     round: int
     mode: Literal["race", "solo", "daily"]
     state: Literal["lobby", "countdown", "racing", "done"]
-    code: str
+    code: str | None
+    code_typed: bool
+    watch: WatchModeName
+    delay_s: DelayS | None
     cells: Cells
     host: PlayerId | None
     you: PlayerId
@@ -535,6 +570,7 @@ CLIENT_TYPES: Final = frozenset(
     for m in (
         Hello,
         CreateRoom,
+        WatchMode,
         Join,
         Start,
         MoveMsg,

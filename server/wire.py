@@ -17,6 +17,7 @@ from typing import Any, Final
 from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
 
 from .engine import Board, Delta
+from .store.records import WatchMode, deal_shown
 
 _SEPARATORS: Final = (",", ":")
 
@@ -169,6 +170,19 @@ def board_view(board: Board) -> dict[str, Any]:
     return data
 
 
+def _deal_fields(fields: Mapping[str, str]) -> dict[str, Any]:
+    """The deal and watch fields of ``room`` and ``snapshot``: the code only once it may be
+    known (:func:`~server.store.records.deal_shown`), the watch mode and its delay."""
+    typed = fields.get("typed", "0") == "1"
+    watch = fields.get("watch") or WatchMode.LIVE
+    return {
+        "code": fields["code"] if deal_shown(fields["state"], typed) else None,
+        "code_typed": typed,
+        "watch": watch,
+        "delay_s": int(fields.get("delay_s") or 0) if watch == WatchMode.DELAYED else None,
+    }
+
+
 def room(
     seq: int,
     fields: Mapping[str, str],
@@ -182,7 +196,7 @@ def room(
             "type": "room",
             "room_id": room_id,
             "invite": f"/?room={room_id}",
-            "code": fields["code"],
+            **_deal_fields(fields),
             "cells": int(fields["cells"]),
             "mode": fields["mode"],
             "state": fields["state"],
@@ -239,7 +253,19 @@ def race_over(seq: int, round_: int, results: list[dict[str, Any]]) -> str:
     return dumps({"seq": seq, "type": "race_over", "round": round_, "results": results})
 
 
-_ROOM_FIELDS: Final = ("room_id", "code", "cells", "mode", "state", "round", "host", "ns")
+_ROOM_FIELDS: Final = (
+    "room_id",
+    "code",
+    "cells",
+    "mode",
+    "state",
+    "round",
+    "host",
+    "ns",
+    "typed",
+    "watch",
+    "delay_s",
+)
 
 
 def render(full: str) -> str:
@@ -253,8 +279,9 @@ def render(full: str) -> str:
     kind, seq_text, *values = json.loads(full)
     seq = int(seq_text)
     if kind == "room":
-        fields = dict(zip(_ROOM_FIELDS, values[:8], strict=True))
-        return room(seq, fields, values[8:])
+        n = len(_ROOM_FIELDS)
+        fields = dict(zip(_ROOM_FIELDS, values[:n], strict=True))
+        return room(seq, fields, values[n:])
     if kind == "countdown":
         return countdown(seq, int(values[0]), int(values[1]), int(values[2]))
     if kind == "started":
@@ -284,7 +311,8 @@ def snapshot(
     players: list[dict[str, Any]],
 ) -> str:
     """``snapshot``: the whole room as one viewer may see it (``players`` already cut to
-    what that viewer may see, see :mod:`server.rooms.views`)."""
+    what that viewer may see, see :mod:`server.rooms.views`; ``meta["seq"]`` the seq the
+    view is as of)."""
     starts = meta.get("starts_at")
     return dumps(
         {
@@ -294,7 +322,7 @@ def snapshot(
             "round": int(meta["round"]),
             "mode": meta["mode"],
             "state": meta["state"],
-            "code": meta["code"],
+            **_deal_fields(meta),
             "cells": int(meta["cells"]),
             "host": meta.get("host") or None,
             "you": you,

@@ -1,5 +1,6 @@
-"""A race's rounds: the host's start and the countdown, the start itself, giving up (by
-message or by staying away), and the rematch. The moves are :mod:`server.play.moves`'s."""
+"""A race's rounds: the host's watch mode and start, the countdown, the start itself,
+giving up (by message or by staying away), and the rematch. The moves are
+:mod:`server.play.moves`'s."""
 
 from __future__ import annotations
 
@@ -12,7 +13,19 @@ from ..clock import now_ms
 from ..context import Context
 from ..daily.results import record_give_up
 from ..pools import draw
-from ..store.records import RoomPhase
+from ..store.records import RoomPhase, WatchMode, watch_modes
+
+
+async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int) -> str:
+    """The host picks what spectators see during the race (in the lobby only).
+
+    Returns:
+        ``ok`` or the refusal (``not_host``, ``wrong_state``).
+    """
+    if WatchMode(mode) not in watch_modes(public=False):  # every room is an invite room
+        return "wrong_state"
+    out = await ctx.store.set_watch(room, host, mode, delay_s, ctx.instance_id)
+    return out.status
 
 
 async def start(ctx: Context, room: str, host: str) -> str:

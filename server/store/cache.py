@@ -13,7 +13,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from ..engine import Board, parse_action
-from .records import RoomState
+from .records import RoomState, WatchMode
 from .store import Store
 
 #: Boards kept per instance before the oldest are dropped.
@@ -134,11 +134,17 @@ class RoomCache:
         state.seq = max(state.seq, int(str(data.get("seq", 0))))
         if kind == "room":
             if data["round"] != state.round:
+                # A rematch: its deal is not in the message before the start; read it.
                 self.boards.drop_room(room)
-            state.round = int(str(data["round"]))
-            state.code = str(data["code"])
+                self.rooms.pop(room, None)
+                return
+            state.watch = WatchMode(str(data["watch"]))
+            if data.get("delay_s") is not None:
+                state.delay_s = int(str(data["delay_s"]))
         elif kind == "countdown":
             state.starts_at = int(str(data["starts_at"]))
+        elif kind == "started":
+            state.code = str(data["code"])
         phase = data.get("state")
         if not state.follow(kind, str(phase) if phase is not None else None):
             self.rooms.pop(room, None)

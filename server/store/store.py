@@ -142,6 +142,7 @@ class Store:
         self._move = ScriptBatcher(redis, script(source("move")))
         self._give_up = script(source("give_up"))
         self._rematch = script(source("rematch"))
+        self._watch = script(source("watch"))
         self._events_after = script(source("events_after"))
 
     async def aclose(self) -> None:
@@ -272,6 +273,15 @@ class Store:
         )
         return _outcome(raw)
 
+    async def set_watch(
+        self, room: str, pid: str, watch: str, delay_s: int, origin: str
+    ) -> Outcome:
+        """The host picks the watch mode in the lobby (``lua/watch.lua``)."""
+        raw = await self._watch(
+            keys=self._room_keys(room), args=[pid, watch, delay_s, origin, MAX_EVENTS, self.ttl]
+        )
+        return _outcome(raw)
+
     # -- absences -------------------------------------------------------------------------
 
     async def mark_away(self, room: str, pid: str, nonce: str, seconds: int) -> None:
@@ -319,6 +329,16 @@ class Store:
             return None if not meta else await self.read_room(room)
         logs = dict(zip(racers, out[3:], strict=True))
         return RoomRead(meta, members, parse_results(results), logs)
+
+    async def read_ids(self, room: str, round_: int, pids: list[str]) -> dict[str, dict[str, int]]:
+        """Each board's client action ids -> the seq of their event."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in pids:
+                pipe.hgetall(self.keys.ids(room, round_, pid))
+            found = await pipe.execute()
+        return {
+            pid: {k: int(v) for k, v in ids.items()} for pid, ids in zip(pids, found, strict=True)
+        }
 
     async def read_log(self, room: str, round_: int, pid: str) -> list[str]:
         """One board's action log."""

@@ -1,0 +1,225 @@
+"""Fair play in a race, attack by attack, on a real server process, real Redis and real sockets.
+
+Each test is an attack that worked before the server refused it: reading the deal in the
+lobby, and spectators reading every board live. The watch modes decide what spectators see
+while the race runs: every board live, the boards N seconds late, or progress only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from server.engine import Board, Move, parse_action
+from server.engine.solver import solve
+from tests.serverproc import ServerProc, WsClient
+
+TYPED = "SH1-C4-AAAAAAK"
+
+
+def wire(text: str, action_id: int) -> dict[str, Any]:
+    action = parse_action(text)
+    assert isinstance(action, Move)
+    return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
+
+
+async def lobby(
+    url: str, *names: str, code: str | None = None, spectators: tuple[str, ...] = ()
+) -> tuple[str, list[WsClient], list[WsClient]]:
+    """The first name creates a room (a drawn deal, or ``code`` typed), the others join it."""
+    host = await WsClient.connect(url, names[0])
+    create: dict[str, Any] = {"type": "create_room", "cells": 4}
+    if code is not None:
+        create["code"] = code
+    await host.send(create)
+    room = str((await host.expect("snapshot"))["room_id"])
+    racers, watchers = [host], []
+    for name in names[1:]:
+        c = await WsClient.connect(url, name)
+        await c.send({"type": "join", "room": room, "role": "player"})
+        await c.expect("snapshot")
+        racers.append(c)
+    for name in spectators:
+        c = await WsClient.connect(url, name)
+        await c.send({"type": "join", "room": room, "role": "spectator"})
+        await c.expect("snapshot")
+        watchers.append(c)
+    return room, racers, watchers
+
+
+async def start(host: WsClient, *others: WsClient) -> dict[str, Any]:
+    await host.send({"type": "start"})
+    started = await host.expect("started")
+    for c in others:
+        await c.expect("started")
+    return started
+
+
+async def close(*clients: WsClient) -> None:
+    for c in clients:
+        await c.close()
+
+
+def before_start(c: WsClient) -> list[dict[str, Any]]:
+    """The messages a client received before ``started``."""
+    out = []
+    for m in c.messages:
+        if m["type"] == "started":
+            break
+        out.append(m)
+    return out
+
+
+# -- 1. nothing of the deal before the start ----------------------------------------------
+
+
+async def test_nobody_in_the_lobby_sees_the_deal(race_server: ServerProc) -> None:
+    room, (ann, bob), (spy,) = await lobby(race_server.ws_url, "ann", "bob", spectators=("spy",))
+    await ann.expect("room", spectators=1)
+    await ann.send({"type": "start"})
+    for c in (ann, bob, spy):
+        await c.expect("countdown")
+    # A spectator who comes in during the countdown learns no more.
+    late = await WsClient.connect(race_server.ws_url, "late")
+    await late.send({"type": "join", "room": room, "role": "spectator"})
+    await late.expect("snapshot")
+    started = [await c.expect("started") for c in (ann, bob, spy, late)]
+    code = started[0]["code"]
+    for c in (ann, bob, spy, late):
+        for m in before_start(c):
+            if m["type"] in ("snapshot", "room"):
+                assert m["code"] is None and m["code_typed"] is False, m
+            for p in m.get("players", []):
+                assert p.get("board") is None, m
+            assert code not in json.dumps(m), m
+    assert all(s["code"] == code and s["board"] for s in started)
+    await close(ann, bob, spy, late)
+
+
+async def test_a_typed_deal_is_shown_and_said_to_be_typed(race_server: ServerProc) -> None:
+    _room, (ann, bob), (spy,) = await lobby(
+        race_server.ws_url, "ann", "bob", code="sh1-c4-aaaaaak", spectators=("spy",)
+    )
+    for c in (ann, bob, spy):
+        snap = next(m for m in c.messages if m["type"] == "snapshot")
+        assert snap["code"] == TYPED and snap["code_typed"] is True
+        assert all(p.get("board") is None for p in snap["players"])  # boards come at the start
+    info = await bob.expect("room", spectators=1)
+    assert info["code"] == TYPED and info["code_typed"] is True
+    await close(ann, bob, spy)
+
+
+# -- 5. watch modes -------------------------------------------------------------------------
+
+
+def test_public_rooms_never_watch_live() -> None:
+    from server.store.records import WatchMode, default_watch, watch_modes
+
+    assert default_watch(public=False) == WatchMode.LIVE
+    assert WatchMode.LIVE not in watch_modes(public=True)
+    assert default_watch(public=True) in watch_modes(public=True)
+    assert set(watch_modes(public=False)) == set(WatchMode)
+
+
+async def test_the_host_picks_the_watch_mode_in_the_lobby(race_server: ServerProc) -> None:
+    room, (ann, bob), (spy,) = await lobby(race_server.ws_url, "ann", "bob", spectators=("spy",))
+    snap = next(m for m in bob.messages if m["type"] == "snapshot")
+    assert snap["watch"] == "live" and snap["delay_s"] is None
+    await bob.send({"type": "watch_mode", "mode": "progress"})
+    assert (await bob.expect("error"))["code"] == "not_host"
+    await ann.send({"type": "watch_mode", "mode": "delayed", "delay_s": 9})
+    assert (await ann.expect("error"))["code"] == "invalid_message"
+    await ann.send({"type": "watch_mode", "mode": "delayed"})
+    for c in (ann, bob, spy):  # every racer sees the mode before the start
+        info = await c.expect("room", watch="delayed")
+        assert info["delay_s"] == 30
+    await ann.send({"type": "watch_mode", "mode": "delayed", "delay_s": 120})
+    await bob.expect("room", watch="delayed", delay_s=120)
+    await start(ann, bob)
+    await ann.send({"type": "watch_mode", "mode": "live"})
+    assert (await ann.expect("error"))["code"] == "wrong_state"
+    _ = room
+    await close(ann, bob, spy)
+
+
+async def test_progress_mode_shows_spectators_no_board_until_the_end(
+    race_server: ServerProc,
+) -> None:
+    url = race_server.ws_url
+    room, (ann, bob), (spy,) = await lobby(url, "ann", "bob", spectators=("spy",))
+    await ann.send({"type": "watch_mode", "mode": "progress"})
+    await spy.expect("room", watch="progress")
+    started = await start(ann, bob, spy)
+    line = solve(Board.from_code(started["code"]), timeout=10).moves
+    for i, text in enumerate(line[:3]):
+        await ann.send(wire(text, i))
+        await ann.expect("ack", id=i)
+    await spy.expect("progress", player_id=ann.player_id, moves=3)
+    assert spy.find("delta") is None
+    late = await WsClient.connect(url, "late")
+    await late.send({"type": "join", "room": room, "role": "spectator"})
+    snap = await late.expect("snapshot")
+    assert snap["state"] == "racing" and snap["watch"] == "progress"
+    assert all(p.get("board") is None for p in snap["players"])
+    assert {p["player_id"]: p["moves"] for p in snap["players"]}[ann.player_id] == 3
+    # A spectator who resumes with an old seq gets no deltas replayed either.
+    await spy.close()
+    back = await WsClient.connect(url)
+    await back.send({"type": "resume", "room": room, "token": spy.token, "last_seq": 1})
+    await back.expect("snapshot")
+    assert back.find("delta") is None
+    # Over: the boards are everyone's.
+    for c in (ann, bob):
+        await c.send({"type": "give_up"})
+    for c in (back, late):
+        await c.expect("race_over")
+        final = await c.expect("snapshot")
+        assert final["state"] == "done"
+        boards = {p["player_id"]: p["board"] for p in final["players"]}
+        expected = Board.from_code(started["code"])
+        for text in line[:3]:
+            expected.play(parse_action(text))
+        assert Board.from_json(boards[ann.player_id]).key() == expected.key()
+    await close(ann, bob, back, late)
+
+
+@pytest.mark.slow
+async def test_delayed_mode_shows_the_boards_late(race_server: ServerProc) -> None:
+    url = race_server.ws_url
+    room, (ann, bob), (spy,) = await lobby(url, "ann", "bob", spectators=("spy",))
+    await ann.send({"type": "watch_mode", "mode": "delayed", "delay_s": 10})
+    await spy.expect("room", watch="delayed", delay_s=10)
+    started = await start(ann, bob, spy)
+    code = started["code"]
+    line = solve(Board.from_code(code), timeout=10).moves
+    loop = asyncio.get_running_loop()
+    await ann.send(wire(line[0], 1))
+    await ann.expect("ack", id=1)
+    moved = loop.time()
+    await bob.expect("progress", player_id=ann.player_id)  # the racers know at once
+    # A spectator who comes in now sees the boards as they were 10 s ago: the deal.
+    await asyncio.sleep(1)
+    late = await WsClient.connect(url, "late")
+    await late.send({"type": "join", "room": room, "role": "spectator"})
+    snap = await late.expect("snapshot")
+    boards = {p["player_id"]: p["board"] for p in snap["players"]}
+    assert boards[ann.player_id] == started["board"]
+    assert {p["player_id"]: p["moves"] for p in snap["players"]}[ann.player_id] == 0
+    await asyncio.sleep(7)
+    assert spy.find("delta") is None and late.find("delta") is None
+    for c in (spy, late):
+        delta = await c.expect("delta", player_id=ann.player_id, timeout=5)
+        assert delta["action"] == line[0]
+    assert loop.time() - moved >= 9.9
+    # Over: nothing is secret any more, the held events go out at once.
+    await ann.send(wire(line[1], 2))
+    await ann.expect("ack", id=2)
+    for c in (ann, bob):
+        await c.send({"type": "give_up"})
+    for c in (spy, late):
+        await c.expect("delta", player_id=ann.player_id, moves=2, timeout=2)
+        await c.expect("race_over", timeout=2)
+    await close(ann, bob, spy, late)
