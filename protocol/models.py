@@ -49,6 +49,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "wrong_state": "the room is not in a state that allows this",
     "race_in_progress": "players join before the start; join as a spectator instead",
     "not_racing": "you are not racing in this room",
+    "racing_here": "you race in this room, so you cannot also watch it",
     "bad_code": "the game code is not valid",
     "bad_date": "the date is not a day with a daily challenge",
     "unavailable": "this feature is not available on this server",

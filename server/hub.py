@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable
 from typing import Protocol
@@ -62,6 +63,24 @@ def view(conn: Listener, pid: str, full: str, racer: str, watch: str) -> tuple[s
     if racer == "-":
         return None, 0
     return racer, 0
+
+
+def racers_of(raw: str, full: str) -> frozenset[str]:
+    """The racers of a round, if the event is its ``started`` (else none)."""
+    if not raw.startswith('["started"'):
+        return frozenset()
+    return frozenset(json.loads(full)["players"])
+
+
+def seat(conn: Listener, racers: frozenset[str]) -> None:
+    """At ``started``, every socket of an identity that races this round becomes a racer's.
+
+    An identity racing in a room cannot also watch it: a second socket that entered as a
+    spectator in the lobby (before its identity took a racer's seat again) would otherwise
+    see every rival's board.
+    """
+    if conn.pid in racers:
+        conn.role = "player"
 
 
 class Hub:
@@ -167,6 +186,7 @@ class Hub:
         if not pid and self.on_room_event is not None:
             self.on_room_event(room, full)
         over = raw.startswith('["race_over"')
+        racers = racers_of(raw, full)
         for conn in conns:
             if conn.cid == origin:  # the mover's own delta went out with its ack
                 continue
@@ -174,6 +194,7 @@ class Hub:
                 # It has left (or is leaving) this room and waits for the unsubscribe:
                 # a late event of the old room must not reach it.
                 continue
+            seat(conn, racers)
             if over:  # the race is over: nothing is secret any more
                 conn.release_held()
             text, delay = view(conn, pid, full, racer, watch)
@@ -192,6 +213,7 @@ class Hub:
         for entry in entries:
             pid, raw, racer, watch = entry.split("\t", 3)
             full = wire.render(raw)
+            seat(conn, racers_of(raw, full))
             text, delay = view(conn, pid, full, racer, watch)
             if delay and text is not None and age is not None:
                 delay = max(0, delay - age(text))

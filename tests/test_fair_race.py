@@ -1,7 +1,8 @@
 """Fair play in a race, attack by attack, on a real server process, real Redis and real sockets.
 
 Each test is an attack that worked before the server refused it: reading the deal in the
-lobby, and spectators reading every board live. The watch modes decide what spectators see
+lobby, a racer watching their own race from a second socket, and spectators reading every
+board live. The watch modes decide what spectators see
 while the race runs: every board live, the boards N seconds late, or progress only.
 """
 
@@ -110,6 +111,52 @@ async def test_a_typed_deal_is_shown_and_said_to_be_typed(race_server: ServerPro
     info = await bob.expect("room", spectators=1)
     assert info["code"] == TYPED and info["code_typed"] is True
     await close(ann, bob, spy)
+
+
+# -- 2. a racer cannot watch their own race -------------------------------------------------
+
+
+async def test_a_racer_cannot_ghost_their_own_race(race_server: ServerProc) -> None:
+    url = race_server.ws_url
+    room, (ann, bob, cat), _ = await lobby(url, "ann", "bob", "cat")
+    # In the lobby Ann turns spectator from a second socket, then takes her seat again from
+    # a third: the second socket must not become a window on her rivals' boards.
+    ghost = await WsClient.connect(url, "ann", token=ann.token)
+    await ghost.send({"type": "join", "room": room, "role": "spectator"})
+    await ghost.expect("snapshot")
+    seat = await WsClient.connect(url, "ann", token=ann.token)
+    await seat.send({"type": "join", "room": room, "role": "player"})
+    await seat.expect("snapshot")
+    await bob.expect("room", host=bob.player_id)  # Ann handed the room on when she turned
+    started = await start(bob, ann, cat, ghost)
+    assert ann.player_id in started["players"]
+    line = solve(Board.from_code(started["code"]), timeout=10).moves
+    await bob.send(wire(line[0], 1))
+    await bob.expect("ack", id=1)
+    await ghost.expect("progress", player_id=bob.player_id)
+    assert ghost.find("delta", player_id=bob.player_id) is None
+
+    # While the race runs, no socket of a racer's identity may join it as a spectator...
+    tab = await WsClient.connect(url, "ann", token=ann.token)
+    await tab.send({"type": "join", "room": room, "role": "spectator"})
+    refused = await tab.expect("error")
+    assert refused["code"] == "racing_here" and "watch" in refused["message"]
+    # ... not even after leaving it (which gives up), and a resume follows the same rule.
+    await cat.send({"type": "leave"})
+    await cat.expect("left")
+    await cat.send({"type": "join", "room": room, "role": "spectator"})
+    assert (await cat.expect("error"))["code"] == "racing_here"
+    again = await WsClient.connect(url)
+    await again.send({"type": "resume", "room": room, "token": cat.token, "last_seq": 10**9})
+    assert (await again.expect("error"))["code"] == "racing_here"
+    assert again.find("snapshot") is None and again.find("delta") is None
+    # Once the race is over, the racer who left may watch the room.
+    for c in (ann, bob):
+        await c.send({"type": "give_up"})
+    await bob.expect("race_over")
+    await cat.send({"type": "join", "room": room, "role": "spectator"})
+    assert (await cat.expect("snapshot"))["role"] == "spectator"
+    await close(ann, bob, cat, ghost, seat, tab, again)
 
 
 # -- 5. watch modes -------------------------------------------------------------------------

@@ -238,7 +238,7 @@ async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
 
     Returns:
         ``ok``, or the store's refusal (``room_not_found``, ``room_full``,
-        ``race_in_progress``).
+        ``race_in_progress``, ``racing_here``).
     """
     pid = conn.pid or ""
     out = await ctx.store.join(
@@ -254,8 +254,9 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
     """Come back into a room after a dropped connection (on any instance).
 
     A member keeps their role. A membership that ended with the socket (a spectator, or a
-    racer in the lobby) is taken up again: as a racer while the room is in its lobby and
-    has a place, else as a spectator.
+    racer in the lobby) is taken up again, by the rules of :func:`join`: as a racer while
+    the room is in its lobby and has a place, else as a spectator, which an identity racing
+    this round may not be (``racing_here``).
 
     Returns:
         ``ok`` or the store's refusal.
@@ -313,6 +314,12 @@ async def on_close(ctx: Context, conn: Conn) -> None:
     ctx.daily.watchers.forget(conn)
     room = conn.room
     if room is None:
+        return
+    if any(
+        c is not conn and c.pid == conn.pid and c.room == room for c in ctx.hub.rooms.get(room, ())
+    ):
+        # Another socket of this identity is still here: the membership is still in use.
+        await leave_socket(ctx, conn)
         return
     state = await ctx.rooms.get(room)
     if state is not None and (
