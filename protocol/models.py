@@ -65,7 +65,7 @@ SERVER_REJECT_REASONS: Final[dict[str, str]] = {
     "not_started": "the race has not started yet",
     "finished": "your game is over (won or given up)",
     "conflict": "the move raced another change of your board; it was not applied",
-    "hints_off": "no solver hints in a race room until the race is over",
+    "hints_off": "no solver hints for a deal that is being raced, until its race is over",
 }
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)

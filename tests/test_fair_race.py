@@ -1,8 +1,8 @@
 """Fair play in a race, attack by attack, on a real server process, real Redis and real sockets.
 
 Each test is an attack that worked before the server refused it: reading the deal in the
-lobby, a racer watching their own race from a second socket, and spectators reading every
-board live. The watch modes decide what spectators see
+lobby, a racer watching their own race from a second socket, the solver's hints on a deal
+being raced, and spectators reading every board live. The watch modes decide what spectators see
 while the race runs: every board live, the boards N seconds late, or progress only.
 """
 
@@ -157,6 +157,35 @@ async def test_a_racer_cannot_ghost_their_own_race(race_server: ServerProc) -> N
     await cat.send({"type": "join", "room": room, "role": "spectator"})
     assert (await cat.expect("snapshot"))["role"] == "spectator"
     await close(ann, bob, cat, ghost, seat, tab, again)
+
+
+# -- 3. no hints for a deal being raced -----------------------------------------------------
+
+
+async def test_no_hints_for_a_deal_being_raced_anywhere(race_server: ServerProc) -> None:
+    url = race_server.ws_url
+    room, (ann, bob), _ = await lobby(url, "ann", "bob", code=TYPED)
+    await start(ann, bob)
+    # Anyone (a stranger, or a racer from a second socket) opens the raced deal alone...
+    eve = await WsClient.connect(url, "eve")
+    tab = await WsClient.connect(url, "ann", token=ann.token)
+    for i, c in enumerate((eve, tab)):
+        await c.send({"type": "solo", "code": TYPED})
+        await c.expect("snapshot")
+        await c.send({"type": "hint", "id": 10 + i})
+        refused = await c.expect("reject", id=10 + i)
+        assert refused["reason"] == "hints_off"
+        assert c.find("hint") is None
+    # ... and once the race is over the solver helps again.
+    for c in (ann, bob):
+        await c.send({"type": "give_up"})
+    await ann.expect("race_over")
+    await eve.send({"type": "hint", "id": 12})
+    assert (await eve.expect("hint", id=12))["status"] == "move"
+    await ann.send({"type": "hint", "id": 13})
+    assert (await ann.expect("hint", id=13))["status"] in ("move", "lost", "unknown")
+    _ = room
+    await close(ann, bob, eve, tab)
 
 
 # -- 5. watch modes -------------------------------------------------------------------------

@@ -13,10 +13,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from server.engine import Board
-from server.store.keys import Keys
+from tests.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient, redis_url, running_server
 
-log_key = Keys().log
+log_key = RACE_KEYS.log
 
 CODE = "SH1-C4-AAAAAAB"
 

@@ -1,7 +1,8 @@
 """``hint``: the solver's next move for the player's own board, where hints are allowed.
 
-Refused in a race room until its race is over (``reject hints_off``: a race where the
-server hands out the winning line is not a race) and in the daily challenge (``error
+Refused in a race room until its race is over, and for any board whose deal is being raced
+in some room right now, whatever room asks (``reject hints_off``: a race where the server
+hands out the winning line is not a race), and in the daily challenge (``error
 unavailable``: it would hand out the ranked line). The solver runs in a worker thread so
 that the socket keeps flowing.
 """
@@ -13,6 +14,7 @@ import asyncio
 from protocol import models as m
 
 from .. import wire
+from ..clock import now_ms
 from ..context import Context
 from ..engine import Board
 from ..engine.solver import hint
@@ -34,11 +36,17 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     if state.mode == Mode.DAILY:
         conn.error("unavailable", "there are no hints in the daily challenge")
         return
-    if state.mode == Mode.RACE and state.phase != RoomPhase.DONE:
+    if (state.mode == Mode.RACE and state.phase != RoomPhase.DONE) or await raced(ctx, state.code):
         conn.reject(msg.id, "hints_off")
         return
     entry = await ctx.boards.get(room, state.round, conn.pid or "", state.code)
     ctx.spawn(send_hint(conn, msg.id, entry.board.copy()))
+
+
+async def raced(ctx: Context, code: str) -> bool:
+    """Whether deal ``code`` is being raced in some room now (a solo game on a race's code,
+    or a finished racer's board while another room still races that deal)."""
+    return await ctx.store.is_racing(code, now_ms())
 
 
 async def send_hint(conn: Conn, hint_id: int, board: Board) -> None:

@@ -22,7 +22,7 @@ from ..daily.results import record_give_up
 from ..hub import Seen
 from ..session import Conn
 from ..store.cache import BoardEntry, replay
-from ..store.records import Mode, Role, RoomPhase, WatchMode, default_watch
+from ..store.records import IN_PLAY, Mode, Role, RoomPhase, WatchMode, default_watch
 from ..store.store import RoomRead
 from . import rounds
 from .views import players
@@ -188,6 +188,8 @@ async def enter(
             await ctx.store.clear_away(room, conn.pid)  # back: no give-up for this absence
         await ctx.hub.attach(conn, room)
         state = await ctx.rooms.get(room, refresh=True)
+        if state is not None and state.mode == Mode.RACE and state.phase in IN_PLAY:
+            await rounds.keep_marked(ctx, state)  # this instance serves the race from now on
         if (
             role == Role.SPECTATOR
             and state is not None
@@ -334,11 +336,12 @@ async def on_close(ctx: Context, conn: Conn) -> None:
 
 
 async def race_over(ctx: Context, room: str) -> None:
-    """A race ended (its ``race_over`` passed through this instance): spectators who saw
-    less than everything see it all now."""
+    """A race ended (its ``race_over`` passed through this instance): its deal is no
+    longer being raced, and spectators who saw less than everything see it all now."""
     state = await ctx.rooms.get(room)
     if state is None or state.mode != Mode.RACE:
         return
+    await ctx.store.unmark_racing(state.code, room)
     if state.watch == WatchMode.LIVE:
         return
     for conn in list(ctx.hub.rooms.get(room, ())):

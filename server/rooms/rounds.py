@@ -1,5 +1,6 @@
 """A race's rounds: the host's watch mode and start, the countdown, the start itself,
-giving up (by message or by staying away), and the rematch. The moves are
+giving up (by message or by staying away), and the rematch; and the mark that a deal is
+being raced, which keeps the solver's hints off it. The moves are
 :mod:`server.play.moves`'s."""
 
 from __future__ import annotations
@@ -7,13 +8,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+from typing import Final
 
 from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.results import record_give_up
 from ..pools import draw
-from ..store.records import RoomPhase, WatchMode, watch_modes
+from ..store.records import IN_PLAY, Mode, RoomPhase, RoomState, WatchMode, watch_modes
+
+#: How long a mark "this deal is being raced" holds unless an instance serving the race
+#: renews it (every :data:`RENEW_S`): after a crash of every such instance it lapses.
+RACING_LEASE_MS: Final = 300_000
+RENEW_S: Final = 30.0
+
+
+async def keep_marked(ctx: Context, state: RoomState) -> None:
+    """Mark (or renew the mark) that ``state``'s room races its deal: no hints for it."""
+    lease = max(RACING_LEASE_MS, 2 * ctx.settings.away_grace_ms)
+    await ctx.store.mark_racing(state.code, state.room, now_ms(), lease)
 
 
 async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int) -> str:
@@ -39,6 +52,9 @@ async def start(ctx: Context, room: str, host: str) -> str:
     out = await ctx.store.start(room, host, starts_at, now, ctx.instance_id)
     if out.status == "ok":
         ctx.spawn(begin_at(ctx, room, starts_at))
+        state = await ctx.rooms.get(room, refresh=True)
+        if state is not None:
+            await keep_marked(ctx, state)
     return out.status
 
 
@@ -58,18 +74,25 @@ async def begin(ctx: Context, room: str) -> None:
 
 
 async def janitor(ctx: Context) -> None:
-    """Start races whose countdown ended on an instance that went away."""
+    """Start races whose countdown ended on an instance that went away, and renew the
+    marks of the races this instance serves."""
+    loop = asyncio.get_running_loop()
+    renewed = loop.time()
     while True:
         await asyncio.sleep(0.5)
+        renew = loop.time() - renewed >= RENEW_S
+        if renew:
+            renewed = loop.time()
         for room in list(ctx.hub.rooms):
             state = ctx.rooms.rooms.get(room)
-            if (
-                state is not None
-                and state.phase == RoomPhase.COUNTDOWN
-                and now_ms() > state.starts_at + 300
-            ):
+            if state is None:
+                continue
+            if state.phase == RoomPhase.COUNTDOWN and now_ms() > state.starts_at + 300:
                 with contextlib.suppress(Exception):
                     await begin(ctx, room)
+            if renew and state.mode == Mode.RACE and state.phase in IN_PLAY:
+                with contextlib.suppress(Exception):
+                    await keep_marked(ctx, state)
 
 
 async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: str) -> str:

@@ -19,8 +19,10 @@ scripts touch one slot only:
 - ``room:{R}:daily``: ``{date, kind}`` of a daily game's room.
 - channel ``room:{R}:ch``: every event, prefixed with the connection it came from.
 
-Elsewhere: ``session:TOKEN`` (hash ``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
-(a day's leaderboard), ``player:PID:days|races|recent|counted`` and ``replay:ID``.
+Elsewhere: ``racing:{CODE}`` (sorted set of the rooms racing that deal now, each scored
+with the ms until which its mark holds unless renewed), ``session:TOKEN`` (hash
+``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch`` (a day's leaderboard),
+``player:PID:days|races|recent|counted`` and ``replay:ID``.
 """
 
 from __future__ import annotations
@@ -76,6 +78,10 @@ class Keys:
     def room_of_channel(name: str) -> str:
         """The room id in a room channel's name."""
         return name[name.index("{") + 1 : name.index("}")]
+
+    def racing(self, code: str) -> str:
+        """The rooms racing deal ``code`` now (sorted set, scored by the mark's end in ms)."""
+        return f"{self.prefix}racing:{{{code}}}"
 
     # -- players --------------------------------------------------------------------------
 

@@ -282,6 +282,38 @@ class Store:
         )
         return _outcome(raw)
 
+    # -- deals being raced ----------------------------------------------------------------
+
+    async def mark_racing(self, code: str, room: str, now: int, lease_ms: int) -> None:
+        """Note that ``room`` races deal ``code`` for at least ``lease_ms`` more.
+
+        The mark is renewed while an instance serves the room and removed at the race's end;
+        if every instance serving it dies, it lapses by itself after the lease.
+        """
+        key = self.keys.racing(code)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zadd(key, {room: now + lease_ms})
+            pipe.pexpire(key, lease_ms)
+            await pipe.execute()
+
+    async def unmark_racing(self, code: str, room: str) -> None:
+        """The race of ``room`` on ``code`` is over."""
+        await self.redis.zrem(self.keys.racing(code), room)
+
+    async def is_racing(self, code: str, now: int) -> bool:
+        """Whether deal ``code`` is being raced in some room now.
+
+        A mark only names a candidate: the room's own state (what its scripts wrote
+        atomically) decides, so a mark left behind by a race that just ended refuses nothing.
+        """
+        rooms = await self.redis.zrangebyscore(self.keys.racing(code), now, "+inf")
+        for room in rooms:
+            state, raced = await self.redis.hmget(self.keys.room(room), "state", "code")
+            if raced == code and state in ("countdown", "racing"):
+                return True
+        return False
+
     # -- absences -------------------------------------------------------------------------
 
     async def mark_away(self, room: str, pid: str, nonce: str, seconds: int) -> None:
