@@ -126,6 +126,8 @@ async def give_up_if_away(ctx: Context, pid: str, name: str, room: str, rnd: int
     await asyncio.sleep(grace)
     if not await ctx.store.still_away(room, pid, nonce):
         return
+    if any(c.pid == pid and c.room == room for c in ctx.hub.rooms.get(room, ())):
+        return  # back on this instance: its return may have cleared the mark before it was set
     state = await ctx.rooms.get(room, refresh=True)
     if (
         state is None
