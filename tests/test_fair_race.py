@@ -2,8 +2,9 @@
 
 Each test is an attack that worked before the server refused it: reading the deal in the
 lobby, a racer watching their own race from a second socket, the solver's hints on a deal
-being raced, and spectators reading every board live. The watch modes decide what spectators see
-while the race runs: every board live, the boards N seconds late, or progress only.
+being raced, and a rival's finished line fetched mid-race. The watch modes decide what
+spectators see while the race runs: every board live, the boards N seconds late, or
+progress only.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from server.daily.replays import replay_id
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests.serverproc import ServerProc, WsClient
@@ -186,6 +188,43 @@ async def test_no_hints_for_a_deal_being_raced_anywhere(race_server: ServerProc)
     assert (await ann.expect("hint", id=13))["status"] in ("move", "lost", "unknown")
     _ = room
     await close(ann, bob, eve, tab)
+
+
+# -- 4. finished lines and room ids --------------------------------------------------------
+
+
+async def test_finished_lines_stay_hidden_until_the_race_is_over(race_server: ServerProc) -> None:
+    url = race_server.ws_url
+    room, (ann, bob), _ = await lobby(url, "ann", "bob")
+    started = await start(ann, bob)
+    line = solve(Board.from_code(started["code"]), timeout=10).moves
+    for i, text in enumerate(line):
+        await ann.send(wire(text, i))
+        await ann.expect("ack", id=i)
+    await ann.expect("finished", player_id=ann.player_id)
+    # Bob, still racing, knows the room, the round and Ann's id: her replay's id.
+    rid = replay_id(room, 1, ann.player_id)
+    history: Any = None
+    for _ in range(50):  # until the finish is in Ann's history (the replay is kept with it)
+        status, history = race_server.get_json(f"/api/player/{ann.player_id}")
+        if status == 200 and history["races"]["played"]:
+            break
+        await asyncio.sleep(0.05)
+    assert history["recent"][0]["replay_id"] == rid
+    assert race_server.get_json(f"/api/replay/{rid}")[0] == 404
+    assert race_server.get_json(f"/api/replay/{rid}", ann.token)[0] == 404  # the racers too
+    # Room ids are their owner's only.
+    assert "room" not in history["recent"][0]
+    theirs = race_server.get_json(f"/api/player/{ann.player_id}", bob.token)[1]
+    assert "room" not in theirs["recent"][0]
+    mine = race_server.get_json(f"/api/player/{ann.player_id}", ann.token)[1]
+    assert mine["recent"][0]["room"] == room
+    # Over: the line is everyone's.
+    await bob.send({"type": "give_up"})
+    await bob.expect("race_over")
+    status, replay = race_server.get_json(f"/api/replay/{rid}")
+    assert status == 200 and replay["actions"] == list(line)
+    await close(ann, bob)
 
 
 # -- 5. watch modes -------------------------------------------------------------------------

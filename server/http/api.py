@@ -5,8 +5,10 @@
 - ``GET /api/daily/YYYY-MM-DD/leaderboard?kind=daily|hard&limit=N&around=PLAYER_ID``:
   ``{date, kind, finishers, entries: [{rank, player_id, name, time_ms, moves, replay_id}]}``
   and, with ``around``, ``player: {player_id, rank, streak}``.
-- ``GET /api/replay/ID``: the replay record, the opening table and every step's delta.
-- ``GET /api/player/PLAYER_ID``: race history and daily streak.
+- ``GET /api/replay/ID``: the replay record, the opening table and every step's delta; a
+  board of a race still running is 404 to everyone, its racers too, until ``race_over``.
+- ``GET /api/player/PLAYER_ID``: race history and daily streak; the rooms of the history
+  only to their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 
 """
 
@@ -18,8 +20,9 @@ from typing import Any
 from ..context import Context
 from ..daily.deal import DailyError, daily_json, parse_date, today
 from ..daily.leaderboard import MAX_LIMIT
-from ..daily.replays import ReplayFormatError, view_json
+from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..registry import HttpRequest, HttpResponse, Routes
+from ..store.records import RoomPhase
 
 routes = Routes()
 
@@ -88,17 +91,42 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
         replay = await svc.replays.load(request.params["id"])
     except ReplayFormatError as exc:
         return _json(500, {"error": "internal", "message": str(exc)})
-    if replay is None:
+    if replay is None or await still_racing(ctx, replay):
         return _json(404, {"error": "not_found", "message": "no replay has this id"})
     return _json(200, view_json(replay, svc.leaderboard.min_ms_per_action))
 
 
+async def still_racing(ctx: Context, replay: Replay) -> bool:
+    """Whether a replay is of a race round not over yet: its line (a finished racer's
+    winning one, say) would help those still racing, so nobody gets it before the end."""
+    if replay.kind != "race" or replay.room is None or replay.round is None:
+        return False
+    fields = await ctx.store.room_fields(replay.room)
+    return (
+        bool(fields) and fields["round"] == str(replay.round) and fields["state"] != RoomPhase.DONE
+    )
+
+
+async def owner(ctx: Context, request: HttpRequest, pid: str) -> bool:
+    """Whether the request proves to be player ``pid``: ``Authorization: Bearer TOKEN``."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not 16 <= len(token) <= 64:  # a token's bounds
+        return False
+    session = await ctx.store.load_session(token)
+    return session is not None and session[0] == pid
+
+
 @routes.get(r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")
 async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
-    """A player's race history and current daily streak."""
+    """A player's race history and current daily streak (the room ids to the owner only:
+    a room id is a way in, to watch a player's races)."""
     pid = request.params["pid"]
     svc = ctx.daily
     data: dict[str, Any] = {"player_id": pid}
     data.update(await svc.history.read(pid))
+    if not await owner(ctx, request, pid):
+        for entry in data["recent"]:
+            entry.pop("room", None)
     data["streak"] = await svc.leaderboard.streak(pid, today().isoformat())
     return _json(200, data)
