@@ -50,6 +50,13 @@ class Listener(Protocol):
 Seen = tuple[int, str | None, int]
 
 
+def fields(entry: str, n: int) -> list[str]:
+    """The ``n`` tab-separated fields of a stored or published event; an event stored before
+    events carried their WATCH field (rooms outlive a restart) has it empty."""
+    parts = entry.split("\t", n - 1)
+    return parts + [""] * (n - len(parts))
+
+
 def view(conn: Listener, pid: str, full: str, racer: str, watch: str) -> tuple[str | None, int]:
     """The text a connection receives for an event (or None) and how many ms later."""
     if conn.role == "spectator":
@@ -174,13 +181,16 @@ class Hub:
                 if waiter is not None and not waiter.done():
                     waiter.set_result(None)
             elif kind == "message":
-                self._forward(Keys.room_of_channel(msg["channel"]), msg["data"])
+                try:
+                    self._forward(Keys.room_of_channel(msg["channel"]), msg["data"])
+                except Exception:  # one bad event must not end the fan-out of every room
+                    log.exception("forwarding an event failed")
 
     def _forward(self, room: str, data: str) -> None:
         conns = self.rooms.get(room)
         if not conns:
             return
-        origin, pid, raw, racer, watch = data.split("\t", 4)
+        origin, pid, raw, racer, watch = fields(data, 5)
         full = wire.render(raw)  # once for every socket of the room
         seq = wire.event_seq(full)
         if not pid and self.on_room_event is not None:
@@ -211,7 +221,7 @@ class Hub:
         """
         out: list[Seen] = []
         for entry in entries:
-            pid, raw, racer, watch = entry.split("\t", 3)
+            pid, raw, racer, watch = fields(entry, 4)
             full = wire.render(raw)
             seat(conn, racers_of(raw, full))
             text, delay = view(conn, pid, full, racer, watch)

@@ -266,6 +266,8 @@ _ROOM_FIELDS: Final = (
     "watch",
     "delay_s",
 )
+#: The fields of a ``room`` record written before the last three were added (members follow).
+_OLD_ROOM_FIELDS: Final = 8
 
 
 def render(full: str) -> str:
@@ -280,7 +282,9 @@ def render(full: str) -> str:
     seq = int(seq_text)
     if kind == "room":
         n = len(_ROOM_FIELDS)
-        fields = dict(zip(_ROOM_FIELDS, values[:n], strict=True))
+        if len(values) < n or values[_OLD_ROOM_FIELDS].startswith("{"):
+            n = _OLD_ROOM_FIELDS  # stored before rooms had typed, watch and delay_s
+        fields = dict(zip(_ROOM_FIELDS, values[:n], strict=False))
         return room(seq, fields, values[n:])
     if kind == "countdown":
         return countdown(seq, int(values[0]), int(values[1]), int(values[2]))
