@@ -14,11 +14,13 @@ import json
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from server.daily.replays import replay_id
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, WsClient
+from tests.conftest import RACE_KEYS
+from tests.serverproc import ServerProc, WsClient, redis_url
 
 TYPED = "SH1-C4-AAAAAAK"
 
@@ -338,3 +340,31 @@ async def test_delayed_mode_shows_the_boards_late(race_server: ServerProc) -> No
         await c.expect("delta", player_id=ann.player_id, moves=2, timeout=2)
         await c.expect("race_over", timeout=2)
     await close(ann, bob, spy, late)
+
+
+async def test_a_delayed_race_whose_past_is_gone_shows_a_late_spectator_no_board(
+    race_server: ServerProc,
+) -> None:
+    url = race_server.ws_url
+    room, (ann, bob), _ = await lobby(url, "ann", "bob")
+    await ann.send({"type": "watch_mode", "mode": "delayed", "delay_s": 10})
+    await bob.expect("room", watch="delayed")
+    started = await start(ann, bob)
+    line = solve(Board.from_code(started["code"]), timeout=10).moves
+    await ann.send(wire(line[0], 1))
+    await ann.expect("ack", id=1)
+    # The room keeps its last 2000 events: as if that many had come within the 10 s.
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    await r.delete(RACE_KEYS.events(room))
+    await r.aclose()
+    late = await WsClient.connect(url, "late")
+    await late.send({"type": "join", "room": room, "role": "spectator"})
+    snap = await late.expect("snapshot")
+    assert snap["watch"] == "delayed" and snap["state"] == "racing"
+    assert all(p.get("board") is None for p in snap["players"])  # progress only, till the end
+    for c in (ann, bob):
+        await c.send({"type": "give_up"})
+    await late.expect("race_over")
+    final = await late.expect("snapshot")
+    assert all(p["board"] is not None for p in final["players"])
+    await close(ann, bob, late)

@@ -106,6 +106,7 @@ async def snapshot(ctx: Context, conn: Conn, room: str, role: str) -> Snap | Non
         boards[pid] = entry
     await ctx.rooms.get(room, refresh=True)
     viewer = conn.pid or ""
+    shown = None
     if (
         role == Role.SPECTATOR
         and read.meta["state"] == RoomPhase.RACING
@@ -114,9 +115,9 @@ async def snapshot(ctx: Context, conn: Conn, room: str, role: str) -> Snap | Non
         late = await delayed_snapshot(ctx, conn, read)
         if late is not None:
             return late
-        # The events since then are no longer kept: no board until the race is over.
-        read.meta["watch"] = WatchMode.PROGRESS
-    text = wire.snapshot(read.meta, viewer, role, now_ms(), players(read, boards, viewer, role))
+        shown = WatchMode.PROGRESS  # the events since then are gone: no board until the end
+    seen = players(read, boards, viewer, role, shown)
+    text = wire.snapshot(read.meta, viewer, role, now_ms(), seen)
     return Snap(text, int(read.meta.get("seq", 0)))
 
 

@@ -37,14 +37,20 @@ def sees_board(phase: str, watch: str, role: str, own: bool) -> bool:
 
 
 def players(
-    read: RoomRead, boards: dict[str, BoardEntry], viewer: str, role: str
+    read: RoomRead,
+    boards: dict[str, BoardEntry],
+    viewer: str,
+    role: str,
+    watch: str | None = None,
 ) -> list[dict[str, Any]]:
     """Each racer of the round as ``viewer`` in ``role`` may see them.
 
     ``boards`` are the boards as of the snapshot's seq (for a delayed spectator, older than
     the room's fields): a racer whose board is not won there is still playing there.
+    ``watch`` shows boards as that watch mode would instead of the room's.
     """
-    phase, watch = read.meta["state"], read.meta.get("watch") or WatchMode.LIVE
+    phase = read.meta["state"]
+    watch = watch or read.meta.get("watch") or WatchMode.LIVE
     out = []
     for pid, entry in boards.items():
         member = read.members.get(pid)
