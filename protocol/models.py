@@ -27,6 +27,11 @@ MAX_PLAYERS: Final = 8
 #: The largest client-chosen id (2^53 - 1, exact in JavaScript).
 MAX_ID: Final = 9_007_199_254_740_991
 
+#: How late spectators see the boards in the ``delayed`` watch mode, in seconds.
+MIN_DELAY_S: Final = 10
+MAX_DELAY_S: Final = 120
+DEFAULT_DELAY_S: Final = 30
+
 #: Codes of ``error`` messages and what each means.
 ERROR_CODES: Final[dict[str, str]] = {
     "bad_json": "the frame is not a JSON object",
@@ -47,6 +52,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "wrong_state": "the room is not in a state that allows this",
     "race_in_progress": "players join before the start; join as a spectator instead",
     "not_racing": "you are not racing in this room",
+    "racing_here": "you race in this room, so you cannot also watch it",
     "bad_code": "the game code is not valid",
     "bad_date": "the date is not a day with a daily challenge",
     "unavailable": "this feature is not available on this server",
@@ -62,7 +68,7 @@ SERVER_REJECT_REASONS: Final[dict[str, str]] = {
     "not_started": "the race has not started yet",
     "finished": "your game is over (won or given up)",
     "conflict": "the move raced another change of your board; it was not applied",
-    "hints_off": "no solver hints in a race until it is over, nor on a daily deal of today",
+    "hints_off": "no solver hints for a deal being raced, nor on a daily deal of today",
     "rate_limited": "too many actions on this board at once; slow down",
     "too_many_actions": "this board has taken the most actions one game may have",
 }
@@ -120,6 +126,10 @@ Role = Literal["player", "spectator"]
 UnrankedReason = Literal[
     "practice", "after_day", "late_finish", "fast_start", "too_fast", "fast_bursts", "not_verified"
 ]
+#: What spectators see while a race runs: every board move by move, the boards
+#: ``delay_s`` seconds late, or the racers' progress only (boards once the race is over).
+WatchModeName = Literal["live", "delayed", "progress"]
+DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
 
 
 class _Message(BaseModel):
@@ -147,6 +157,17 @@ class CreateRoom(_Message):
     type: Literal["create_room"]
     cells: Cells = 4
     code: GameCodeText | None = None
+
+
+class WatchMode(_Message):
+    """Host only, in the lobby: what spectators see during the race (see ``WatchModeName``).
+
+    ``delay_s`` is the delay of ``delayed`` (10 to 120 s, default 30).
+    """
+
+    type: Literal["watch_mode"]
+    mode: WatchModeName
+    delay_s: DelayS | None = None
 
 
 class Join(_Message):
@@ -265,6 +286,7 @@ class Ping(_Message):
 ClientMessage = Annotated[
     Hello
     | CreateRoom
+    | WatchMode
     | Join
     | Start
     | MoveMsg
@@ -306,12 +328,18 @@ class PlayerEntry(_Message):
 
 
 class RoomInfo(_Message):
-    """A room's identity and members; sent on create, join and every change of members."""
+    """A room's identity and members; sent on create, join and every change of members.
+
+    ``code`` is null until the race starts, unless the host typed it (``code_typed``).
+    """
 
     type: Literal["room"]
     room_id: RoomId
     invite: str
-    code: str
+    code: str | None
+    code_typed: bool
+    watch: WatchModeName
+    delay_s: DelayS | None
     cells: Cells
     mode: Literal["race", "solo", "daily"]
     state: Literal["lobby", "countdown", "racing", "done"]
@@ -358,7 +386,12 @@ class DailyGame(_Message):
 
 
 class Snapshot(_Message):
-    """The whole room as you may see it, as of ``seq``: replace everything you hold."""
+    """The whole room as you may see it, as of ``seq``: replace everything you hold.
+
+    Before the start it holds no board and ``code`` is null unless the host typed it; a
+    spectator of a ``delayed`` race gets the boards as they were ``delay_s`` seconds ago
+    (and ``seq`` of that moment), of a ``progress`` race no board until the race is over.
+    """
 
     type: Literal["snapshot"]
     room_id: RoomId
@@ -366,7 +399,10 @@ class Snapshot(_Message):
     round: int
     mode: Literal["race", "solo", "daily"]
     state: Literal["lobby", "countdown", "racing", "done"]
-    code: str
+    code: str | None
+    code_typed: bool
+    watch: WatchModeName
+    delay_s: DelayS | None
     cells: Cells
     host: PlayerId | None
     you: PlayerId
@@ -603,6 +639,7 @@ CLIENT_TYPES: Final = frozenset(
     for m in (
         Hello,
         CreateRoom,
+        WatchMode,
         Join,
         Start,
         MoveMsg,

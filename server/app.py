@@ -109,7 +109,10 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
 
     def follow(room: str, full: str) -> None:
         data = json.loads(full)
-        ctx.rooms.follow(room, str(data.get("type")), data)
+        kind = str(data.get("type"))
+        ctx.rooms.follow(room, kind, data)
+        if kind == "race_over":  # hints for its deal again; spectators see everything
+            ctx.spawn(membership.race_over(ctx, room))
 
     ctx.hub.on_room_event = follow
     ctx.hub.on_room_empty = ctx.rooms.forget

@@ -168,7 +168,8 @@ class Bot:
             await self._send({"type": "join", "room": room, "role": "player"})
         snap = await self._next("snapshot")
         self.result.room = snap["room_id"]
-        self.say(f"in room {snap['room_id']} (invite {snap['room_id']}), deal {snap['code']}")
+        deal = snap["code"] or "dealt at the start"  # the lobby hides a drawn deal
+        self.say(f"in room {snap['room_id']} (invite {snap['room_id']}), deal {deal}")
         if room is None:
             racers = len(snap["players"])
             while racers < start_at:

@@ -1,15 +1,18 @@
 """Fan-out: each instance subscribes to the channels of the rooms it has sockets in and
 forwards every event to those sockets, each seeing what its role may see.
 
-Racers see another racer's actions as ``progress`` (counts only); spectators and the
-player whose board it is see the ``delta``. See ``store/lua/common.lua`` for the form of
-an event; records are turned into messages once per event, here, by :func:`wire.render`.
+Racers see another racer's actions as ``progress`` (counts only); the player whose board it
+is sees the ``delta``, and spectators what the room's watch mode allows: the ``delta`` at
+once (live), the ``delta`` some seconds late (delayed) or the ``progress`` (progress). See
+``store/lua/common.lua`` for the form of an event; records are turned into messages once
+per event, here, by :func:`wire.render`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable
 from typing import Protocol
@@ -34,20 +37,59 @@ class Listener(Protocol):
     room: str | None
     role: str
 
-    def push(self, text: str, seq: int) -> None:
-        """Forward a room event (the socket may hold it back while it catches up)."""
+    def push(self, text: str, seq: int, delay_ms: int = 0) -> None:
+        """Forward a room event, ``delay_ms`` late (the socket may also hold it back while
+        it catches up)."""
 
     def queue(self, text: str) -> None:
         """Send a frame."""
 
+    def release_held(self) -> None:
+        """Send the events held for later now."""
 
-def view(conn: Listener, pid: str, full: str, racer: str) -> str | None:
-    """The text a connection receives for an event, or None."""
-    if conn.role == "spectator" or not pid or pid == conn.pid or not racer:
-        return full
+
+#: One event as a socket receives it: its seq, the text (None: nothing) and the delay in ms.
+Seen = tuple[int, str | None, int]
+
+
+def fields(entry: str, n: int) -> list[str]:
+    """The ``n`` tab-separated fields of a stored or published event; an event stored before
+    events carried their WATCH field (rooms outlive a restart) has it empty."""
+    parts = entry.split("\t", n - 1)
+    return parts + [""] * (n - len(parts))
+
+
+def view(conn: Listener, pid: str, full: str, racer: str, watch: str) -> tuple[str | None, int]:
+    """The text a connection receives for an event (or None) and how many ms later."""
+    if conn.role == "spectator":
+        if not watch:
+            return full, 0
+        if watch == "p":  # progress only: what the other racers see
+            return (None if racer == "-" else racer or full), 0
+        return full, int(watch[1:])  # "dMS": the board, MS late
+    if not pid or pid == conn.pid or not racer:
+        return full, 0
     if racer == "-":
-        return None
-    return racer
+        return None, 0
+    return racer, 0
+
+
+def racers_of(raw: str, full: str) -> frozenset[str]:
+    """The racers of a round, if the event is its ``started`` (else none)."""
+    if not raw.startswith('["started"'):
+        return frozenset()
+    return frozenset(json.loads(full)["players"])
+
+
+def seat(conn: Listener, racers: frozenset[str]) -> None:
+    """At ``started``, every socket of an identity that races this round becomes a racer's.
+
+    An identity racing in a room cannot also watch it: a second socket that entered as a
+    spectator in the lobby (before its identity took a racer's seat again) would otherwise
+    see every rival's board.
+    """
+    if conn.pid in racers:
+        conn.role = "player"
 
 
 class Hub:
@@ -141,17 +183,22 @@ class Hub:
                 if waiter is not None and not waiter.done():
                     waiter.set_result(None)
             elif kind == "message":
-                self._forward(Keys.room_of_channel(msg["channel"]), msg["data"])
+                try:
+                    self._forward(Keys.room_of_channel(msg["channel"]), msg["data"])
+                except Exception:  # one bad event must not end the fan-out of every room
+                    log.exception("forwarding an event failed")
 
     def _forward(self, room: str, data: str) -> None:
         conns = self.rooms.get(room)
         if not conns:
             return
-        origin, pid, full, racer = data.split("\t", 3)
-        full = wire.render(full)  # once for every socket of the room
+        origin, pid, raw, racer, watch = fields(data, 5)
+        full = wire.render(raw)  # once for every socket of the room
         seq = wire.event_seq(full)
         if not pid and self.on_room_event is not None:
             self.on_room_event(room, full)
+        over = raw.startswith('["race_over"')
+        racers = racers_of(raw, full)
         for conn in conns:
             if conn.cid == origin:  # the mover's own delta went out with its ack
                 continue
@@ -159,18 +206,28 @@ class Hub:
                 # It has left (or is leaving) this room and waits for the unsubscribe:
                 # a late event of the old room must not reach it.
                 continue
-            text = view(conn, pid, full, racer)
+            seat(conn, racers)
+            if over:  # the race is over: nothing is secret any more
+                conn.release_held()
+            text, delay = view(conn, pid, full, racer, watch)
             if text is not None:
-                conn.push(text, seq)
+                conn.push(text, seq, delay)
 
-    def deliver(self, conn: Listener, entries: list[str]) -> int:
-        """Send stored events (``PID\\tFULL\\tRACER``) to one socket; returns the last seq."""
-        last = -1
+    def seen(
+        self, conn: Listener, entries: list[str], age: Callable[[str], int] | None = None
+    ) -> list[Seen]:
+        """What one socket receives of stored events (``PID\\tFULL\\tRACER\\tWATCH``).
+
+        ``age`` gives how many ms ago a delayed event happened, to take off its delay
+        (without it the delay runs from now: late, never early).
+        """
+        out: list[Seen] = []
         for entry in entries:
-            pid, full, racer = entry.split("\t", 2)
-            full = wire.render(full)
-            last = wire.event_seq(full)
-            text = view(conn, pid, full, racer)
-            if text is not None:
-                conn.queue(text)
-        return last
+            pid, raw, racer, watch = fields(entry, 4)
+            full = wire.render(raw)
+            seat(conn, racers_of(raw, full))
+            text, delay = view(conn, pid, full, racer, watch)
+            if delay and text is not None and age is not None:
+                delay = max(0, delay - age(text))
+            out.append((wire.event_seq(full), text, delay))
+        return out

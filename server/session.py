@@ -12,6 +12,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -47,7 +48,9 @@ class Conn:
     Attributes:
         pid, name, token: the player, once ``hello`` or ``resume`` identified it.
         room, role: the room the socket is in and its role there.
-        syncing: while a snapshot is being built, events are held here (seq, text).
+        syncing: while a snapshot is being built, events are held here (seq, text, delay).
+        held: events a spectator of a ``delayed`` race receives later, in order
+            (loop time to send at, text); see :meth:`push`.
     """
 
     __slots__ = (
@@ -56,6 +59,8 @@ class Conn:
         "cid",
         "ctx",
         "flush_scheduled",
+        "held",
+        "held_timer",
         "last_check",
         "name",
         "out",
@@ -80,7 +85,9 @@ class Conn:
         self.token = ""
         self.room: str | None = None
         self.role = "spectator"
-        self.syncing: list[tuple[int, str]] | None = None
+        self.syncing: list[tuple[int, str, int]] | None = None
+        self.held: deque[tuple[float, str]] = deque()
+        self.held_timer: asyncio.TimerHandle | None = None
         self.allowance = float(ctx.settings.rate_burst)
         self.last_check = time.monotonic()
 
@@ -121,12 +128,48 @@ class Conn:
         self.ctx.metrics.rejects.inc()
         self.queue(wire.reject(action_id, reason, message))
 
-    def push(self, text: str, seq: int) -> None:
-        """Forward a room event (held back while a snapshot is on its way)."""
+    def push(self, text: str, seq: int, delay_ms: int = 0) -> None:
+        """Forward a room event (held back while a snapshot is on its way).
+
+        With ``delay_ms`` the event goes out that much later (a ``delayed`` race's board for
+        a spectator); an event behind a held one waits for it, so that seqs stay in order.
+        """
         if self.syncing is not None:
-            self.syncing.append((seq, text))
+            self.syncing.append((seq, text, delay_ms))
             return
-        self.queue(text)
+        if not delay_ms and not self.held:
+            self.queue(text)
+            return
+        loop = asyncio.get_running_loop()
+        at = loop.time() + delay_ms / 1000
+        if self.held:
+            at = max(at, self.held[-1][0])
+        self.held.append((at, text))
+        if self.held_timer is None:
+            self.held_timer = loop.call_at(at, self._release_due)
+
+    def _release_due(self) -> None:
+        self.held_timer = None
+        now = asyncio.get_running_loop().time()
+        while self.held and self.held[0][0] <= now:
+            self.queue(self.held.popleft()[1])
+        if self.held:
+            self.held_timer = asyncio.get_running_loop().call_at(self.held[0][0], self._release_due)
+
+    def release_held(self) -> None:
+        """Send every held event now (the race is over: nothing is secret any more)."""
+        if self.held_timer is not None:
+            self.held_timer.cancel()
+            self.held_timer = None
+        while self.held:
+            self.queue(self.held.popleft()[1])
+
+    def drop_held(self) -> None:
+        """Forget the held events (the socket leaves the room they came from)."""
+        if self.held_timer is not None:
+            self.held_timer.cancel()
+            self.held_timer = None
+        self.held.clear()
 
     def allow(self) -> bool:
         """The token bucket: ``rate_per_s`` messages a second, bursts of ``rate_burst``."""

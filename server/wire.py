@@ -17,6 +17,7 @@ from typing import Any, Final
 from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
 
 from .engine import Board, Delta
+from .store.records import WatchMode, deal_shown
 
 _SEPARATORS: Final = (",", ":")
 
@@ -192,6 +193,19 @@ def board_view(board: Board) -> dict[str, Any]:
     return data
 
 
+def _deal_fields(fields: Mapping[str, str]) -> dict[str, Any]:
+    """The deal and watch fields of ``room`` and ``snapshot``: the code only once it may be
+    known (:func:`~server.store.records.deal_shown`), the watch mode and its delay."""
+    typed = fields.get("typed", "0") == "1"
+    watch = fields.get("watch") or WatchMode.LIVE
+    return {
+        "code": fields["code"] if deal_shown(fields["state"], typed) else None,
+        "code_typed": typed,
+        "watch": watch,
+        "delay_s": int(fields.get("delay_s") or 0) if watch == WatchMode.DELAYED else None,
+    }
+
+
 def room(
     seq: int,
     fields: Mapping[str, str],
@@ -205,7 +219,7 @@ def room(
             "type": "room",
             "room_id": room_id,
             "invite": f"/?room={room_id}",
-            "code": fields["code"],
+            **_deal_fields(fields),
             "cells": int(fields["cells"]),
             "mode": fields["mode"],
             "state": fields["state"],
@@ -262,7 +276,21 @@ def race_over(seq: int, round_: int, results: list[dict[str, Any]]) -> str:
     return dumps({"seq": seq, "type": "race_over", "round": round_, "results": results})
 
 
-_ROOM_FIELDS: Final = ("room_id", "code", "cells", "mode", "state", "round", "host", "ns")
+_ROOM_FIELDS: Final = (
+    "room_id",
+    "code",
+    "cells",
+    "mode",
+    "state",
+    "round",
+    "host",
+    "ns",
+    "typed",
+    "watch",
+    "delay_s",
+)
+#: The fields of a ``room`` record written before the last three were added (members follow).
+_OLD_ROOM_FIELDS: Final = 8
 
 
 def render(full: str) -> str:
@@ -276,8 +304,11 @@ def render(full: str) -> str:
     kind, seq_text, *values = json.loads(full)
     seq = int(seq_text)
     if kind == "room":
-        fields = dict(zip(_ROOM_FIELDS, values[:8], strict=True))
-        return room(seq, fields, values[8:])
+        n = len(_ROOM_FIELDS)
+        if len(values) < n or values[_OLD_ROOM_FIELDS].startswith("{"):
+            n = _OLD_ROOM_FIELDS  # stored before rooms had typed, watch and delay_s
+        fields = dict(zip(_ROOM_FIELDS, values[:n], strict=False))
+        return room(seq, fields, values[n:])
     if kind == "countdown":
         return countdown(seq, int(values[0]), int(values[1]), int(values[2]))
     if kind == "started":
@@ -308,8 +339,8 @@ def snapshot(
     daily: Mapping[str, Any] | None = None,
 ) -> str:
     """``snapshot``: the whole room as one viewer may see it (``players`` already cut to
-    what that viewer may see, see :mod:`server.rooms.views`); a daily game's says what it
-    counts for (``daily``, the room's note)."""
+    what that viewer may see, see :mod:`server.rooms.views`; ``meta["seq"]`` the seq the
+    view is as of); a daily game's says what it counts for (``daily``, the room's note)."""
     starts = meta.get("starts_at")
     extra = {} if daily is None else {"daily": dict(daily)}
     return dumps(
@@ -320,7 +351,7 @@ def snapshot(
             "round": int(meta["round"]),
             "mode": meta["mode"],
             "state": meta["state"],
-            "code": meta["code"],
+            **_deal_fields(meta),
             "cells": int(meta["cells"]),
             "host": meta.get("host") or None,
             "you": you,

@@ -22,6 +22,7 @@ import os
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -130,6 +131,17 @@ class ServerProc:
         with urllib.request.urlopen(self.http_url + "/healthz", timeout=2) as res:
             data: dict[str, object] = json.load(res)
             return data
+
+    def get_json(self, path: str, token: str | None = None) -> tuple[int, Any]:
+        """GET a JSON route: (status, body); with ``Authorization: Bearer TOKEN`` if given."""
+        request = urllib.request.Request(self.http_url + path)
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=5) as res:
+                return res.status, json.load(res)
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"null")
 
     def stop(self, timeout: float = 10) -> None:
         """SIGTERM and wait."""

@@ -34,7 +34,10 @@ export class Game {
     this.roomId = null;
     this.mode = null;
     this.state = null;
-    this.code = null;
+    this.code = null; // null until the start, unless the host typed it (codeTyped)
+    this.codeTyped = false;
+    this.watch = "live"; // what spectators see during the race: live, delayed, progress
+    this.delayS = null; // the delay of "delayed", in seconds
     this.cells = 4;
     this.round = 0;
     this.host = null;
@@ -105,6 +108,9 @@ export class Game {
     this.mode = m.mode;
     this.state = m.state;
     this.code = m.code;
+    this.codeTyped = m.code_typed;
+    this.watch = m.watch;
+    this.delayS = m.delay_s;
     this.cells = m.cells;
     this.round = m.round;
     this.host = m.host;
@@ -148,6 +154,9 @@ export class Game {
     this.roomId = m.room_id;
     this.invite = m.invite;
     this.code = m.code;
+    this.codeTyped = m.code_typed;
+    this.watch = m.watch;
+    this.delayS = m.delay_s;
     this.cells = m.cells;
     this.mode = m.mode;
     this.state = m.state;
@@ -190,8 +199,9 @@ export class Game {
       const p = this.player(pid);
       Object.assign(p, { status: "playing", foundation_cards: 0, moves: 0, score: 0,
         time_ms: null, rank: null, lost: false });
-      // Racers see only their own board; spectators see everyone's.
-      if (pid === this.you || this.role === "spectator") {
+      // Racers see only their own board; spectators everyone's, unless the host chose
+      // progress only (then the boards come with the snapshot after the race).
+      if (pid === this.you || (this.role === "spectator" && this.watch !== "progress")) {
         p.board = fromJSON(m.board);
         p.board.code = m.code;
       } else {

@@ -11,10 +11,12 @@
 - ``GET /api/replay/ID``: the replay record, the opening table and every step's delta. A
   public replay never changes once stored: it carries a strong ``ETag`` (a hash of the
   body) and may be cached for good; a request whose ``If-None-Match`` names it is answered
-  304. A daily game's replay of a day still running answers its player alone
+  304. A board of a race still running is 404 to everyone, its racers too, until
+  ``race_over``. A daily game's replay of a day still running answers its player alone
   (``Authorization: Bearer TOKEN``, the token of ``welcome``), never cached; anyone else
   gets the 404 of a missing replay.
-- ``GET /api/player/PLAYER_ID``: race history and daily streak.
+- ``GET /api/player/PLAYER_ID``: race history and daily streak; the rooms of the history
+  only to their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 
 """
 
@@ -27,8 +29,9 @@ from typing import Any, Final
 from ..context import Context
 from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import MAX_LIMIT
-from ..daily.replays import ReplayFormatError, view_json
+from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..registry import HttpRequest, HttpResponse, Routes
+from ..store.records import RoomPhase
 
 routes = Routes()
 
@@ -108,8 +111,8 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     except ReplayFormatError as exc:
         return _json(500, {"error": "internal", "message": str(exc)})
     missing = _json(404, {"error": "not_found", "message": "no replay has this id"})
-    if replay is None:
-        return missing
+    if replay is None or await still_racing(ctx, replay):
+        return missing  # a race's lines are nobody's until it is over
     private = replay.kind == "daily" and is_running(replay.daily_date or "")
     # A running day's replays are its players' own: one could copy the leader's line.
     if private and await _bearer(ctx, request) != replay.player_id:
@@ -124,18 +127,38 @@ async def _bearer(ctx: Context, request: HttpRequest) -> str | None:
     """The player id of the ``Authorization: Bearer TOKEN`` header's session, or None."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not 16 <= len(token) <= 64:
+    if scheme.lower() != "bearer" or not 16 <= len(token) <= 64:  # a token's bounds
         return None
     session = await ctx.store.load_session(token)
     return None if session is None else session[0]
 
 
+async def still_racing(ctx: Context, replay: Replay) -> bool:
+    """Whether a replay is of a race round not over yet: its line (a finished racer's
+    winning one, say) would help those still racing, so nobody gets it before the end."""
+    if replay.kind != "race" or replay.room is None or replay.round is None:
+        return False
+    fields = await ctx.store.room_fields(replay.room)
+    return (
+        bool(fields) and fields["round"] == str(replay.round) and fields["state"] != RoomPhase.DONE
+    )
+
+
+async def owner(ctx: Context, request: HttpRequest, pid: str) -> bool:
+    """Whether the request proves to be player ``pid``: ``Authorization: Bearer TOKEN``."""
+    return await _bearer(ctx, request) == pid
+
+
 @routes.get(r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")
 async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
-    """A player's race history and current daily streak."""
+    """A player's race history and current daily streak (the room ids to the owner only:
+    a room id is a way in, to watch a player's races)."""
     pid = request.params["pid"]
     svc = ctx.daily
     data: dict[str, Any] = {"player_id": pid}
     data.update(await svc.history.read(pid))
+    if not await owner(ctx, request, pid):
+        for entry in data["recent"]:
+            entry.pop("room", None)
     data["streak"] = await svc.leaderboard.streak(pid, today().isoformat())
     return _json(200, data)

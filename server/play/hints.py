@@ -1,10 +1,11 @@
 """``hint``: the solver's next move for the player's own board, where hints are allowed.
 
-Refused in a race room until its race is over (``reject hints_off``: a race where the
-server hands out the winning line is not a race), on any board whose deal is a daily deal
-of a day not yet over, whatever the room (``reject hints_off``: it would hand out the
-ranked line), and in any other daily game (``error unavailable``). The solver runs in a
-worker thread so that the socket keeps flowing.
+Refused in a race room until its race is over, and for any board whose deal is being raced
+in some room right now, whatever room asks (``reject hints_off``: a race where the server
+hands out the winning line is not a race); on any board whose deal is a daily deal of a day
+not yet over, whatever the room (``reject hints_off``: it would hand out the ranked line);
+and in any other daily game (``error unavailable``). The solver runs in a worker thread so
+that the socket keeps flowing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 from protocol import models as m
 
 from .. import wire
+from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import running_codes
 from ..engine import Board
@@ -39,7 +41,7 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     if state.mode == Mode.DAILY:
         conn.error("unavailable", "there are no hints in the daily challenge")
         return
-    if state.mode == Mode.RACE and state.phase != RoomPhase.DONE:
+    if (state.mode == Mode.RACE and state.phase != RoomPhase.DONE) or await raced(ctx, state.code):
         conn.reject(msg.id, "hints_off")
         return
     entry = await ctx.boards.get(room, state.round, conn.pid or "", state.code)
@@ -51,6 +53,12 @@ def daily_running(code: str) -> bool:
     or a finished race on it (its code is known to whoever revealed it) must not get the
     solver's line either."""
     return code in running_codes()
+
+
+async def raced(ctx: Context, code: str) -> bool:
+    """Whether deal ``code`` is being raced in some room now (a solo game on a race's code,
+    or a finished racer's board while another room still races that deal)."""
+    return await ctx.store.is_racing(code, now_ms())
 
 
 async def send_hint(conn: Conn, hint_id: int, board: Board) -> None:

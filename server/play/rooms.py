@@ -1,9 +1,10 @@
-"""The room messages: create, join, resume, leave, and the host's start and rematch, and a
-racer's give-up. The rules of membership and rounds are :mod:`server.rooms`'s."""
+"""The room messages: create, join, resume, leave, the host's watch mode, start and rematch,
+and a racer's give-up. The rules of membership and rounds are :mod:`server.rooms`'s."""
 
 from __future__ import annotations
 
 from protocol import models as m
+from protocol.models import DEFAULT_DELAY_S
 
 from .. import wire
 from ..context import Context
@@ -41,8 +42,20 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
     if found is None:
         return
     code, cells = found
-    room = await membership.new_room(ctx, Mode.RACE, code, cells)
+    room = await membership.new_room(ctx, Mode.RACE, code, cells, typed=msg.code is not None)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("watch_mode")
+async def on_watch_mode(ctx: Context, conn: Conn, msg: m.WatchMode) -> None:
+    """The host picks, in the lobby, what spectators see during the race."""
+    if conn.room is None:
+        conn.error("not_in_room")
+        return
+    delay_s = msg.delay_s or DEFAULT_DELAY_S
+    status = await rounds.set_watch(ctx, conn.room, conn.pid or "", msg.mode, delay_s)
     if status != "ok":
         conn.error(status)
 

@@ -8,18 +8,22 @@ a socket *enters* the room on this instance (the hub forwards the room's events 
 
 from __future__ import annotations
 
+import json
 import secrets
+from dataclasses import dataclass, field
 from typing import Final
 
-from protocol.models import MAX_PLAYERS
+from protocol.models import DEFAULT_DELAY_S, MAX_PLAYERS
 
 from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.results import record_give_up
+from ..hub import Seen
 from ..session import Conn
-from ..store.cache import replay
-from ..store.records import Mode, Role, RoomPhase
+from ..store.cache import BoardEntry, replay
+from ..store.records import IN_PLAY, Mode, Role, RoomPhase, WatchMode, default_watch
+from ..store.store import RoomRead
 from . import rounds
 from .views import players
 
@@ -32,9 +36,17 @@ def new_room_id() -> str:
 
 
 async def new_room(
-    ctx: Context, mode: Mode, code: str, cells: int, solo: Conn | None = None
+    ctx: Context,
+    mode: Mode,
+    code: str,
+    cells: int,
+    solo: Conn | None = None,
+    typed: bool = False,
 ) -> str:
     """Create a room in Redis; with ``solo`` it is already racing with that player.
+
+    Args:
+        typed: the host typed ``code`` (the lobby then shows it and says so).
 
     Returns:
         The room id.
@@ -44,6 +56,9 @@ async def new_room(
         fields: dict[str, str | int] = {
             "room_id": room,
             "code": code,
+            "typed": 1 if typed else 0,
+            "watch": default_watch(public=False).value,  # every room is an invite room
+            "delay_s": DEFAULT_DELAY_S,
             "cells": cells,
             "mode": mode.value,
             "state": RoomPhase.LOBBY.value,
@@ -68,8 +83,18 @@ async def new_room(
             return room
 
 
-async def snapshot(ctx: Context, room: str, viewer: str, role: str) -> tuple[str, int] | None:
-    """The ``snapshot`` of a room for one viewer and its seq, or None if the room is gone."""
+@dataclass(slots=True)
+class Snap:
+    """A ``snapshot`` for one socket, the seq it is as of, and the events it must get after
+    it (a delayed spectator's: those since that seq, each released when due)."""
+
+    text: str
+    seq: int
+    then: list[Seen] = field(default_factory=list)
+
+
+async def snapshot(ctx: Context, conn: Conn, room: str, role: str) -> Snap | None:
+    """The ``snapshot`` of a room for one socket, or None if the room is gone."""
     read = await ctx.store.read_room(room)
     if read is None:
         return None
@@ -80,11 +105,71 @@ async def snapshot(ctx: Context, room: str, viewer: str, role: str) -> tuple[str
         ctx.boards.put((room, round_, pid), entry)
         boards[pid] = entry
     await ctx.rooms.get(room, refresh=True)
+    viewer = conn.pid or ""
+    shown = None
+    if (
+        role == Role.SPECTATOR
+        and read.meta["state"] == RoomPhase.RACING
+        and read.meta.get("watch") == WatchMode.DELAYED
+    ):
+        late = await delayed_snapshot(ctx, conn, read)
+        if late is not None:
+            return late
+        shown = WatchMode.PROGRESS  # the events since then are gone: no board until the end
     # A daily game's snapshot says what it counts for: ranked attempt or practice.
     daily = await ctx.store.daily_note(room) if read.meta.get("mode") == Mode.DAILY else None
-    seen = players(read, boards, viewer, role)
+    seen = players(read, boards, viewer, role, shown)
     text = wire.snapshot(read.meta, viewer, role, now_ms(), seen, daily)
-    return text, int(read.meta.get("seq", 0))
+    return Snap(text, int(read.meta.get("seq", 0)))
+
+
+async def delayed_snapshot(ctx: Context, conn: Conn, read: RoomRead) -> Snap | None:
+    """A delayed race as its spectator may see it: the boards of ``delay_s`` seconds ago.
+
+    The snapshot is as of the last event before the first action played since then (each
+    action's server time is in its board's log, its seq in the board's ids); the events
+    after it follow, each held until ``delay_s`` after it happened. None when the room no
+    longer keeps those events.
+    """
+    meta = read.meta
+    room, code, round_ = meta["room_id"], meta["code"], int(meta["round"])
+    now = now_ms()
+    cutoff = now - int(meta.get("delay_s") or DEFAULT_DELAY_S) * 1000
+    ids = await ctx.store.read_ids(room, round_, list(read.logs))
+    # Each log line is MS<TAB>ID<TAB>ACTION: its server time and the seq of its event.
+    timed = {
+        pid: [(int(line.split("\t", 2)[0]), ids[pid][line.split("\t", 2)[1]]) for line in log]
+        for pid, log in read.logs.items()
+    }
+    as_of = int(meta.get("seq", 0))
+    for pid_timed in timed.values():
+        since = [seq for ms, seq in pid_timed if ms > cutoff]
+        if since:
+            as_of = min(as_of, since[0] - 1)
+    found = await ctx.store.events_after(room, as_of)
+    if found is None:
+        return None
+    boards: dict[str, BoardEntry] = {}
+    for pid, log_lines in read.logs.items():
+        kept = [
+            line for line, (_ms, seq) in zip(log_lines, timed[pid], strict=True) if seq <= as_of
+        ]
+        boards[pid] = replay(code, kept)
+    started_at = int(meta.get("starts_at") or 0)
+
+    def age(text: str) -> int:
+        # Only a board's delta is held back; its ``t`` is ms since the start.
+        return now - (started_at + int(json.loads(text)["t"]))
+
+    viewer = conn.pid or ""
+    text = wire.snapshot(
+        {**meta, "seq": str(as_of)},
+        viewer,
+        Role.SPECTATOR,
+        now,
+        players(read, boards, viewer, Role.SPECTATOR),
+    )
+    return Snap(text, as_of, ctx.hub.seen(conn, found[1], age))
 
 
 async def enter(
@@ -94,42 +179,55 @@ async def enter(
 
     With ``last_seq`` the events after it are replayed when the room still keeps them and
     they are at most ``resume_max_events``; otherwise a fresh ``snapshot`` is sent. Events
-    that arrive meanwhile are held and sent after, without duplicates. Returns False if the
-    room is gone.
+    that arrive meanwhile are held and sent after, without duplicates. A spectator of a race
+    that shows spectators less than everything (delayed, progress) always gets a snapshot:
+    replayed events would show the boards too early. Returns False if the room is gone.
     """
     conn.room, conn.role = room, role
+    conn.drop_held()
     conn.syncing = []
     try:
         if conn.pid:
             await ctx.store.arrive(room, conn.cid, conn.pid)
             await ctx.store.clear_away(room, conn.pid)  # back: no give-up for this absence
         await ctx.hub.attach(conn, room)
-        await ctx.rooms.get(room, refresh=True)
+        state = await ctx.rooms.get(room, refresh=True)
+        if state is not None and state.mode == Mode.RACE and state.phase in IN_PLAY:
+            await rounds.keep_marked(ctx, state)  # this instance serves the race from now on
+        if (
+            role == Role.SPECTATOR
+            and state is not None
+            and state.phase == RoomPhase.RACING
+            and state.watch != WatchMode.LIVE
+        ):
+            last_seq = None
+        after: list[Seen] = []
         last = -1
         caught_up = False
         if last_seq is not None:
             found = await ctx.store.events_after(room, last_seq)
             # Far behind, a snapshot is smaller than the events it sums up.
             if found is not None and len(found[1]) <= ctx.settings.resume_max_events:
-                _seq, entries = found
-                last = max(ctx.hub.deliver(conn, entries), last_seq)
+                after = ctx.hub.seen(conn, found[1])
+                last = max([last_seq, *(seq for seq, _text, _delay in after)])
                 caught_up = True
         if not caught_up:
-            snap = await snapshot(ctx, room, conn.pid or "", role)
+            snap = await snapshot(ctx, conn, room, role)
             if snap is None:
                 await leave_socket(ctx, conn)
                 return False
-            conn.queue(snap[0])
-            last = snap[1]
+            conn.queue(snap.text)
+            after = snap.then
+            last = max([snap.seq, *(seq for seq, _text, _delay in after)])
     except BaseException:
         # Half entered (Redis failed, say): out again, so that events are not held forever
         # and the next join is not refused as already_in_room.
         await leave_socket(ctx, conn)
         raise
     held, conn.syncing = conn.syncing, None
-    for seq, text in held or []:
-        if seq > last:
-            conn.queue(text)
+    for seq, text, delay in [*after, *(h for h in held or [] if h[0] > last)]:
+        if text is not None:
+            conn.push(text, seq, delay)
     return True
 
 
@@ -137,6 +235,7 @@ async def leave_socket(ctx: Context, conn: Conn) -> None:
     """Take a socket out of its room on this instance (the membership stays)."""
     room = conn.room
     conn.room, conn.syncing = None, None
+    conn.drop_held()
     if room is not None:
         await ctx.hub.detach(conn, room)
         await ctx.store.depart(room, conn.cid)
@@ -147,7 +246,7 @@ async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
 
     Returns:
         ``ok``, or the store's refusal (``room_not_found``, ``room_full``,
-        ``race_in_progress``).
+        ``race_in_progress``, ``racing_here``).
     """
     pid = conn.pid or ""
     out = await ctx.store.join(
@@ -163,8 +262,9 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
     """Come back into a room after a dropped connection (on any instance).
 
     A member keeps their role. A membership that ended with the socket (a spectator, or a
-    racer in the lobby) is taken up again: as a racer while the room is in its lobby and
-    has a place, else as a spectator.
+    racer in the lobby) is taken up again, by the rules of :func:`join`: as a racer while
+    the room is in its lobby and has a place, else as a spectator, which an identity racing
+    this round may not be (``racing_here``).
 
     Returns:
         ``ok`` or the store's refusal.
@@ -227,6 +327,12 @@ async def on_close(ctx: Context, conn: Conn) -> None:
     room = conn.room
     if room is None:
         return
+    if any(
+        c is not conn and c.pid == conn.pid and c.room == room for c in ctx.hub.rooms.get(room, ())
+    ):
+        # Another socket of this identity is still here: the membership is still in use.
+        await leave_socket(ctx, conn)
+        return
     state = await ctx.rooms.get(room)
     if state is not None and (
         conn.role == Role.SPECTATOR or state.phase in (RoomPhase.LOBBY, RoomPhase.DONE)
@@ -237,3 +343,17 @@ async def on_close(ctx: Context, conn: Conn) -> None:
     if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER and conn.pid:
         # A racer who does not come back gives up, so the race can end.
         await rounds.mark_away(ctx, conn.pid, room, state.round)
+
+
+async def race_over(ctx: Context, room: str) -> None:
+    """A race ended (its ``race_over`` passed through this instance): its deal is no
+    longer being raced, and spectators who saw less than everything see it all now."""
+    state = await ctx.rooms.get(room)
+    if state is None or state.mode != Mode.RACE:
+        return
+    await ctx.store.unmark_racing(state.code, room)
+    if state.watch == WatchMode.LIVE:
+        return
+    for conn in list(ctx.hub.rooms.get(room, ())):
+        if isinstance(conn, Conn) and conn.room == room and conn.role == Role.SPECTATOR:
+            await enter(ctx, conn, room, Role.SPECTATOR)

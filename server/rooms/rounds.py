@@ -1,5 +1,7 @@
-"""A race's rounds: the host's start and the countdown, the start itself, giving up (by
-message or by staying away), and the rematch. The moves are :mod:`server.play.moves`'s.
+"""A race's rounds: the host's watch mode and start, the countdown, the start itself,
+giving up (by message or by staying away), and the rematch; and the mark that a deal is
+being raced, which keeps the solver's hints off it. The moves are
+:mod:`server.play.moves`'s.
 
 What falls due later (the end of a countdown, the end of a racer's away grace) is a
 deadline in Redis, not a timer in one process: :func:`janitor` runs on every instance and
@@ -22,7 +24,31 @@ from ..context import Context
 from ..daily.results import record_give_up
 from ..pools import draw
 from ..quiet import Quiet
-from ..store.records import RoomPhase
+from ..store.records import IN_PLAY, Mode, RoomPhase, RoomState, WatchMode, watch_modes
+
+#: How long a mark "this deal is being raced" holds unless an instance serving the race
+#: renews it (every :data:`RENEW_S`): after a crash of every such instance it lapses.
+RACING_LEASE_MS: Final = 300_000
+RENEW_S: Final = 30.0
+
+
+async def keep_marked(ctx: Context, state: RoomState) -> None:
+    """Mark (or renew the mark) that ``state``'s room races its deal: no hints for it."""
+    lease = max(RACING_LEASE_MS, 2 * ctx.settings.away_grace_ms)
+    await ctx.store.mark_racing(state.code, state.room, now_ms(), lease)
+
+
+async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int) -> str:
+    """The host picks what spectators see during the race (in the lobby only).
+
+    Returns:
+        ``ok`` or the refusal (``not_host``, ``wrong_state``).
+    """
+    if WatchMode(mode) not in watch_modes(public=False):  # every room is an invite room
+        return "wrong_state"
+    out = await ctx.store.set_watch(room, host, mode, delay_s, ctx.instance_id)
+    return out.status
+
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -49,6 +75,9 @@ async def start(ctx: Context, room: str, host: str) -> str:
         # The deadline is the durable record; the local timer only makes the start punctual.
         await ctx.store.add_deadline(json.dumps({"kind": "begin", "room": room}), starts_at)
         ctx.spawn(begin_at(ctx, room, starts_at))
+        state = await ctx.rooms.get(room, refresh=True)
+        if state is not None:
+            await keep_marked(ctx, state)
     return out.status
 
 
@@ -68,9 +97,10 @@ async def begin(ctx: Context, room: str) -> None:
 
 
 async def janitor(ctx: Context) -> None:
-    """Act on the deadlines that are due, on whichever instance set them, and say that this
-    instance runs (its sockets count as present in their rooms only while it does)."""
-    beat = 0.0
+    """Act on the deadlines that are due, on whichever instance set them; say that this
+    instance runs (its sockets count as present in their rooms only while it does); and
+    renew the marks of the races this instance serves."""
+    beat = renewed = 0.0
     while True:
         await asyncio.sleep(JANITOR_PERIOD)
         try:
@@ -81,6 +111,12 @@ async def janitor(ctx: Context) -> None:
             for member in due:
                 await act(ctx, json.loads(member))
                 await ctx.store.drop_deadline(member)
+            if time.monotonic() - renewed >= RENEW_S:
+                renewed = time.monotonic()
+                for room in list(ctx.hub.rooms):
+                    state = ctx.rooms.rooms.get(room)
+                    if state is not None and state.mode == Mode.RACE and state.phase in IN_PLAY:
+                        await keep_marked(ctx, state)
         except Exception:  # Redis gone: the lease runs out and the deadline comes back
             QUIET.failure("janitor", "acting on deadlines failed")
 
@@ -93,7 +129,7 @@ async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
     elif deadline["kind"] == "away":
         pid, nonce = str(deadline["pid"]), str(deadline["nonce"])
         if not await ctx.store.still_away(room, pid, nonce):
-            return  # back in time (a resume or a join cleared the mark)
+            return  # back in time (a resume or a join cleared the mark, or is here now)
         state = await ctx.rooms.get(room, refresh=True)
         if state is None or state.round != int(deadline["round"]):
             return

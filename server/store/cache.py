@@ -13,7 +13,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from ..engine import Board, parse_action
-from .records import RoomState
+from .records import RoomState, WatchMode
 from .store import Store
 
 #: Boards kept per instance before the oldest are dropped.
@@ -111,6 +111,10 @@ class RoomCache:
                 self.rooms.pop(room, None)
                 return None
             state = RoomState.from_fields(room, fields)
+            held = self.rooms.get(room)
+            if held is not None and held.seq > state.seq:
+                # An event newer than this read passed through while it was on its way.
+                return held
             self.rooms[room] = state
         return state
 
@@ -127,13 +131,20 @@ class RoomCache:
         state = self.rooms.get(room)
         if state is None:
             return
+        state.seq = max(state.seq, int(str(data.get("seq", 0))))
         if kind == "room":
             if data["round"] != state.round:
+                # A rematch: its deal is not in the message before the start; read it.
                 self.boards.drop_room(room)
-            state.round = int(str(data["round"]))
-            state.code = str(data["code"])
+                self.rooms.pop(room, None)
+                return
+            state.watch = WatchMode(str(data["watch"]))
+            if data.get("delay_s") is not None:
+                state.delay_s = int(str(data["delay_s"]))
         elif kind == "countdown":
             state.starts_at = int(str(data["starts_at"]))
+        elif kind == "started":
+            state.code = str(data["code"])
         phase = data.get("state")
         if not state.follow(kind, str(phase) if phase is not None else None):
             self.rooms.pop(room, None)

@@ -19,10 +19,12 @@ scripts touch one slot only:
 - ``room:{R}:daily``: ``{date, kind}`` of a daily game's room.
 - channel ``room:{R}:ch``: every event, prefixed with the connection it came from.
 
-Elsewhere: ``deadlines`` (what is due when, for every instance), ``session:TOKEN`` (hash
-``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch`` (a day's leaderboard),
-``daily:DATE:KIND:attempts`` (hash player id -> the room of their ranked attempt, expiring
-two days after the day), ``player:PID:days|races|recent|counted`` and ``replay:ID``.
+Elsewhere: ``deadlines`` (what is due when, for every instance), ``racing:{CODE}`` (sorted
+set of the rooms racing that deal now, each scored with the ms until which its mark holds
+unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
+(a day's leaderboard), ``daily:DATE:KIND:attempts`` (hash player id -> the room of their
+ranked attempt, expiring two days after the day), ``player:PID:days|races|recent|counted``
+and ``replay:ID``.
 """
 
 from __future__ import annotations
@@ -93,6 +95,10 @@ class Keys:
         """Sorted set of what is due when (race starts, away graces), scored in ms; any
         instance acts on them (see ``lua/claim_deadlines.lua``)."""
         return f"{self.prefix}deadlines"
+
+    def racing(self, code: str) -> str:
+        """The rooms racing deal ``code`` now (sorted set, scored by the mark's end in ms)."""
+        return f"{self.prefix}racing:{{{code}}}"
 
     # -- players --------------------------------------------------------------------------
 

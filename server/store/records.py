@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
+from protocol.models import DEFAULT_DELAY_S
+
 
 class RoomPhase(StrEnum):
     """Where a room's round stands."""
@@ -36,6 +38,41 @@ class Role(StrEnum):
     SPECTATOR = "spectator"
 
 
+class WatchMode(StrEnum):
+    """What spectators see while a race runs (the host picks it in the lobby)."""
+
+    LIVE = "live"  # every board, move by move
+    DELAYED = "delayed"  # the boards ``delay_s`` seconds late
+    PROGRESS = "progress"  # progress only; the boards once the race is over
+
+
+def watch_modes(public: bool) -> tuple[WatchMode, ...]:
+    """The watch modes a room may use.
+
+    A public room (anyone may enter) never shows the boards live: a racer's friend, or the
+    racer under a second name, could read a rival's board there and relay it. An invite
+    room's host knows who is in it and may choose.
+    """
+    if public:
+        return (WatchMode.DELAYED, WatchMode.PROGRESS)
+    return tuple(WatchMode)
+
+
+def default_watch(public: bool) -> WatchMode:
+    """The watch mode a new room starts with: live among invited friends, else delayed."""
+    return WatchMode.DELAYED if public else WatchMode.LIVE
+
+
+def deal_shown(phase: str, typed: bool) -> bool:
+    """Whether a room's members may know its deal (the game code, any board) now.
+
+    Nothing of the deal before ``started``: a code known in the lobby can be studied with a
+    solver before the clock runs. A code the host typed is known to the host anyway, so the
+    lobby shows it to everyone and says that it was typed.
+    """
+    return typed or phase in (RoomPhase.RACING, RoomPhase.DONE)
+
+
 #: The phase change each room-wide event makes: event type -> (phases it may follow,
 #: the phase after it). ``room`` follows a rematch (``done`` -> ``lobby``) or any change of
 #: members (no change of phase).
@@ -52,7 +89,11 @@ IN_PLAY: Final = frozenset({RoomPhase.COUNTDOWN, RoomPhase.RACING})
 
 @dataclass(slots=True)
 class RoomState:
-    """What an instance remembers of a room between events (refreshed from Redis)."""
+    """What an instance remembers of a room between events (refreshed from Redis).
+
+    ``seq`` is the room's last event as of this state: a read from Redis that answers
+    after a newer event passed through must not replace what that event taught.
+    """
 
     room: str
     code: str
@@ -61,6 +102,9 @@ class RoomState:
     phase: RoomPhase
     starts_at: int
     mode: Mode
+    watch: WatchMode = WatchMode.LIVE
+    delay_s: int = DEFAULT_DELAY_S
+    seq: int = 0
 
     @classmethod
     def from_fields(cls, room: str, fields: dict[str, str]) -> RoomState:
@@ -73,6 +117,9 @@ class RoomState:
             RoomPhase(fields["state"]),
             int(fields.get("starts_at") or 0),
             Mode(fields["mode"]),
+            WatchMode(fields.get("watch") or WatchMode.LIVE),
+            int(fields.get("delay_s") or DEFAULT_DELAY_S),
+            int(fields.get("seq") or 0),
         )
 
     def follow(self, kind: str, phase: str | None = None) -> bool:

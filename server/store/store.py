@@ -175,6 +175,7 @@ class Store:
         self._move = ScriptBatcher(redis, script(source("move")), timeout)
         self._give_up = script(source("give_up"))
         self._rematch = script(source("rematch"))
+        self._watch = script(source("watch"))
         self._events_after = script(source("events_after"))
         self._claim = script(source("claim_deadlines"))
 
@@ -309,6 +310,47 @@ class Store:
         )
         return _outcome(raw)
 
+    async def set_watch(
+        self, room: str, pid: str, watch: str, delay_s: int, origin: str
+    ) -> Outcome:
+        """The host picks the watch mode in the lobby (``lua/watch.lua``)."""
+        raw = await self._watch(
+            keys=self._room_keys(room), args=[pid, watch, delay_s, origin, MAX_EVENTS, self.ttl]
+        )
+        return _outcome(raw)
+
+    # -- deals being raced ----------------------------------------------------------------
+
+    async def mark_racing(self, code: str, room: str, now: int, lease_ms: int) -> None:
+        """Note that ``room`` races deal ``code`` for at least ``lease_ms`` more.
+
+        The mark is renewed while an instance serves the room and removed at the race's end;
+        if every instance serving it dies, it lapses by itself after the lease.
+        """
+        key = self.keys.racing(code)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zadd(key, {room: now + lease_ms})
+            pipe.pexpire(key, lease_ms)
+            await pipe.execute()
+
+    async def unmark_racing(self, code: str, room: str) -> None:
+        """The race of ``room`` on ``code`` is over."""
+        await self.redis.zrem(self.keys.racing(code), room)
+
+    async def is_racing(self, code: str, now: int) -> bool:
+        """Whether deal ``code`` is being raced in some room now.
+
+        A mark only names a candidate: the room's own state (what its scripts wrote
+        atomically) decides, so a mark left behind by a race that just ended refuses nothing.
+        """
+        rooms = await self.redis.zrangebyscore(self.keys.racing(code), now, "+inf")
+        for room in rooms:
+            state, raced = await self.redis.hmget(self.keys.room(room), "state", "code")
+            if raced == code and state in ("countdown", "racing"):
+                return True
+        return False
+
     # -- absences -------------------------------------------------------------------------
 
     async def mark_away(self, room: str, pid: str, nonce: str, seconds: int) -> None:
@@ -400,6 +442,16 @@ class Store:
             return None if not meta else await self.read_room(room)
         logs = dict(zip(racers, out[3:], strict=True))
         return RoomRead(meta, members, parse_results(results), logs)
+
+    async def read_ids(self, room: str, round_: int, pids: list[str]) -> dict[str, dict[str, int]]:
+        """Each board's client action ids -> the seq of their event."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in pids:
+                pipe.hgetall(self.keys.ids(room, round_, pid))
+            found = await pipe.execute()
+        return {
+            pid: {k: int(v) for k, v in ids.items()} for pid, ids in zip(pids, found, strict=True)
+        }
 
     async def read_log(self, room: str, round_: int, pid: str) -> list[str]:
         """One board's action log."""

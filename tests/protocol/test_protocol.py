@@ -18,6 +18,7 @@ from server.engine import REASONS
 FIXED_CLIENT: dict[str, dict[str, object]] = {
     "hello": {"name": "ann", "token": "a" * 32},
     "create_room": {"cells": 4},
+    "watch_mode": {"mode": "delayed", "delay_s": 45},
     "join": {"room": "ABCD1234", "role": "spectator"},
     "start": {},
     "move": {"id": 1, "src": "col3", "dst": "found"},
@@ -69,6 +70,9 @@ def test_extra_fields_are_refused(kind: str) -> None:
         '{"type": "hello", "name": ""}',
         '{"type": "hello", "name": "' + "x" * 25 + '"}',
         '{"type": "create_room", "cells": 3}',
+        '{"type": "watch_mode", "mode": "delayed", "delay_s": 9}',
+        '{"type": "watch_mode", "mode": "delayed", "delay_s": 121}',
+        '{"type": "watch_mode", "mode": "hidden"}',
         '{"type": "join", "room": "../../etc", "role": "player"}',
         '{"type": "join", "room": "ABCD", "role": "king"}',
         '{"type": "resume", "room": "ABCD", "token": "short", "last_seq": 0}',

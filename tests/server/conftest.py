@@ -3,20 +3,34 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 
+from server.store.keys import Keys
 from tests.serverproc import FAST, ServerProc, redis_url, running_server
+
+#: The race tests' keys, under a prefix of this session's own: rooms a test session leaves
+#: behind (racing on, say, since their sockets closed) never meet another session's, whose
+#: deals they would keep "being raced" (no hints for them).
+RACE_PREFIX = f"test:race:{os.getpid()}:"
+RACE_KEYS = Keys(RACE_PREFIX)
 
 
 @pytest.fixture(scope="session")
 def race_server() -> Iterator[ServerProc]:
     """One server for the session's race tests, on the machine's Redis."""
-    with running_server(redis_url(), args=FAST) as srv:
+    with running_server(redis_url(), args=FAST, env={"SEAHAVEN_KEY_PREFIX": RACE_PREFIX}) as srv:
         yield srv
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    keys = list(client.scan_iter(match=RACE_PREFIX + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
 
 
 @pytest.fixture

@@ -365,7 +365,12 @@ async def test_race_results_feed_the_players_history(server: ServerProc) -> None
     assert cat_hist["recent"][0]["rank"] is None and cat_hist["recent"][0]["moves"] == 5
     assert ann_hist["races"]["best_ms"]["C4"] <= bob_hist["races"]["best_ms"]["C4"]
     recent = ann_hist["recent"][0]
-    assert recent["room"] == room and recent["rank"] == 1 and recent["code"] == code
+    assert recent["rank"] == 1 and recent["code"] == code
+    # The room is Ann's to know (her token proves it), nobody else's.
+    assert "room" not in recent
+    path = f"/api/player/{ann.player_id}"
+    assert "room" not in server.get_json(path, bob.token)[1]["recent"][0]
+    assert server.get_json(path, ann.token)[1]["recent"][0]["room"] == room
     status, replay = get(server, f"/api/replay/{recent['replay_id']}")
     assert status == 200 and replay["kind"] == "race" and replay["verified"]["ok"] is False
     # A race replay counts from the race start; with no pause the floor refutes it, but the

@@ -8,11 +8,11 @@ from typing import Any
 
 from server.engine import Board, Move, apply_delta, parse_action
 from server.engine.solver import solve
-from server.store.keys import Keys
 from server.wire import board_view
+from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient
 
-log_key = Keys().log
+log_key = RACE_KEYS.log
 
 CODE = "SH1-C4-AAAAAAB"
 

@@ -77,6 +77,8 @@ async def test_a_host_who_turns_spectator_hands_the_room_on(race_server: ServerP
     assert (await tab.expect("error"))["code"] == "not_host"
     await bob.send({"type": "start"})
     await bob.expect("started")
+    await bob.send({"type": "give_up"})  # over: its deal is no longer being raced
+    await bob.expect("race_over")
     for c in (ann, tab, bob):
         await c.close()
 

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.store.cache import replay
-from server.store.keys import Keys
 from server.wire import board_view
+from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient, decoded, redis_url
 
-log_key = Keys().log
+log_key = RACE_KEYS.log
 
 CODE = "SH1-C2-AAAAAAE"
 

@@ -14,10 +14,10 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from server.engine import Board
-from server.store.keys import Keys
+from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient, decoded, redis_url, running_server
 
-log_key = Keys().log
+log_key = RACE_KEYS.log
 
 CODE = "SH1-C4-AAAAAAB"
 

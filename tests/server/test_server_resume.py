@@ -8,10 +8,10 @@ import redis.asyncio as aioredis
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from server.store.keys import Keys
+from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient, redis_url
 
-log_key = Keys().log
+log_key = RACE_KEYS.log
 
 CODE = "SH1-C4-AAAAAAC"
 

@@ -175,3 +175,60 @@ def _check_spectator(carol: Page, alice: Page, bob: Page) -> None:
         )
         assert seen["columns"] == mine["columns"]
         assert seen["cells"] == mine["cells"]
+
+
+def test_the_host_picks_what_spectators_see(web_server: ServerProc, browser: Any) -> None:
+    base = web_server.http_url + "/"
+    alice = new_page(browser, name="Alice", width=1366, height=768)
+    bob = new_page(browser, name="Bob")
+    carol = new_page(browser, name="Carol")
+    alice.goto(base + "#/race")
+    wait_ready(alice)
+    alice.get_by_role("button", name="Create a room").click()
+    alice.locator(".invite input").wait_for()
+    room = alice.evaluate("seahaven.game.roomId")
+    assert alice.evaluate("seahaven.game.code") is None  # a drawn deal is secret in the lobby
+    bob.goto(base + f"#/race/{room}")
+    wait_ready(bob)
+    bob.wait_for_function("seahaven.game.role === 'player'")
+    # Invite rooms start live; only the host has the picker, every racer reads the choice.
+    assert bob.locator(".watchmode select").count() == 0
+    assert "every board, move by move" in bob.locator(".watch-explain").inner_text()
+    alice.get_by_label("Spectators see").select_option("delayed")
+    alice.get_by_label("Delay in seconds").fill("45")
+    alice.get_by_label("Delay in seconds").press("Tab")
+    bob.wait_for_function("seahaven.game.watch === 'delayed' && seahaven.game.delayS === 45")
+    explain = bob.locator(".watch-explain").inner_text()
+    assert explain == "Spectators see the boards 45 seconds late."
+    alice.wait_for_function("seahaven.game.delayS === 45")
+    alice.mouse.move(2, 2)
+    alice.screenshot(path=str(SCREENSHOTS / "lobby-watch-mode.png"))
+    alice.set_viewport_size({"width": 390, "height": 844})
+    alice.screenshot(path=str(SCREENSHOTS / "lobby-watch-mode-phone.png"), full_page=True)
+    alice.set_viewport_size({"width": 1366, "height": 768})
+
+    # Progress only: the spectator sees bars during the race, the boards once it is over.
+    alice.get_by_label("Spectators see").select_option("progress")
+    carol.goto(base + f"#/watch/{room}")
+    wait_ready(carol)
+    carol.wait_for_function("seahaven.game.role === 'spectator'")
+    assert "only progress" in carol.locator(".watch-explain").inner_text()
+    alice.get_by_role("button", name="Start the race").click()
+    for page in (alice, bob, carol):
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
+    code = alice.evaluate("seahaven.game.code")
+    line = solve(Board.from_code(code), timeout=20).moves
+    Player(alice).play(Board.from_code(code), line[0], prefer_double=False)
+    carol.wait_for_function("seahaven.game.racers().some(p => p.moves === 1)")
+    assert carol.locator(".mini .board .card").count() == 0
+    assert carol.locator(".mini .board").first.inner_text() == (
+        "The board is shown when the race is over."
+    )
+    for page in (alice, bob):
+        page.evaluate("seahaven.net.send('give_up')")
+    carol.wait_for_function("seahaven.game.state === 'done'", timeout=10_000)
+    carol.wait_for_function(
+        "document.querySelectorAll('.mini .board .card').length === 104", timeout=10_000
+    )
+    for page in (alice, bob, carol):
+        assert js_errors(page) == []

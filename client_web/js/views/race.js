@@ -1,5 +1,6 @@
-// Race: create a room (4, 2 or 1 cells), invite, lobby, countdown, the race with the
-// others' progress bars, the finish order, rematch.
+// Race: create a room (4, 2 or 1 cells), invite, lobby (with the host's pick of what
+// spectators see), countdown, the race with the others' progress bars, the finish order,
+// rematch.
 
 import { Table } from "../table.js";
 import { t, formatTime } from "../i18n.js";
@@ -244,19 +245,33 @@ export class RaceView {
         <div class="row" style="justify-content:space-between">
           <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small></h2>
           <div class="row">
-            <a class="btn small" href="#/watch/${esc(g.roomId)}">${esc(t("race.spectateLink"))}</a>
+            ${g.state === "lobby" || g.state === "done" // a racer cannot also watch the race
+              ? `<a class="btn small" href="#/watch/${esc(g.roomId)}">${esc(t("race.spectateLink"))}</a>` : ""}
             <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>
           </div>
         </div>
         ${g.state === "lobby" ? `<div class="invite"><span class="muted">${esc(t("race.invite"))}</span>
           <input class="field" readonly value="${esc(link)}" aria-label="${esc(t("race.invite"))}">
           <button class="btn small" data-act="copyinvite">${esc(t("act.copy"))}</button></div>` : ""}
+        ${g.state === "lobby" && g.codeTyped && g.code
+          ? `<p class="typed-code">${esc(t("race.typedCode", { code: g.code }))}</p>` : ""}
+        ${this.watchBlock(g, isHost)}
         <h3>${esc(t("race.players", { n: players.length }))}${g.spectators ? ` <small class="muted">· ${esc(t("race.spectators", { n: g.spectators }))}</small>` : ""}</h3>
         <ul class="players">${rows}</ul>
         ${results}
         <div class="row" style="margin-top:10px">${actions}</div>
       </div>`;
     const on = (act, fn) => { const b = this.topEl.querySelector(`[data-act="${act}"]`); if (b) b.onclick = fn; };
+    const pick = this.topEl.querySelector('[data-act="watch"]');
+    if (pick) pick.onchange = () => app.net.send("watch_mode", { mode: pick.value });
+    const delay = this.topEl.querySelector('[data-act="delay"]');
+    if (delay) {
+      delay.onchange = () => {
+        const n = Math.round(Number(delay.value));
+        if (n >= 10 && n <= 120) app.net.send("watch_mode", { mode: "delayed", delay_s: n });
+        else delay.value = String(g.delayS ?? 30); // the server takes 10 to 120 s
+      };
+    }
     on("start", () => app.net.send("start"));
     on("rematch", () => app.net.send("rematch"));
     on("copyinvite", () => copyText(link));
@@ -267,6 +282,28 @@ export class RaceView {
       this.topEl.dataset.mode = "";
       this.refresh();
     });
+  }
+
+  /**
+   * What spectators see during the race: the host picks it in the lobby; every racer reads
+   * it before the start (and after, as a reminder).
+   */
+  watchBlock(g, isHost) {
+    const explain = `<p class="muted watch-explain">${esc(t(`race.watchMode.explain.${g.watch}`, { n: g.delayS ?? 30 }))}</p>`;
+    if (!isHost || g.state !== "lobby") return `<div class="watchmode" data-watch="${esc(g.watch)}">${explain}</div>`;
+    const option = (mode) => `<option value="${mode}"${g.watch === mode ? " selected" : ""}>${esc(t(`race.watchMode.${mode}`))}</option>`;
+    const delay = g.watch === "delayed"
+      ? `<label class="row"><span>${esc(t("race.watchMode.delay"))}</span>
+          <input class="field delay" type="number" min="10" max="120" step="5" inputmode="numeric" value="${g.delayS ?? 30}" data-act="delay"></label>`
+      : "";
+    return `<div class="watchmode" data-watch="${esc(g.watch)}">
+        <div class="row">
+          <label class="row"><span>${esc(t("race.watchMode.label"))}</span>
+            <select class="field" data-act="watch">${["live", "delayed", "progress"].map(option).join("")}</select></label>
+          ${delay}
+        </div>
+        ${explain}
+      </div>`;
   }
 
   resultsTable(g) {

@@ -1,4 +1,5 @@
-// Watch: a room as a spectator, every racer's board live, side by side.
+// Watch: a room as a spectator, every racer's board side by side, as the host's watch mode
+// allows: live, some seconds late, or progress bars only until the race is over.
 
 import { render } from "../board.js";
 import { t, formatTime } from "../i18n.js";
@@ -95,6 +96,7 @@ export class WatchView {
     head.innerHTML = `<div class="row" style="justify-content:space-between">
         <h2>${esc(t("watch.watching", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells]))} · ${esc(t(`race.state.${g.state}`))} ${countdown}</small></h2>
         <span class="code">${esc(g.code || "")}</span></div>
+        <p class="muted watch-explain" data-watch="${esc(g.watch)}">${esc(t(`race.watchMode.explain.${g.watch}`, { n: g.delayS ?? 30 }))}</p>
         ${g.state === "lobby" ? `<p class="muted">${esc(t("watch.waiting"))}</p>
           <p>${g.racers().filter((p) => !p.gone).map((p) => `<span class="chip">${esc(p.name)}</span>`).join(" ")}</p>` : ""}
         ${g.state === "done" && g.results ? this.results(g) : ""}`;
@@ -128,7 +130,8 @@ export class WatchView {
           render(boardEl, p.board, { interactive: false, maxHeight: 560 });
         }
       } else {
-        boardEl.innerHTML = `<p class="muted">${esc(t("watch.noBoard"))}</p>`;
+        const later = g.watch === "progress" && g.state === "racing"; // boards at the end
+        boardEl.innerHTML = `<p class="muted">${esc(t(later ? "watch.boardLater" : "watch.noBoard"))}</p>`;
         boardEl.dataset.key = "";
       }
     }

@@ -1,9 +1,11 @@
 -- Shared by the room scripts (prepended to each script that says `-- uses: common`).
 --
 -- An event is stored in the room's event list and published on its channel as
--- `PID <TAB> FULL <TAB> RACER` (published with `ORIGIN <TAB>` in front): PID is the player
--- the event is about (empty for a room-wide event), FULL what spectators and that player
--- receive, RACER what the other racers receive instead ('' the same as FULL, '-' nothing).
+-- `PID <TAB> FULL <TAB> RACER <TAB> WATCH` (published with `ORIGIN <TAB>` in front): PID is
+-- the player the event is about (empty for a room-wide event), FULL what spectators and that
+-- player receive, RACER what the other racers receive instead ('' the same as FULL, '-'
+-- nothing), WATCH what spectators receive under the room's watch mode: '' FULL, 'p' RACER
+-- (progress only), 'dMS' FULL, MS milliseconds late (delayed).
 --
 -- FULL and RACER are either a message body the server wrote (a JSON object without its
 -- opening brace) with the seq stamped in front, or, for an event whose values only the
@@ -18,19 +20,19 @@ local function stamp(seq, body)
   return '{"seq":' .. seq .. ',' .. body
 end
 
-local function push(events, ch, origin, pid, full, racer, maxev)
-  local entry = pid .. '\t' .. full .. '\t' .. racer
+local function push(events, ch, origin, pid, full, racer, maxev, watch)
+  local entry = pid .. '\t' .. full .. '\t' .. racer .. '\t' .. (watch or '')
   redis.call('RPUSH', events, entry)
   redis.call('LTRIM', events, -tonumber(maxev), -1)
   redis.call('PUBLISH', ch, origin .. '\t' .. entry)
 end
 
 -- An event the server wrote: stamp the seq, store, publish. Returns the seq.
-local function emit(meta, events, ch, origin, pid, body, racer, maxev)
+local function emit(meta, events, ch, origin, pid, body, racer, maxev, watch)
   local seq = next_seq(meta)
   local r = racer
   if r ~= '' and r ~= '-' then r = stamp(seq, r) end
-  push(events, ch, origin, pid, stamp(seq, body), r, maxev)
+  push(events, ch, origin, pid, stamp(seq, body), r, maxev, watch)
   return seq
 end
 
@@ -46,8 +48,9 @@ end
 -- The values of a `room` record: the room's fields, then every member's JSON.
 local function room_values(meta, members)
   local m = redis.call('HMGET', meta, 'room_id', 'code', 'cells', 'mode', 'state', 'round',
-                       'host', 'ns')
-  local v = {m[1], m[2], m[3], m[4], m[5], m[6], m[7] or '', m[8] or '0'}
+                       'host', 'ns', 'typed', 'watch', 'delay_s')
+  local v = {m[1], m[2], m[3], m[4], m[5], m[6], m[7] or '', m[8] or '0', m[9] or '0',
+             m[10] or 'live', m[11] or '30'}
   for _, entry in ipairs(redis.call('HVALS', members)) do v[#v + 1] = entry end
   return v
 end

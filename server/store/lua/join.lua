@@ -8,6 +8,11 @@ local maxs = tonumber(ARGV[8])
 local ch = KEYS[1] .. ':ch'
 local st = redis.call('HMGET', KEYS[1], 'state', 'np', 'mode')
 if not st[1] then return {'room_not_found', 0} end
+-- An identity racing this round cannot also watch it (from any socket, even after leaving).
+if role ~= 'player' and (st[1] == 'countdown' or st[1] == 'racing')
+    and redis.call('HEXISTS', KEYS[1], 'st:' .. pid) == 1 then
+  return {'racing_here', 0}
+end
 local old = redis.call('HGET', KEYS[2], pid)
 if old then
   local was = cjson.decode(old)['role']

@@ -9,7 +9,7 @@ if st[2] ~= ARGV[1] then return {'not_host', 0} end
 if st[1] ~= 'done' then return {'wrong_state', 0} end
 local round = tonumber(st[3]) + 1
 redis.call('HSET', KEYS[1], 'state', 'lobby', 'round', round, 'code', ARGV[2], 'starts_at', '',
-  'playing', 0, 'finishers', 0)
+  'playing', 0, 'finishers', 0, 'typed', 0)
 for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(k, 1, 3) == 'st:' then redis.call('HDEL', KEYS[1], k) end
 end

@@ -1,0 +1,73 @@
+"""What each socket receives of a room event: the fair view by role and watch mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import redis.asyncio as aioredis
+
+from server.hub import Hub, fields, view
+from server.metrics import Metrics
+from server.store.keys import Keys
+from tests.serverproc import redis_url
+
+DELTA = '{"seq":7,"type":"delta","player_id":"pA","t":1500}'
+PROGRESS = '{"seq":7,"type":"progress","player_id":"pA"}'
+
+
+@dataclass
+class Socket:
+    """A listener as the hub sees it."""
+
+    pid: str | None
+    role: str
+    cid: str = "c"
+    room: str | None = "R"
+    sent: list[tuple[str, int]] = field(default_factory=list)
+
+    def push(self, text: str, seq: int, delay_ms: int = 0) -> None:
+        self.sent.append((text, delay_ms))
+
+    def queue(self, text: str) -> None:
+        self.sent.append((text, 0))
+
+    def release_held(self) -> None:
+        """Nothing held here."""
+
+
+def hub() -> Hub:
+    """A hub that is never started: what it makes of stored events needs no Redis."""
+    return Hub(aioredis.Redis.from_url(redis_url()), Keys(), Metrics())
+
+
+def test_each_role_and_watch_mode_sees_its_part() -> None:
+    racer, rival = Socket("pA", "player"), Socket("pB", "player")
+    spectator = Socket("pS", "spectator")
+    for watch, seen in [("", (DELTA, 0)), ("p", (PROGRESS, 0)), ("d30000", (DELTA, 30_000))]:
+        assert view(racer, "pA", DELTA, PROGRESS, watch) == (DELTA, 0)
+        assert view(rival, "pA", DELTA, PROGRESS, watch) == (PROGRESS, 0)
+        assert view(spectator, "pA", DELTA, PROGRESS, watch) == seen
+
+
+def test_a_delayed_event_replayed_keeps_only_what_is_left_of_its_delay() -> None:
+    spectator = Socket("pS", "spectator")
+    entry = f"pA\t{DELTA}\t{PROGRESS}\td30000"
+    assert hub().seen(spectator, [entry], age=lambda text: 12_000) == [(7, DELTA, 18_000)]
+    assert hub().seen(spectator, [entry], age=lambda text: 45_000) == [(7, DELTA, 0)]
+    assert hub().seen(spectator, [entry]) == [(7, DELTA, 30_000)]  # late, never early
+
+
+def test_events_stored_before_the_watch_field_are_read_as_live() -> None:
+    # Rooms outlive a restart: their events may have been stored by the previous version.
+    assert fields(f"pA\t{DELTA}\t{PROGRESS}", 4) == ["pA", DELTA, PROGRESS, ""]
+    assert fields(f"o\tpA\t{DELTA}\t{PROGRESS}\tp", 5)[4] == "p"
+    old = f"pA\t{DELTA}\t{PROGRESS}"
+    assert hub().seen(Socket("pS", "spectator"), [old]) == [(7, DELTA, 0)]
+
+
+def test_a_racing_identitys_spectator_socket_takes_a_racers_seat_at_the_start() -> None:
+    ghost = Socket("pA", "spectator")
+    record = '["started","5","1","SH1-C4-AAAAAAB","4","1000","pA","pB"]'  # as begin.lua writes
+    hub().seen(ghost, [f"\t{record}\t\t"])
+    assert ghost.role == "player"
+    assert view(ghost, "pB", DELTA, PROGRESS, "") == (PROGRESS, 0)
