@@ -158,3 +158,23 @@ async def test_action_ids_are_integers(roomy: ServerProc, bad: str) -> None:
     error = await ann.expect("error")
     assert error["code"] == "invalid_message" and "id" in error["message"]
     await ann.close()
+
+
+async def test_room_events_count_spectators_instead_of_listing_them(roomy: ServerProc) -> None:
+    ann = await WsClient.connect(roomy.ws_url, "Ann")
+    await ann.send({"type": "create_room"})
+    room = (await ann.expect("snapshot"))["room_id"]
+    sizes = []
+    watchers = []
+    for i in range(30):
+        w = await WsClient.connect(roomy.ws_url, f"Watcher{i}")
+        await w.send({"type": "join", "room": room, "role": "spectator"})
+        await w.expect("snapshot")
+        event = await ann.expect("room", spectators=i + 1)
+        assert [p["player_id"] for p in event["players"]] == [ann.player_id]
+        sizes.append(len(json.dumps(event)))
+        watchers.append(w)
+    # The 30th spectator's event is as small as the first's (a count grows by a digit).
+    assert sizes[-1] - sizes[0] <= 2
+    for c in [ann, *watchers]:
+        await c.close()

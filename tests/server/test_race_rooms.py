@@ -71,8 +71,9 @@ async def test_a_host_who_turns_spectator_hands_the_room_on(race_server: ServerP
     tab = await WsClient.connect(race_server.ws_url, "ann", token=ann.token)
     await tab.send({"type": "join", "room": room, "role": "spectator"})
     info = await bob.expect("room", host=bob.player_id)
-    roles = {p["player_id"]: p["role"] for p in info["players"]}
-    assert roles[ann.player_id] == "spectator"
+    # Ann is no racer now: the room lists racers only, and counts her among the spectators.
+    assert [p["player_id"] for p in info["players"]] == [bob.player_id]
+    assert info["spectators"] == 1
     await tab.send({"type": "start"})
     assert (await tab.expect("error"))["code"] == "not_host"
     await bob.send({"type": "start"})

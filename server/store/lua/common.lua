@@ -45,13 +45,16 @@ local function emit_record(meta, events, ch, origin, pid, kind, values, maxev)
   return seq
 end
 
--- The values of a `room` record: the room's fields, then every member's JSON.
+-- The values of a `room` record: the room's fields, then every racer's member JSON.
+-- Spectators are a count (`ns`), never a list: a room event stays small however many watch.
 local function room_values(meta, members)
   local m = redis.call('HMGET', meta, 'room_id', 'code', 'cells', 'mode', 'state', 'round',
                        'host', 'ns', 'typed', 'watch', 'delay_s')
   local v = {m[1], m[2], m[3], m[4], m[5], m[6], m[7] or '', m[8] or '0', m[9] or '0',
              m[10] or 'live', m[11] or '30'}
-  for _, entry in ipairs(redis.call('HVALS', members)) do v[#v + 1] = entry end
+  for _, entry in ipairs(redis.call('HVALS', members)) do
+    if cjson.decode(entry)['role'] == 'player' then v[#v + 1] = entry end
+  end
   return v
 end
 
