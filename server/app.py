@@ -115,6 +115,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
             ctx.spawn(membership.race_over(ctx, room))
 
     ctx.hub.on_room_event = follow
+    ctx.hub.fetch_after = store.events_after
     ctx.hub.on_room_empty = ctx.rooms.forget
     return ctx
 

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import redis.asyncio as aioredis
@@ -106,6 +106,13 @@ class Hub:
         self._lock = asyncio.Lock()
         #: Called with (room, message JSON) for every room-wide event (not a board's).
         self.on_room_event: Callable[[str, str], None] | None = None
+        #: The highest seq forwarded to each room's sockets here, to catch up from.
+        self.last_seq: dict[str, int] = {}
+        #: Reads a room's stored events after a seq (the store's ``events_after``).
+        self.fetch_after: Callable[[str, int], Awaitable[tuple[int, list[str]] | None]] | None = (
+            None
+        )
+        self._catching_up: set[asyncio.Task[None]] = set()
         #: Called with the room id when its last local socket goes (forget its caches).
         self.on_room_empty: Callable[[str], None] | None = None
 
@@ -149,6 +156,7 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self.rooms[room]
+                self.last_seq.pop(room, None)
                 self.metrics.rooms_local.set(len(self.rooms))
                 if self.on_room_empty is not None:
                     self.on_room_empty(room)
@@ -182,11 +190,39 @@ class Hub:
                 waiter = self._confirm.get(msg["channel"])
                 if waiter is not None and not waiter.done():
                     waiter.set_result(None)
+                elif waiter is None:
+                    # Subscribed again after a lost connection: what the room published
+                    # meanwhile reached no socket here; fetch it from the room's events.
+                    room = Keys.room_of_channel(msg["channel"])
+                    task = asyncio.create_task(self.catch_up(room))
+                    self._catching_up.add(task)
+                    task.add_done_callback(self._catching_up.discard)
             elif kind == "message":
                 try:
                     self._forward(Keys.room_of_channel(msg["channel"]), msg["data"])
                 except Exception:  # one bad event must not end the fan-out of every room
                     log.exception("forwarding an event failed")
+
+    def note_seq(self, room: str, seq: int) -> None:
+        """A socket here was brought up to ``seq`` of ``room`` (a snapshot or a resume)."""
+        if room in self.rooms:
+            self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
+
+    async def catch_up(self, room: str) -> None:
+        """Forward the events a room published after the last one forwarded here (its
+        sockets drop any they already have: they apply each seq once)."""
+        last = self.last_seq.get(room)
+        if last is None or self.fetch_after is None or room not in self.rooms:
+            return
+        try:
+            found = await self.fetch_after(room, last)
+        except Exception:
+            QUIET.failure("catch-up", "catching up a room's events failed")
+            return
+        if found is None:
+            return  # too many to replay: each socket resyncs at the next event it sees
+        for entry in found[1]:
+            self._forward(room, "\t" + entry)  # no origin: the mover drops its own twice
 
     def _forward(self, room: str, data: str) -> None:
         conns = self.rooms.get(room)
@@ -195,6 +231,7 @@ class Hub:
         origin, pid, raw, racer, watch = fields(data, 5)
         full = wire.render(raw)  # once for every socket of the room
         seq = wire.event_seq(full)
+        self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
         if not pid and self.on_room_event is not None:
             self.on_room_event(room, full)
         over = raw.startswith('["race_over"')

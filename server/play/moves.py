@@ -191,7 +191,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
     if out.status == "stale":
         return False
     if out.status == "dup":
-        conn.queue(wire.ack(move.action_id, out.seq))
+        await ack_again(ctx, conn, move.room, move.action_id, out.seq)
         return True
     if out.status in ("round", "room_not_found", "not_started"):
         await ctx.rooms.get(move.room, refresh=True)
@@ -231,10 +231,22 @@ async def refuse(
     pid = conn.pid or ""
     seq, version = await ctx.store.check(state.room, state.round, pid, action_id)
     if seq is not None:
-        conn.queue(wire.ack(action_id, seq))
+        await ack_again(ctx, conn, state.room, action_id, seq)
     elif version != entry.version:
         ctx.boards.drop(state.room, state.round, pid)
         return False
     else:
         conn.reject(action_id, exc.reason, str(exc))
     return True
+
+
+async def ack_again(ctx: Context, conn: Conn, room: str, action_id: int, seq: int) -> None:
+    """Acknowledge an action committed earlier (a resend), with its delta: the first answer
+    may never have left (Redis answered after the mover had heard ``busy``), and the
+    channel skips the mover's own events."""
+    conn.queue(wire.ack(action_id, seq))
+    found = await ctx.store.events_after(room, seq - 1)
+    if found is not None and found[1]:
+        for event_seq, text, delay in ctx.hub.seen(conn, found[1][:1]):
+            if text is not None and event_seq == seq:
+                conn.push(text, event_seq, delay)

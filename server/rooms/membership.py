@@ -224,6 +224,7 @@ async def enter(
         # and the next join is not refused as already_in_room.
         await leave_socket(ctx, conn)
         raise
+    ctx.hub.note_seq(room, last)
     held, conn.syncing = conn.syncing, None
     for seq, text, delay in [*after, *(h for h in held or [] if h[0] > last)]:
         if text is not None:

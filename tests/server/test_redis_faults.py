@@ -104,7 +104,9 @@ async def test_a_hung_redis_answers_busy_and_recovers() -> None:
             # been committed while Redis was paused: the same id is never applied twice).
             assert await asyncio.to_thread(health, srv) == 200
             await ann.send(action_message(line[1], 2))
-            await ann.expect("ack", id=2, timeout=5)
+            again = await ann.expect("ack", id=2, timeout=5)
+            # Its delta comes too: the first answer never left (the mover heard busy).
+            await ann.expect("delta", seq=again["seq"], timeout=5)
             await ann.send(action_message(line[2], 3))
             ack = await ann.expect("ack", id=3, timeout=5)
             await bob.send({"type": "hello", "name": "Bob"})
@@ -189,3 +191,64 @@ def test_a_dead_embedded_redis_stops_the_server_with_one_message(tmp_path: Path)
     # Started again on the same data, it serves.
     with running_server(None, data_dir=tmp_path / "data") as again:
         assert health(again) == 200
+
+
+async def acked_or_busy(client: WsClient, action_id: int) -> bool:
+    """True for the ``ack`` of an action, False for an ``error`` (busy) instead."""
+    for _ in range(500):
+        if client.find("ack", id=action_id) is not None:
+            return True
+        error = client.find("error")
+        if error is not None:
+            assert error["code"] == "busy", error
+            return False
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"no answer to action {action_id}")
+
+
+async def test_events_during_a_redis_restart_reach_every_socket(tmp_path: Path) -> None:
+    line = solve(Board.from_code(CODE)).moves
+    port = free_port()
+    durable = ["--port", str(port), "--appendonly", "yes", "--appendfsync", "always"]
+    durable += ["--dir", str(tmp_path)]
+    with private_redis(*durable):
+        url = f"redis://127.0.0.1:{port}/0"
+        for _ in range(100):
+            with contextlib.suppress(Exception):
+                redis_pid(port)
+                break
+            await asyncio.sleep(0.05)
+        with running_server(url, args=[*QUICK, "--redis-timeout", "0.5"]) as srv:
+            ann = await WsClient.connect(srv.ws_url, "Ann")
+            await ann.send({"type": "solo", "code": CODE})
+            room = (await ann.expect("snapshot"))["room_id"]
+            eve = await WsClient.connect(srv.ws_url, "Eve")
+            await eve.send({"type": "join", "room": room, "role": "spectator"})
+            await eve.expect("snapshot")
+            await ann.send(action_message(line[0], 1))
+            first = (await eve.expect("delta"))["seq"]
+
+            # Redis stops (writing its append-only file) and starts again on the same data.
+            os.kill(redis_pid(port), signal.SIGTERM)
+            await asyncio.sleep(0.5)
+            restarted = subprocess.Popen(
+                [str(REDIS_SERVER), "--bind", "127.0.0.1", "--save", "", *durable],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                for i, text in enumerate(line[1:4], 2):  # at once, while the server reconnects
+                    for _ in range(100):
+                        await ann.send(action_message(text, i))
+                        if await acked_or_busy(ann, i):
+                            break
+                        await asyncio.sleep(0.05)  # busy: Redis is not back yet
+                # Every event reaches the spectator, the ones published before this
+                # instance had subscribed again included.
+                for seq in (first + 1, first + 2, first + 3):
+                    await eve.expect("delta", seq=seq, timeout=5)
+            finally:
+                restarted.terminate()
+                restarted.wait(10)
+            await ann.close()
+            await eve.close()
