@@ -23,6 +23,7 @@ export function attachPointer(root, handlers) {
   let press = null; // {x, y, el, id, dragging, els, targets}
   let dropped = null; // cards left where they were dropped, waiting for the server
   let lastTap = null; // {loc, time, timer}: a tap that may become a double tap
+  let homeTap = null; // {loc, time}: a tap sent at once, whose double tap would add nothing
 
   root.addEventListener("pointerdown", (ev) => {
     if (ev.button !== 0 || !handlers.enabled()) return;
@@ -99,6 +100,13 @@ export function attachPointer(root, handlers) {
     if (!el.classList.contains("top")) return; // only a top card can be tapped
     const loc = el.dataset.loc;
     const now = performance.now();
+    if (homeTap && homeTap.loc === loc && now - homeTap.time < DOUBLE_MS) {
+      // The second tap of a double tap on a card that went home at its first: a double tap
+      // tries the foundation first, so it is done (and the card now on top is left alone).
+      homeTap = null;
+      return;
+    }
+    homeTap = null;
     if (lastTap && lastTap.loc === loc && now - lastTap.time < DOUBLE_MS) {
       cancelTapTimer();
       lastTap = null;
@@ -109,8 +117,8 @@ export function attachPointer(root, handlers) {
     lastTap = null;
     if (goesHome(loc)) {
       // The server says this card can go home: the tap goes now, without waiting (a double
-      // tap tries the foundation first, so it could not mean more). The window closes: a
-      // next tap is a tap of its own, on the card now on top.
+      // tap tries the foundation first, so it could not mean more).
+      homeTap = { loc, time: now };
       handlers.onTap(loc);
       return;
     }

@@ -130,7 +130,9 @@ def play_line(page: Page, code: str) -> None:
             player.play(board.copy(), text, prefer_double=False)
         player.wait_moves(before + 1)
         board.play(move)
-        page.wait_for_timeout(30)  # a person's pause; lets the painted frame be recorded
+        # A person's pause between actions (and time for the painted frame to be recorded):
+        # two clicks on one pile closer than the double-tap window are one double tap.
+        page.wait_for_timeout(300)
 
 
 def report(samples: list[dict[str, Any]]) -> None:

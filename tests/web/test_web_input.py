@@ -85,8 +85,9 @@ def test_a_double_tap_still_works(web_server: ServerProc, browser: Browser) -> N
     p.wait_moves(1)
     assert _sent(page) == [{"type": "double_tap", "at": "col1", "inEvent": True}]
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "9H"
-    # A double click on a card that can go home: its first click sends the tap at once; the
-    # second is a tap of its own, on the card uncovered, which cannot go home: nothing.
+    # A double click on a card that can go home: its first click sends the tap at once, and
+    # the second completes a double tap that would have done the same (the card uncovered
+    # is left alone).
     _settled(page)
     p.double_click("col4")
     p.wait_moves(2)
