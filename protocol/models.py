@@ -216,6 +216,16 @@ class UndoMsg(_Message):
     id: MsgId
 
 
+class SendHomeMsg(_Message):
+    """Send every card left home, when foundation moves alone can (your ``legal.send_home``).
+
+    The server makes the taps it stands for, each a committed action with its own ``delta``.
+    """
+
+    type: Literal["send_home"]
+    id: MsgId
+
+
 class Resume(_Message):
     """After a dropped connection: rejoin ``room`` and get what happened after ``last_seq``."""
 
@@ -293,6 +303,7 @@ ClientMessage = Annotated[
     | TapMsg
     | DoubleTapMsg
     | UndoMsg
+    | SendHomeMsg
     | Resume
     | Leave
     | Solo
@@ -358,6 +369,17 @@ class BoardView(_Message):
     foundations: dict[Literal["S", "H", "D", "C"], int]
 
 
+class LegalMoves(_Message):
+    """Your own board's legal moves, with each update of it (never another's board, never
+    to spectators): every source that has one (a column's top card or group, a cell, a
+    foundation's top card) and its destinations, foundations by suit; a top card can go home
+    when its list holds a foundation. ``send_home``: every card left can reach the
+    foundations by foundation moves alone (``send_home`` sends them)."""
+
+    moves: dict[Location, list[Location]] = Field(max_length=18)
+    send_home: bool
+
+
 class PlayerState(_Message):
     """One racer in a snapshot: progress for everyone, the board only when you may see it."""
 
@@ -371,6 +393,7 @@ class PlayerState(_Message):
     rank: int | None = None
     lost: bool = False
     board: BoardView | None = None
+    legal: LegalMoves | None = None
 
 
 class DailyGame(_Message):
@@ -425,7 +448,8 @@ class Countdown(_Message):
 
 
 class Started(_Message):
-    """Play! Every racer holds the same opening ``board`` of deal ``code``."""
+    """Play! Every racer holds the same opening ``board`` of deal ``code`` (a racer's comes
+    with its ``legal`` moves)."""
 
     type: Literal["started"]
     seq: Seq
@@ -435,6 +459,7 @@ class Started(_Message):
     started_at: MsEpoch
     board: BoardView
     players: list[PlayerId] = Field(max_length=64)
+    legal: LegalMoves | None = None
 
 
 class Ack(_Message):
@@ -463,7 +488,8 @@ class ChangeView(_Message):
 
 
 class DeltaMsg(_Message):
-    """An accepted action on ``player_id``'s board (to that player and to spectators)."""
+    """An accepted action on ``player_id``'s board (to that player, with ``legal``, and to
+    spectators)."""
 
     type: Literal["delta"]
     player_id: PlayerId
@@ -479,6 +505,7 @@ class DeltaMsg(_Message):
     finished: bool
     lost: bool
     t: int
+    legal: LegalMoves | None = None
 
 
 class Progress(_Message):
@@ -646,6 +673,7 @@ CLIENT_TYPES: Final = frozenset(
         TapMsg,
         DoubleTapMsg,
         UndoMsg,
+        SendHomeMsg,
         Resume,
         Leave,
         Solo,

@@ -2,10 +2,10 @@
 forwards every event to those sockets, each seeing what its role may see.
 
 Racers see another racer's actions as ``progress`` (counts only); the player whose board it
-is sees the ``delta``, and spectators what the room's watch mode allows: the ``delta`` at
-once (live), the ``delta`` some seconds late (delayed) or the ``progress`` (progress). See
-``store/lua/common.lua`` for the form of an event; records are turned into messages once
-per event, here, by :func:`wire.render`.
+is sees the ``delta`` with the board's legal moves (``legal``), and spectators what the
+room's watch mode allows: the ``delta`` at once (live), the ``delta`` some seconds late
+(delayed) or the ``progress`` (progress). See ``store/lua/common.lua`` for the form of an
+event; records are turned into messages once per event, here, by :func:`wire.render`.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ Seen = tuple[int, str | None, int]
 
 def fields(entry: str, n: int) -> list[str]:
     """The ``n`` tab-separated fields of a stored or published event; an event stored before
-    events carried their WATCH field (rooms outlive a restart) has it empty."""
+    events carried their WATCH or OWN field (rooms outlive a restart) has it empty."""
     parts = entry.split("\t", n - 1)
     return parts + [""] * (n - len(parts))
 
@@ -72,6 +72,15 @@ def view(conn: Listener, pid: str, full: str, racer: str, watch: str) -> tuple[s
     if racer == "-":
         return None, 0
     return racer, 0
+
+
+def is_own(conn: Listener, pid: str, racers: frozenset[str]) -> bool:
+    """Whether an event is about this socket's own board: the player's ``delta`` (on any of
+    their sockets), or the ``started`` of a round it races. Only such a socket gets the
+    board's legal moves (:func:`wire.own_text`)."""
+    if conn.role != "player" or not conn.pid:
+        return False
+    return pid == conn.pid if pid else conn.pid in racers
 
 
 def racers_of(raw: str, full: str) -> frozenset[str]:
@@ -228,8 +237,9 @@ class Hub:
         conns = self.rooms.get(room)
         if not conns:
             return
-        origin, pid, raw, racer, watch = fields(data, 5)
+        origin, pid, raw, racer, watch, own_field = fields(data, 6)
         full = wire.render(raw)  # once for every socket of the room
+        own = wire.own_text(raw, full, own_field)
         seq = wire.event_seq(full)
         self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
         if not pid and self.on_room_event is not None:
@@ -246,6 +256,9 @@ class Hub:
             seat(conn, racers)
             if over:  # the race is over: nothing is secret any more
                 conn.release_held()
+            if own is not None and is_own(conn, pid, racers):
+                conn.push(own, seq)
+                continue
             text, delay = view(conn, pid, full, racer, watch)
             if text is not None:
                 conn.push(text, seq, delay)
@@ -253,16 +266,22 @@ class Hub:
     def seen(
         self, conn: Listener, entries: list[str], age: Callable[[str], int] | None = None
     ) -> list[Seen]:
-        """What one socket receives of stored events (``PID\\tFULL\\tRACER\\tWATCH``).
+        """What one socket receives of stored events (``PID\\tFULL\\tRACER\\tWATCH\\tOWN``).
 
         ``age`` gives how many ms ago a delayed event happened, to take off its delay
         (without it the delay runs from now: late, never early).
         """
         out: list[Seen] = []
         for entry in entries:
-            pid, raw, racer, watch = fields(entry, 4)
+            pid, raw, racer, watch, own_field = fields(entry, 5)
             full = wire.render(raw)
-            seat(conn, racers_of(raw, full))
+            racers = racers_of(raw, full)
+            seat(conn, racers)
+            if is_own(conn, pid, racers):
+                own = wire.own_text(raw, full, own_field)
+                if own is not None:
+                    out.append((wire.event_seq(full), own, 0))
+                    continue
             text, delay = view(conn, pid, full, racer, watch)
             if delay and text is not None and age is not None:
                 delay = max(0, delay - age(text))

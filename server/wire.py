@@ -164,6 +164,37 @@ def delta_body(pid: str, round_: int, action: str, delta: Delta, board: Board, e
     )
 
 
+def legal_view(board: Board) -> dict[str, Any]:
+    """``LegalMoves`` of a player's own board: each source's legal destinations (foundations
+    by suit) and whether every card left can go home by foundation moves alone."""
+    return {
+        "moves": {str(src): [str(d) for d in dsts] for src, dsts in board.targets().items()},
+        "send_home": board.can_send_home(),
+    }
+
+
+def legal(board: Board) -> str:
+    """:func:`legal_view` as JSON, as the move script keeps it beside a ``delta``."""
+    return dumps(legal_view(board))
+
+
+def with_legal(message: str, legal_json: str) -> str:
+    """A message (or a body) with ``legal`` added at its end: what the board's own player
+    receives instead of the message everyone else may get."""
+    return f'{message[:-1]},"legal":{legal_json}}}'
+
+
+def own_text(raw: str, full: str, own: str) -> str | None:
+    """What the player whose board an event is about receives instead of ``full``: a
+    ``delta`` with the ``legal`` the move script kept beside it (``own``), the opening board
+    of ``started`` with its legal moves (for each racer of the round); else None."""
+    if own:
+        return with_legal(full, own)
+    if raw.startswith('["started"'):
+        return with_legal(full, legal(Board.from_code(json.loads(raw)[3])))
+    return None
+
+
 def progress_body(pid: str, round_: int, board: Board) -> str:
     """The ``progress`` the other racers get instead of a ``delta``."""
     return body(

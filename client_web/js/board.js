@@ -227,9 +227,14 @@ function flip(root, before) {
     const dx = old.left - now.left;
     const dy = old.top - now.top;
     if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
-    el.animate(
+    const anim = el.animate(
       [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 900 }, { transform: "none", zIndex: 900 }],
       { duration: 180, easing: "ease-out" },
     );
+    // A flying card takes no pointer events: a tap goes to the card under it, not to it.
+    el.classList.add("flying");
+    const landed = () => el.classList.remove("flying");
+    anim.onfinish = landed;
+    anim.oncancel = landed;
   }
 }

@@ -1,5 +1,10 @@
 // Pointer input on a board: drag and drop of a card or a group (mouse, pen and touch),
 // tap and double tap. It only reports intents; the server decides what happens.
+//
+// What the server said of the board (its legal moves, `targets(loc)`) makes input instant:
+// a tap on a card that can go home is sent at once (a double tap would try the foundation
+// first, so it cannot mean more), and a drag lights up only the piles the server listed.
+// Without that word (`targets` gives null) a tap waits out the double-tap window, as before.
 
 const DRAG_THRESHOLD = 6; // px before a press becomes a drag
 const DOUBLE_MS = 280; // a second tap within this time is a double tap
@@ -9,13 +14,16 @@ const DOUBLE_MS = 280; // a second tap within this time is a double tap
  *
  * @param {HTMLElement} root the board element (render() target)
  * @param {{onMove(src:string, dst:string):void, onTap(at:string):void,
- *          onDoubleTap(at:string):void, enabled():boolean}} handlers
+ *          onDoubleTap(at:string):void, enabled():boolean,
+ *          targets?(src:string):string[]|null}} handlers `targets`: the legal destinations
+ *          the server listed for a source (foundations as found:S ...), or null: unknown
  * @returns {{returnCards():void, settle():void, detach():void}} control over the last drop
  */
 export function attachPointer(root, handlers) {
-  let press = null; // {x, y, el, id, dragging, els, origin}
+  let press = null; // {x, y, el, id, dragging, els, targets}
   let dropped = null; // cards left where they were dropped, waiting for the server
-  let lastTap = null; // {loc, time, timer}
+  let lastTap = null; // {loc, time, timer}: a tap that may become a double tap
+  let homeTap = null; // {loc, time}: a tap sent at once, whose double tap would add nothing
 
   root.addEventListener("pointerdown", (ev) => {
     if (ev.button !== 0 || !handlers.enabled()) return;
@@ -35,7 +43,8 @@ export function attachPointer(root, handlers) {
       startDrag();
     }
     for (const el of press.els) el.style.transform = `translate(${dx}px, ${dy}px)`;
-    highlight(targetAt(ev.clientX, ev.clientY));
+    const over = targetAt(ev.clientX, ev.clientY);
+    highlight(press.targets && !press.targets.includes(over) ? null : over);
   };
 
   const onUp = (ev) => {
@@ -47,6 +56,7 @@ export function attachPointer(root, handlers) {
       return;
     }
     highlight(null);
+    light(null);
     const target = targetAt(ev.clientX, ev.clientY);
     const src = p.el.dataset.loc;
     for (const el of p.els) el.classList.remove("dragging");
@@ -63,6 +73,7 @@ export function attachPointer(root, handlers) {
     if (!press || ev.pointerId !== press.id) return;
     if (press.dragging) back(press.els);
     highlight(null);
+    light(null);
     press = null;
   };
 
@@ -80,12 +91,22 @@ export function attachPointer(root, handlers) {
     if (!el.dataset.loc.startsWith("col")) press.els = [el];
     for (const c of press.els) c.classList.add("dragging");
     cancelTapTimer();
+    // Only the destinations the server listed light up (all of them, while dragging).
+    press.targets = handlers.targets?.(el.dataset.loc) ?? null;
+    light(press.targets);
   }
 
   function tapped(el) {
     if (!el.classList.contains("top")) return; // only a top card can be tapped
     const loc = el.dataset.loc;
     const now = performance.now();
+    if (homeTap && homeTap.loc === loc && now - homeTap.time < DOUBLE_MS) {
+      // The second tap of a double tap on a card that went home at its first: a double tap
+      // tries the foundation first, so it is done (and the card now on top is left alone).
+      homeTap = null;
+      return;
+    }
+    homeTap = null;
     if (lastTap && lastTap.loc === loc && now - lastTap.time < DOUBLE_MS) {
       cancelTapTimer();
       lastTap = null;
@@ -93,11 +114,28 @@ export function attachPointer(root, handlers) {
       return;
     }
     cancelTapTimer();
+    lastTap = null;
+    if (goesHome(loc)) {
+      // The server says this card can go home: the tap goes now, without waiting (a double
+      // tap tries the foundation first, so it could not mean more).
+      homeTap = { loc, time: now };
+      handlers.onTap(loc);
+      return;
+    }
+    // It cannot (or we do not know yet: an action of ours is on its way): wait for a second
+    // tap. Then a single tap on a card that cannot go home does nothing (RULES.md): it is
+    // sent only if it can, or if we still do not know.
     const timer = setTimeout(() => {
       lastTap = null;
-      handlers.onTap(loc);
+      if (goesHome(loc) !== false) handlers.onTap(loc);
     }, DOUBLE_MS);
     lastTap = { loc, time: now, timer };
+  }
+
+  /** Whether the server listed a foundation for the card at `loc` (null: not known). */
+  function goesHome(loc) {
+    const targets = handlers.targets?.(loc) ?? null;
+    return targets && targets.some((dst) => dst.startsWith("found"));
   }
 
   function cancelTapTimer() {
@@ -130,6 +168,12 @@ export function attachPointer(root, handlers) {
   function highlight(loc) {
     for (const p of root.querySelectorAll(".pile.drop-ok")) p.classList.remove("drop-ok");
     if (loc) root.querySelector(`.pile[data-loc="${loc}"]`)?.classList.add("drop-ok");
+  }
+
+  /** Mark the legal destinations of the card being dragged (null: none). */
+  function light(locs) {
+    for (const p of root.querySelectorAll(".pile.drop-target")) p.classList.remove("drop-target");
+    for (const loc of locs || []) root.querySelector(`.pile[data-loc="${loc}"]`)?.classList.add("drop-target");
   }
 
   function back(els) {

@@ -24,6 +24,9 @@ export class Game {
     on("race_over", this.onRaceOver);
     on("lost", this.onLost);
     on("daily_result", this.onDailyResult);
+    // The seq of the last delta of our latest acknowledged action: until it is applied, the
+    // legal moves we hold are of a board about to change.
+    net.on("ack", (m) => { this.awaitSeq = Math.max(this.awaitSeq, m.seq); });
     net.on("room_gone", () => {
       this.clear();
       this.changed("room_gone", null);
@@ -52,6 +55,7 @@ export class Game {
     this.order = []; // player ids in room order
     this.results = null;
     this.daily = null; // a daily game: {date, kind, attempt, ranked, rank, unranked_reason}
+    this.awaitSeq = 0;
   }
 
   onChange(fn) {
@@ -78,6 +82,17 @@ export class Game {
 
   myBoard() {
     return this.me()?.board || null;
+  }
+
+  /**
+   * Our board's legal moves as the server sent them with it ({moves: {src: [dst ...]},
+   * send_home}), or null while unknown: none sent, or an action of ours not yet answered
+   * (its delta may change the board).
+   */
+  myLegal() {
+    const legal = this.me()?.legal;
+    if (!legal || this.net.actionPending() || this.net.lastSeq < this.awaitSeq) return null;
+    return legal;
   }
 
   /** Elapsed play time of a player in ms (server-measured when finished). */
@@ -121,7 +136,7 @@ export class Game {
     this.daily = m.daily || null;
     for (const ps of m.players) {
       const p = this.player(ps.player_id, ps.name);
-      Object.assign(p, ps, { board: ps.board ? fromJSON(ps.board) : null });
+      Object.assign(p, ps, { board: ps.board ? fromJSON(ps.board) : null, legal: ps.legal || null });
       if (ps.board) p.board.code = m.code;
     }
     // A race's clock runs from its start and a daily game's from the reveal: starts_at. A
@@ -148,7 +163,7 @@ export class Game {
       this.startsAt = null;
       for (const p of this.players.values()) {
         Object.assign(p, { status: "waiting", foundation_cards: 0, moves: 0, score: 0,
-          time_ms: null, rank: null, lost: false, board: null });
+          time_ms: null, rank: null, lost: false, board: null, legal: null });
       }
     }
     this.roomId = m.room_id;
@@ -207,6 +222,7 @@ export class Game {
       } else {
         p.board = null;
       }
+      p.legal = pid === this.you ? m.legal || null : null;
     }
   }
 
@@ -221,6 +237,7 @@ export class Game {
     p.moves = m.moves;
     p.foundation_cards = m.foundation_cards;
     p.lost = m.lost;
+    p.legal = m.legal || null; // only our own deltas carry it
     if (m.finished) p.status = "finished";
     else if (p.status === "waiting") p.status = "playing";
     // Solo games start their clock with the first move: `t` is the time since the start.

@@ -1,10 +1,13 @@
 // Keyboard play: arrows move between piles, Enter or Space picks a source then a
-// destination, T taps, D double taps, U undoes, H asks for a hint, Escape cancels.
+// destination (the server's legal destinations of the source light up), T taps, D double
+// taps, U undoes, S sends every card home (when the server offers it), H asks for a hint,
+// Escape cancels.
 
 /**
  * @param {HTMLElement} root the board element
  * @param {{onMove(src,dst):void, onTap(at):void, onDoubleTap(at):void, onUndo():void,
- *          onHint():void, announce(text):void, enabled():boolean, label(loc):string}} h
+ *          onSendHome():void, onHint():void, announce(text):void, enabled():boolean,
+ *          label(loc):string, targets?(src):string[]|null}} h
  * @returns {{afterRender():void, selected():string|null}}
  */
 export function attachKeyboard(root, h) {
@@ -45,6 +48,8 @@ export function attachKeyboard(root, h) {
       h.onDoubleTap(loc);
     } else if (key === "u" || key === "U") {
       h.onUndo();
+    } else if (key === "s" || key === "S") {
+      h.onSendHome();
     } else if (key === "h" || key === "H") {
       h.onHint();
     } else if (key.startsWith("Arrow")) {
@@ -92,7 +97,12 @@ export function attachKeyboard(root, h) {
 
   function mark() {
     for (const el of root.querySelectorAll(".kbd-target")) el.classList.remove("kbd-target");
-    if (selected) root.querySelector(`.pile[data-loc="${selected}"]`)?.classList.add("kbd-target");
+    for (const el of root.querySelectorAll(".drop-target")) el.classList.remove("drop-target");
+    if (!selected) return;
+    root.querySelector(`.pile[data-loc="${selected}"]`)?.classList.add("kbd-target");
+    for (const loc of h.targets?.(selected) || []) {
+      root.querySelector(`.pile[data-loc="${loc}"]`)?.classList.add("drop-target");
+    }
   }
 
   return {

@@ -134,12 +134,18 @@ export class Net extends Emitter {
   /** Send a message; actions get an id. Returns the id (or null when offline). */
   send(type, fields = {}) {
     const msg = { type, ...fields };
-    const needsId = ["move", "tap", "double_tap", "undo", "hint"].includes(type);
+    const needsId = ["move", "tap", "double_tap", "undo", "send_home", "hint"].includes(type);
     if (needsId) msg.id = this.nextId++;
     if (this.state !== "open") return null;
     if (!this.raw(msg)) return null;
     if (needsId) this.pending.set(msg.id, msg);
     return needsId ? msg.id : true;
+  }
+
+  /** Whether an action we sent (not a hint) still waits for its ack or reject. */
+  actionPending() {
+    for (const msg of this.pending.values()) if (msg.type !== "hint") return true;
+    return false;
   }
 
   /**

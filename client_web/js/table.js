@@ -1,5 +1,7 @@
 // The player's own table: draws the board, turns pointer and keyboard input into intents
-// (move, tap, double_tap, undo, hint), and shows what the server answers.
+// (move, tap, double_tap, undo, send_home, hint), and shows what the server answers. The
+// legal moves the server sends with our board make taps instant and light drop targets;
+// its send_home flag shows the button that sends every card left home.
 
 import { render, cardsAt } from "./board.js";
 import { attachPointer } from "./dnd.js";
@@ -30,6 +32,7 @@ export class Table {
           <div class="stat"><b data-k="score">0</b><small data-i18n="stat.score"></small></div>
           <div class="stat"><b data-k="found">0/52</b><small data-i18n="stat.foundations"></small></div>
           <span class="spacer"></span>
+          <button class="btn primary" data-act="sendHome" data-i18n-title="sendHome.title" hidden><span data-i18n="sendHome.button"></span></button>
           <button class="btn" data-act="undo" data-i18n-title="act.undoKey"><span data-i18n="act.undo"></span></button>
           <button class="btn" data-act="hint" data-i18n-title="act.hintKey"><span data-i18n="act.hint"></span></button>
         </div>
@@ -54,13 +57,20 @@ export class Table {
       onTap: (at) => this.act("tap", { at }),
       onDoubleTap: (at) => this.act("double_tap", { at }),
       onUndo: () => this.act("undo"),
+      onSendHome: () => this.sendHome(),
       onHint: () => this.hint(),
+      // The destinations the server listed for a source, or null while it has not said.
+      targets: (loc) => {
+        const legal = this.game.myLegal();
+        return legal ? legal.moves[loc] || [] : null;
+      },
       announce,
       label: (loc) => this.locLabel(loc),
     };
     this.pointer = attachPointer(this.boardEl, handlers);
     this.keyboard = attachKeyboard(this.boardEl, handlers);
     this.el.querySelector('[data-act="undo"]').onclick = () => this.act("undo");
+    this.el.querySelector('[data-act="sendHome"]').onclick = () => this.sendHome();
     this.el.querySelector('[data-act="hint"]').onclick = () => this.hint();
     this.el.querySelector('[data-act="copy"]').onclick = () => this.game.code && copyText(this.game.code);
     this.offs.push(this.net.on("ack", () => this.pointer.settle()));
@@ -97,6 +107,11 @@ export class Table {
       this.pointer.returnCards();
       toast(t("msg.offline"));
     }
+  }
+
+  /** Every card left home, when the server says foundation moves alone can do it. */
+  sendHome() {
+    if (this.game.me()?.legal?.send_home) this.act("send_home");
   }
 
   hint() {
@@ -165,6 +180,7 @@ export class Table {
     this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;
     const playing = this.canPlay();
     for (const b of this.el.querySelectorAll(".stats .btn, .extra .btn")) b.disabled = !playing;
+    this.el.querySelector('[data-act="sendHome"]').hidden = !(playing && me?.legal?.send_home);
     // A solver's hint would decide a race or hand out a daily line: only for solo games.
     this.el.querySelector('[data-act="hint"]').hidden = ["race", "daily"].includes(this.game.mode);
     this.tick();

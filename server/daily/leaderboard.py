@@ -32,7 +32,7 @@ import redis.asyncio as aioredis
 from ..store.keys import Keys
 from ..store.scripts import source
 from .deal import DailyError, daily_deal, day_bounds, is_running
-from .pace import Pace, judge
+from .pace import Pace, judge, presses
 from .replays import MIN_MS_PER_ACTION, Replay, verify
 
 #: ``moves`` occupies the low 14 bits of a score; more moves rank as this many.
@@ -210,7 +210,7 @@ class Leaderboard:
         # One ranked attempt: the first game of the day the player began (claimed at reveal).
         if replay.room is None or await self.attempt(date, kind, replay.player_id) != replay.room:
             return _unranked("practice", "only the first game begun on the day is ranked")
-        pace = judge(replay.started_at, replay.times_ms, self.pace)
+        pace = judge(replay.started_at, presses(replay.actions, replay.times_ms), self.pace)
         if not pace.ok:
             return _unranked(pace.reason, pace.message)
         finished_at = replay.times_ms[-1]

@@ -18,6 +18,10 @@ and pointing times (``protocol/DAILY.md``, "Fair play", gives the sources):
 
 A game that breaks a rule is kept and still verifies; it is not ranked, and its player is
 told which rule (``unranked_reason``). A threshold of 0 turns its rule off.
+
+A send home (RULES.md) is one press that the server commits as the taps it stands for, all
+at one server time: the rules judge it as one action (:func:`presses`), as does the physical
+floor of ``server.daily.replays.verify``.
 """
 
 from __future__ import annotations
@@ -76,6 +80,27 @@ class PaceVerdict:
 def gaps(times: Sequence[int]) -> list[int]:
     """The ms between each action and the one before it."""
     return [b - a for a, b in itertools.pairwise(times)]
+
+
+def presses(actions: Sequence[str], times: Sequence[int]) -> list[int]:
+    """The times of a won game's presses: its actions' times, a send home counted once.
+
+    A send home commits the taps it stands for in one request, at one server time, and they
+    win the game. So the taps that end a won game at the timestamp of its last action are
+    one press, timed by the first of them. Taps that win the game could each go home by a
+    foundation move alone, so such a run is exactly what the send home button gives
+    anyone: counting it once lends no speed that a person does not have.
+
+    Args:
+        actions: a won game's actions in RULES.md notation.
+        times: each action's commit time, never decreasing.
+    """
+    k = len(times)
+    while k > 0 and times[k - 1] == times[-1] and actions[k - 1].startswith("tap "):
+        k -= 1
+    if len(times) - k < 2:
+        return list(times)
+    return [*times[:k], times[-1]]
 
 
 def judge(started_at: int, times: Sequence[int], pace: Pace) -> PaceVerdict:

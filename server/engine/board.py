@@ -388,6 +388,105 @@ class Board:
                 single(FOUND[suit], suit * 13 + n - 1, False)
         return moves
 
+    def targets(self) -> dict[Loc, list[Loc]]:
+        """Each movable card's (or group's) legal destinations, by source.
+
+        The legal moves of :meth:`legal_moves`, grouped by where they start, with the
+        foundation named by the card's suit (``found:S``), as deltas name it: a top card can
+        go home exactly when its source lists a foundation. Sources with no legal move are
+        left out.
+        """
+        out: dict[Loc, list[Loc]] = {}
+        for src, dst in self.legal_moves():
+            if dst == OWN_FOUNDATION:
+                card = self.card_at(src)
+                assert card is not None
+                dst = FOUND[card // 13]
+            out.setdefault(src, []).append(dst)
+        return out
+
+    def _home_order(self) -> list[Loc] | None:
+        """Where each tap of a send home takes its card, in order; None when not every card
+        left can reach the foundations by foundation moves alone.
+
+        A foundation move only uncovers cards, so the order of taps cannot block another:
+        the cards go home while any can, the lowest rank first (on a tie the cells before the
+        columns, each left to right), and it works exactly when the table ends empty.
+        """
+        columns = [col[:] for col in self.columns]
+        cells = self.cells[:]
+        foundations = self.foundations[:]
+        order: list[Loc] = []
+        while True:
+            tops = [(c, CELL[i]) for i, c in enumerate(cells) if c is not None]
+            tops += [(col[-1], COL[i]) for i, col in enumerate(columns) if col]
+            ready = [
+                (card % 13, n, at)
+                for n, (card, at) in enumerate(tops)
+                if foundations[card // 13] == card % 13
+            ]
+            if not ready:
+                break
+            at = min(ready)[2]
+            if at.kind == "cell":
+                card = cells[at.index]
+                cells[at.index] = None
+            else:
+                card = columns[at.index].pop()
+            assert card is not None
+            foundations[card // 13] += 1
+            order.append(at)
+        return order if sum(foundations) == 52 else None
+
+    def can_send_home(self) -> bool:
+        """Every card left can reach the foundations by foundation moves alone (RULES.md,
+        Send home); false once the game is won (nothing is left to send).
+
+        Each suit's next card goes home while it is a top card (a cell's card, or the last
+        card left of its column); it works when every suit reaches its King. The same answer
+        as :meth:`send_home_taps`, without writing the order down (it is asked after every
+        action).
+        """
+        if self.is_won():
+            return False
+        where: dict[Card, tuple[int, int]] = {}
+        for i, col in enumerate(self.columns):
+            for j, card in enumerate(col):
+                where[card] = (i, j)
+        for held in self.cells:
+            if held is not None:
+                where[held] = (-1, 0)
+        lengths = [len(col) for col in self.columns]
+        home = self.foundations[:]
+        moved = True
+        while moved:
+            moved = False
+            for suit in range(4):
+                while home[suit] < 13:
+                    at = where.get(suit * 13 + home[suit])
+                    if at is None:
+                        break  # not on this table (a test's partial table)
+                    i, j = at
+                    if i >= 0:
+                        if j != lengths[i] - 1:
+                            break
+                        lengths[i] -= 1
+                    home[suit] += 1
+                    moved = True
+        return sum(home) == 52
+
+    def send_home_taps(self) -> list[Tap]:
+        """The taps a send home stands for, in the order they are made (see
+        :meth:`_home_order`): played in turn, each is accepted and the last one wins.
+
+        Raises:
+            IllegalAction: ``cannot_send_home`` when :meth:`can_send_home` is false.
+        """
+        order = None if self.is_won() else self._home_order()
+        if order is None:
+            raise IllegalAction("cannot_send_home")
+        return [Tap(at) for at in order]
+
     def is_useful(self, move: Move) -> bool:
         """Whether a legal move counts towards "a useful move is left" (RULES.md, end).
 

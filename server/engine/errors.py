@@ -25,6 +25,7 @@ REASONS: Final[dict[str, str]] = {
     "not_a_top_card": "only a top card of a column or a card in a cell can be tapped",
     "no_foundation_move": "the card cannot go to its foundation now",
     "no_destination": "no place accepts this card",
+    "cannot_send_home": "not every card left can reach its foundation by foundation moves alone",
     "nothing_to_undo": "there is no action to undo",
     "undo_limit": "only the last 100 actions can be undone",
 }

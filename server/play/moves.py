@@ -1,14 +1,22 @@
-"""The move path: ``move``, ``tap``, ``double_tap`` and ``undo``.
+"""The move path: ``move``, ``tap``, ``double_tap``, ``undo`` and ``send_home``.
 
 An action goes through three steps: the engine decides it on the instance's cached copy of
 the board (:func:`decide`), a pure function writes its events (:func:`events`), and the
 store commits them in one script that checks the board's version (:func:`commit`). Only
-then is it acknowledged; the ack and the mover's own delta leave in one write.
+then is it acknowledged; the ack and the mover's own delta leave in one write, the delta
+with the board's legal moves (``legal``: for that player alone, see :mod:`server.hub`).
+
+A ``send_home`` is one request for several actions: the engine lists the taps it stands for
+(RULES.md, Send home), each is played, logged and sent as a ``tap`` of its own (its own
+delta and seq; replays and their verification see taps), and the move script commits them
+all at once. The board's rate limit counts it once: it is one press, and a bucket of taps
+paced out would only delay the player's finish (and bunch the end of every replay anyway).
 """
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 from protocol import models as m
 
@@ -16,7 +24,17 @@ from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.results import record_finish
-from ..engine import Action, Delta, DoubleTap, IllegalAction, Move, Tap, Undo, parse_location
+from ..engine import (
+    Action,
+    Board,
+    Delta,
+    DoubleTap,
+    IllegalAction,
+    Move,
+    Tap,
+    Undo,
+    parse_location,
+)
 from ..registry import Routes
 from ..rooms import rounds
 from ..session import Conn
@@ -26,10 +44,26 @@ from ..store.store import MoveCommit, Outcome
 
 routes = Routes()
 
-ActionMsg = m.MoveMsg | m.TapMsg | m.DoubleTapMsg | m.UndoMsg
+ActionMsg = m.MoveMsg | m.TapMsg | m.DoubleTapMsg | m.UndoMsg | m.SendHomeMsg
 
 
-def to_action(msg: ActionMsg) -> Action:
+class SendHome(NamedTuple):
+    """A send home: every card left to the foundations, as the taps it stands for."""
+
+
+#: What one request asks: an engine action, or a send home.
+Request = Action | SendHome
+
+
+class Step(NamedTuple):
+    """One action played: the action, its delta, and the board just after it."""
+
+    action: Action
+    delta: Delta
+    board: Board
+
+
+def to_action(msg: ActionMsg) -> Request:
     """The engine action of a message (its locations are already checked by the model)."""
     if isinstance(msg, m.MoveMsg):
         return Move(parse_location(msg.src), parse_location(msg.dst))
@@ -37,10 +71,12 @@ def to_action(msg: ActionMsg) -> Action:
         return Tap(parse_location(msg.at))
     if isinstance(msg, m.DoubleTapMsg):
         return DoubleTap(parse_location(msg.at))
+    if isinstance(msg, m.SendHomeMsg):
+        return SendHome()
     return Undo()
 
 
-@routes.ws("move", "tap", "double_tap", "undo")
+@routes.ws("move", "tap", "double_tap", "undo", "send_home")
 async def on_action(ctx: Context, conn: Conn, msg: ActionMsg) -> None:
     """Validate an action with the engine, commit it atomically, then acknowledge it."""
     started = time.perf_counter()
@@ -73,7 +109,7 @@ async def on_action(ctx: Context, conn: Conn, msg: ActionMsg) -> None:
 
 
 async def play(
-    ctx: Context, conn: Conn, action_id: int, action: Action, state: RoomState, entry: BoardEntry
+    ctx: Context, conn: Conn, action_id: int, action: Request, state: RoomState, entry: BoardEntry
 ) -> bool:
     """Decide, write and commit one action on a cached board.
 
@@ -90,52 +126,71 @@ async def play(
         conn.reject(action_id, "finished")
         return True
     try:
-        delta = decide(entry, action)
+        steps = decide(entry, action)
     except IllegalAction as exc:
         return await refuse(ctx, conn, action_id, state, entry, exc)
     now = now_ms()
-    commit_ = events(state, conn, action_id, action, entry, delta, now)
+    commit_ = events(state, conn, action_id, steps, entry, now)
     return await commit(ctx, conn, commit_, entry, now)
 
 
-def decide(entry: BoardEntry, action: Action) -> Delta:
-    """Step one: the engine plays the action on the cached board.
+def decide(entry: BoardEntry, request: Request) -> list[Step]:
+    """Step one: the engine plays the action on the cached board; a send home, each tap it
+    stands for (the board of every tap but the last is a copy, for its events).
 
     Raises:
-        IllegalAction: the rules refuse it (the board is unchanged).
+        IllegalAction: the rules refuse it (the board is unchanged); a send home while not
+            every card left can go home by foundation moves alone: ``cannot_send_home``.
     """
-    return entry.board.play(action)
+    board = entry.board
+    if not isinstance(request, SendHome):
+        return [Step(request, board.play(request), board)]
+    taps = board.send_home_taps()
+    steps = []
+    for n, tap in enumerate(taps, 1):
+        delta = board.play(tap)  # each is a foundation move: the engine listed it so
+        steps.append(Step(tap, delta, board if n == len(taps) else board.copy()))
+    return steps
 
 
 def events(
     state: RoomState,
     conn: Conn,
     action_id: int,
-    action: Action,
+    steps: list[Step],
     entry: BoardEntry,
-    delta: Delta,
     now: int,
 ) -> MoveCommit:
-    """Step two: what committing an accepted action writes (a pure function).
+    """Step two: what committing the accepted actions writes (a pure function).
 
     The clock of a race runs from its start; of a daily game, from the reveal (the room's
     ``starts_at``, when its snapshot showed the deal); of a solo game, from its first action.
+    The actions of one send home share its time; each has a log id of its own (``ID.N``).
     """
     pid, board = conn.pid or "", entry.board
     first = entry.first_ms if entry.first_ms is not None else now
     clock_from = state.starts_at if state.mode in (Mode.RACE, Mode.DAILY) else first
     elapsed = max(0, now - clock_from)
-    text = str(action)
     won = board.is_won()
+    texts = [str(step.action) for step in steps]
+    ids = (
+        [str(action_id)]
+        if len(steps) == 1
+        else [f"{action_id}.{n}" for n in range(1, len(steps) + 1)]
+    )
     return MoveCommit(
         room=state.room,
         round=state.round,
         pid=pid,
         action_id=action_id,
         version=entry.version,
-        log_entry=f"{now}\t{action_id}\t{text}",
-        delta_body=wire.delta_body(pid, state.round, text, delta, board, elapsed),
-        progress_body=wire.progress_body(pid, state.round, board),
+        log_entries=tuple(f"{now}\t{i}\t{text}" for i, text in zip(ids, texts, strict=True)),
+        delta_bodies=tuple(
+            wire.delta_body(pid, state.round, text, step.delta, step.board, elapsed)
+            for text, step in zip(texts, steps, strict=True)
+        ),
+        progress_bodies=tuple(wire.progress_body(pid, state.round, s.board) for s in steps),
+        legal=tuple(wire.legal(step.board) for step in steps),
         finishing=won,
         time_ms=elapsed,
         moves=board.moves,
@@ -160,15 +215,16 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         if acked or out.status != "ok":
             return
         acked = True
-        entry.version += 1
+        entry.version += len(move.log_entries)
         entry.acked[move.action_id] = out.seq
         if entry.first_ms is None:
             entry.first_ms = now
         entry.last_ms = now
-        # The ack and the mover's own delta leave in one write (the channel skips this
-        # socket); waiting for the next loop turn would only add latency here.
+        # The ack and the mover's own deltas, with their legal moves, leave in one write
+        # (the channel skips this socket); waiting for the next loop turn only adds latency.
         conn.queue(wire.ack(move.action_id, out.seq))
-        conn.queue(wire.stamp(out.seq, move.delta_body))
+        for n, (body, legal) in enumerate(zip(move.delta_bodies, move.legal, strict=True)):
+            conn.queue(wire.stamp(out.first + n, wire.with_legal(body, legal)))
         if lost:
             conn.queue(wire.lost(move.pid))
         conn.flush()

@@ -1,10 +1,10 @@
 """What a viewer may see of a room: the racers of a ``snapshot``.
 
 Fair view: nobody sees a board before the start (the deal stays secret until ``started``);
-a racer sees their own board and only the progress of the other racers (foundation cards,
-moves, finished or not); a spectator sees every board as the room's watch mode allows:
-live, as it was some seconds ago (delayed: the caller passes those boards), or not at all
-until the race is over (progress).
+a racer sees their own board, with its legal moves while they play it, and only the progress
+of the other racers (foundation cards, moves, finished or not); a spectator sees every board
+as the room's watch mode allows: live, as it was some seconds ago (delayed: the caller
+passes those boards), or not at all until the race is over (progress).
 """
 
 from __future__ import annotations
@@ -73,5 +73,7 @@ def players(
             state["score"] = board.score
             state["lost"] = board.is_lost()
             state["board"] = wire.board_view(board)
+            if pid == viewer and role == Role.PLAYER and status == "playing":
+                state["legal"] = wire.legal_view(board)
         out.append(state)
     return out

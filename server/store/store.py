@@ -27,11 +27,14 @@ SESSION_TTL: Final = 7 * 24 * 3600
 
 @dataclass(slots=True)
 class Outcome:
-    """What a script answered: a status word, the seq of its event and maybe a rank."""
+    """What a script answered: a status word, the seq of its (last) event, maybe a rank,
+    and the seq of its first event (the move script: its deltas run from ``first`` to
+    ``seq``)."""
 
     status: str
     seq: int = 0
     rank: int = 0
+    first: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,20 +53,23 @@ class BoardLimits:
 
 @dataclass(frozen=True, slots=True)
 class MoveCommit:
-    """One accepted action to commit, as ``lua/move.lua`` takes it.
+    """One accepted request to commit, as ``lua/move.lua`` takes it: one action, or the taps
+    of a send home (one entry per action in each tuple, in order).
 
     Attributes:
         room, round, pid: whose board.
         action_id: the client's id (a resend with the same id is acknowledged, not applied).
-        version: the board's version (log length) the action was played on.
-        log_entry: ``MS\\tID\\tACTION`` for the action log.
-        delta_body, progress_body: the events for the board's viewers and for the other
-            racers (message bodies from :mod:`server.wire`, the seq still to stamp).
-        finishing: the action wins the board.
+        version: the board's version (log length) the request was played on.
+        log_entries: ``MS\\tID\\tACTION`` for the action log, each.
+        delta_bodies, progress_bodies: the events for the board's viewers and for the other
+            racers (message bodies from :mod:`server.wire`, the seq still to stamp), each.
+        legal: each delta's board's legal moves (JSON, :func:`server.wire.legal`), which
+            the board's own player alone receives with it.
+        finishing: the request wins the board.
         time_ms, moves: the finish's clock and moves (used when ``finishing``).
         result: the result JSON kept for the round (used when ``finishing``).
-        origin: the mover's connection, which gets its delta with the ack.
-        now: the server time of the action, in ms.
+        origin: the mover's connection, which gets its deltas with the ack.
+        now: the server time of the request, in ms.
     """
 
     room: str
@@ -71,9 +77,10 @@ class MoveCommit:
     pid: str
     action_id: int
     version: int
-    log_entry: str
-    delta_body: str
-    progress_body: str
+    log_entries: tuple[str, ...]
+    delta_bodies: tuple[str, ...]
+    progress_bodies: tuple[str, ...]
+    legal: tuple[str, ...]
     finishing: bool
     time_ms: int
     moves: int
@@ -82,15 +89,15 @@ class MoveCommit:
     now: int
 
     def argv(self, ttl: int, limits: BoardLimits) -> list[str | int | float]:
-        """The script's ARGV, in the order its header gives."""
+        """The script's ARGV, in the order its header gives (one line per action)."""
         return [
             self.pid,
             self.round,
             self.action_id,
             self.version,
-            self.log_entry,
-            self.delta_body,
-            self.progress_body,
+            "\n".join(self.log_entries),
+            "\n".join(self.delta_bodies),
+            "\n".join(self.progress_bodies),
             1 if self.finishing else 0,
             self.time_ms,
             self.moves,
@@ -102,6 +109,7 @@ class MoveCommit:
             limits.rate_per_s,
             limits.burst,
             limits.max_actions,
+            "\n".join(self.legal),
         ]
 
 
@@ -124,7 +132,8 @@ def _outcome(raw: Any) -> Outcome:
     status = _text(items[0])
     seq = int(items[1]) if len(items) > 1 else 0
     rank = int(items[2]) if len(items) > 2 else 0
-    return Outcome(status, seq, rank)
+    first = int(items[3]) if len(items) > 3 else seq
+    return Outcome(status, seq, rank, first)
 
 
 def parse_results(raw: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -270,10 +279,11 @@ class Store:
     async def move(
         self, commit: MoveCommit, on_outcome: Callable[[Outcome], None] | None = None
     ) -> Outcome:
-        """Commit one action with a version check (``lua/move.lua``).
+        """Commit one request (an action, or a send home's taps) with a version check
+        (``lua/move.lua``).
 
         Args:
-            commit: the action and its events.
+            commit: the actions and their events.
             on_outcome: called with the outcome as soon as Redis's answer is read, a loop
                 turn before this returns it.
         """

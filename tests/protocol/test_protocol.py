@@ -25,6 +25,7 @@ FIXED_CLIENT: dict[str, dict[str, object]] = {
     "tap": {"id": 2, "at": "cell1"},
     "double_tap": {"id": 3, "at": "col10"},
     "undo": {"id": 4},
+    "send_home": {"id": 6},
     "resume": {"room": "ABCD1234", "token": "a" * 32, "last_seq": 17},
     "leave": {},
     "solo": {"code": "SH1-C4-AAAAAJ2"},

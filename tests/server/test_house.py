@@ -140,9 +140,12 @@ def test_the_move_scripts_arguments_follow_its_header() -> None:
     header = (ROOT / "server" / "store" / "lua" / "move.lua").read_text(encoding="utf-8")
     argv = header.split("-- ARGV:", 1)[1].split("Returns", 1)[0]
     named = [part.split("(")[0].strip(" -\n.") for part in argv.replace("\n--", " ").split(",")]
-    commit = MoveCommit("R", 1, "p", 7, 3, "1\t7\tundo", "{", "{", False, 0, 0, "", "c.1", 99)
+    entries, bodies, legal = ("1\t7.1\ttap col1", "1\t7.2\ttap col2"), ("{", "{"), ("{}", "{}")
+    commit = MoveCommit("R", 1, "p", 7, 3, entries, bodies, bodies, legal, True, 0, 0, "", "c", 99)
     values = commit.argv(ttl=60, limits=BoardLimits(5.0, 9, 100))
-    assert len(named) == len(values) == 18
+    assert len(named) == len(values) == 19
+    assert values[named.index("log entries")] == "1\t7.1\ttap col1\n1\t7.2\ttap col2"
+    assert values[named.index("legal")] == "{}\n{}"
     assert values[named.index("pid")] == "p" and values[named.index("version")] == 3
     assert values[named.index("id")] == 7 and values[named.index("ttl")] == 60
     assert values[named.index("now")] == 99 and values[named.index("rate")] == 5.0

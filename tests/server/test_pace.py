@@ -8,7 +8,7 @@ import random
 import pytest
 
 from server.app import pace_of
-from server.daily.pace import PACE_REASONS, Pace, gaps, judge
+from server.daily.pace import PACE_REASONS, Pace, gaps, judge, presses
 from server.settings import Settings
 
 T0 = 1_780_000_000_000
@@ -76,3 +76,22 @@ def test_the_thresholds_are_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SEAHAVEN_PACE_MEDIAN_MS", "75")
     monkeypatch.setenv("SEAHAVEN_PACE_FAST_SHARE", "0.1")
     assert pace_of(Settings()) == Pace(median_ms=75, fast_share=0.1)
+
+
+def test_a_send_home_is_one_press() -> None:
+    # A person's game whose last 20 actions are the taps of one send home, at one time.
+    moves = ["col1 col2"] * 50
+    taps = [f"tap col{i % 10 + 1}" for i in range(20)]
+    times = timeline(1800, person(49))
+    times += [times[-1] + 700] * 20
+    actions = moves + taps
+    assert judge(T0, times, Pace()).reason == "fast_bursts"  # 19 gaps of 0 ms, taken alone
+    assert presses(actions, times) == times[:51]
+    assert judge(T0, presses(actions, times), Pace()).ok
+    # Only taps that end the game at its last time are one press.
+    later = [*times[:-1], times[-1] + 1]
+    assert presses(actions, later) == later
+    assert presses([*actions[:-1], "col3 found"], times) == times
+    assert presses(["col1 col2", "tap col3"], [5, 5]) == [5, 5]  # a tap alone: as it is
+    assert presses(["tap col1", "tap col2"], [5, 5]) == [5]
+    assert presses([], []) == []

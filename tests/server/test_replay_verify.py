@@ -134,6 +134,35 @@ def test_the_physical_floor_is_measured_between_the_actions() -> None:
     assert verify(waited).reason == "too_fast"
 
 
+def send_home_ending(code: str) -> tuple[str, ...]:
+    """The solver's line up to the first board where every card left can go home, then the
+    taps of the send home."""
+    board = Board.from_code(code)
+    actions: list[str] = []
+    for text in solution(code):
+        if board.can_send_home():
+            break
+        board.play(parse_action(text))
+        actions.append(text)
+    return (*actions, *(str(tap) for tap in board.send_home_taps()))
+
+
+def test_a_send_home_counts_once_against_the_floor() -> None:
+    actions = send_home_ending(CODE)
+    taps = sum(1 for a in actions if a.startswith("tap "))
+    assert taps > 5
+    # The moves before at the floor exactly; the send home's taps at one server time.
+    before = len(actions) - taps
+    start = 1_780_000_000_000
+    times = [start + i * MIN_MS_PER_ACTION for i in range(before)]
+    times += [times[-1] + MIN_MS_PER_ACTION] * taps
+    replay = honest(CODE, actions, times=tuple(times))
+    assert verify(replay).ok, verify(replay).message
+    # The same taps a millisecond apart are separate actions, each under the floor.
+    spread = [*times[:before], *(times[before] + i for i in range(taps))]
+    assert verify(honest(CODE, actions, times=tuple(spread))).reason == "too_fast"
+
+
 def test_an_illegal_action_is_refused() -> None:
     replay = honest(CODE)
     board = Board.from_code(CODE)

@@ -65,7 +65,13 @@ def built() -> dict[str, str]:
         "started": wire.render(record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN)),
         "ack": wire.ack(1, 6),
         "reject": wire.reject(1, "cell_occupied", "a cell holds one card and this one is taken"),
-        "delta": wire.stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12)),
+        # Ann's own delta: with her board's legal moves (spectators get it without).
+        "delta": wire.stamp(
+            6,
+            wire.with_legal(
+                wire.delta_body(ANN, 1, "col4 found", delta, board, 12), wire.legal(board)
+            ),
+        ),
         "progress": wire.stamp(7, wire.progress_body(BOB, 1, board)),
         "finished": wire.render(record("finished", 76, ANN, 1, 314, 69, 1)),
         "gave_up": wire.stamp(77, wire.gave_up_body(BOB, 1, 1)),
@@ -115,6 +121,41 @@ def test_builder_equals_the_documented_example(kind: str) -> None:
 def test_the_started_board_is_the_deal() -> None:
     data = json.loads(BUILT["started"])
     assert data["board"] == wire.board_view(Board.from_code(CODE))
+
+
+def test_legal_lists_the_engines_legal_moves_by_source() -> None:
+    board, _delta = first_move()
+    view = wire.legal_view(board)
+    assert view["send_home"] is False
+    listed = {(src, dst) for src, dsts in view["moves"].items() for dst in dsts}
+    expected = set()
+    for move in board.legal_moves():
+        dst = str(move.dst)
+        if dst == "found":
+            card = board.card_at(move.src)
+            assert card is not None
+            dst = "found:" + "SHDC"[card // 13]
+        expected.add((str(move.src), dst))
+    assert listed == expected
+    assert json.loads(wire.legal(board)) == view
+
+
+def test_own_text_adds_legal_to_a_delta_and_to_a_racers_started() -> None:
+    board, delta = first_move()
+    body = wire.stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12))
+    own = wire.own_text('{"seq":6,...', body, wire.legal(board))
+    assert own is not None and json.loads(own) == {
+        **json.loads(body),
+        "legal": wire.legal_view(board),
+    }
+    raw = record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN)
+    started = wire.own_text(raw, wire.render(raw), "")
+    assert started is not None
+    assert json.loads(started)["legal"] == wire.legal_view(Board.from_code(CODE))
+    assert parse_server(started).type == "started"
+    # Any other event is the same for everyone.
+    assert wire.own_text(record("countdown", 4, 1, 2, 3), BUILT["countdown"], "") is None
+    assert "legal" not in json.loads(BUILT["started"])
 
 
 def test_stamped_events_start_with_their_seq() -> None:

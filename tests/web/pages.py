@@ -60,14 +60,15 @@ def new_page(
     lang: str = "en",
     width: int = 1280,
     height: int = 860,
+    motion: bool = False,
     **kwargs: Any,
 ) -> Page:
     """A page in a fresh browser context (its own local storage, so its own player)."""
-    # Reduced motion: cards do not slide, so each action settles at once.
+    # Reduced motion: cards do not slide, so each action settles at once (``motion``: they do).
     ctx = browser.new_context(
         viewport={"width": width, "height": height},
         locale=lang,
-        reduced_motion="reduce",
+        reduced_motion="no-preference" if motion else "reduce",
         **kwargs,
     )
     if name:

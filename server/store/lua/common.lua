@@ -1,11 +1,13 @@
 -- Shared by the room scripts (prepended to each script that says `-- uses: common`).
 --
 -- An event is stored in the room's event list and published on its channel as
--- `PID <TAB> FULL <TAB> RACER <TAB> WATCH` (published with `ORIGIN <TAB>` in front): PID is
--- the player the event is about (empty for a room-wide event), FULL what spectators and that
--- player receive, RACER what the other racers receive instead ('' the same as FULL, '-'
--- nothing), WATCH what spectators receive under the room's watch mode: '' FULL, 'p' RACER
--- (progress only), 'dMS' FULL, MS milliseconds late (delayed).
+-- `PID <TAB> FULL <TAB> RACER <TAB> WATCH [<TAB> OWN]` (published with `ORIGIN <TAB>` in
+-- front): PID is the player the event is about (empty for a room-wide event), FULL what
+-- spectators and that player receive, RACER what the other racers receive instead ('' the
+-- same as FULL, '-' nothing), WATCH what spectators receive under the room's watch mode: ''
+-- FULL, 'p' RACER (progress only), 'dMS' FULL, MS milliseconds late (delayed). OWN (a
+-- board's delta only) is the JSON of that board's legal moves, which that player's own
+-- sockets alone receive added to FULL (server/wire.py own_text).
 --
 -- FULL and RACER are either a message body the server wrote (a JSON object without its
 -- opening brace) with the seq stamped in front, or, for an event whose values only the
@@ -20,19 +22,20 @@ local function stamp(seq, body)
   return '{"seq":' .. seq .. ',' .. body
 end
 
-local function push(events, ch, origin, pid, full, racer, maxev, watch)
+local function push(events, ch, origin, pid, full, racer, maxev, watch, own)
   local entry = pid .. '\t' .. full .. '\t' .. racer .. '\t' .. (watch or '')
+  if own then entry = entry .. '\t' .. own end
   redis.call('RPUSH', events, entry)
   redis.call('LTRIM', events, -tonumber(maxev), -1)
   redis.call('PUBLISH', ch, origin .. '\t' .. entry)
 end
 
 -- An event the server wrote: stamp the seq, store, publish. Returns the seq.
-local function emit(meta, events, ch, origin, pid, body, racer, maxev, watch)
+local function emit(meta, events, ch, origin, pid, body, racer, maxev, watch, own)
   local seq = next_seq(meta)
   local r = racer
   if r ~= '' and r ~= '-' then r = stamp(seq, r) end
-  push(events, ch, origin, pid, stamp(seq, body), r, maxev, watch)
+  push(events, ch, origin, pid, stamp(seq, body), r, maxev, watch, own)
   return seq
 end
 

@@ -1,15 +1,26 @@
 -- uses: common
--- Commit one action on a board whose version (log length) is as the server saw it.
+-- Commit one request on a board whose version (log length) is as the server saw it.
 -- KEYS: meta, log, ids, events, res.
--- ARGV: pid, round, id, version, log entry, delta body, progress body, finishing (0/1),
--- time_ms, moves, result JSON, origin, maxev, ttl, now, rate, burst, max actions.
--- Returns {status, seq, rank}.
--- The origin is the mover's connection: it gets its delta with the ack, not from the channel.
+-- ARGV: pid, round, id, version, log entries, delta bodies, progress bodies, finishing (0/1),
+-- time_ms, moves, result JSON, origin, maxev, ttl, now, rate, burst, max actions, legal.
+-- Returns {status, seq, rank, first seq}: the seqs of its deltas run from first seq to seq.
+-- A request is one action, or a send home: the taps it stands for, each an action of its own
+-- (a log entry, a delta event with its seq, an id `ID.N` in the ids hash), all committed here
+-- at once. Log entries, bodies and legal (each delta's board's legal moves, JSON) hold one
+-- line per action. The rate limit counts requests: a send home takes one token.
+-- The origin is the mover's connection: it gets its deltas with the ack, not from the channel.
 local pid, round, id, version = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local origin, maxev, ttl = ARGV[12], ARGV[13], ARGV[14]
 local now, rate, burst, max_actions = tonumber(ARGV[15]), tonumber(ARGV[16]),
   tonumber(ARGV[17]), tonumber(ARGV[18])
 local ch = KEYS[1] .. ':ch'
+local function lines(text)
+  local out = {}
+  for line in string.gmatch(text, '[^\n]+') do out[#out + 1] = line end
+  return out
+end
+local entries, bodies, progress = lines(ARGV[5]), lines(ARGV[6]), lines(ARGV[7])
+local legal = lines(ARGV[19] or '')
 local done = redis.call('HGET', KEYS[3], id)
 if done then return {'dup', tonumber(done), 0} end
 local st = redis.call('HMGET', KEYS[1], 'state', 'round', 'st:' .. pid, 'watch', 'delay_s')
@@ -20,8 +31,8 @@ if st[3] ~= 'playing' then return {'not_racing', 0, 0} end
 if st[1] ~= 'racing' then return {'not_started', 0, 0} end
 local length = redis.call('LLEN', KEYS[2])
 if length ~= version then return {'stale', 0, 0} end
-if length >= max_actions then return {'too_many_actions', 0, 0} end
--- One board takes at most `rate` actions a second (bursts of `burst`), however many sockets
+if length + #entries > max_actions then return {'too_many_actions', 0, 0} end
+-- One board takes at most `rate` requests a second (bursts of `burst`), however many sockets
 -- send them: a token bucket in the room's hash, `tb:PID` = "tokens last_ms".
 local bucket = redis.call('HGET', KEYS[1], 'tb:' .. pid)
 local tokens, last = burst, now
@@ -32,12 +43,18 @@ if bucket then
 end
 if tokens < 1 then return {'rate_limited', 0, 0} end
 redis.call('HSET', KEYS[1], 'tb:' .. pid, string.format('%.3f %d', tokens - 1, now))
-redis.call('RPUSH', KEYS[2], ARGV[5])
 -- What spectators get of a board under the room's watch mode (see common.lua).
 local watch = ''
 if st[4] == 'progress' then watch = 'p'
 elseif st[4] == 'delayed' then watch = 'd' .. tostring(tonumber(st[5] or '30') * 1000) end
-local seq = emit(KEYS[1], KEYS[4], ch, origin, pid, ARGV[6], ARGV[7], maxev, watch)
+local first, seq = 0, 0
+for i = 1, #entries do
+  redis.call('RPUSH', KEYS[2], entries[i])
+  seq = emit(KEYS[1], KEYS[4], ch, origin, pid, bodies[i], progress[i], maxev, watch, legal[i])
+  if i == 1 then first = seq end
+  -- Each log entry's id (MS<TAB>ID<TAB>ACTION) gives its seq; the request's id the last.
+  redis.call('HSET', KEYS[3], string.match(entries[i], '^[^\t]*\t([^\t]*)'), seq)
+end
 redis.call('HSET', KEYS[3], id, seq)
 local rank = 0
 if ARGV[8] == '1' then
@@ -50,4 +67,4 @@ if ARGV[8] == '1' then
   maybe_over(KEYS[1], KEYS[4], KEYS[5], ch, '-', round, maxev)
 end
 touch(ttl, KEYS)
-return {'ok', seq, rank}
+return {'ok', seq, rank, first}
