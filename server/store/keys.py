@@ -166,7 +166,7 @@ class Family:
 
     Attributes:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
-            ``D`` a date, ``K`` a daily kind, ``ID`` a replay id.
+            ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code.
         kind: the Redis type.
         bound: what its size is bounded by.
         lifetime: how long it lives; ``expires`` says whether Redis expires it.
@@ -180,11 +180,13 @@ class Family:
 
     def regex(self) -> re.Pattern[str]:
         """A pattern matching the names of this family (after the prefix)."""
-        parts = re.split(r"(\{R\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b)", self.pattern)
+        parts = re.split(r"(\{R\}|\{C\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b)", self.pattern)
         out = []
         for part in parts:
             if part == "{R}":
                 out.append(r"\{[A-Z0-9]+\}")
+            elif part == "{C}":
+                out.append(r"\{SH1-C[421]-[A-Z2-7]{7}\}")
             elif part in ("R", "N", "P", "T", "D", "K", "ID"):
                 out.append(
                     {"N": r"\d+", "D": r"\d{4}-\d{2}-\d{2}", "K": r"(daily|hard)"}.get(
@@ -216,6 +218,12 @@ FAMILIES: Final = (
         "one per countdown + one per racer away",
         "permanent key; each member removed once acted on",
         expires=False,
+    ),
+    Family(
+        "racing:{C}",
+        "zset",
+        "rooms racing that deal",
+        "the racing lease (5 min) after its last mark",
     ),
     Family("session:T", "hash", "player id and name", "7 days after its last use"),
     Family("player:P:races", "hash", "6 counters and best times", "history-days after last race"),

@@ -176,6 +176,7 @@ def test_family_patterns_do_not_overlap() -> None:
         "player:p1:days": "player:P:days",
         "daily:2026-11-30:hard:rank": "daily:D:K:rank",
         "replay:r-abc": "replay:ID",
+        "racing:{SH1-C4-AAAAAAB}": "racing:{C}",
     }
     for name, pattern in samples.items():
         assert family_of(name).pattern == pattern
