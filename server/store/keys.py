@@ -8,7 +8,8 @@ scripts touch one slot only:
 
 - ``room:{R}``: hash of room fields (``state``, ``round``, ``code``, ``cells``, ``mode``,
   ``host``, ``starts_at``, ``seq``, ``np``/``ns`` racer and spectator counts, ``playing``,
-  ``finishers``, ``st:PID`` each racer's status).
+  ``finishers``, ``public``, ``st:PID`` each racer's status, ``pg:PID`` a public room's
+  racer's last progress).
 - ``room:{R}:members``: hash player id -> member JSON ``{player_id, name, role}``.
 - ``room:{R}:events``: list of the last events, one per seq (see ``lua/common.lua``).
 - ``room:{R}:log:N:PID``: list, PID's action log in round N, ``MS\\tID\\tACTION`` per
@@ -23,8 +24,9 @@ Elsewhere: ``deadlines`` (what is due when, for every instance), ``racing:{CODE}
 set of the rooms racing that deal now, each scored with the ms until which its mark holds
 unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
 (a day's leaderboard), ``daily:DATE:KIND:attempts`` (hash player id -> the room of their
-ranked attempt, expiring two days after the day), ``player:PID:days|races|recent|counted``
-and ``replay:ID``.
+ranked attempt, expiring two days after the day), ``player:PID:days|races|recent|counted``,
+``replay:ID`` and ``rooms:live`` (sorted set of the public rooms that may be live, scored by
+the ms they were made or rematched; see :mod:`server.store.listing`).
 """
 
 from __future__ import annotations
@@ -99,6 +101,10 @@ class Keys:
     def racing(self, code: str) -> str:
         """The rooms racing deal ``code`` now (sorted set, scored by the mark's end in ms)."""
         return f"{self.prefix}racing:{{{code}}}"
+
+    def live_rooms(self) -> str:
+        """Sorted set of the public rooms that may be live (score: ms listed)."""
+        return f"{self.prefix}rooms:live"
 
     # -- players --------------------------------------------------------------------------
 
@@ -200,7 +206,7 @@ class Family:
 
 #: Every key family the server writes.
 FAMILIES: Final = (
-    Family("room:{R}", "hash", "room fields + 3 per racer", "room TTL after the last change"),
+    Family("room:{R}", "hash", "room fields + 4 per racer", "room TTL after the last change"),
     Family(
         "room:{R}:members", "hash", "racers (8) + spectator cap", "room TTL after the last change"
     ),
@@ -239,5 +245,8 @@ FAMILIES: Final = (
     ),
     Family(
         "replay:ID", "string", "one game (max-actions)", "replay-ttl (30 d); ranked: history-days"
+    ),
+    Family(
+        "rooms:live", "zset", "500 public rooms (MAX_LISTED)", "room TTL after the last listing"
     ),
 )

@@ -48,9 +48,9 @@ end
 -- The values of a `room` record: the room's fields, then every member's JSON.
 local function room_values(meta, members)
   local m = redis.call('HMGET', meta, 'room_id', 'code', 'cells', 'mode', 'state', 'round',
-                       'host', 'ns', 'typed', 'watch', 'delay_s')
+                       'host', 'ns', 'typed', 'watch', 'delay_s', 'public')
   local v = {m[1], m[2], m[3], m[4], m[5], m[6], m[7] or '', m[8] or '0', m[9] or '0',
-             m[10] or 'live', m[11] or '30'}
+             m[10] or 'live', m[11] or '30', m[12] or '0'}
   for _, entry in ipairs(redis.call('HVALS', members)) do v[#v + 1] = entry end
   return v
 end

@@ -12,7 +12,8 @@ local now, rate, burst, max_actions = tonumber(ARGV[15]), tonumber(ARGV[16]),
 local ch = KEYS[1] .. ':ch'
 local done = redis.call('HGET', KEYS[3], id)
 if done then return {'dup', tonumber(done), 0} end
-local st = redis.call('HMGET', KEYS[1], 'state', 'round', 'st:' .. pid, 'watch', 'delay_s')
+local st = redis.call('HMGET', KEYS[1], 'state', 'round', 'st:' .. pid, 'watch', 'delay_s',
+  'public')
 if not st[1] then return {'room_not_found', 0, 0} end
 if st[2] ~= round then return {'round', 0, 0} end
 if st[3] == 'finished' or st[3] == 'gave_up' then return {'finished', 0, 0} end
@@ -39,6 +40,8 @@ if st[4] == 'progress' then watch = 'p'
 elseif st[4] == 'delayed' then watch = 'd' .. tostring(tonumber(st[5] or '30') * 1000) end
 local seq = emit(KEYS[1], KEYS[4], ch, origin, pid, ARGV[6], ARGV[7], maxev, watch)
 redis.call('HSET', KEYS[3], id, seq)
+-- A public room's listing shows each racer's last progress (server/store/listing.py).
+if st[6] == '1' then redis.call('HSET', KEYS[1], 'pg:' .. pid, ARGV[7]) end
 local rank = 0
 if ARGV[8] == '1' then
   redis.call('HSET', KEYS[1], 'st:' .. pid, 'finished')
