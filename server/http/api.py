@@ -15,8 +15,9 @@
   ``race_over``. A daily game's replay of a day still running answers its player alone
   (``Authorization: Bearer TOKEN``, the token of ``welcome``), never cached; anyone else
   gets the 404 of a missing replay.
-- ``GET /api/player/PLAYER_ID``: race history and daily streak; the rooms of the history
-  only to their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
+- ``GET /api/player/PLAYER_ID``: race history, daily streak and the daily results of the
+  last 30 days (``daily``); the rooms of the history, and a running day's replay id, only to
+  their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 - ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
   recent first): room id, cells, state, racers with their progress, spectators; never a
   code, a board or a private room. Answers are kept for a second per instance.
@@ -34,6 +35,7 @@ from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import MAX_LIMIT
+from ..daily.profile import daily_history
 from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..registry import HttpRequest, HttpResponse, Routes
 from ..store.listing import MAX_ANSWERED, live_rooms
@@ -163,10 +165,13 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     svc = ctx.daily
     data: dict[str, Any] = {"player_id": pid}
     data.update(await svc.history.read(pid))
-    if not await owner(ctx, request, pid):
+    mine = await owner(ctx, request, pid)
+    if not mine:
         for entry in data["recent"]:
             entry.pop("room", None)
-    data["streak"] = await svc.leaderboard.streak(pid, today().isoformat())
+    day = today()
+    data["streak"] = await svc.leaderboard.streak(pid, day.isoformat())
+    data["daily"] = await daily_history(svc.leaderboard, pid, day, owner=mine)
     return _json(200, data)
 
 
