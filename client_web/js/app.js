@@ -11,12 +11,14 @@ import { RaceView } from "./views/race.js";
 import { WatchView } from "./views/watch.js";
 import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
+import { Wins } from "./win.js";
 
 class App {
   constructor() {
     this.main = document.getElementById("main");
     this.net = new Net(defaultUrl(), playerName);
     this.game = new Game(this.net);
+    this.wins = new Wins(this); // the win banner and its celebration
     this.views = {
       play: new PlayView(this),
       race: new RaceView(this),

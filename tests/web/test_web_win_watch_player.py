@@ -1,0 +1,202 @@
+"""A win worth sharing in a real browser against a real server and Redis.
+
+The games are played through the page's own connection (what a drag sends), at a person's
+pace where a daily ranks; the win banner then offers the next game and a line to share,
+which the tests read where it goes: the clipboard, or the phone's share sheet.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+import redis
+
+from server.daily.deal import daily_deal, today
+from server.engine import Board
+from server.engine.solver import solve
+from server.store.keys import Keys
+from tests.serverproc import ServerProc, redis_url, running_server
+from tests.web.pages import SCREENSHOTS, SERVE_ARGS, js_errors, needs_chromium, new_page, wait_ready
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+#: A card name standing alone: a shared line or a list showing one gives the deal away.
+CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
+CODE = "SH1-C4-AAAAAAB"
+
+#: What the page hands on, caught where it goes: the clipboard, the share sheet, the speaker.
+CATCH = """
+window.__copied = []; window.__shared = []; window.__tones = 0;
+Object.defineProperty(navigator, "clipboard", {configurable: true,
+  value: {writeText: (text) => { window.__copied.push(text); return Promise.resolve(); }}});
+if (window.__sheet) {
+  navigator.share = (data) => { window.__shared.push(data); return Promise.resolve(); };
+}
+const oscillator = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () {
+  window.__tones++;
+  return oscillator.call(this);
+};
+"""
+
+#: Play moves through the page's connection, each once the previous one's delta came back,
+#: ``gap`` ms apart (a ranked daily needs at least 50 ms between actions).
+PLAY = """async ([line, gap]) => {
+  for (const text of line) {
+    const before = seahaven.game.me().moves;
+    const [src, dst] = text.split(" ");
+    seahaven.net.send("move", {src, dst});
+    const t0 = Date.now();
+    while (seahaven.game.me().moves === before) {
+      if (Date.now() - t0 > 8000) throw new Error("no delta for " + text);
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    if (gap) await new Promise((r) => setTimeout(r, gap));
+  }
+}"""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[ServerProc, Keys]]:
+    """A server whose keys (leaderboards, the list of public rooms) are this module's own;
+    the pace rules off, so that a scripted daily at 60 ms an action ranks."""
+    prefix = f"webtest-{secrets.token_hex(4)}:"
+    env = {
+        "SEAHAVEN_KEY_PREFIX": prefix,
+        "SEAHAVEN_PACE_READ_MS": "0",
+        "SEAHAVEN_PACE_MEDIAN_MS": "0",
+        "SEAHAVEN_PACE_FAST_MS": "0",
+    }
+    with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+        yield srv, Keys(prefix)
+    client = redis.Redis.from_url(redis_url(), decode_responses=True)
+    keys = list(client.scan_iter(match=prefix + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+def shoot(page: Page, name: str) -> None:
+    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png)."""
+    size = page.viewport_size
+    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(200)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
+    if size is not None:
+        page.set_viewport_size(size)
+
+
+def short_time(ms: int) -> str:
+    s = ms // 1000
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def share_line(page: Page) -> str:
+    return page.locator(".banner.win .win-share").inner_text().strip()
+
+
+def test_a_daily_win_celebrates_and_shares_one_line(
+    server: tuple[ServerProc, Keys], browser: Browser
+) -> None:
+    srv, _keys = server
+    base = srv.http_url + "/"
+    date = today().isoformat()
+    code, par = daily_deal(date).code, daily_deal(date).par
+    page = new_page(browser, name="Alice", width=1366, height=768)
+    page.add_init_script(CATCH)
+    page.goto(base + "#/daily")
+    wait_ready(page)
+    page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
+    page.wait_for_function(f"seahaven.game.code === '{code}' && !!seahaven.game.myBoard()")
+    line = list(solve(Board.from_code(code), timeout=20).moves)
+    page.evaluate(PLAY, [line[:-1], 60])
+    # The last move, with motion allowed: the win is celebrated, once.
+    page.emulate_media(reduced_motion="no-preference")
+    page.evaluate(PLAY, [line[-1:], 0])
+    page.locator(".banner.win").wait_for()
+    assert page.locator(".confetti span").count() > 0
+    assert page.evaluate("window.__tones") > 0  # the chime: the sound is on by default
+    # The rank comes once the server has verified the win; the line says it then.
+    page.wait_for_function(
+        "document.querySelector('.win-share')?.textContent.includes('#1 of 1')", timeout=10_000
+    )
+    me = page.evaluate("seahaven.game.me()")
+    expected = (
+        f"Seahaven daily {date} · {short_time(me['time_ms'])} · {len(line)} moves"
+        f" (par {par}) · #1 of 1 · streak 1"
+    )
+    assert share_line(page) == expected
+    assert me["moves"] == len(line)
+    shoot(page, "win")
+    # Share: the line and the link go to the clipboard; never the code or a card.
+    page.locator(".banner.win").get_by_role("button", name="Share").click()
+    page.wait_for_function("window.__copied.length === 1")
+    copied = page.evaluate("window.__copied[0]")
+    assert copied == f"{expected}\n{base}#/daily/{date}"
+    assert code not in copied and not CARD.search(copied)
+    assert page.locator("#toast").inner_text() == "Copied"
+    # No rematch outside a race; the next game of a daily is on the daily page.
+    assert page.locator('.banner.win [data-win="rematch"]').count() == 0
+    # The chime can be turned off, and that is remembered: the next win is quiet.
+    sound = page.locator('.banner.win [data-win="sound"]')
+    assert sound.get_attribute("aria-pressed") == "true"
+    sound.click()
+    page.wait_for_function(
+        "document.querySelector('.banner.win [data-win=\"sound\"]')"
+        ".getAttribute('aria-pressed') === 'false'"
+    )
+    assert page.evaluate("localStorage.getItem('seahaven.sound')") == "0"
+    page.locator(".banner.win").get_by_role("button", name="Next game").click()
+    page.wait_for_function("location.hash === '#/daily'")
+    page.locator(".deal-tile").first.wait_for()
+    page.reload()
+    wait_ready(page)
+    page.goto(base + f"#/play/{CODE}")
+    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    page.evaluate(PLAY, [list(solve(Board.from_code(CODE), timeout=20).moves), 0])
+    page.locator(".banner.win").wait_for()
+    assert page.locator('.banner.win [data-win="sound"]').get_attribute("aria-pressed") == "false"
+    assert page.evaluate("window.__tones") == 0  # celebrated without a sound
+    assert js_errors(page) == []
+
+
+def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
+    server: tuple[ServerProc, Keys], browser: Browser
+) -> None:
+    srv, _keys = server
+    base = srv.http_url + "/"
+    page = new_page(browser, name="Bo", width=390, height=844, has_touch=True, is_mobile=True)
+    page.add_init_script("window.__sheet = true;" + CATCH)
+    page.goto(base + f"#/play/{CODE}")
+    wait_ready(page)
+    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    line = list(solve(Board.from_code(CODE), timeout=20).moves)
+    page.evaluate(PLAY, [line, 0])
+    page.locator(".banner.win").wait_for()
+    # Reduced motion (as this page asks): nothing falls; the banner is the celebration.
+    assert page.locator(".confetti").count() == 0
+    me = page.evaluate("seahaven.game.me()")
+    clock = short_time(me["time_ms"])
+    expected = f"Seahaven solitaire · Easy · 4 cells · {clock} · {len(line)} moves"
+    assert share_line(page) == expected
+    page.locator(".banner.win").get_by_role("button", name="Share").click()
+    page.wait_for_function("window.__shared.length === 1")
+    assert page.evaluate("window.__shared[0]") == {"text": expected, "url": base + "#/play"}
+    assert page.evaluate("window.__copied") == []
+    # Next game: a new certified deal with as many cells, the clock and moves from zero.
+    page.locator(".banner.win").get_by_role("button", name="Next game").click()
+    page.wait_for_function(
+        f"seahaven.game.code && seahaven.game.code !== '{CODE}' && seahaven.game.mode === 'solo'"
+        " && seahaven.game.me().moves === 0 && !!seahaven.game.myBoard()"
+    )
+    assert page.evaluate("seahaven.game.cells") == 4
+    assert page.locator(".banner.win").count() == 0
+    assert js_errors(page) == []
