@@ -1,4 +1,5 @@
-"""A win worth sharing in a real browser against a real server and Redis.
+"""A win worth sharing, the Watch page's list of public races, and the player page, in a real
+browser against a real server and Redis.
 
 The games are played through the page's own connection (what a drag sends), at a person's
 pace where a daily ranks; the win banner then offers the next game and a line to share,
@@ -7,13 +8,16 @@ which the tests read where it goes: the clipboard, or the phone's share sheet.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import redis
+from websockets.sync.client import ClientConnection, connect
 
 from server.daily.deal import daily_deal, today
 from server.engine import Board
@@ -200,3 +204,119 @@ def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
     assert page.evaluate("seahaven.game.cells") == 4
     assert page.locator(".banner.win").count() == 0
     assert js_errors(page) == []
+
+
+class Racer:
+    """A racer on a plain websocket (the rooms the Watch list shows, made quickly)."""
+
+    def __init__(self, ws: ClientConnection, name: str) -> None:
+        self.ws = ws
+        self.send({"type": "hello", "name": name})
+        self.expect("welcome")
+        self.next_id = 1
+        self.line: list[str] = []
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(msg))
+
+    def expect(self, kind: str) -> dict[str, Any]:
+        while True:
+            msg: dict[str, Any] = json.loads(self.ws.recv(timeout=10))
+            if msg["type"] == kind:
+                return msg
+
+    def play(self, line: list[str]) -> None:
+        for text in line:
+            src, dst = text.split(" ")
+            self.send({"type": "move", "id": self.next_id, "src": src, "dst": dst})
+            self.next_id += 1
+            self.expect("ack")
+
+
+def public_race(
+    sockets: ExitStack, url: str, names: list[str], moves: list[int]
+) -> tuple[str, list[Racer]]:
+    """A public room whose racers have played the first ``moves[i]`` actions of a line."""
+    host = Racer(sockets.enter_context(connect(url)), names[0])
+    host.send({"type": "create_room", "cells": 4, "public": True})
+    room = str(host.expect("snapshot")["room_id"])
+    racers = [host]
+    for name in names[1:]:
+        racer = Racer(sockets.enter_context(connect(url)), name)
+        racer.send({"type": "join", "room": room, "role": "player"})
+        racer.expect("snapshot")
+        racers.append(racer)
+    if moves:
+        host.send({"type": "start"})
+        started = host.expect("started")
+        line = list(solve(Board.from_code(started["code"]), timeout=20).moves)
+        for racer, n in zip(racers, moves, strict=True):
+            racer.line = line
+            racer.play(line[:n])
+    return room, racers
+
+
+def test_the_watch_page_lists_public_races_and_opens_one(
+    server: tuple[ServerProc, Keys], browser: Browser
+) -> None:
+    srv, _keys = server
+    base = srv.http_url + "/"
+    alice = new_page(browser, name="Alice")
+    bob = new_page(browser, name="Bob")
+    carol = new_page(browser, name="Carol", width=1366, height=768)
+    # Alice makes a public room; the lobby says so, and offers no live watching.
+    alice.goto(base + "#/race")
+    wait_ready(alice)
+    alice.get_by_label("Public room").check()
+    alice.get_by_role("button", name="Create a room").click()
+    alice.locator(".chip.public").wait_for()
+    room = alice.evaluate("seahaven.game.roomId")
+    assert alice.evaluate("seahaven.game.public") is True
+    options = alice.locator(".watchmode select option").all_inner_texts()
+    assert options == ["The boards, late", "Progress only"]
+    # Bob makes a private one: it is never listed.
+    bob.goto(base + "#/race")
+    wait_ready(bob)
+    bob.get_by_role("button", name="Create a room").click()
+    bob.locator(".invite input").wait_for()
+    private = bob.evaluate("seahaven.game.roomId")
+    assert bob.evaluate("seahaven.game.public") is False
+    # Two public races under way, played from plain sockets.
+    url = srv.ws_url
+    sockets = ExitStack()
+    racing, racers = public_race(sockets, url, ["Mika", "Noor", "Olu"], [24, 15, 9])
+    public_race(sockets, url, ["Pia", "Quin"], [31, 40])
+    carol.goto(base + "#/watch")
+    wait_ready(carol)
+    carol.wait_for_function(
+        '(ids) => ids.every((id) => document.querySelector(`.live-room[data-room="${id}"]`))',
+        arg=[room, racing],
+    )
+    listed = carol.locator(".live-rooms").inner_text()
+    assert private not in listed
+    assert "Mika" in listed and "Alice" in listed
+    assert not CARD.search(listed) and "SH1-" not in listed
+    # The list follows the races: a move of Olu's shows within a few seconds.
+    row = carol.locator(f'.live-room[data-room="{racing}"]')
+    assert "9 moves" in row.inner_text() and "10 moves" not in row.inner_text()
+    olu = racers[2]
+    olu.play(olu.line[9:10])
+    carol.wait_for_function(
+        '(id) => document.querySelector(`.live-room[data-room="${id}"]`)'
+        "?.textContent.includes('10 moves')",
+        arg=racing,
+        timeout=10_000,
+    )
+    carol.mouse.move(2, 2)
+    shoot(carol, "watch-list")
+    # A click opens the room as a spectator.
+    carol.locator(f'.live-room[data-room="{room}"]').click()
+    carol.wait_for_function(
+        f"location.hash === '#/watch/{room}' && seahaven.game.roomId === '{room}'"
+        " && seahaven.game.role === 'spectator'"
+    )
+    assert carol.locator(".live-rooms").is_hidden()
+    assert room in carol.locator(".watch-head h2").inner_text()
+    sockets.close()
+    for page in (alice, bob, carol):
+        assert js_errors(page) == []
