@@ -9,6 +9,7 @@ which the tests read where it goes: the clipboard, or the phone's share sheet.
 from __future__ import annotations
 
 import json
+import random
 import re
 import secrets
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ import redis
 from websockets.sync.client import ClientConnection, connect
 
 from server.daily.deal import daily_deal, today
+from server.daily.leaderboard import member_of, score_of
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
@@ -320,3 +322,85 @@ def test_the_watch_page_lists_public_races_and_opens_one(
     sockets.close()
     for page in (alice, bob, carol):
         assert js_errors(page) == []
+
+
+def test_the_player_page_draws_its_calendar_and_chart(
+    server: tuple[ServerProc, Keys], browser: Browser
+) -> None:
+    srv, keys = server
+    base = srv.http_url + "/"
+    page = new_page(browser, name="Dora", width=1366, height=768)
+    page.goto(base + "#/play")
+    wait_ready(page)
+    pid = page.evaluate("seahaven.net.playerId")
+    results, days = seed_history(keys, pid, "Dora")
+    page.goto(base + "#/player")
+    page.locator("svg.chart").wait_for()
+    assert page.locator(".profile h2").inner_text().startswith("Dora")
+    dots = page.locator("svg.chart circle.dot[data-date]")
+    assert dots.count() == len(results)
+    played = page.locator('svg.calendar rect[data-played="1"]')
+    assert sorted(played.evaluate_all("(rs) => rs.map((r) => r.dataset.date)")) == days
+    assert page.locator("svg.calendar rect.today").count() == 1
+    stats = page.locator(".profile-stats").inner_text()
+    assert "12" in stats and "5" in stats
+    best = page.locator("table.best").inner_text()
+    assert "2:31.0" in best and "6:42.0" in best and "no finish yet" in best
+    # Each dot tells its day, time and place.
+    first = results[0]
+    title = page.locator(f'svg.chart circle.dot[data-date="{first["date"]}"] title').first
+    assert short_time(first["time_ms"]) in (title.text_content() or "")
+    shoot(page, "player")
+    # Someone else's view of Dora's page: her name, her chart, not "(you)".
+    other = new_page(browser, name="Eve")
+    other.goto(base + f"#/player/{pid}")
+    other.locator("svg.chart").wait_for()
+    assert other.locator(".profile h2").inner_text() == "Dora"
+    assert other.locator("svg.chart circle.dot[data-date]").count() == len(results)
+    # The daily page links to one's own page.
+    page.goto(base + "#/daily")
+    page.get_by_role("link", name="Your stats").click()
+    page.wait_for_function("location.hash === '#/player'")
+    page.locator("svg.chart").wait_for()
+    for p in (page, other):
+        assert js_errors(p) == []
+
+
+def seed_history(keys: Keys, pid: str, name: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Dora's month as the leaderboards and her race history would hold it: ranked dailies on
+    most of the last 30 days (some hard ones), a streak up to yesterday, race results."""
+    import datetime as dt
+
+    rng = random.Random(7)
+    day = today()
+    r = redis.Redis.from_url(redis_url(), decode_responses=True)
+    results: list[dict[str, Any]] = []
+    days: list[str] = []
+    try:
+        for n in range(1, 60):
+            date = (day - dt.timedelta(days=n)).isoformat()
+            if n > 4 and rng.random() < 0.3:
+                continue  # a day off (the last four are a streak)
+            days.append(date)
+            kinds = ["daily", "hard"] if rng.random() < 0.35 else ["daily"]
+            for kind in kinds:
+                ms = int((150 + rng.random() * 120 + (200 if kind == "hard" else 0)) * 1000)
+                at = int(dt.datetime.fromisoformat(date).replace(tzinfo=dt.UTC).timestamp()) * 1000
+                member = member_of(at + ms, pid)
+                entry = {"player_id": pid, "name": name, "time_ms": ms, "moves": 70 + n % 30}
+                entry |= {"replay_id": f"r{n}{kind}", "finished_at": at + ms, "member": member}
+                r.hset(keys.leaderboard_entries(date, kind), pid, json.dumps(entry))
+                r.zadd(keys.leaderboard_rank(date, kind), {member: score_of(ms, 80)})
+                r.zadd(keys.leaderboard_rank(date, kind), {member_of(at, "pfast"): 1})
+                if n < 30:
+                    results.append({"date": date, "kind": kind, "time_ms": ms})
+            r.zadd(keys.player_days(pid), {date: dt.date.fromisoformat(date).toordinal()})
+        r.hset(
+            keys.player_races(pid),
+            mapping={"played": 12, "finished": 9, "won": 5, "best:C4": 151000, "best:C1": 402000},
+        )
+    finally:
+        r.close()
+    results.sort(key=lambda x: (x["date"], x["kind"]))
+    calendar_from = (day - dt.timedelta(days=90)).isoformat()
+    return results, sorted(d for d in days if d >= calendar_from)
