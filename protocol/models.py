@@ -53,6 +53,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "race_in_progress": "players join before the start; join as a spectator instead",
     "not_racing": "you are not racing in this room",
     "racing_here": "you race in this room, so you cannot also watch it",
+    "public_room": "a public room races a drawn deal and never shows the boards live",
     "bad_code": "the game code is not valid",
     "bad_date": "the date is not a day with a daily challenge",
     "unavailable": "this feature is not available on this server",
@@ -151,12 +152,15 @@ class Hello(_Message):
 class CreateRoom(_Message):
     """Create a race room on a certified deal with 4, 2 or 1 cells; you become its host.
 
-    With ``code`` the race is on that game code instead (its cell count wins).
+    With ``code`` the race is on that game code instead (its cell count wins). A
+    ``public`` room is listed for anyone to watch (``GET /api/rooms/live``): it races a
+    drawn deal and its spectators never see the boards live.
     """
 
     type: Literal["create_room"]
     cells: Cells = 4
     code: GameCodeText | None = None
+    public: bool = False
 
 
 class WatchMode(_Message):
@@ -341,7 +345,8 @@ class PlayerEntry(_Message):
 class RoomInfo(_Message):
     """A room's identity and members; sent on create, join and every change of members.
 
-    ``code`` is null until the race starts, unless the host typed it (``code_typed``).
+    ``code`` is null until the race starts, unless the host typed it (``code_typed``);
+    ``public``: the room is listed for anyone to watch.
     """
 
     type: Literal["room"]
@@ -349,6 +354,7 @@ class RoomInfo(_Message):
     invite: str
     code: str | None
     code_typed: bool
+    public: bool = False
     watch: WatchModeName
     delay_s: DelayS | None
     cells: Cells
@@ -424,6 +430,7 @@ class Snapshot(_Message):
     state: Literal["lobby", "countdown", "racing", "done"]
     code: str | None
     code_typed: bool
+    public: bool = False
     watch: WatchModeName
     delay_s: DelayS | None
     cells: Cells

@@ -226,12 +226,14 @@ def board_view(board: Board) -> dict[str, Any]:
 
 def _deal_fields(fields: Mapping[str, str]) -> dict[str, Any]:
     """The deal and watch fields of ``room`` and ``snapshot``: the code only once it may be
-    known (:func:`~server.store.records.deal_shown`), the watch mode and its delay."""
+    known (:func:`~server.store.records.deal_shown`), whether the room is public, the watch
+    mode and its delay."""
     typed = fields.get("typed", "0") == "1"
     watch = fields.get("watch") or WatchMode.LIVE
     return {
         "code": fields["code"] if deal_shown(fields["state"], typed) else None,
         "code_typed": typed,
+        "public": fields.get("public", "0") == "1",
         "watch": watch,
         "delay_s": int(fields.get("delay_s") or 0) if watch == WatchMode.DELAYED else None,
     }
@@ -319,9 +321,8 @@ _ROOM_FIELDS: Final = (
     "typed",
     "watch",
     "delay_s",
+    "public",
 )
-#: The fields of a ``room`` record written before the last three were added (members follow).
-_OLD_ROOM_FIELDS: Final = 8
 
 
 def render(full: str) -> str:
@@ -335,9 +336,10 @@ def render(full: str) -> str:
     kind, seq_text, *values = json.loads(full)
     seq = int(seq_text)
     if kind == "room":
-        n = len(_ROOM_FIELDS)
-        if len(values) < n or values[_OLD_ROOM_FIELDS].startswith("{"):
-            n = _OLD_ROOM_FIELDS  # stored before rooms had typed, watch and delay_s
+        # The members (JSON objects) follow the fields; a record stored before the later
+        # fields (typed, watch, delay_s; public) were added has fewer of them.
+        n = next((i for i, v in enumerate(values) if v.startswith("{")), len(values))
+        n = min(n, len(_ROOM_FIELDS))
         fields = dict(zip(_ROOM_FIELDS, values[:n], strict=False))
         return room(seq, fields, values[n:])
     if kind == "countdown":

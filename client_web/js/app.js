@@ -1,5 +1,5 @@
 // The app: one connection, one room at a time, views chosen by the address's hash
-// (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/rules).
+// (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/player/ID, #/rules).
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
@@ -11,12 +11,15 @@ import { RaceView } from "./views/race.js";
 import { WatchView } from "./views/watch.js";
 import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
+import { ProfileView } from "./views/profile.js";
+import { Wins } from "./win.js";
 
 class App {
   constructor() {
     this.main = document.getElementById("main");
     this.net = new Net(defaultUrl(), playerName);
     this.game = new Game(this.net);
+    this.wins = new Wins(this); // the win banner and its celebration
     this.views = {
       play: new PlayView(this),
       race: new RaceView(this),
@@ -24,6 +27,7 @@ class App {
       daily: new DailyView(this),
       replay: new ReplayView(this),
       rules: new RulesView(this),
+      player: new ProfileView(this),
     };
     this.current = null;
     this.welcomed = false;

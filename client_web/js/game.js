@@ -39,6 +39,7 @@ export class Game {
     this.state = null;
     this.code = null; // null until the start, unless the host typed it (codeTyped)
     this.codeTyped = false;
+    this.public = false; // listed on the Watch page (never watched live)
     this.watch = "live"; // what spectators see during the race: live, delayed, progress
     this.delayS = null; // the delay of "delayed", in seconds
     this.cells = 4;
@@ -124,6 +125,7 @@ export class Game {
     this.state = m.state;
     this.code = m.code;
     this.codeTyped = m.code_typed;
+    this.public = Boolean(m.public);
     this.watch = m.watch;
     this.delayS = m.delay_s;
     this.cells = m.cells;
@@ -170,6 +172,7 @@ export class Game {
     this.invite = m.invite;
     this.code = m.code;
     this.codeTyped = m.code_typed;
+    this.public = Boolean(m.public);
     this.watch = m.watch;
     this.delayS = m.delay_s;
     this.cells = m.cells;

@@ -212,9 +212,7 @@ export class Table {
     const me = this.game.me();
     const parts = [];
     if (me?.status === "finished") {
-      const key = this.game.mode === "race" && me.rank ? "msg.wonRace" : "msg.won";
-      const text = t(key, { time: formatTime(me.time_ms), moves: me.moves, rank: me.rank });
-      parts.push(`<div class="banner won" role="status">★ ${esc(text)}</div>`);
+      parts.push(this.app.wins.banner()); // the result, next game, rematch, share (win.js)
     } else if (me?.status === "gave_up") {
       parts.push(`<div class="banner lost" role="status">${esc(t("msg.gaveUp"))}</div>`);
     } else if (me?.lost) {

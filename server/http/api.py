@@ -15,8 +15,12 @@
   ``race_over``. A daily game's replay of a day still running answers its player alone
   (``Authorization: Bearer TOKEN``, the token of ``welcome``), never cached; anyone else
   gets the 404 of a missing replay.
-- ``GET /api/player/PLAYER_ID``: race history and daily streak; the rooms of the history
-  only to their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
+- ``GET /api/player/PLAYER_ID``: race history, daily streak and the daily results of the
+  last 30 days (``daily``); the rooms of the history, and a running day's replay id, only to
+  their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
+- ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
+  recent first): room id, cells, state, racers with their progress, spectators; never a
+  code, a board or a private room. Answers are kept for a second per instance.
 
 """
 
@@ -24,13 +28,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from typing import Any, Final
 
+from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import MAX_LIMIT
+from ..daily.profile import daily_history
 from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..registry import HttpRequest, HttpResponse, Routes
+from ..store.listing import MAX_ANSWERED, live_rooms
 from ..store.records import RoomPhase
 
 routes = Routes()
@@ -157,8 +165,36 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     svc = ctx.daily
     data: dict[str, Any] = {"player_id": pid}
     data.update(await svc.history.read(pid))
-    if not await owner(ctx, request, pid):
+    mine = await owner(ctx, request, pid)
+    if not mine:
         for entry in data["recent"]:
             entry.pop("room", None)
-    data["streak"] = await svc.leaderboard.streak(pid, today().isoformat())
+    day = today()
+    data["streak"] = await svc.leaderboard.streak(pid, day.isoformat())
+    data["daily"] = await daily_history(svc.leaderboard, pid, day, owner=mine)
     return _json(200, data)
+
+
+#: How long an instance keeps its answer of ``/api/rooms/live`` (seconds): many watchers
+#: polling cost Redis one read a second.
+LIVE_FRESH_S: Final = 1.0
+_live_answers: dict[tuple[int, int], tuple[float, list[dict[str, Any]]]] = {}
+
+
+@routes.get("/api/rooms/live")
+async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The public rooms that are live, newest first: for the Watch list."""
+    try:
+        limit = int(request.query.get("limit", str(MAX_ANSWERED)))
+    except ValueError:
+        limit = -1
+    if not 1 <= limit <= MAX_ANSWERED:
+        return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_ANSWERED}"})
+    key = (id(ctx.store), limit)
+    held = _live_answers.get(key)
+    if held is None or time.monotonic() - held[0] > LIVE_FRESH_S:
+        if len(_live_answers) > 64:
+            _live_answers.clear()
+        held = (time.monotonic(), await live_rooms(ctx.store, limit))
+        _live_answers[key] = held
+    return _json(200, {"now": now_ms(), "rooms": held[1]})

@@ -7,12 +7,14 @@ from protocol import models as m
 from protocol.models import DEFAULT_DELAY_S
 
 from .. import wire
+from ..clock import now_ms
 from ..context import Context
 from ..engine import CodeError, format_code, parse_code
 from ..pools import draw
 from ..registry import Routes
 from ..rooms import membership, rounds
 from ..session import Conn
+from ..store import listing
 from ..store.records import Mode, Role
 
 routes = Routes()
@@ -38,14 +40,21 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
     if conn.room is not None:
         conn.error("already_in_room")
         return
+    if msg.public and msg.code is not None:
+        # Strangers race in a public room: a deal its host chose may be one they studied.
+        conn.error("public_room", "a public room races a drawn deal, not a typed code")
+        return
     found = deal_for(conn, msg.code, msg.cells)
     if found is None:
         return
     code, cells = found
-    room = await membership.new_room(ctx, Mode.RACE, code, cells, typed=msg.code is not None)
+    typed = msg.code is not None
+    room = await membership.new_room(ctx, Mode.RACE, code, cells, typed=typed, public=msg.public)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
     if status != "ok":
         conn.error(status)
+    elif msg.public:
+        await listing.list_room(ctx.store, room, now_ms())  # on the Watch list from now on
 
 
 @routes.ws("watch_mode")

@@ -21,6 +21,7 @@ from ..context import Context
 from ..daily.results import record_give_up
 from ..hub import Seen
 from ..session import Conn
+from ..store import listing
 from ..store.cache import BoardEntry, replay
 from ..store.records import IN_PLAY, Mode, Role, RoomPhase, WatchMode, default_watch
 from ..store.store import RoomRead
@@ -42,11 +43,13 @@ async def new_room(
     cells: int,
     solo: Conn | None = None,
     typed: bool = False,
+    public: bool = False,
 ) -> str:
     """Create a room in Redis; with ``solo`` it is already racing with that player.
 
     Args:
         typed: the host typed ``code`` (the lobby then shows it and says so).
+        public: anyone may find the room and watch it (never live, see ``watch_modes``).
 
     Returns:
         The room id.
@@ -57,7 +60,8 @@ async def new_room(
             "room_id": room,
             "code": code,
             "typed": 1 if typed else 0,
-            "watch": default_watch(public=False).value,  # every room is an invite room
+            "public": 1 if public else 0,
+            "watch": default_watch(public).value,
             "delay_s": DEFAULT_DELAY_S,
             "cells": cells,
             "mode": mode.value,
@@ -353,6 +357,8 @@ async def race_over(ctx: Context, room: str) -> None:
     if state is None or state.mode != Mode.RACE:
         return
     await ctx.store.unmark_racing(state.code, room)
+    if state.public:
+        await listing.unlist_room(ctx.store, room)  # over: no longer a live race to watch
     if state.watch == WatchMode.LIVE:
         return
     for conn in list(ctx.hub.rooms.get(room, ())):

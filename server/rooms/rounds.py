@@ -24,6 +24,7 @@ from ..context import Context
 from ..daily.results import record_give_up
 from ..pools import draw
 from ..quiet import Quiet
+from ..store import listing
 from ..store.records import IN_PLAY, Mode, RoomPhase, RoomState, WatchMode, watch_modes
 
 #: How long a mark "this deal is being raced" holds unless an instance serving the race
@@ -42,10 +43,12 @@ async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int)
     """The host picks what spectators see during the race (in the lobby only).
 
     Returns:
-        ``ok`` or the refusal (``not_host``, ``wrong_state``).
+        ``ok`` or the refusal (``not_host``, ``wrong_state``, ``public_room``: a public
+        room never shows the boards live).
     """
-    if WatchMode(mode) not in watch_modes(public=False):  # every room is an invite room
-        return "wrong_state"
+    state = await ctx.rooms.get(room)
+    if state is not None and WatchMode(mode) not in watch_modes(state.public):
+        return "public_room"
     out = await ctx.store.set_watch(room, host, mode, delay_s, ctx.instance_id)
     return out.status
 
@@ -179,4 +182,7 @@ async def rematch(ctx: Context, room: str, host: str, cells: int) -> str:
         ``ok`` or the store's refusal.
     """
     out = await ctx.store.rematch(room, host, draw(cells).code, ctx.instance_id)
+    state = await ctx.rooms.get(room)
+    if out.status == "ok" and state is not None and state.public:
+        await listing.list_room(ctx.store, room, now_ms())  # a live race to watch again
     return out.status

@@ -8,7 +8,8 @@ scripts touch one slot only:
 
 - ``room:{R}``: hash of room fields (``state``, ``round``, ``code``, ``cells``, ``mode``,
   ``host``, ``starts_at``, ``seq``, ``np``/``ns`` racer and spectator counts, ``playing``,
-  ``finishers``, ``st:PID`` each racer's status).
+  ``finishers``, ``public``, ``st:PID`` each racer's status, ``pg:PID`` a public room's
+  racer's last progress).
 - ``room:{R}:members``: hash player id -> member JSON ``{player_id, name, role}``.
 - ``room:{R}:events``: list of the last events, one per seq (see ``lua/common.lua``).
 - ``room:{R}:log:N:PID``: list, PID's action log in round N, ``MS\\tID\\tACTION`` per
@@ -23,8 +24,9 @@ Elsewhere: ``deadlines`` (what is due when, for every instance), ``racing:{CODE}
 set of the rooms racing that deal now, each scored with the ms until which its mark holds
 unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
 (a day's leaderboard), ``daily:DATE:KIND:attempts`` (hash player id -> the room of their
-ranked attempt, expiring two days after the day), ``player:PID:days|races|recent|counted``
-and ``replay:ID``.
+ranked attempt, expiring two days after the day), ``player:PID:days|races|recent|counted``,
+``replay:ID`` and ``rooms:live`` (sorted set of the public rooms that may be live, scored by
+the ms they were made or rematched; see :mod:`server.store.listing`).
 """
 
 from __future__ import annotations
@@ -100,6 +102,10 @@ class Keys:
         """The rooms racing deal ``code`` now (sorted set, scored by the mark's end in ms)."""
         return f"{self.prefix}racing:{{{code}}}"
 
+    def live_rooms(self) -> str:
+        """Sorted set of the public rooms that may be live (score: ms listed)."""
+        return f"{self.prefix}rooms:live"
+
     # -- players --------------------------------------------------------------------------
 
     def session(self, token: str) -> str:
@@ -166,7 +172,7 @@ class Family:
 
     Attributes:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
-            ``D`` a date, ``K`` a daily kind, ``ID`` a replay id.
+            ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code.
         kind: the Redis type.
         bound: what its size is bounded by.
         lifetime: how long it lives; ``expires`` says whether Redis expires it.
@@ -180,11 +186,13 @@ class Family:
 
     def regex(self) -> re.Pattern[str]:
         """A pattern matching the names of this family (after the prefix)."""
-        parts = re.split(r"(\{R\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b)", self.pattern)
+        parts = re.split(r"(\{R\}|\{C\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b)", self.pattern)
         out = []
         for part in parts:
             if part == "{R}":
                 out.append(r"\{[A-Z0-9]+\}")
+            elif part == "{C}":
+                out.append(r"\{SH1-C[421]-[A-Z2-7]{7}\}")
             elif part in ("R", "N", "P", "T", "D", "K", "ID"):
                 out.append(
                     {"N": r"\d+", "D": r"\d{4}-\d{2}-\d{2}", "K": r"(daily|hard)"}.get(
@@ -198,7 +206,7 @@ class Family:
 
 #: Every key family the server writes.
 FAMILIES: Final = (
-    Family("room:{R}", "hash", "room fields + 3 per racer", "room TTL after the last change"),
+    Family("room:{R}", "hash", "room fields + 4 per racer", "room TTL after the last change"),
     Family(
         "room:{R}:members", "hash", "racers (8) + spectator cap", "room TTL after the last change"
     ),
@@ -217,6 +225,12 @@ FAMILIES: Final = (
         "permanent key; each member removed once acted on",
         expires=False,
     ),
+    Family(
+        "racing:{C}",
+        "zset",
+        "rooms racing that deal",
+        "the racing lease (5 min) after its last mark",
+    ),
     Family("session:T", "hash", "player id and name", "7 days after its last use"),
     Family("player:P:races", "hash", "6 counters and best times", "history-days after last race"),
     Family("player:P:recent", "list", "20 results", "history-days after last race"),
@@ -231,5 +245,8 @@ FAMILIES: Final = (
     ),
     Family(
         "replay:ID", "string", "one game (max-actions)", "replay-ttl (30 d); ranked: history-days"
+    ),
+    Family(
+        "rooms:live", "zset", "500 public rooms (MAX_LISTED)", "room TTL after the last listing"
     ),
 )

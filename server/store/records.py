@@ -105,6 +105,7 @@ class RoomState:
     watch: WatchMode = WatchMode.LIVE
     delay_s: int = DEFAULT_DELAY_S
     seq: int = 0
+    public: bool = False  # listed for anyone to watch (never changes after creation)
 
     @classmethod
     def from_fields(cls, room: str, fields: dict[str, str]) -> RoomState:
@@ -120,6 +121,7 @@ class RoomState:
             WatchMode(fields.get("watch") or WatchMode.LIVE),
             int(fields.get("delay_s") or DEFAULT_DELAY_S),
             int(fields.get("seq") or 0),
+            fields.get("public") == "1",
         )
 
     def follow(self, kind: str, phase: str | None = None) -> bool:

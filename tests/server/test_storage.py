@@ -38,6 +38,7 @@ BOUNDS = {
     "daily:D:K:rank": 1000,
     "daily:D:K:entries": 1000,
     "deadlines": 1000,
+    "rooms:live": 500,
 }
 
 
@@ -101,6 +102,14 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
             await solo.send(action_message("undo", 1))
             await solo.expect("reject", id=1)
             clients.append(solo)
+        public = await WsClient.connect(srv.ws_url, "Pub")  # a public race: listed, moving
+        await public.send({"type": "create_room", "public": True})
+        await public.expect("snapshot")
+        await public.send({"type": "start"})
+        drawn = (await public.expect("started"))["code"]
+        await public.send(action_message(solve(Board.from_code(drawn)).moves[0], 1))
+        await public.expect("ack", id=1)
+        clients.append(public)
         daily = await WsClient.connect(srv.ws_url, "Day")
         await daily.send({"type": "daily"})
         await daily.expect("snapshot")
@@ -128,7 +137,8 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
             if bound is not None:
                 assert await size(r, key, kind) <= bound, name
         # The game kinds above touched most families.
-        for pattern in ("room:{R}:log:N:P", "replay:ID", "player:P:races", "session:T"):
+        patterns = ("room:{R}:log:N:P", "replay:ID", "player:P:races", "session:T", "rooms:live")
+        for pattern in patterns:
             assert pattern in seen, pattern
     finally:
         await r.aclose()
@@ -176,6 +186,8 @@ def test_family_patterns_do_not_overlap() -> None:
         "player:p1:days": "player:P:days",
         "daily:2026-11-30:hard:rank": "daily:D:K:rank",
         "replay:r-abc": "replay:ID",
+        "racing:{SH1-C4-AAAAAAB}": "racing:{C}",
+        "rooms:live": "rooms:live",
     }
     for name, pattern in samples.items():
         assert family_of(name).pattern == pattern

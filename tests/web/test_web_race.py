@@ -133,6 +133,14 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
     assert "Alice" in results.nth(0).inner_text()
     assert "Bob" in results.nth(1).inner_text()
     assert "Finished #2" in bob.locator(".banner.won").inner_text()
+    # The win banner: a line to share (time, moves, place; no code), the host's rematch.
+    alice_me = alice.evaluate("seahaven.game.me()")
+    s = alice_me["time_ms"] // 1000
+    assert alice.locator(".win-share").inner_text() == (
+        f"Seahaven race · {s // 60}:{s % 60:02d} · {alice_me['moves']} moves · #1 of 2"
+    )
+    assert alice.locator('.banner.win [data-win="rematch"]').count() == 1
+    assert bob.locator('.banner.win [data-win="rematch"]').count() == 0
     # A spectator who reloads comes back to the finish order (built from the snapshot).
     carol.reload()
     wait_ready(carol)
@@ -141,7 +149,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
     alice.screenshot(path=str(SCREENSHOTS / "race-results.png"))
     # Only the host offers a rematch: a new deal, everyone back in the lobby.
     assert bob.get_by_role("button", name="Rematch").count() == 0
-    alice.get_by_role("button", name="Rematch").click()
+    alice.locator(".race-top").get_by_role("button", name="Rematch").click()
     for page in (alice, bob, carol):
         page.wait_for_function("seahaven.game.state === 'lobby' && seahaven.game.round === 2")
     assert bob.locator(".players").inner_text().count("/52") == 0

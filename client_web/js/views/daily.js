@@ -57,7 +57,8 @@ export class DailyView {
           </div>
           <p class="muted" data-k="finishers"></p>
           <div class="lb-body"></div>
-          <p class="muted" data-k="myrank"></p>
+          <p class="row"><span class="muted" data-k="myrank"></span>
+            <a class="btn small" href="#/player" data-i18n="profile.mine"></a></p>
         </div>
       </div>`);
     main.append(this.el);
@@ -208,7 +209,7 @@ export class DailyView {
       const replay = e.replay_id
         ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
-        <td>${e.rank}</td><td>${esc(e.name)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
+        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${esc(e.name)}</a></td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
         <td>${replay}</td></tr>`;
     }).join("");
     const later = lb.entries.some((e) => !e.replay_id)

@@ -176,6 +176,7 @@ export class RaceView {
           </div>
           <button class="btn primary" data-act="create" data-i18n="act.createRoom"></button>
         </div>
+        <label class="row public-pick"><input type="checkbox" name="public"> <span data-i18n="race.public"></span></label>
         <h3 data-i18n="race.join"></h3>
         <form class="row" data-act="join">
           <input class="field code" name="room" maxlength="16" autocomplete="off" spellcheck="false" data-i18n-placeholder="race.roomId" data-i18n-aria="race.roomId">
@@ -189,8 +190,10 @@ export class RaceView {
     el.querySelector('[data-act="create"]').onclick = () => {
       this.rename(name.value);
       const cells = Number(el.querySelector('[name="rcells"]:checked').value);
+      // A public room is on the Watch list for anyone (never watched live).
+      const listed = el.querySelector('[name="public"]').checked ? { public: true } : {};
       app.leaveRoom();
-      if (app.net.send("create_room", { cells }) == null) toast(t("msg.offline"));
+      if (app.net.send("create_room", { cells, ...listed }) == null) toast(t("msg.offline"));
     };
     el.querySelector('[data-act="join"]').onsubmit = (ev) => {
       ev.preventDefault();
@@ -243,7 +246,7 @@ export class RaceView {
     this.topEl.innerHTML = `
       <div class="card-panel">
         <div class="row" style="justify-content:space-between">
-          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small></h2>
+          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}</h2>
           <div class="row">
             ${g.state === "lobby" || g.state === "done" // a racer cannot also watch the race
               ? `<a class="btn small" href="#/watch/${esc(g.roomId)}">${esc(t("race.spectateLink"))}</a>` : ""}
@@ -299,7 +302,7 @@ export class RaceView {
     return `<div class="watchmode" data-watch="${esc(g.watch)}">
         <div class="row">
           <label class="row"><span>${esc(t("race.watchMode.label"))}</span>
-            <select class="field" data-act="watch">${["live", "delayed", "progress"].map(option).join("")}</select></label>
+            <select class="field" data-act="watch">${["live", "delayed", "progress"].filter((m) => !g.public || m !== "live").map(option).join("")}</select></label>
           ${delay}
         </div>
         ${explain}

@@ -4,6 +4,7 @@
 import { render } from "../board.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc } from "../dom.js";
+import { LiveList } from "./livelist.js";
 
 export class WatchView {
   constructor(app) {
@@ -17,10 +18,12 @@ export class WatchView {
     this.el = html(`
       <div class="watch">
         <div class="card-panel watch-head"></div>
+        <div class="card-panel live-rooms" hidden></div>
         <div class="mini-boards"></div>
       </div>`);
     main.append(this.el);
     this.drawn = new Map();
+    this.live = new LiveList(this.el.querySelector(".live-rooms")); // public races now
     if (room) {
       // A spectator's seat ends with its socket (a reload does that): take it again.
       this.joining = null;
@@ -49,6 +52,7 @@ export class WatchView {
     this.offErr?.();
     this.offGone = this.offErr = null;
     clearInterval(this.timer);
+    this.live?.stop();
     this.el = null;
   }
 
@@ -57,7 +61,7 @@ export class WatchView {
     this.refresh();
   }
   onResize() { this.drawn = new Map(); this.refresh(); }
-  onLang() { this.drawn = new Map(); this.refresh(); }
+  onLang() { this.drawn = new Map(); this.live?.draw(); this.refresh(); }
 
   refresh() {
     if (!this.el) return;
@@ -65,6 +69,11 @@ export class WatchView {
     const head = this.el.querySelector(".watch-head");
     const grid = this.el.querySelector(".mini-boards");
     const watching = g.roomId && g.role === "spectator";
+    // The public races are listed while no room is watched (nor being opened).
+    const listing = !watching && !this.room;
+    this.el.querySelector(".live-rooms").hidden = !listing;
+    if (listing) this.live.start();
+    else this.live.stop();
     if (!watching) {
       if (head.dataset.mode !== "form") {
         head.dataset.mode = "form";

@@ -23,7 +23,8 @@ local entries, bodies, progress = lines(ARGV[5]), lines(ARGV[6]), lines(ARGV[7])
 local legal = lines(ARGV[19] or '')
 local done = redis.call('HGET', KEYS[3], id)
 if done then return {'dup', tonumber(done), 0} end
-local st = redis.call('HMGET', KEYS[1], 'state', 'round', 'st:' .. pid, 'watch', 'delay_s')
+local st = redis.call('HMGET', KEYS[1], 'state', 'round', 'st:' .. pid, 'watch', 'delay_s',
+  'public')
 if not st[1] then return {'room_not_found', 0, 0} end
 if st[2] ~= round then return {'round', 0, 0} end
 if st[3] == 'finished' or st[3] == 'gave_up' then return {'finished', 0, 0} end
@@ -56,6 +57,8 @@ for i = 1, #entries do
   redis.call('HSET', KEYS[3], string.match(entries[i], '^[^\t]*\t([^\t]*)'), seq)
 end
 redis.call('HSET', KEYS[3], id, seq)
+-- A public room's listing shows each racer's last progress (server/store/listing.py).
+if st[6] == '1' then redis.call('HSET', KEYS[1], 'pg:' .. pid, ARGV[7]) end
 local rank = 0
 if ARGV[8] == '1' then
   redis.call('HSET', KEYS[1], 'st:' .. pid, 'finished')

@@ -11,7 +11,8 @@ local round = tonumber(st[3]) + 1
 redis.call('HSET', KEYS[1], 'state', 'lobby', 'round', round, 'code', ARGV[2], 'starts_at', '',
   'playing', 0, 'finishers', 0, 'typed', 0)
 for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(k, 1, 3) == 'st:' then redis.call('HDEL', KEYS[1], k) end
+  local head = string.sub(k, 1, 3)
+  if head == 'st:' or head == 'pg:' then redis.call('HDEL', KEYS[1], k) end
 end
 for _, v in ipairs(redis.call('HVALS', KEYS[2])) do
   local d = cjson.decode(v)

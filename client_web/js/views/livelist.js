@@ -1,0 +1,80 @@
+// The Watch page's list of public races running now (GET /api/rooms/live, polled every few
+// seconds while it shows): each room's state, its racers' progress and how many watch; a
+// click opens the room as a spectator. The list never holds a game code or a board: the
+// server gives names and counts only.
+
+import { t } from "../i18n.js";
+import { esc } from "../dom.js";
+import { shortTime } from "../share.js";
+
+/** How often the list is asked for again, in ms. */
+export const POLL_MS = 3000;
+
+export class LiveList {
+  /** @param {HTMLElement} host where the list goes */
+  constructor(host) {
+    this.host = host;
+    this.timer = null;
+    this.data = null;
+    this.drawn = "";
+  }
+
+  start() {
+    if (this.timer) return;
+    this.draw();
+    this.load();
+    this.timer = setInterval(() => this.load(), POLL_MS);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async load() {
+    try {
+      const res = await fetch("/api/rooms/live", { cache: "no-cache" });
+      if (!res.ok) throw new Error(String(res.status));
+      const data = await res.json();
+      this.data = { ...data, offset: data.now - Date.now() };
+    } catch {
+      this.data = this.data || { rooms: [], failed: true };
+    }
+    if (this.timer) this.draw();
+  }
+
+  /** Redraw (a new language too); unchanged rows are left alone. */
+  draw() {
+    if (!this.data) {
+      this.host.innerHTML = `<p class="muted">${esc(t("msg.loading"))}</p>`;
+      return;
+    }
+    const rooms = this.data.rooms;
+    const html = `<h2>${esc(t("live.title"))} <small class="muted">${esc(t("live.count", { n: rooms.length }))}</small></h2>
+      ${rooms.length ? `<ul class="live-list">${rooms.map((r) => this.row(r)).join("")}</ul>`
+        : `<p class="muted live-empty">${esc(t("live.empty"))}</p>`}`;
+    if (html !== this.drawn) {
+      this.drawn = html;
+      this.host.innerHTML = html;
+    }
+  }
+
+  row(r) {
+    const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
+    const now = Date.now() + (this.data.offset || 0);
+    const ran = r.state === "racing" && r.starts_at ? ` ${shortTime(now - r.starts_at)}` : "";
+    const watch = r.watch === "delayed" ? t("live.delayed", { n: r.delay_s }) : t("live.progress");
+    const racers = r.racers.map((p) => {
+      const pct = Math.round((100 * p.foundation_cards) / 52);
+      const done = p.finished ? " 🏆" : p.status === "gave_up" ? ` · ${t("race.gaveUp")}` : "";
+      return `<li><span class="name">${esc(p.name)}</span>
+        <span class="progress" aria-hidden="true"><span style="width:${pct}%"></span></span>
+        <span class="muted">${p.foundation_cards}/52 · ${esc(t("race.movesN", { n: p.moves }))}${esc(done)}</span></li>`;
+    }).join("");
+    return `<li><a class="live-room" href="#/watch/${encodeURIComponent(r.room_id)}" data-room="${esc(r.room_id)}">
+      <span class="live-head"><b>${esc(t("race.room", { room: r.room_id }))}</b>
+        <span class="chip" data-state="${esc(r.state)}">${esc(t(`race.state.${r.state}`))}${esc(ran)}</span>
+        <span class="muted">${esc(t(levels[r.cells] || "level.easy"))} · ${esc(watch)} · ${esc(t("race.spectators", { n: r.spectators }))}</span></span>
+      <ul class="live-racers">${racers}</ul></a></li>`;
+  }
+}

@@ -1,0 +1,195 @@
+// The player page (#/player/ID; #/player for oneself): best race times per level, races
+// played and won, the daily streak as a calendar of 13 weeks, and the daily times of the last
+// 30 days as a chart, drawn here in SVG (no library, no build step). From GET /api/player/ID.
+
+import { t, formatTime } from "../i18n.js";
+import { esc } from "../dom.js";
+import { playerName } from "../player.js";
+import { shortTime } from "../share.js";
+
+const DAY_MS = 86_400_000;
+const LEVELS = [["C4", "level.easy"], ["C2", "level.medium"], ["C1", "level.hard"]];
+
+/** A UTC date (YYYY-MM-DD) `n` days after `date`. */
+export function addDays(date, n) {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+}
+
+export class ProfileView {
+  constructor(app) {
+    this.app = app;
+  }
+
+  show(main, parts) {
+    this.pid = parts[0] || null;
+    this.data = null;
+    this.el = document.createElement("div");
+    this.el.className = "profile";
+    this.el.innerHTML = `<div class="card-panel"><p class="muted">${esc(t("msg.loading"))}</p></div>`;
+    main.append(this.el);
+    // Our own page needs our id (and shows our token, for what is ours alone).
+    this.app.online(() => this.load());
+  }
+
+  hide() {
+    this.el = null;
+  }
+
+  onLang() { this.draw(); }
+  onResize() { this.draw(); }
+
+  async load() {
+    const net = this.app.net;
+    const pid = this.pid || net.playerId;
+    if (!pid || !this.el) return;
+    this.own = pid === net.playerId;
+    const headers = this.own && net.token ? { Authorization: `Bearer ${net.token}` } : {};
+    try {
+      const res = await fetch(`/api/player/${encodeURIComponent(pid)}`, { cache: "no-cache", headers });
+      if (!res.ok) throw new Error(String(res.status));
+      this.data = await res.json();
+    } catch (err) {
+      if (this.el) {
+        this.el.innerHTML = `<div class="card-panel"><p class="muted">${esc(t("profile.notFound"))} (${esc(err.message)})</p></div>`;
+      }
+      return;
+    }
+    this.draw();
+  }
+
+  draw() {
+    if (!this.el || !this.data) return;
+    const d = this.data;
+    const daily = d.daily || { name: null, results: [], days: [] };
+    const name = daily.name || (this.own ? playerName() : t("profile.player"));
+    const today = new Date().toISOString().slice(0, 10);
+    const races = d.races;
+    const tile = (value, label) => `<div class="stat"><b>${esc(value)}</b><small>${esc(t(label))}</small></div>`;
+    const best = LEVELS.map(([c, label]) => `<tr><td>${esc(t(label))}</td>
+      <td>${races.best_ms[c] != null ? formatTime(races.best_ms[c]) : `<span class="muted">${esc(t("profile.noBest"))}</span>`}</td></tr>`).join("");
+    const recent = (d.recent || []).slice(0, 8).map((r) => `<tr>
+      <td>${r.rank ?? "–"}</td><td>${r.time_ms != null ? formatTime(r.time_ms) : esc(t("race.status.gave_up"))}</td>
+      <td>${r.moves}</td><td>${esc(new Date(r.at).toISOString().slice(0, 10))}</td></tr>`).join("");
+    this.el.innerHTML = `
+      <div class="card-panel">
+        <h2>${esc(name)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
+        <div class="bar profile-stats">
+          ${tile(races.played, "profile.played")}
+          ${tile(races.won, "profile.won")}
+          ${tile(races.finished, "profile.finished")}
+          ${tile(d.streak, "profile.streak")}
+        </div>
+        <div class="profile-grid">
+          <section><h3>${esc(t("profile.best"))}</h3><table class="results best"><tbody>${best}</tbody></table></section>
+          <section><h3>${esc(t("profile.calendar"))}</h3>${calendar(daily.days, today)}</section>
+        </div>
+      </div>
+      <div class="card-panel">
+        <h3>${esc(t("profile.chart"))}</h3>
+        ${chart(daily.results, today, this.el.clientWidth - 40)}
+        ${daily.results.length ? "" : `<p class="muted">${esc(t("profile.noDaily"))}</p>`}
+      </div>
+      ${recent ? `<div class="card-panel"><h3>${esc(t("profile.recent"))}</h3>
+        <table class="results"><thead><tr><th>#</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("profile.date"))}</th></tr></thead>
+        <tbody>${recent}</tbody></table></div>` : ""}`;
+  }
+}
+
+/**
+ * The ranked days of the last 13 weeks as a calendar: a column a week (Monday on top), the
+ * last column this week, a filled square for a day with a ranked finish.
+ */
+export function calendar(days, today) {
+  const played = new Set(days);
+  const size = 14;
+  const step = 17;
+  const left = 18;
+  const top = 16;
+  const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0
+  const monday = addDays(today, -weekday);
+  const cells = [];
+  const months = [];
+  for (let week = 0; week < 13; week++) {
+    const start = addDays(monday, (week - 12) * 7);
+    const monthStarts = (s) => s.slice(8) <= "07";
+    if (monthStarts(start) || (week === 0 && !monthStarts(addDays(start, 7)))) {
+      months.push(`<text x="${left + week * step}" y="11" class="axis">${esc(monthName(start))}</text>`);
+    }
+    for (let day = 0; day < 7; day++) {
+      const date = addDays(start, day);
+      if (date > today) continue;
+      const on = played.has(date);
+      cells.push(`<rect x="${left + week * step}" y="${top + day * step}" width="${size}" height="${size}" rx="3"
+        class="day${on ? " on" : ""}${date === today ? " today" : ""}" data-date="${date}" data-played="${on ? 1 : 0}">
+        <title>${esc(date)}${on ? ` · ${esc(t("profile.rankedDay"))}` : ""}</title></rect>`);
+    }
+  }
+  const labels = [0, 2, 4].map((d) => `<text x="0" y="${top + d * step + 11}" class="axis">${esc(dayName(addDays(monday, d)))}</text>`).join("");
+  const width = left + 13 * step;
+  const height = top + 7 * step;
+  return `<svg class="calendar" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(t("profile.calendar"))}">
+    ${months.join("")}${labels}${cells.join("")}</svg>`;
+}
+
+/**
+ * The daily times of the last 30 days: a line per kind, a dot per ranked finish. Drawn for
+ * the width it gets (`width` px), so that its text keeps its size on a phone and a laptop.
+ */
+export function chart(results, today, width = 640) {
+  const w = Math.round(Math.max(300, Math.min(960, width || 640)));
+  const h = w < 520 ? 210 : 240;
+  const m = { l: 44, r: 12, t: 30, b: 26 };
+  const first = addDays(today, -29);
+  const dayIndex = (date) => Math.round((Date.parse(`${date}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / DAY_MS);
+  const max = Math.max(60_000, ...results.map((r) => r.time_ms));
+  const stepMs = niceStep(max / 4);
+  const top = Math.ceil(max / stepMs) * stepMs;
+  const x = (i) => m.l + (i * (w - m.l - m.r)) / 29;
+  const y = (ms) => h - m.b - (ms * (h - m.t - m.b)) / top;
+  const grid = [];
+  for (let v = 0; v <= top; v += stepMs) {
+    grid.push(`<line x1="${m.l}" x2="${w - m.r}" y1="${y(v)}" y2="${y(v)}" class="grid"/>
+      <text x="${m.l - 6}" y="${y(v) + 4}" text-anchor="end" class="axis">${shortTime(v)}</text>`);
+  }
+  for (let i = 0; i < 27; i += 7) {
+    const date = addDays(first, i);
+    grid.push(`<text x="${x(i)}" y="${h - 8}" text-anchor="${i ? "middle" : "start"}" class="axis">${esc(date.slice(5))}</text>`);
+  }
+  grid.push(`<text x="${x(29)}" y="${h - 8}" text-anchor="end" class="axis">${esc(today.slice(5))}</text>`);
+  const series = ["daily", "hard"].map((kind) => {
+    const points = results.filter((r) => r.kind === kind && dayIndex(r.date) >= 0)
+      .map((r) => ({ ...r, i: dayIndex(r.date) })).sort((a, b) => a.i - b.i);
+    // Consecutive days are joined; a missed day breaks the line.
+    const runs = [];
+    for (const p of points) {
+      const run = runs[runs.length - 1];
+      if (run && run[run.length - 1].i === p.i - 1) run.push(p);
+      else runs.push([p]);
+    }
+    const lines = runs.filter((r) => r.length > 1).map((r) =>
+      `<polyline class="line ${kind}" points="${r.map((p) => `${x(p.i).toFixed(1)},${y(p.time_ms).toFixed(1)}`).join(" ")}"/>`).join("");
+    const dots = points.map((p) => `<circle class="dot ${kind}" cx="${x(p.i).toFixed(1)}" cy="${y(p.time_ms).toFixed(1)}" r="4"
+      data-date="${esc(p.date)}"><title>${esc(p.date)} · ${esc(t(kind === "hard" ? "daily.hard" : "daily.normal"))} · ${shortTime(p.time_ms)} · ${esc(t("race.movesN", { n: p.moves }))}${p.rank ? ` · #${p.rank}/${p.finishers}` : ""}</title></circle>`).join("");
+    return lines + dots;
+  }).join("");
+  const legend = ["daily", "hard"].map((kind, n) => `<g transform="translate(${m.l + 6 + n * 90}, 12)">
+    <circle class="dot ${kind}" cx="0" cy="0" r="4"/><text x="9" y="4" class="axis">${esc(t(kind === "hard" ? "daily.hard" : "daily.normal"))}</text></g>`).join("");
+  return `<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label="${esc(t("profile.chart"))}">
+    ${grid.join("")}${series}${legend}</svg>`;
+}
+
+/** A round step for the time axis: from 5 seconds to an hour (whole hours beyond). */
+function niceStep(ms) {
+  const candidates = [5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].map((s) => s * 1000);
+  return candidates.find((c) => c >= ms) || Math.ceil(ms / 3_600_000) * 3_600_000;
+}
+
+function monthName(date) {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(document.documentElement.lang || "en",
+    { month: "short", timeZone: "UTC" });
+}
+
+function dayName(date) {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(document.documentElement.lang || "en",
+    { weekday: "narrow", timeZone: "UTC" });
+}

@@ -1,0 +1,136 @@
+// The win banner: the result, the next game, the host's rematch, a line to share and the
+// chime's switch. A fresh win (the server's `finished` for us, not one a reload shows again)
+// is celebrated once. What the banner says comes from the game and the public leaderboard;
+// the line shared holds no game code and no moves (share.js).
+
+import { t, formatTime } from "./i18n.js";
+import { esc } from "./dom.js";
+import { celebrate, soundOn, setSound } from "./celebrate.js";
+import { dailyLine, raceLine, soloLine, share, shareLink } from "./share.js";
+
+async function getJSON(url) {
+  const res = await fetch(url, { cache: "no-cache" });
+  if (!res.ok) throw new Error(String(res.status));
+  return res.json();
+}
+
+export class Wins {
+  constructor(app) {
+    this.app = app;
+    this.facts = new Map(); // "room/round" -> {par, finishers, streak} of a daily win
+    this.asked = new Set();
+    this.asking = 0;
+    this.celebrated = new Set();
+    app.net.on("finished", (m) => {
+      const g = app.game;
+      if (m.player_id !== g.you || g.role !== "player") return;
+      const key = `${g.roomId}/${m.round}`;
+      if (this.celebrated.has(key)) return;
+      this.celebrated.add(key);
+      celebrate();
+    });
+    // The leaderboard has our rank once the server says the win is ranked (or why not).
+    app.net.on("daily_result", () => this.learn(true));
+    document.addEventListener("click", (ev) => {
+      const button = ev.target.closest?.("[data-win]");
+      if (button) this.act(button.dataset.win);
+    });
+  }
+
+  key() {
+    return `${this.app.game.roomId}/${this.app.game.round}`;
+  }
+
+  /** The banner of our finished game (HTML; its buttons act through `data-win`). */
+  banner() {
+    const g = this.app.game;
+    const me = g.me();
+    const race = g.mode === "race";
+    const text = t(race && me.rank ? "msg.wonRace" : "msg.won",
+      { time: formatTime(me.time_ms), moves: me.moves, rank: me.rank });
+    const rematch = race && g.host === g.you && g.state === "done"
+      ? `<button class="btn small" data-win="rematch">${esc(t("act.rematch"))}</button>` : "";
+    const on = soundOn();
+    if (g.mode === "daily") this.learn();
+    return `<div class="banner won win" role="status">
+      <span class="win-title">★ ${esc(text)}</span>
+      <span class="win-actions">
+        <button class="btn small primary" data-win="next">${esc(t("win.next"))}</button>
+        ${rematch}
+        <button class="btn small" data-win="share">${esc(t("win.share"))}</button>
+        <button class="btn small" data-win="sound" aria-pressed="${on}"
+          title="${esc(t(on ? "win.soundOn" : "win.soundOff"))}">${on ? "🔊" : "🔇"} ${esc(t("win.sound"))}</button>
+      </span>
+      <p class="win-share" data-k="share-line">${esc(this.line())}</p>
+    </div>`;
+  }
+
+  /** The line to share: time, moves and place; never the code or the moves played. */
+  line() {
+    const g = this.app.game;
+    const me = g.me();
+    if (g.mode === "daily" && g.daily) {
+      const f = this.facts.get(this.key()) || {};
+      return dailyLine({
+        date: g.daily.date, kind: g.daily.kind, timeMs: me.time_ms, moves: me.moves,
+        par: f.par, rank: g.daily.ranked ? g.daily.rank : null, finishers: f.finishers,
+        streak: f.streak,
+      });
+    }
+    if (g.mode === "race") {
+      const racers = g.racers().filter((p) => p.status !== "waiting").length;
+      return raceLine({ timeMs: me.time_ms, moves: me.moves, rank: me.rank, racers });
+    }
+    return soloLine({ cells: g.cells, timeMs: me.time_ms, moves: me.moves });
+  }
+
+  /** A daily win's par, the day's finishers and our streak (from the public API). */
+  async learn(again = false) {
+    const g = this.app.game;
+    const d = g.daily;
+    if (g.mode !== "daily" || !d || g.me()?.status !== "finished") return;
+    const key = this.key();
+    if (this.asked.has(key) && !again) return;
+    this.asked.add(key);
+    const asking = ++this.asking;
+    const pid = encodeURIComponent(this.app.net.playerId || "");
+    try {
+      const [day, board] = await Promise.all([
+        getJSON(`/api/daily/${d.date}`),
+        getJSON(`/api/daily/${d.date}/leaderboard?limit=1&kind=${d.kind}&around=${pid}`),
+      ]);
+      if (asking !== this.asking || this.key() !== key) return; // a later answer counts
+      this.facts.set(key, {
+        par: d.kind === "hard" ? day.hard?.par : day.par,
+        finishers: board.finishers,
+        streak: board.player?.streak || 0,
+      });
+      g.changed("win", null);
+    } catch {
+      // the line goes without them
+    }
+  }
+
+  act(what) {
+    const app = this.app;
+    const g = app.game;
+    if (what === "sound") {
+      setSound(!soundOn());
+      g.changed("win", null);
+    } else if (what === "share") {
+      share(this.line(), shareLink(g.mode, g.daily));
+    } else if (what === "rematch") {
+      app.net.send("rematch");
+    } else if (what === "next") {
+      if (g.mode === "daily") {
+        location.hash = "#/daily"; // the other deal of the day, or the leaderboard
+      } else if (g.mode === "race") {
+        app.leaveRoom();
+        location.hash = "#/race";
+      } else {
+        if (location.hash !== "#/play") location.hash = "#/play";
+        app.views.play.start({ cells: g.cells });
+      }
+    }
+  }
+}
