@@ -16,3 +16,10 @@ export function html(s) {
 export function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
+
+/** A player's name as shown beside others: the name, then a short stable tag from the
+ *  player id (Ann·4f2c), so that two players named alike can be told apart. HTML, escaped. */
+export function who(name, playerId) {
+  const tag = String(playerId ?? "").slice(-4);
+  return `${esc(name)}${tag ? `<span class="tag">·${esc(tag)}</span>` : ""}`;
+}

@@ -4,7 +4,7 @@
 
 import { render, fromJSON, applyChanges } from "../board.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc } from "../dom.js";
+import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
 
 async function getJSON(url, token = null) {
@@ -209,7 +209,7 @@ export class DailyView {
       const replay = e.replay_id
         ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
-        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${esc(e.name)}</a></td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
+        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a></td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
         <td>${replay}</td></tr>`;
     }).join("");
     const later = lb.entries.some((e) => !e.replay_id)

@@ -4,7 +4,7 @@
 // server gives names and counts only.
 
 import { t } from "../i18n.js";
-import { esc } from "../dom.js";
+import { esc, who } from "../dom.js";
 import { shortTime } from "../share.js";
 
 /** How often the list is asked for again, in ms. */
@@ -67,7 +67,7 @@ export class LiveList {
     const racers = r.racers.map((p) => {
       const pct = Math.round((100 * p.foundation_cards) / 52);
       const done = p.finished ? " 🏆" : p.status === "gave_up" ? ` · ${t("race.gaveUp")}` : "";
-      return `<li><span class="name">${esc(p.name)}</span>
+      return `<li><span class="name">${who(p.name, p.player_id)}</span>
         <span class="progress" aria-hidden="true"><span style="width:${pct}%"></span></span>
         <span class="muted">${p.foundation_cards}/52 · ${esc(t("race.movesN", { n: p.moves }))}${esc(done)}</span></li>`;
     }).join("");

@@ -4,7 +4,7 @@
 
 import { Table } from "../table.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc } from "../dom.js";
+import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
 import { copyText } from "../clipboard.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
@@ -227,7 +227,7 @@ export class RaceView {
       const cls = [p.player_id === g.you ? "me" : "", p.status === "finished" ? "finished" : "",
         p.gone ? "gone" : ""].join(" ");
       return `<li class="${cls}" data-player="${esc(p.player_id)}">
-        <span>${i + 1}.</span><span class="name">${esc(p.name)}${p.player_id === g.you ? ` (${esc(t("race.you"))})` : ""}</span>
+        <span>${i + 1}.</span><span class="name">${who(p.name, p.player_id)}${p.player_id === g.you ? ` (${esc(t("race.you"))})` : ""}</span>
         <span class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="52" aria-valuenow="${p.foundation_cards || 0}" aria-label="${esc(p.name)}"><span style="width:${pct}%"></span></span>
         <span class="muted">${status}</span></li>`;
     }).join("");
@@ -311,7 +311,7 @@ export class RaceView {
 
   resultsTable(g) {
     const rows = g.results.map((r) => `<tr class="${r.player_id === g.you ? "me" : ""}">
-      <td>${r.rank ?? "–"}</td><td>${esc(r.name)}</td>
+      <td>${r.rank ?? "–"}</td><td>${who(r.name, r.player_id)}</td>
       <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
       <td>${r.moves}</td></tr>`).join("");
     return `<h3>${esc(t("race.results"))}</h3><table class="results">

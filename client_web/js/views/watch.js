@@ -3,7 +3,7 @@
 
 import { render } from "../board.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc } from "../dom.js";
+import { html, esc, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
 
 export class WatchView {
@@ -107,7 +107,7 @@ export class WatchView {
         <span class="code">${esc(g.code || "")}</span></div>
         <p class="muted watch-explain" data-watch="${esc(g.watch)}">${esc(t(`race.watchMode.explain.${g.watch}`, { n: g.delayS ?? 30 }))}</p>
         ${g.state === "lobby" ? `<p class="muted">${esc(t("watch.waiting"))}</p>
-          <p>${g.racers().filter((p) => !p.gone).map((p) => `<span class="chip">${esc(p.name)}</span>`).join(" ")}</p>` : ""}
+          <p>${g.racers().filter((p) => !p.gone).map((p) => `<span class="chip">${who(p.name, p.player_id)}</span>`).join(" ")}</p>` : ""}
         ${g.state === "done" && g.results ? this.results(g) : ""}`;
     const racers = g.racers().filter((p) => !(p.gone && g.state === "lobby"));
     const ids = new Set(racers.map((p) => p.player_id));
@@ -148,7 +148,7 @@ export class WatchView {
   }
 
   results(g) {
-    const rows = g.results.map((r) => `<tr><td>${r.rank ?? "–"}</td><td>${esc(r.name)}</td>
+    const rows = g.results.map((r) => `<tr><td>${r.rank ?? "–"}</td><td>${who(r.name, r.player_id)}</td>
       <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
       <td>${r.moves}</td></tr>`).join("");
     return `<h3>${esc(t("race.results"))}</h3><table class="results"><thead><tr><th>#</th>
