@@ -18,6 +18,11 @@ export function inviteLink(game) {
   return `${location.origin}/?room=${encodeURIComponent(game.roomId)}`;
 }
 
+/** The spectators' link of a room (`#/watch/ID`): racers copy it, they never follow it. */
+export function watchLink(game) {
+  return `${location.origin}${location.pathname}#/watch/${encodeURIComponent(game.roomId)}`;
+}
+
 export class RaceView {
   constructor(app) {
     this.app = app;
@@ -245,8 +250,7 @@ export class RaceView {
         <div class="row" style="justify-content:space-between">
           <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small></h2>
           <div class="row">
-            ${g.state === "lobby" || g.state === "done" // a racer cannot also watch the race
-              ? `<a class="btn small" href="#/watch/${esc(g.roomId)}">${esc(t("race.spectateLink"))}</a>` : ""}
+            <button class="btn small" data-act="copywatch">${esc(t("race.copyWatchLink"))}</button>
             <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>
           </div>
         </div>
@@ -275,8 +279,11 @@ export class RaceView {
     on("start", () => app.net.send("start"));
     on("rematch", () => app.net.send("rematch"));
     on("copyinvite", () => copyText(link));
+    on("copywatch", () => copyText(watchLink(g))); // a racer cannot also watch the race
     on("leave", () => {
-      if (g.state === "racing" && g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveRace"))) return;
+      // Never out of a room without a question: out of a race, it is giving up.
+      const racing = g.state === "countdown" || (g.state === "racing" && g.me()?.status === "playing");
+      if (!confirm(t(racing ? "msg.confirmLeaveRace" : "msg.confirmLeaveRoom"))) return;
       app.leaveRoom();
       location.hash = "#/race";
       this.topEl.dataset.mode = "";
