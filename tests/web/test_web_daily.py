@@ -24,6 +24,7 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    send_line,
     wait_ready,
 )
 
@@ -216,17 +217,7 @@ def test_a_too_fast_daily_is_shown_unranked(paced_server: ServerProc, browser: A
     page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
     code = page.evaluate("seahaven.game.code")
     line = solve(Board.from_code(code), timeout=20).moves
-    page.evaluate(
-        """async (line) => {
-          for (const action of line) {
-            const before = seahaven.game.me().moves;
-            const [src, dst] = action.split(" ");
-            seahaven.net.send("move", {src, dst});
-            while (seahaven.game.me().moves === before) await new Promise(r => setTimeout(r, 2));
-          }
-        }""",
-        list(line),
-    )
+    send_line(page, list(line))
     page.wait_for_function("document.querySelector('[data-daily=\"unranked\"]') !== null")
     banner = page.locator('[data-daily="unranked"]')
     assert "Unranked: too fast" in banner.inner_text()

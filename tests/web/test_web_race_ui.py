@@ -1,6 +1,7 @@
 """The race in a real browser, as racers and spectators see it: nothing in the racer's room
 panel leaves the race unasked, one board per racer for a spectator whatever the window does,
-and cards in proportion."""
+cards in proportion, and the whole table on the screen at laptop and phone sizes even with
+the longest column a game can make."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from server.engine import Board
+from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
 from tests.web.pages import (
     Player,
@@ -16,6 +17,7 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    send_line,
     wait_ready,
 )
 
@@ -23,6 +25,36 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 pytestmark = [pytest.mark.browser, needs_chromium]
+
+#: A deal whose fifth card in column 5 is the King of clubs: the line below, found with the
+#: engine (a best-first search over legal moves that never moves column 5), lays the King of
+#: diamonds ... the Ace of diamonds on it, the last six taken back from the foundation. That
+#: is 17 cards, four dealt under a King and the thirteen of a suit, the longest a column can
+#: grow; columns of 11 and 8 cards stand beside it.
+LONG_CODE = "SH1-C4-AAAAA7O"
+LONG_LINE = [
+    *("cell2 found", "col4 found", "col4 cell2", "cell1 col4", "col8 col4", "col10 col7"),
+    *("col2 col10", "col2 col8", "col2 cell1", "col2 found", "col2 col5", "col9 col5"),
+    *("col10 cell3", "col10 cell4", "cell1 col10", "col1 col10", "col10 col6", "col10 col1"),
+    *("col10 found", "col9 found", "cell3 found", "cell4 found", "col6 col8", "col6 col1"),
+    *("col6 cell1", "col6 col9", "col6 found", "col7 cell3", "col7 cell4", "col7 col9"),
+    *("col7 found", "col7 found", "col7 col5", "cell4 col5", "cell3 col5", "cell1 found"),
+    *("col4 col2", "col1 col4", "col1 found", "col1 found", "col1 found", "col4 found"),
+    *("col4 found", "col4 found", "col4 found", "cell2 found", "col3 col2", "col3 col4"),
+    *("col9 col3", "col4 col9", "col3 col9", "col3 col2", "col3 cell1", "col8 col2"),
+    *("col8 found", "col8 found", "col8 col5", "found:D col5", "found:D col5"),
+    *("found:D col5", "found:D col5", "found:D col5", "found:D col5"),
+]
+
+#: Laptop, small laptop, phone upright, phone on its side.
+VIEWPORTS = [(1366, 768), (1280, 720), (390, 844), (844, 390)]
+
+
+def _long_board() -> Board:
+    board = Board.from_code(LONG_CODE)
+    for text in LONG_LINE:
+        board.play(parse_action(text))
+    return board
 
 
 def _race(
@@ -197,4 +229,80 @@ def test_spectator_cards_keep_the_card_shape(web_server: ServerProc, browser: Br
         assert len(seen) == 104
         assert all(abs(r - own[0]) < 0.03 for r in seen), (width, seen[:3])
     for page in (alice, bob, carol):
+        assert js_errors(page) == []
+
+
+#: Every card of the player's own board, with what must show of it (its corner: rank and
+#: suit) and how much of it does: up to the next card of its column, or all of it.
+_MEASURE = """() => {
+  const board = document.querySelector('.board[data-board="mine"]');
+  const out = [];
+  for (const pile of board.querySelectorAll('.pile')) {
+    const cards = [...pile.querySelectorAll(':scope > .card')];
+    cards.forEach((card, i) => {
+      const box = card.getBoundingClientRect();
+      const corner = card.querySelector('.corner');
+      const glyphs = [...corner.querySelectorAll('.r, .s')].map(g => g.getBoundingClientRect());
+      const next = cards[i + 1]?.getBoundingClientRect();
+      out.push({
+        card: card.dataset.card, loc: pile.dataset.loc,
+        left: box.left, top: box.top, right: box.right, bottom: box.bottom,
+        width: box.width, height: box.height,
+        shownHeight: next ? next.top - box.top : box.height,
+        needHeight: Math.max(...glyphs.map(g => g.bottom)) - box.top,
+        needWidth: Math.max(...glyphs.map(g => g.right)) - box.left,
+        rankHeight: glyphs[0].height,
+      });
+    });
+  }
+  return {cards: out, scrollY: window.scrollY, w: innerWidth, h: innerHeight};
+}"""
+
+
+def _check_fits(page: Page, where: str) -> None:
+    got = page.evaluate(_MEASURE)
+    w, h = got["w"], got["h"]
+    assert got["scrollY"] == 0, where
+    cards = got["cards"]
+    assert len(cards) == 52 - sum(board_json(page)["foundations"].values()) + sum(
+        1 for n in board_json(page)["foundations"].values() if n
+    ), where
+    for c in cards:
+        what = f"{where}: {c['card']} in {c['loc']}"
+        # On the screen, no scrolling needed.
+        assert c["left"] >= 0 and c["right"] <= w + 0.5, what
+        assert c["top"] >= 0 and c["bottom"] <= h + 0.5, what
+        # Not distorted: the shape of a card.
+        assert abs(c["height"] / c["width"] - 1.4) < 0.03, (what, c["width"], c["height"])
+        # Its rank and suit show, large enough to read.
+        assert c["shownHeight"] >= c["needHeight"] - 0.5, (what, c["shownHeight"], c["needHeight"])
+        assert c["needWidth"] <= c["width"] + 0.5, (what, c["needWidth"], c["width"])
+        assert c["rankHeight"] >= 12, (what, c["rankHeight"])
+
+
+def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    longest = _long_board()
+    assert max(len(col) for col in longest.columns) == 17
+    alice, bob, _carol, _room = _race(
+        browser, web_server.http_url + "/", code=LONG_CODE, spectator=False
+    )
+    send_line(alice, LONG_LINE)
+    assert board_json(alice)["columns"] == longest.to_json()["columns"]
+    for width, height in VIEWPORTS:
+        alice.set_viewport_size({"width": width, "height": height})
+        alice.wait_for_timeout(200)
+        _check_fits(alice, f"race {width}x{height}")
+    # The Play view fits the same table.
+    solo = new_page(browser, name="Solo")
+    solo.goto(web_server.http_url + f"/#/play/{LONG_CODE}")
+    wait_ready(solo)
+    solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
+    send_line(solo, LONG_LINE)
+    for width, height in VIEWPORTS:
+        solo.set_viewport_size({"width": width, "height": height})
+        solo.wait_for_timeout(200)
+        _check_fits(solo, f"play {width}x{height}")
+    for page in (alice, bob, solo):
         assert js_errors(page) == []

@@ -245,9 +245,11 @@ export class RaceView {
     }
     const results = g.state === "done" && g.results ? this.resultsTable(g) : "";
     const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
+    // From the countdown to the finish the panel is one compact strip above the table.
+    const strip = g.state === "countdown" || g.state === "racing" ? " strip" : "";
     this.topEl.innerHTML = `
-      <div class="card-panel">
-        <div class="row" style="justify-content:space-between">
+      <div class="card-panel room${strip}">
+        <div class="row room-head" style="justify-content:space-between">
           <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small></h2>
           <div class="row">
             <button class="btn small" data-act="copywatch">${esc(t("race.copyWatchLink"))}</button>
@@ -260,10 +262,10 @@ export class RaceView {
         ${g.state === "lobby" && g.codeTyped && g.code
           ? `<p class="typed-code">${esc(t("race.typedCode", { code: g.code }))}</p>` : ""}
         ${this.watchBlock(g, isHost)}
-        <h3>${esc(t("race.players", { n: players.length }))}${g.spectators ? ` <small class="muted">· ${esc(t("race.spectators", { n: g.spectators }))}</small>` : ""}</h3>
+        <h3 class="racers-title">${esc(t("race.players", { n: players.length }))}${g.spectators ? ` <small class="muted">· ${esc(t("race.spectators", { n: g.spectators }))}</small>` : ""}</h3>
         <ul class="players">${rows}</ul>
         ${results}
-        <div class="row" style="margin-top:10px">${actions}</div>
+        <div class="row room-acts" style="margin-top:10px">${actions}</div>
       </div>`;
     const on = (act, fn) => { const b = this.topEl.querySelector(`[data-act="${act}"]`); if (b) b.onclick = fn; };
     const pick = this.topEl.querySelector('[data-act="watch"]');
