@@ -50,7 +50,7 @@ export class DailyView {
         <div class="card-panel">
           <div class="row" style="justify-content:space-between">
             <h2 data-i18n="daily.leaderboard"></h2>
-            <div class="seg" role="tablist">
+            <div class="seg" role="radiogroup" data-i18n-aria="daily.leaderboard">
               <label><input type="radio" name="kind" value="daily"> <span data-i18n="daily.normal"></span></label>
               <label><input type="radio" name="kind" value="hard"> <span data-i18n="daily.hard"></span></label>
             </div>
