@@ -25,6 +25,7 @@ from tests.web.pages import (
     needs_chromium,
     new_page,
     send_line,
+    shoot,
     wait_ready,
 )
 
@@ -64,17 +65,6 @@ def _get(url: str, token: str | None = None) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as res:
         return json.load(res)
-
-
-def shoot(page: Page, name: str) -> None:
-    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png)."""
-    size = page.viewport_size
-    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
-    if size is not None:
-        page.set_viewport_size(size)
 
 
 def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Browser) -> None:
