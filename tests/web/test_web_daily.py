@@ -107,8 +107,8 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     for i, text in enumerate(line):
         p.play(board, text, prefer_double=i % 3 != 0)
     alice.wait_for_function("seahaven.game.me().status === 'finished'")
-    assert alice.locator(".banner.won").count() == 2  # solved, and ranked
     alice.wait_for_function("document.querySelector('[data-daily=\"ranked\"]') !== null")
+    assert alice.locator(".banner.won").count() == 2  # solved, and ranked
     assert "Ranked #1 on the leaderboard!" in alice.locator('[data-daily="ranked"]').inner_text()
 
     # Bob's page, watching the leaderboard, shows Alice's finish without a reload.
