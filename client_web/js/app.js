@@ -41,8 +41,7 @@ class App {
       if (state === "open") offline.hidden = true;
       else offlineTimer = setTimeout(() => { offline.hidden = false; }, 1000);
       conn.dataset.state = state;
-      conn.title = t(`conn.${state}`);
-      conn.setAttribute("aria-label", t(`conn.${state}`));
+      this.labelConn();
     });
     this.net.on("welcome", () => {
       this.welcomed = true;
@@ -60,8 +59,22 @@ class App {
     window.addEventListener("resize", () => this.current?.onResize?.());
     onLangChange(() => {
       applyTexts(document);
+      this.labelConn();
+      this.setTitle();
       this.current?.onLang?.();
     });
+  }
+
+  /** The connection light's words, in the current language. */
+  labelConn() {
+    const conn = document.getElementById("conn");
+    conn.title = t(`conn.${conn.dataset.state}`);
+    conn.setAttribute("aria-label", conn.title);
+  }
+
+  setTitle() {
+    const name = this.currentName === "replay" ? "daily" : this.currentName || "play";
+    document.title = `${t(`nav.${name}`)} · Seahaven Race`;
   }
 
   /** Run `fn` once the server has welcomed us (at once if it has). */
@@ -89,9 +102,10 @@ class App {
     }
     if (this.current && this.current !== view) this.current.hide?.();
     this.current = view;
+    this.currentName = name;
     this.main.innerHTML = "";
     view.show(this.main, parts.slice(1));
-    document.title = `${t(`nav.${name === "replay" ? "daily" : name}`)} · Seahaven Race`;
+    this.setTitle();
   }
 }
 

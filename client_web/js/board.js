@@ -2,6 +2,7 @@
 // a delta says and draws what is there.
 
 import { t, cardLabel } from "./i18n.js";
+import { fitBoard } from "./fit.js";
 
 export const SUITS = ["S", "H", "D", "C"];
 export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -181,7 +182,7 @@ export function render(root, state, opts = {}) {
     tab.append(pile);
   });
   root.append(top, tab);
-  squeeze(root, state, opts.maxHeight);
+  fitBoard(root, state.columns, opts.maxHeight);
   if (interactive) {
     // One tab stop per pile (its top card, or the pile when empty); arrows move between them.
     for (const el of root.querySelectorAll(".card")) el.tabIndex = el.classList.contains("top") ? 0 : -1;
@@ -197,26 +198,6 @@ function pileElement(kind, loc, label) {
   pile.setAttribute("role", "group");
   pile.setAttribute("aria-label", label);
   return pile;
-}
-
-// Long columns fan tighter so the table fits the window height.
-function squeeze(root, state, maxHeight) {
-  const avail = maxHeight ?? Math.max(260, window.innerHeight - root.getBoundingClientRect().top - 24);
-  const probe = root.querySelector(".pile.col");
-  if (!probe) return;
-  const ch = root.querySelector(".toprow .pile")?.getBoundingClientRect().height || 100;
-  const ratio = parseFloat(getComputedStyle(root).getPropertyValue("--offr")) || 0.27;
-  const offPx = ch * ratio;
-  const tableauAvail = avail - ch - 16;
-  state.columns.forEach((col, i) => {
-    const need = ch + offPx * Math.max(0, col.length - 1);
-    let k = 1;
-    if (col.length > 1 && need > tableauAvail) {
-      // Never so tight that a card's rank is hidden: past that the page scrolls.
-      k = Math.max(0.74, (tableauAvail - ch) / (offPx * (col.length - 1)));
-    }
-    root.style.setProperty(`--squeeze-${i + 1}`, String(k));
-  });
 }
 
 function flip(root, before) {

@@ -182,7 +182,11 @@ export class Table {
     for (const b of this.el.querySelectorAll(".stats .btn, .extra .btn")) b.disabled = !playing;
     this.el.querySelector('[data-act="sendHome"]').hidden = !(playing && me?.legal?.send_home);
     // A solver's hint would decide a race or hand out a daily line: only for solo games.
-    this.el.querySelector('[data-act="hint"]').hidden = ["race", "daily"].includes(this.game.mode);
+    const noHint = ["race", "daily"].includes(this.game.mode);
+    this.el.querySelector('[data-act="hint"]').hidden = noHint;
+    const help = this.el.querySelector(".small-print"); // nor a hint key
+    help.dataset.i18n = noHint ? "play.keyboardHelpNoHint" : "play.keyboardHelp";
+    help.textContent = t(help.dataset.i18n);
     this.tick();
     this.drawBanners();
     if (!board) {

@@ -95,6 +95,35 @@ def wait_ready(page: Page) -> None:
     page.wait_for_function("window.seahaven && window.seahaven.welcomed", timeout=10_000)
 
 
+def shoot(page: Page, name: str) -> None:
+    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png);
+    the page gets its own size back afterwards."""
+    size = page.viewport_size
+    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
+    if size is not None:
+        page.set_viewport_size(size)
+
+
+def send_line(page: Page, line: list[str]) -> None:
+    """Play actions (``col3 found``, ``found:D col5`` ...) as moves sent straight down the
+    page's socket, each once the previous one is on the page's own board: as fast as the
+    server answers, for setting up a position."""
+    page.evaluate(
+        """async (line) => {
+          for (const action of line) {
+            const before = seahaven.game.me().moves;
+            const [src, dst] = action.split(" ");
+            seahaven.net.send("move", {src, dst});
+            while (seahaven.game.me().moves === before) await new Promise(r => setTimeout(r, 2));
+          }
+        }""",
+        line,
+    )
+
+
 def board_json(page: Page) -> dict[str, Any]:
     """The client's own board as the server's JSON shape."""
     data: dict[str, Any] = page.evaluate(

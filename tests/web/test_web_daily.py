@@ -24,6 +24,8 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    send_line,
+    shoot,
     wait_ready,
 )
 
@@ -63,17 +65,6 @@ def _get(url: str, token: str | None = None) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as res:
         return json.load(res)
-
-
-def shoot(page: Page, name: str) -> None:
-    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png)."""
-    size = page.viewport_size
-    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
-    if size is not None:
-        page.set_viewport_size(size)
 
 
 def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Browser) -> None:
@@ -116,8 +107,8 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     for i, text in enumerate(line):
         p.play(board, text, prefer_double=i % 3 != 0)
     alice.wait_for_function("seahaven.game.me().status === 'finished'")
-    assert alice.locator(".banner.won").count() == 2  # solved, and ranked
     alice.wait_for_function("document.querySelector('[data-daily=\"ranked\"]') !== null")
+    assert alice.locator(".banner.won").count() == 2  # solved, and ranked
     assert "Ranked #1 on the leaderboard!" in alice.locator('[data-daily="ranked"]').inner_text()
 
     # Bob's page, watching the leaderboard, shows Alice's finish without a reload.
@@ -216,17 +207,7 @@ def test_a_too_fast_daily_is_shown_unranked(paced_server: ServerProc, browser: A
     page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
     code = page.evaluate("seahaven.game.code")
     line = solve(Board.from_code(code), timeout=20).moves
-    page.evaluate(
-        """async (line) => {
-          for (const action of line) {
-            const before = seahaven.game.me().moves;
-            const [src, dst] = action.split(" ");
-            seahaven.net.send("move", {src, dst});
-            while (seahaven.game.me().moves === before) await new Promise(r => setTimeout(r, 2));
-          }
-        }""",
-        list(line),
-    )
+    send_line(page, list(line))
     page.wait_for_function("document.querySelector('[data-daily=\"unranked\"]') !== null")
     banner = page.locator('[data-daily="unranked"]')
     assert "Unranked: too fast" in banner.inner_text()

@@ -50,7 +50,7 @@ export class DailyView {
         <div class="card-panel">
           <div class="row" style="justify-content:space-between">
             <h2 data-i18n="daily.leaderboard"></h2>
-            <div class="seg" role="tablist">
+            <div class="seg" role="radiogroup" data-i18n-aria="daily.leaderboard">
               <label><input type="radio" name="kind" value="daily"> <span data-i18n="daily.normal"></span></label>
               <label><input type="radio" name="kind" value="hard"> <span data-i18n="daily.hard"></span></label>
             </div>
@@ -250,11 +250,11 @@ export class ReplayView {
         </div>
         <p class="muted" data-k="meta" data-i18n="msg.loading"></p>
         <div class="bar">
-          <button class="btn" data-act="first" aria-label="⏮">⏮</button>
+          <button class="btn" data-act="first" data-i18n-aria="replay.first">⏮</button>
           <button class="btn" data-act="prev" data-i18n-aria="replay.prev">⟨</button>
           <button class="btn primary" data-act="play" data-i18n-aria="replay.play">▶</button>
           <button class="btn" data-act="next" data-i18n-aria="replay.next">⟩</button>
-          <button class="btn" data-act="last" aria-label="⏭">⏭</button>
+          <button class="btn" data-act="last" data-i18n-aria="replay.last">⏭</button>
           <input type="range" min="0" max="0" value="0" data-act="seek" data-i18n-aria="replay.step" style="flex:1;min-width:120px">
           <span class="stat"><b data-k="step">0/0</b><small data-i18n="replay.step"></small></span>
           <span class="stat"><b data-k="time">0:00.0</b><small data-i18n="stat.time"></small></span>

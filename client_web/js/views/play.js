@@ -45,7 +45,9 @@ export class PlayView {
       ev.preventDefault();
       const code = ev.target.code.value.trim().toUpperCase();
       if (!code) return;
-      location.hash = `#/play/${encodeURIComponent(code)}`;
+      // Always a new game on that deal: on the deal being played, a restart.
+      const where = `#/play/${encodeURIComponent(code)}`;
+      if (this.start({ code }) && location.hash !== where) history.pushState(null, "", where);
     };
     const code = parts[0] ? parts[0].trim().toUpperCase() : null;
     app.online(() => {
@@ -64,22 +66,24 @@ export class PlayView {
     return Number(this.el.querySelector('[name="cells"]:checked').value);
   }
 
+  /** A new game alone; false if the player chose to stay in the game they are in. */
   start(what) {
     const app = this.app;
     const g = app.game;
     if (g.mode === "race" && ["countdown", "racing"].includes(g.state) &&
         g.role === "player" && !confirm(t("msg.confirmLeaveRace"))) {
-      return;
+      return false;
     }
     // Leaving the ranked daily game gives it up: the day has no second ranked attempt.
     if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" &&
         g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveDaily"))) {
-      return;
+      return false;
     }
     app.leaveRoom();
     this.requested = what;
     const msg = what.code ? { code: what.code } : { cells: what.cells };
     if (app.net.send("solo", msg) == null) toast(t("msg.offline"));
+    return true;
   }
 
   onGame(type) {

@@ -18,6 +18,11 @@ export function inviteLink(game) {
   return `${location.origin}/?room=${encodeURIComponent(game.roomId)}`;
 }
 
+/** The spectators' link of a room (`#/watch/ID`): racers copy it, they never follow it. */
+export function watchLink(game) {
+  return `${location.origin}${location.pathname}#/watch/${encodeURIComponent(game.roomId)}`;
+}
+
 export class RaceView {
   constructor(app) {
     this.app = app;
@@ -243,13 +248,14 @@ export class RaceView {
     }
     const results = g.state === "done" && g.results ? this.resultsTable(g) : "";
     const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
+    // From the countdown to the finish the panel is one compact strip above the table.
+    const strip = g.state === "countdown" || g.state === "racing" ? " strip" : "";
     this.topEl.innerHTML = `
-      <div class="card-panel">
-        <div class="row" style="justify-content:space-between">
+      <div class="card-panel room${strip}">
+        <div class="row room-head" style="justify-content:space-between">
           <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}</h2>
           <div class="row">
-            ${g.state === "lobby" || g.state === "done" // a racer cannot also watch the race
-              ? `<a class="btn small" href="#/watch/${esc(g.roomId)}">${esc(t("race.spectateLink"))}</a>` : ""}
+            <button class="btn small" data-act="copywatch">${esc(t("race.copyWatchLink"))}</button>
             <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>
           </div>
         </div>
@@ -259,10 +265,10 @@ export class RaceView {
         ${g.state === "lobby" && g.codeTyped && g.code
           ? `<p class="typed-code">${esc(t("race.typedCode", { code: g.code }))}</p>` : ""}
         ${this.watchBlock(g, isHost)}
-        <h3>${esc(t("race.players", { n: players.length }))}${g.spectators ? ` <small class="muted">· ${esc(t("race.spectators", { n: g.spectators }))}</small>` : ""}</h3>
+        <h3 class="racers-title">${esc(t("race.players", { n: players.length }))}${g.spectators ? ` <small class="muted">· ${esc(t("race.spectators", { n: g.spectators }))}</small>` : ""}</h3>
         <ul class="players">${rows}</ul>
         ${results}
-        <div class="row" style="margin-top:10px">${actions}</div>
+        <div class="row room-acts" style="margin-top:10px">${actions}</div>
       </div>`;
     const on = (act, fn) => { const b = this.topEl.querySelector(`[data-act="${act}"]`); if (b) b.onclick = fn; };
     const pick = this.topEl.querySelector('[data-act="watch"]');
@@ -278,8 +284,11 @@ export class RaceView {
     on("start", () => app.net.send("start"));
     on("rematch", () => app.net.send("rematch"));
     on("copyinvite", () => copyText(link));
+    on("copywatch", () => copyText(watchLink(g))); // a racer cannot also watch the race
     on("leave", () => {
-      if (g.state === "racing" && g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveRace"))) return;
+      // Never out of a room without a question: out of a race, it is giving up.
+      const racing = g.state === "countdown" || (g.state === "racing" && g.me()?.status === "playing");
+      if (!confirm(t(racing ? "msg.confirmLeaveRace" : "msg.confirmLeaveRoom"))) return;
       app.leaveRoom();
       location.hash = "#/race";
       this.topEl.dataset.mode = "";

@@ -24,9 +24,11 @@ export class RulesView {
 
   async load() {
     const lang = currentLang();
+    const el = this.el;
     const res = await fetch(`rules/${lang}.html`, { cache: "no-cache" });
-    if (!this.el) return;
     const text = res.ok ? await res.text() : `<p>${esc(res.status)}</p>`;
+    // Gone, or another language asked for meanwhile: this page is no longer wanted.
+    if (!this.el || this.el !== el || currentLang() !== lang) return;
     // The page is our own static file; take its <main> if it is a whole document.
     const doc = new DOMParser().parseFromString(text, "text/html");
     const body = doc.querySelector("main") || doc.body;

@@ -23,6 +23,7 @@ export class WatchView {
       </div>`);
     main.append(this.el);
     this.drawn = new Map();
+    this.room = room;
     this.live = new LiveList(this.el.querySelector(".live-rooms")); // public races now
     if (room) {
       // A spectator's seat ends with its socket (a reload does that): take it again.
@@ -39,10 +40,10 @@ export class WatchView {
       this.offErr = app.net.on("error", () => { this.joining = null; });
       app.online(() => {
         if ((app.game.roomId === room || app.net.room === room) && app.game.role !== "player") return;
+        if (this.racingHere()) return; // the watch link in a racer's own tab: she stays a racer
         join();
       });
     }
-    this.room = room;
     this.timer = setInterval(() => this.tick(), 100);
     this.refresh();
   }
@@ -60,8 +61,20 @@ export class WatchView {
     if (type === "snapshot") this.joining = null;
     this.refresh();
   }
-  onResize() { this.drawn = new Map(); this.refresh(); }
-  onLang() { this.drawn = new Map(); this.live?.draw(); this.refresh(); }
+  // Each racer keeps the one board drawn for them: drawn again at the new size or language.
+  onResize() { this.redrawBoards(); }
+  onLang() { this.live?.draw(); this.redrawBoards(); }
+
+  redrawBoards() {
+    for (const box of this.drawn.values()) box.querySelector(".board").dataset.key = "";
+    this.refresh();
+  }
+
+  /** Whether we race in the room this view is asked to watch. */
+  racingHere() {
+    const g = this.app.game;
+    return Boolean(this.room) && g.roomId === this.room && g.role === "player";
+  }
 
   refresh() {
     if (!this.el) return;
@@ -74,6 +87,14 @@ export class WatchView {
     this.el.querySelector(".live-rooms").hidden = !listing;
     if (listing) this.live.start();
     else this.live.stop();
+    if (this.racingHere()) {
+      head.dataset.mode = "racer";
+      head.innerHTML = `<p>${esc(t("error.racing_here"))}</p>
+        <a class="btn primary" href="#/race/${esc(g.roomId)}">${esc(t("play.backToRace"))}</a>`;
+      grid.innerHTML = "";
+      this.drawn = new Map();
+      return;
+    }
     if (!watching) {
       if (head.dataset.mode !== "form") {
         head.dataset.mode = "form";

@@ -1,0 +1,236 @@
+"""Accessibility in a real browser: axe-core (vendored, see vendor/README.md) on every page of
+the client, at a laptop's and a phone's size, finds nothing serious or critical (WCAG AA
+colour contrast among it); and the placeholders of empty piles, which axe does not see
+(they are CSS-generated), are measured here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from server.daily.replays import replay_id
+from server.engine import Board
+from server.engine.solver import solve
+from tests.serverproc import ServerProc
+from tests.web.pages import Player, js_errors, needs_chromium, new_page, send_line, wait_ready
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+VENDOR = Path(__file__).parent / "vendor"
+AXE = VENDOR / "axe.min.js"
+CODE = "SH1-C4-AAAAAJ2"
+SIZES = [(1366, 768), (390, 844)]
+
+
+def _pinned() -> tuple[str, str]:
+    """The version and SHA-256 that vendor/README.md pins."""
+    readme = (VENDOR / "README.md").read_text(encoding="utf-8")
+    version = re.search(r"axe-core@(\d+\.\d+\.\d+)", readme)
+    digest = re.search(r"sha256 ([0-9a-f]{64})", readme)
+    assert version and digest, "vendor/README.md names the version and the sha256"
+    return version.group(1), digest.group(1)
+
+
+def test_the_vendored_axe_is_the_pinned_one() -> None:
+    version, digest = _pinned()
+    data = AXE.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == digest
+    assert data.startswith(f"/*! axe v{version}".encode())
+
+
+#: While axe runs: the felt is its lightest colour all over (axe cannot read text on a
+#: gradient and leaves it "to review", so this is the worst case it can measure), and the
+#: cards' decorative band (a pseudo-element under no text, which axe cannot see through) is
+#: not drawn.
+_WORST_CASE = """() => {
+  const style = document.createElement('style');
+  style.id = 'axe-worst-case';
+  style.textContent = 'body { background: var(--felt-light) !important; }'
+    + ' .card::after { display: none !important; }';
+  document.head.append(style);
+}"""
+
+
+def _axe(page: Page, where: str) -> None:
+    """Run axe on the page as it is; fail on any serious or critical violation."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    page.evaluate(_WORST_CASE)
+    try:
+        result: dict[str, Any] = page.evaluate(
+            "async () => await axe.run(document, {resultTypes: ['violations']})"
+        )
+    finally:
+        page.evaluate("document.getElementById('axe-worst-case').remove()")
+    bad = [
+        f"{v['id']} ({v['impact']}): {v['help']}\n    "
+        + "\n    ".join(
+            f"{' '.join(n['target'])}: {n.get('failureSummary', '')}"[:300] for n in v["nodes"][:5]
+        )
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not bad, f"{where}:\n" + "\n".join(bad)
+    assert page.evaluate("axe.version") == _pinned()[0]
+
+
+def _axe_sizes(page: Page, where: str) -> None:
+    size = page.viewport_size
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        _axe(page, f"{where} at {width}x{height}")
+    if size:
+        page.set_viewport_size(size)
+
+
+def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: Browser) -> None:
+    base = web_server.http_url + "/"
+    # Play: a game alone, one move made (a card in a cell, an empty cell or two).
+    solo = new_page(browser, name="Sol")
+    solo.goto(base + f"#/play/{CODE}")
+    wait_ready(solo)
+    solo.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    Player(solo).double_click("col5")
+    Player(solo).wait_moves(1)
+    _axe_sizes(solo, "Play")
+    # Rules, in English and in Thai.
+    solo.goto(base + "#/rules")
+    solo.locator("article.rules h1").wait_for()
+    _axe_sizes(solo, "Rules")
+    solo.select_option("#lang", "th")
+    solo.wait_for_function("document.querySelector('article.rules').lang === 'th'")
+    solo.locator("article.rules h1").wait_for()
+    _axe(solo, "Rules in Thai")
+    solo.select_option("#lang", "en")
+    # Daily: the deals behind Start and the leaderboard.
+    solo.goto(base + "#/daily")
+    solo.locator(".deal-tile").first.wait_for()
+    solo.locator(".lb-body > *").first.wait_for()
+    _axe_sizes(solo, "Daily")
+    # The replay viewer: a game alone won to the end, its replay.
+    winner = new_page(browser, name="Win")
+    winner.goto(base + f"#/play/{CODE}")
+    wait_ready(winner)
+    winner.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    send_line(winner, list(solve(Board.from_code(CODE), timeout=20).moves))
+    winner.wait_for_function("seahaven.game.me().status === 'finished'")
+    _axe(winner, "Play, won")
+    room, round_, pid = winner.evaluate(
+        "[seahaven.game.roomId, seahaven.game.round, seahaven.game.you]"
+    )
+    winner.goto(base + f"#/replay/{replay_id(room, round_, pid)}")
+    winner.wait_for_function("document.querySelector('[data-board=\"replay\"] .pile') !== null")
+    winner.locator('[data-act="next"]').click()
+    _axe_sizes(winner, "Replay")
+    # Race: the host's lobby (with the watch mode picker), a racer's table, a spectator.
+    host = new_page(browser, name="Hana")
+    host.goto(base + "#/race")
+    wait_ready(host)
+    _axe(host, "Race, create")
+    host.get_by_role("button", name="Create a room").click()
+    host.locator(".invite input").wait_for()
+    room = host.evaluate("seahaven.game.roomId")
+    guest = new_page(browser, name="Gus")
+    guest.goto(base + f"#/race/{room}")
+    wait_ready(guest)
+    host.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    watcher = new_page(browser, name="Wanda")
+    watcher.goto(base + f"#/watch/{room}")
+    wait_ready(watcher)
+    watcher.wait_for_function("seahaven.game.role === 'spectator'")
+    _axe_sizes(host, "Race lobby (host)")
+    _axe(guest, "Race lobby (guest)")
+    _axe(watcher, "Watch, lobby")
+    host.get_by_role("button", name="Start the race").click()
+    for page in (host, guest, watcher):
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
+    host.locator('.board[data-board="mine"] .card').first.wait_for()
+    code = host.evaluate("seahaven.game.code")
+    send_line(host, list(solve(Board.from_code(code), timeout=20).moves[:6]))
+    watcher.wait_for_function("seahaven.game.racers().some(p => p.moves >= 6)")
+    _axe_sizes(host, "Race running")
+    _axe_sizes(watcher, "Watch, running")
+    watcher.goto(base + "#/watch")
+    _axe(watcher, "Watch, no room")
+    for page in (solo, winner, host, guest, watcher):
+        assert js_errors(page) == []
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _over(
+    top: tuple[float, float, float, float], under: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    r, g, b, a = top
+    return (r * a + under[0] * (1 - a), g * a + under[1] * (1 - a), b * a + under[2] * (1 - a))
+
+
+def _rgba(css: str) -> tuple[float, float, float, float]:
+    nums = [float(x) for x in re.findall(r"[\d.]+", css)]
+    return (nums[0], nums[1], nums[2], nums[3] if len(nums) > 3 else 1.0)
+
+
+def _ratio(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_empty_pile_placeholders_meet_contrast(web_server: ServerProc, browser: Browser) -> None:
+    """The suit of an empty foundation, the K of an empty column and their outlines stand
+    out from the felt: 4.5:1 for the symbols (text), 3:1 for the outlines (WCAG 1.4.11), on
+    the lightest felt of the page."""
+    page = new_page(browser)
+    page.goto(web_server.http_url + f"/#/play/{CODE}")
+    wait_ready(page)
+    page.wait_for_function("!!seahaven.game.myBoard()")
+    # The opening table has empty foundations and cells but no empty column: one is drawn
+    # beside the columns with the classes the board gives an empty column.
+    styles = page.evaluate(
+        """() => {
+          const board = document.querySelector('.board[data-board="mine"]');
+          const found = board.querySelector('.pile.found.slot');
+          const col = document.createElement('div');
+          col.className = 'pile col empty';
+          board.querySelector('.tableau').append(col);
+          const cell = board.querySelector('.pile.cell.slot');
+          const felt = getComputedStyle(document.documentElement).getPropertyValue('--felt-light');
+          const s = (el, pseudo) => getComputedStyle(el, pseudo);
+          const out = {
+            felt: felt.trim(),
+            found: {bg: s(found).backgroundColor, border: s(found).borderTopColor,
+                    symbol: s(found, '::before').color, text: s(found, '::before').content},
+            col: {bg: s(col).backgroundColor, border: s(col).borderTopColor,
+                  symbol: s(col, '::before').color, text: s(col, '::before').content},
+            cell: {bg: s(cell).backgroundColor, border: s(cell).borderTopColor},
+          };
+          col.remove();
+          return out;
+        }"""
+    )
+    felt_hex = styles["felt"].lstrip("#")
+    felt = (int(felt_hex[0:2], 16), int(felt_hex[2:4], 16), int(felt_hex[4:6], 16))
+    for kind in ("found", "col", "cell"):
+        st = styles[kind]
+        ground = _over(_rgba(st["bg"]), felt)
+        border = _over(_rgba(st["border"]), ground)
+        assert min(_ratio(border, ground), _ratio(border, felt)) >= 3, (kind, st)
+        if "symbol" in st:
+            assert st["text"] not in ("none", "normal", '""'), (kind, st)
+            symbol = _over(_rgba(st["symbol"]), ground)
+            assert _ratio(symbol, ground) >= 4.5, (kind, st, _ratio(symbol, ground))
+    assert js_errors(page) == []

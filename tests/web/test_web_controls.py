@@ -1,0 +1,147 @@
+"""Small things of the page in a real browser: Hint only where the server gives hints, "Play
+this code" on the deal being played starts it again, every label in the player's language,
+and the mode tabs whole on a phone."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests import ROOT
+from tests.serverproc import ServerProc
+from tests.web.pages import Player, board_json, js_errors, needs_chromium, new_page, wait_ready
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+CODE = "SH1-C4-AAAAAJ2"
+LANGS = ["en", "da", "de", "ru", "th"]
+
+
+def _texts(lang: str) -> dict[str, dict[str, str]]:
+    data: dict[str, dict[str, str]] = json.loads(
+        (ROOT / "client_web" / "i18n" / f"{lang}.json").read_text(encoding="utf-8")
+    )
+    return data
+
+
+def _hint_shown(page: Page) -> bool:
+    return page.locator('.stats [data-act="hint"]').is_visible()
+
+
+def test_hint_only_where_the_server_gives_hints(web_server: ServerProc, browser: Browser) -> None:
+    base = web_server.http_url + "/"
+    page = new_page(browser, name="Hilda")
+    page.goto(base + f"#/play/{CODE}")
+    wait_ready(page)
+    page.wait_for_function("!!seahaven.game.myBoard()")
+    assert _hint_shown(page)  # a game alone
+    # Today's daily deal: no hints until the day is over.
+    page.goto(base + "#/daily")
+    page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
+    page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
+    page.locator('.board[data-board="mine"] .card').first.wait_for()
+    assert not _hint_shown(page)
+    assert "H gives a hint" not in page.locator("#kbd-help").inner_text()
+    # A race: none before its end.
+    page.goto(base + "#/race")
+    page.once("dialog", lambda d: d.accept())  # leaving the ranked daily game
+    page.get_by_role("button", name="Create a room").click()
+    page.wait_for_function("seahaven.game.state === 'lobby'")
+    page.get_by_role("button", name="Start the race").click()
+    page.wait_for_function("seahaven.game.state === 'racing' && !!seahaven.game.myBoard()")
+    page.locator('.board[data-board="mine"] .card').first.wait_for()
+    assert not _hint_shown(page)
+    assert "H gives a hint" not in page.locator("#kbd-help").inner_text()
+    assert js_errors(page) == []
+
+
+def test_play_this_code_on_the_deal_being_played_starts_it_again(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.http_url + f"/#/play/{CODE}")
+    wait_ready(page)
+    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    opening = board_json(page)
+    room = page.evaluate("seahaven.game.roomId")
+    p = Player(page)
+    p.double_click("col5")
+    p.wait_moves(1)
+    assert board_json(page) != opening
+    page.get_by_placeholder("SH1-C4-AAAAAJ2").fill(CODE)
+    page.get_by_role("button", name="Play this code").click()
+    # A new game alone on the same deal: the opening table, no moves, a new room.
+    page.wait_for_function(
+        "(room) => seahaven.game.roomId && seahaven.game.roomId !== room"
+        " && seahaven.game.me()?.moves === 0",
+        arg=room,
+    )
+    assert page.evaluate("seahaven.game.code") == CODE
+    assert page.evaluate("seahaven.game.mode") == "solo"
+    assert board_json(page) == opening
+    assert page.locator('[data-k="moves"]').inner_text() == "0"
+    assert js_errors(page) == []
+
+
+def test_every_label_in_the_players_language(web_server: ServerProc, browser: Browser) -> None:
+    page = new_page(browser)
+    page.goto(web_server.http_url + "/#/play")
+    wait_ready(page)
+    page.wait_for_function("document.getElementById('conn').dataset.state === 'open'")
+    for lang in [*LANGS[1:], "en"]:
+        texts = _texts(lang)
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        labels = page.evaluate(
+            """() => ({
+              conn: document.getElementById('conn').getAttribute('aria-label'),
+              connTitle: document.getElementById('conn').title,
+              lang: document.getElementById('lang').getAttribute('aria-label'),
+              modes: document.querySelector('nav.modes').getAttribute('aria-label'),
+              title: document.title,
+            })"""
+        )
+        assert labels == {
+            "conn": texts["conn"]["open"],
+            "connTitle": texts["conn"]["open"],
+            "lang": texts["prefs"]["language"],
+            "modes": texts["nav"]["modes"],
+            "title": f"{texts['nav']['play']} · Seahaven Race",
+        }, lang
+    # The replay viewer's first and last step buttons are named in words, not symbols.
+    page.goto(web_server.http_url + "/#/replay/nothing-here")
+    page.select_option("#lang", "de")
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    texts = _texts("de")
+    for act in ("first", "last"):
+        label = page.locator(f'[data-act="{act}"]').get_attribute("aria-label")
+        assert label == texts["replay"][act]
+    assert js_errors(page) == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_mode_tabs_fit_a_phone(web_server: ServerProc, browser: Browser, lang: str) -> None:
+    page = new_page(browser, lang=lang, width=390, height=844, is_mobile=True, has_touch=True)
+    page.goto(web_server.http_url + "/#/rules")
+    wait_ready(page)
+    page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+    nav = page.evaluate(
+        """() => {
+          const nav = document.querySelector('nav.modes');
+          const box = nav.getBoundingClientRect();
+          return {scroll: nav.scrollWidth, client: nav.clientWidth, right: box.right,
+            tabs: [...nav.querySelectorAll('a')].map(a => {
+              const r = a.getBoundingClientRect();
+              return {text: a.textContent, left: r.left, right: r.right};
+            })};
+        }"""
+    )
+    assert nav["scroll"] <= nav["client"], nav
+    for tab in nav["tabs"]:
+        assert tab["left"] >= 0 and tab["right"] <= min(nav["right"], 390) + 0.5, tab
+    assert js_errors(page) == []

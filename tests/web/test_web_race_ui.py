@@ -1,0 +1,308 @@
+"""The race in a real browser, as racers and spectators see it: nothing in the racer's room
+panel leaves the race unasked, one board per racer for a spectator whatever the window does,
+cards in proportion, and the whole table on the screen at laptop and phone sizes even with
+the longest column a game can make."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from server.engine import Board, parse_action
+from tests.serverproc import ServerProc
+from tests.web.pages import (
+    Player,
+    board_json,
+    js_errors,
+    needs_chromium,
+    new_page,
+    send_line,
+    wait_ready,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+#: A deal whose fifth card in column 5 is the King of clubs: the line below, found with the
+#: engine (a best-first search over legal moves that never moves column 5), lays the King of
+#: diamonds ... the Ace of diamonds on it, the last six taken back from the foundation. That
+#: is 17 cards, four dealt under a King and the thirteen of a suit, the longest a column can
+#: grow; columns of 11 and 8 cards stand beside it.
+LONG_CODE = "SH1-C4-AAAAA7O"
+LONG_LINE = [
+    *("cell2 found", "col4 found", "col4 cell2", "cell1 col4", "col8 col4", "col10 col7"),
+    *("col2 col10", "col2 col8", "col2 cell1", "col2 found", "col2 col5", "col9 col5"),
+    *("col10 cell3", "col10 cell4", "cell1 col10", "col1 col10", "col10 col6", "col10 col1"),
+    *("col10 found", "col9 found", "cell3 found", "cell4 found", "col6 col8", "col6 col1"),
+    *("col6 cell1", "col6 col9", "col6 found", "col7 cell3", "col7 cell4", "col7 col9"),
+    *("col7 found", "col7 found", "col7 col5", "cell4 col5", "cell3 col5", "cell1 found"),
+    *("col4 col2", "col1 col4", "col1 found", "col1 found", "col1 found", "col4 found"),
+    *("col4 found", "col4 found", "col4 found", "cell2 found", "col3 col2", "col3 col4"),
+    *("col9 col3", "col4 col9", "col3 col9", "col3 col2", "col3 cell1", "col8 col2"),
+    *("col8 found", "col8 found", "col8 col5", "found:D col5", "found:D col5"),
+    *("found:D col5", "found:D col5", "found:D col5", "found:D col5"),
+]
+
+#: Laptop, small laptop, phone upright, phone on its side.
+VIEWPORTS = [(1366, 768), (1280, 720), (390, 844), (844, 390)]
+
+
+def _long_board() -> Board:
+    board = Board.from_code(LONG_CODE)
+    for text in LONG_LINE:
+        board.play(parse_action(text))
+    return board
+
+
+def _race(
+    browser: Browser, base: str, *, code: str | None = None, spectator: bool = True, **kw: Any
+) -> tuple[Page, Page, Page | None, str]:
+    """A running race: Alice hosts (with a typed code if given), Bob races, Carol watches."""
+    alice = new_page(browser, name="Alice", **kw)
+    bob = new_page(browser, name="Bob")
+    alice.goto(base + "#/race")
+    wait_ready(alice)
+    if code:
+        alice.evaluate("(code) => seahaven.net.send('create_room', {cells: 4, code})", code)
+    else:
+        alice.get_by_role("button", name="Create a room").click()
+    alice.wait_for_function("seahaven.game.state === 'lobby' && !!seahaven.game.roomId")
+    room = str(alice.evaluate("seahaven.game.roomId"))
+    bob.goto(base + f"#/race/{room}")
+    wait_ready(bob)
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    carol = None
+    if spectator:
+        carol = new_page(browser, name="Carol")
+        carol.goto(base + f"#/watch/{room}")
+        wait_ready(carol)
+        carol.wait_for_function("seahaven.game.role === 'spectator'")
+    alice.get_by_role("button", name="Start the race").click()
+    for page in (alice, bob, carol):
+        if page is not None:
+            page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
+    return alice, bob, carol, room
+
+
+def _racing(page: Page) -> bool:
+    return bool(
+        page.evaluate(
+            "seahaven.game.role === 'player' && seahaven.game.state === 'racing'"
+            " && seahaven.game.me()?.status === 'playing'"
+        )
+    )
+
+
+def test_nothing_in_the_racers_panel_leaves_the_race_unasked(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    base = web_server.http_url + "/"
+    perms = ["clipboard-read", "clipboard-write"]
+    alice = new_page(browser, name="Alice", permissions=perms)
+    alice.goto(base + "#/race")
+    wait_ready(alice)
+    alice.get_by_role("button", name="Create a room").click()
+    alice.locator(".invite input").wait_for()
+    room = alice.evaluate("seahaven.game.roomId")
+    watch_link = f"{web_server.http_url}/#/watch/{room}"
+    # In the lobby the racer's panel offers the watch link to copy, not a way to watch.
+    panel = alice.locator(".race-top")
+    assert panel.locator('a[href*="#/watch"]').count() == 0
+    panel.get_by_role("button", name="Copy watch link").click()
+    alice.locator("#toast").wait_for(state="visible")
+    assert alice.evaluate("navigator.clipboard.readText()") == watch_link
+    assert alice.evaluate("seahaven.game.role") == "player"
+    # Leaving the lobby asks first; saying no keeps the seat.
+    dialogs: list[str] = []
+
+    def dismiss(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    alice.on("dialog", dismiss)
+    panel.get_by_role("button", name="Leave").click()
+    assert dialogs == ["Leave this room?"]
+    assert alice.evaluate("seahaven.game.roomId") == room
+    bob = new_page(browser, name="Bob")
+    bob.goto(base + f"#/race/{room}")
+    wait_ready(bob)
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    alice.get_by_role("button", name="Start the race").click()
+    alice.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
+    # Racing: every control of the panel, tapped (and any question answered no), leaves
+    # Alice racing.
+    controls = panel.locator("a, button")
+    names = [controls.nth(i).inner_text() for i in range(controls.count())]
+    assert "Copy watch link" in names and "Leave" in names
+    for i in range(controls.count()):
+        controls.nth(i).click()
+        alice.wait_for_timeout(150)
+        assert _racing(alice), names[i]
+        assert alice.url.endswith(f"#/race/{room}")
+    assert dialogs[-1] == "Leave the race? You will give up."
+    assert alice.evaluate("navigator.clipboard.readText()") == watch_link
+    # The watch link opened in the racer's own tab does not make her a spectator either:
+    # it says she is racing here and leads back.
+    alice.goto(watch_link)
+    wait_ready(alice)
+    alice.wait_for_function("seahaven.game.state === 'racing'")
+    note = alice.locator(".watch-head")
+    note.get_by_role("link", name="Back to the race").wait_for()
+    assert "You are racing in this room" in note.inner_text()
+    assert _racing(alice)
+    bob.wait_for_timeout(300)
+    assert bob.evaluate("seahaven.game.racers().every(p => p.status === 'playing' && !p.gone)"), (
+        "Bob sees Alice gone or given up"
+    )
+    note.get_by_role("link", name="Back to the race").click()
+    alice.wait_for_selector('.board[data-board="mine"] .card')
+    assert _racing(alice)
+    for page in (alice, bob):
+        assert js_errors(page) == []
+
+
+def _mini_counts(page: Page) -> tuple[int, int]:
+    counts: list[int] = page.evaluate(
+        "[document.querySelectorAll('.mini').length,"
+        " document.querySelectorAll('.mini .board').length]"
+    )
+    return counts[0], counts[1]
+
+
+def test_a_spectator_has_one_board_per_racer_whatever_the_window_does(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    alice, bob, carol, _room = _race(browser, web_server.http_url + "/")
+    assert carol is not None
+    alice_id = alice.evaluate("seahaven.game.you")
+    carol.wait_for_selector(f'.mini .board[data-board="{alice_id}"] .card')
+    assert _mini_counts(carol) == (2, 2)
+    # Resizing, turning the phone, switching language: still one board per racer.
+    for width, height in [(1366, 768), (390, 844), (844, 390), (1280, 860)]:
+        carol.set_viewport_size({"width": width, "height": height})
+        carol.wait_for_timeout(120)
+        assert _mini_counts(carol) == (2, 2), (width, height)
+    for lang in ("de", "ru", "en"):
+        carol.select_option("#lang", lang)
+        carol.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        assert _mini_counts(carol) == (2, 2), lang
+    # ... and that one board still follows the racer's moves.
+    board = Board.from_code(alice.evaluate("seahaven.game.code"))
+    move = next(m for m in board.legal_moves() if m.dst.kind != "cell")
+    Player(alice).play(board, f"{move.src} {move.dst}", prefer_double=False)
+    carol.wait_for_function(f"seahaven.game.players.get('{alice_id}').moves === 1", timeout=10_000)
+    mine = board_json(alice)
+    shown = carol.evaluate(
+        """(pid) => [...Array(10).keys()].map(i => [...document.querySelectorAll(
+             `.mini .board[data-board="${pid}"] .pile[data-loc="col${i + 1}"] .card`)]
+             .map(c => c.dataset.card))""",
+        alice_id,
+    )
+    assert shown == mine["columns"]
+    assert _mini_counts(carol) == (2, 2)
+    for page in (alice, bob, carol):
+        assert js_errors(page) == []
+
+
+def _card_ratios(page: Page, selector: str) -> list[float]:
+    ratios: list[float] = page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].map(c => {
+             const r = c.getBoundingClientRect(); return r.height / r.width; })""",
+        selector,
+    )
+    return ratios
+
+
+def test_spectator_cards_keep_the_card_shape(web_server: ServerProc, browser: Browser) -> None:
+    alice, bob, carol, _room = _race(browser, web_server.http_url + "/")
+    assert carol is not None
+    carol.wait_for_selector(".mini .board .card")
+    own = _card_ratios(alice, '.board[data-board="mine"] .card')
+    assert own and all(abs(r - 1.4) < 0.03 for r in own), own[:3]
+    for width, height in [(1280, 860), (390, 844)]:
+        carol.set_viewport_size({"width": width, "height": height})
+        carol.wait_for_timeout(120)
+        seen = _card_ratios(carol, ".mini .board .card")
+        assert len(seen) == 104
+        assert all(abs(r - own[0]) < 0.03 for r in seen), (width, seen[:3])
+    for page in (alice, bob, carol):
+        assert js_errors(page) == []
+
+
+#: Every card of the player's own board, with what must show of it (its corner: rank and
+#: suit) and how much of it does: up to the next card of its column, or all of it.
+_MEASURE = """() => {
+  const board = document.querySelector('.board[data-board="mine"]');
+  const out = [];
+  for (const pile of board.querySelectorAll('.pile')) {
+    const cards = [...pile.querySelectorAll(':scope > .card')];
+    cards.forEach((card, i) => {
+      const box = card.getBoundingClientRect();
+      const corner = card.querySelector('.corner');
+      const glyphs = [...corner.querySelectorAll('.r, .s')].map(g => g.getBoundingClientRect());
+      const next = cards[i + 1]?.getBoundingClientRect();
+      out.push({
+        card: card.dataset.card, loc: pile.dataset.loc,
+        left: box.left, top: box.top, right: box.right, bottom: box.bottom,
+        width: box.width, height: box.height,
+        shownHeight: next ? next.top - box.top : box.height,
+        needHeight: Math.max(...glyphs.map(g => g.bottom)) - box.top,
+        needWidth: Math.max(...glyphs.map(g => g.right)) - box.left,
+        rankHeight: glyphs[0].height,
+      });
+    });
+  }
+  return {cards: out, scrollY: window.scrollY, w: innerWidth, h: innerHeight};
+}"""
+
+
+def _check_fits(page: Page, where: str) -> None:
+    got = page.evaluate(_MEASURE)
+    w, h = got["w"], got["h"]
+    assert got["scrollY"] == 0, where
+    cards = got["cards"]
+    assert len(cards) == 52 - sum(board_json(page)["foundations"].values()) + sum(
+        1 for n in board_json(page)["foundations"].values() if n
+    ), where
+    for c in cards:
+        what = f"{where}: {c['card']} in {c['loc']}"
+        # On the screen, no scrolling needed.
+        assert c["left"] >= 0 and c["right"] <= w + 0.5, what
+        assert c["top"] >= 0 and c["bottom"] <= h + 0.5, what
+        # Not distorted: the shape of a card.
+        assert abs(c["height"] / c["width"] - 1.4) < 0.03, (what, c["width"], c["height"])
+        # Its rank and suit show, large enough to read.
+        assert c["shownHeight"] >= c["needHeight"] - 0.5, (what, c["shownHeight"], c["needHeight"])
+        assert c["needWidth"] <= c["width"] + 0.5, (what, c["needWidth"], c["width"])
+        assert c["rankHeight"] >= 12, (what, c["rankHeight"])
+
+
+def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    longest = _long_board()
+    assert max(len(col) for col in longest.columns) == 17
+    alice, bob, _carol, _room = _race(
+        browser, web_server.http_url + "/", code=LONG_CODE, spectator=False
+    )
+    send_line(alice, LONG_LINE)
+    assert board_json(alice)["columns"] == longest.to_json()["columns"]
+    for width, height in VIEWPORTS:
+        alice.set_viewport_size({"width": width, "height": height})
+        alice.wait_for_timeout(200)
+        _check_fits(alice, f"race {width}x{height}")
+    # The Play view fits the same table.
+    solo = new_page(browser, name="Solo")
+    solo.goto(web_server.http_url + f"/#/play/{LONG_CODE}")
+    wait_ready(solo)
+    solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
+    send_line(solo, LONG_LINE)
+    for width, height in VIEWPORTS:
+        solo.set_viewport_size({"width": width, "height": height})
+        solo.wait_for_timeout(200)
+        _check_fits(solo, f"play {width}x{height}")
+    for page in (alice, bob, solo):
+        assert js_errors(page) == []
