@@ -60,6 +60,7 @@ SERVER_REJECT_REASONS: Final[dict[str, str]] = {
     "finished": "your game is over (won or given up)",
     "conflict": "the move raced another change of your board; it was not applied",
     "hints_off": "no solver hints in a race room until the race is over",
+    "busy": "the solver is busy (a hint of yours is running, or too many wait); retry",
 }
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
