@@ -34,6 +34,7 @@ from .rooms import membership
 from .rooms.rounds import janitor
 from .session import serve_connection
 from .settings import Settings
+from .solver_pool import SolverPool
 from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
 from .store.store import Store
@@ -72,6 +73,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
         boards=boards,
         daily=Daily.build(redis, keys, settings.min_ms_per_action, settings.replay_ttl),
         metrics=metrics,
+        solver=SolverPool(settings.solver_workers, settings.solver_queue),
         instance_id=secrets.token_hex(4),
         embedded=embedded,
     )
@@ -132,6 +134,25 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> None:
     redis = redis_client(url)
     await redis.ping()
     ctx = build_context(settings, redis, embedded=lite is not None)
+    await ctx.solver.start()
+    try:
+        await serve_until_stopped(ctx, registry, ready)
+    finally:
+        await ctx.solver.close()
+    await ctx.daily.watchers.close()
+    await ctx.hub.close()
+    await ctx.store.aclose()
+    ctx.metrics.close()
+    await redis.aclose()
+    if lite is not None:
+        await asyncio.to_thread(stop_embedded_redis, lite)
+
+
+async def serve_until_stopped(
+    ctx: Context, registry: Registry, ready: asyncio.Event | None = None
+) -> None:
+    """Serve the port of ``ctx.settings`` until SIGINT/SIGTERM (``ready`` set once bound)."""
+    settings = ctx.settings
     front = http_server.HttpFront(ctx, registry)
     tune_gc()
     ctx.hub.start()
@@ -162,10 +183,3 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> None:
         if ready is not None:
             ready.set()
         await stop
-    await ctx.daily.watchers.close()
-    await ctx.hub.close()
-    await ctx.store.aclose()
-    ctx.metrics.close()
-    await redis.aclose()
-    if lite is not None:
-        await asyncio.to_thread(stop_embedded_redis, lite)
