@@ -63,6 +63,8 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
     metrics = Metrics()
     store = Store(redis, keys, settings.room_ttl)
     boards = BoardCache(store)
+    solver = SolverPool(settings.solver_workers, settings.solver_queue)
+    metrics.solver_jobs.set_function(lambda: solver.jobs)
     ctx = Context(
         settings=settings,
         redis=redis,
@@ -73,7 +75,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
         boards=boards,
         daily=Daily.build(redis, keys, settings.min_ms_per_action, settings.replay_ttl),
         metrics=metrics,
-        solver=SolverPool(settings.solver_workers, settings.solver_queue),
+        solver=solver,
         instance_id=secrets.token_hex(4),
         embedded=embedded,
     )

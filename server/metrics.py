@@ -52,6 +52,9 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self.solver_jobs = Gauge(
+            "seahaven_solver_jobs", "Hints running or waiting in the solver processes.", registry=r
+        )
         self.late_begins = Counter(
             "seahaven_late_begins", "Races started by a move after the countdown.", registry=r
         )

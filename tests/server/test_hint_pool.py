@@ -8,6 +8,7 @@ waiting hint, so that the bounds are reached with a handful of clients.
 from __future__ import annotations
 
 import signal
+import urllib.request
 from collections.abc import Iterator
 
 import psutil
@@ -78,6 +79,17 @@ def solver_processes(srv: ServerProc) -> list[psutil.Process]:
         except psutil.NoSuchProcess:
             continue
     return found
+
+
+def metrics(srv: ServerProc) -> dict[str, float]:
+    """The server's ``/metrics`` samples by name (labels included)."""
+    with urllib.request.urlopen(srv.http_url + "/metrics", timeout=5) as res:
+        text = res.read().decode()
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
 
 
 async def close_all(*clients: WsClient) -> None:
@@ -167,6 +179,9 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     assert solve(board, timeout=30).result == "solved"
     [fresh] = solver_processes(hint_server)
     assert fresh.pid != worker.pid
+    counted = metrics(hint_server)
+    assert counted['seahaven_hints_total{outcome="failed"}'] >= 1
+    assert counted["seahaven_solver_jobs"] == 0
     await close_all(dan, ann)
 
 
