@@ -84,7 +84,12 @@ async def bystander(url: str, start_at: float, stop_at: float, every: float) -> 
             began = time.perf_counter()
             await ws.send(ping)
             while True:  # the socket gets nothing else, but do not count on it
-                raw = await asyncio.wait_for(ws.recv(), timeout=10)
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), timeout=10)
+                except TimeoutError:
+                    raise RuntimeError(
+                        f"no pong within 10 s of a ping sent {sent_at - start_at:.1f} s in"
+                    ) from None
                 if isinstance(raw, str) and raw.startswith('{"type":"pong"'):
                     break
             samples.append([sent_at, time.perf_counter() - began])
@@ -339,6 +344,9 @@ def one_run(args: argparse.Namespace) -> RunResult:
         samples = take(by_out, "the bystander", wait)
         tally: Tally = take(storm_out, "the storm", wait)
         server = server_hints(srv.http_url)
+    except BaseException:
+        print(f"server log:\n{srv.log()[-2000:]}", file=sys.stderr)
+        raise
     finally:
         for p in procs:
             p.join(timeout=5)
