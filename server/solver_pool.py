@@ -16,9 +16,11 @@ the handler answers ``reject busy``). A board crosses to the process as its JSON
 The processes are spawned (not forked from the running event loop), ignore SIGINT (the
 server shuts them down itself), end when the server does, even killed, and run at a lower
 priority (:data:`WORKER_NICE`), so that when cores are short the event loops and Redis on
-the host win them. A process that dies
-(killed, out of memory) breaks the executor: the jobs it held fail with
-:class:`SolverFailed` and a fresh executor takes the next ones.
+the host win them. A process that dies (killed, out of memory) breaks the executor: the
+jobs it held fail with :class:`SolverFailed` and a fresh executor takes the next ones.
+
+In the server's process the executor keeps two helper threads (its manager and the job
+queue's feeder); each takes the GIL briefly per job, to pass a position or an answer on.
 """
 
 from __future__ import annotations
@@ -46,13 +48,12 @@ HINT_SECONDS: Final = 1.0
 #: How much nicer than the server the solver processes run (0: the same priority).
 WORKER_NICE: Final = 10
 
+#: How often a solver process checks that the server that started it is still there.
+PARENT_CHECK_SECONDS: Final = 0.5
+
 
 class SolverFailed(Exception):
     """The process running a job died before answering (the job may be asked again)."""
-
-
-#: How often a solver process checks that the server that started it is still there.
-PARENT_CHECK_SECONDS: Final = 0.5
 
 
 def _init_worker(nice: int, parent: int) -> None:
