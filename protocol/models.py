@@ -72,6 +72,7 @@ SERVER_REJECT_REASONS: Final[dict[str, str]] = {
     "hints_off": "no solver hints for a deal being raced, nor on a daily deal of today",
     "rate_limited": "too many actions on this board at once; slow down",
     "too_many_actions": "this board has taken the most actions one game may have",
+    "busy": "the solver is busy (a hint of yours is running, or too many wait); retry",
 }
 
 #: Why a daily game is not on the leaderboard (``unranked_reason``), and what each means.

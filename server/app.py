@@ -37,6 +37,7 @@ from .rooms import membership
 from .rooms.rounds import janitor
 from .session import serve_connection
 from .settings import Settings
+from .solver_pool import SolverPool
 from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
 from .store.store import BoardLimits, Store
@@ -83,6 +84,8 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
         settings.spectators_per_room,
     )
     boards = BoardCache(store)
+    solver = SolverPool(settings.solver_workers, settings.solver_queue)
+    metrics.solver_jobs.set_function(lambda: solver.jobs)
     ctx = Context(
         settings=settings,
         redis=redis,
@@ -100,6 +103,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
             settings.history_days * 86_400,
         ),
         metrics=metrics,
+        solver=solver,
         instance_id=secrets.token_hex(4),
         embedded=embedded,
         identities=TokenBuckets(
@@ -181,6 +185,31 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
     redis = redis_client(url, settings.redis_timeout)
     await redis.ping()
     ctx = build_context(settings, redis, embedded=lite is not None)
+    await ctx.solver.start()
+    try:
+        status = await serve_until_stopped(ctx, registry, ready, lite)
+    finally:
+        await ctx.solver.close()
+    await ctx.daily.watchers.close()
+    await ctx.hub.close()
+    await ctx.store.aclose()
+    ctx.metrics.close()
+    await redis.aclose()
+    if lite is not None and status == 0:
+        await asyncio.to_thread(stop_embedded_redis, lite)
+    return status
+
+
+async def serve_until_stopped(
+    ctx: Context, registry: Registry, ready: asyncio.Event | None = None, lite: Any = None
+) -> int:
+    """Serve the port of ``ctx.settings`` until SIGINT/SIGTERM, or until the embedded Redis
+    ``lite`` dies (``ready`` set once bound).
+
+    Returns:
+        The exit status: 0, or :data:`EMBEDDED_DIED`.
+    """
+    settings = ctx.settings
     front = http_server.HttpFront(ctx, registry)
     tune_gc()
     ctx.hub.start()
@@ -213,12 +242,4 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
         print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
         if ready is not None:
             ready.set()
-        status = await stop
-    await ctx.daily.watchers.close()
-    await ctx.hub.close()
-    await ctx.store.aclose()
-    ctx.metrics.close()
-    await redis.aclose()
-    if lite is not None and status == 0:
-        await asyncio.to_thread(stop_embedded_redis, lite)
-    return status
+        return await stop

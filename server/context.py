@@ -19,6 +19,7 @@ from .limits import TokenBuckets
 from .metrics import Metrics
 from .quiet import Quiet
 from .settings import Settings
+from .solver_pool import SolverPool
 from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
 from .store.store import Store
@@ -40,6 +41,7 @@ class Context:
         rooms, boards: what this instance keeps of the rooms and boards it serves.
         daily: leaderboards, replays, history and leaderboard watchers.
         metrics: the counters behind ``/metrics``.
+        solver: the solver's processes, where hints run.
         instance_id: names this instance in events it publishes.
         embedded: whether Redis is the instance's own embedded one.
     """
@@ -53,6 +55,7 @@ class Context:
     boards: BoardCache
     daily: Daily
     metrics: Metrics
+    solver: SolverPool
     instance_id: str
     embedded: bool = False
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)

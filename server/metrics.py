@@ -46,6 +46,15 @@ class Metrics:
         self.rejects = Counter("seahaven_rejects", "Actions refused.", registry=r)
         self.errors = Counter("seahaven_errors", "Error messages sent.", registry=r)
         self.redis_errors = Counter("seahaven_redis_errors", "Redis calls that failed.", registry=r)
+        self.hints = Counter(
+            "seahaven_hints",
+            "Hints asked, by outcome: answered, busy (refused at once) or failed.",
+            ["outcome"],
+            registry=r,
+        )
+        self.solver_jobs = Gauge(
+            "seahaven_solver_jobs", "Hints running or waiting in the solver processes.", registry=r
+        )
         self.late_begins = Counter(
             "seahaven_late_begins", "Races started by a move after the countdown.", registry=r
         )

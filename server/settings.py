@@ -109,6 +109,18 @@ class Settings(BaseSettings):
     away_grace_ms: int = Field(
         default=90_000, ge=0, description="a racer gone mid-race gives up after this long"
     )
+    # One solver process by default: a hint is worth at most a second of one core, and the
+    # instance's event loop (and often Redis, or a second instance) needs the other cores
+    # of a small host. Raise it where cores are spare: about (cores - instances) / instances.
+    solver_workers: int = Field(
+        default=1, ge=1, le=64, description="solver processes for hints (each a core while busy)"
+    )
+    solver_queue: int = Field(
+        default=8,
+        ge=0,
+        le=1000,
+        description="hints that may wait for a solver process (then: busy)",
+    )
     key_prefix: str = Field(default="", description="put before every Redis key and channel")
     min_ms_per_action: int = Field(default=50, ge=0, description="a ranked win's floor per action")
     # A human pace for a ranked daily (protocol/DAILY.md, "Fair play"); 0 turns a rule off.

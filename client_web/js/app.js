@@ -3,7 +3,7 @@
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
-import { applyTexts, initialLang, setLang, t, onLangChange, reasonText } from "./i18n.js";
+import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
 import { toast } from "./notify.js";
 import { playerName } from "./player.js";
 import { PlayView } from "./views/play.js";
@@ -51,7 +51,7 @@ class App {
     this.net.on("error", (m) => {
       // A refused game code: the server's words say exactly what is wrong with it.
       const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
-      toast(reasonText(m.code, m.message) + detail);
+      toast(errorText(m.code, m.message) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));

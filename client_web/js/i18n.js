@@ -92,6 +92,13 @@ export function reasonText(reason, message) {
   return message || reason;
 }
 
+/** The explanation of an error code, or the server's text. A code may also be a reason of
+ * `reject` with another meaning (`busy`: Redis for an error, the solver for a reject). */
+export function errorText(code, message) {
+  if (has(`error.${code}`)) return t(`error.${code}`);
+  return message || code;
+}
+
 /** Milliseconds as m:ss.t */
 export function formatTime(ms) {
   if (ms == null || !Number.isFinite(ms)) return "–";

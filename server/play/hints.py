@@ -4,13 +4,16 @@ Refused in a race room until its race is over, and for any board whose deal is b
 in some room right now, whatever room asks (``reject hints_off``: a race where the server
 hands out the winning line is not a race); on any board whose deal is a daily deal of a day
 not yet over, whatever the room (``reject hints_off``: it would hand out the ranked line);
-and in any other daily game (``error unavailable``). The solver runs in a worker thread so
-that the socket keeps flowing.
+and in any other daily game (``error unavailable``). The solver runs in the instance's
+solver processes (:mod:`server.solver_pool`), so that neither the event loop nor its GIL
+waits for a search. A player asks one hint at a time: a second one while the first runs,
+or one that finds the solver's queue full, is answered ``reject busy`` at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from protocol import models as m
 
@@ -18,18 +21,20 @@ from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import running_codes
-from ..engine import Board
-from ..engine.solver import hint
+from ..engine.solver import Hint
 from ..registry import Routes
 from ..session import Conn
+from ..solver_pool import SolverFailed
 from ..store.records import Mode, Role, RoomPhase
+
+log = logging.getLogger(__name__)
 
 routes = Routes()
 
 
 @routes.ws("hint")
 async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
-    """Answer a hint for the player's board, or refuse it."""
+    """Queue a hint for the player's board, or refuse it."""
     room = conn.room
     state = await ctx.rooms.get(room) if room else None
     if room is None or state is None or conn.role != Role.PLAYER:
@@ -44,8 +49,14 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     if (state.mode == Mode.RACE and state.phase != RoomPhase.DONE) or await raced(ctx, state.code):
         conn.reject(msg.id, "hints_off")
         return
-    entry = await ctx.boards.get(room, state.round, conn.pid or "", state.code)
-    ctx.spawn(send_hint(conn, msg.id, entry.board.copy()))
+    pid = conn.pid or ""
+    entry = await ctx.boards.get(room, state.round, pid, state.code)
+    answer = ctx.solver.submit_hint(pid, entry.board)
+    if answer is None:
+        ctx.metrics.hints.labels("busy").inc()
+        conn.reject(msg.id, "busy")
+        return
+    ctx.spawn(send_hint(ctx, conn, msg.id, answer))
 
 
 def daily_running(code: str) -> bool:
@@ -61,7 +72,18 @@ async def raced(ctx: Context, code: str) -> bool:
     return await ctx.store.is_racing(code, now_ms())
 
 
-async def send_hint(conn: Conn, hint_id: int, board: Board) -> None:
-    """Run the solver's ``hint`` off the event loop and send the answer."""
-    answer = await asyncio.to_thread(hint, board, timeout=1.0)
-    conn.queue(wire.hint(hint_id, answer.status, answer.move))
+async def send_hint(ctx: Context, conn: Conn, hint_id: int, answer: asyncio.Future[Hint]) -> None:
+    """Wait for the solver's answer and send it (``reject busy`` if its process died)."""
+    try:
+        found = await answer
+    except SolverFailed:
+        ctx.metrics.hints.labels("failed").inc()
+        conn.reject(hint_id, "busy", "the solver restarted before answering; retry")
+        return
+    except Exception:
+        ctx.metrics.hints.labels("failed").inc()
+        log.exception("the solver failed on a hint")
+        conn.error("internal")
+        return
+    ctx.metrics.hints.labels("answered").inc()
+    conn.queue(wire.hint(hint_id, found.status, found.move))

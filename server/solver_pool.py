@@ -1,0 +1,217 @@
+"""The solver's processes: hints run there, off the event loop and off its GIL.
+
+A search holds the interpreter for its whole budget, so in a thread of the server's process
+it would slow every socket of the instance. :class:`SolverPool` runs it in a small
+:class:`~concurrent.futures.ProcessPoolExecutor` instead, with two bounds that keep one
+client from filling it:
+
+- one job in flight per player (all of that player's sockets on this instance), and
+- at most ``queue`` jobs waiting for a free process.
+
+A job past either bound is refused at once (:meth:`SolverPool.submit_hint` returns None;
+the handler answers ``reject busy``). A board crosses to the process as its JSON position
+(:meth:`~server.engine.board.Board.to_json`, well under a kilobyte) and comes back as a
+:class:`~server.engine.solver.Hint`.
+
+The processes are spawned (not forked from the running event loop), ignore SIGINT (the
+server shuts them down itself), end when the server does, even killed, and run at a lower
+priority (:data:`WORKER_NICE`), so that when cores are short the event loops and Redis on
+the host win them. A process that dies (killed, out of memory) breaks the executor: the
+jobs it held fail with :class:`SolverFailed` and a fresh executor takes the next ones.
+
+In the server's process the executor keeps two helper threads (its manager and the job
+queue's feeder); each takes the GIL briefly per job, to pass a position or an answer on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Final
+
+from .engine import Board
+from .engine.solver import Hint, hint
+
+log = logging.getLogger(__name__)
+
+#: The solver's budget for one hint, in seconds (counted in the process, once it starts).
+HINT_SECONDS: Final = 1.0
+
+#: How much nicer than the server the solver processes run (0: the same priority).
+WORKER_NICE: Final = 10
+
+#: How often a solver process checks that the server that started it is still there.
+PARENT_CHECK_SECONDS: Final = 0.5
+
+
+class SolverFailed(Exception):
+    """The process running a job died before answering (the job may be asked again)."""
+
+
+def _init_worker(nice: int, parent: int) -> None:
+    """Set up a solver process: leave SIGINT to the server, yield the CPU to it and end
+    with it.
+
+    A server killed outright (SIGKILL, out of memory) cannot shut its pool down, and a
+    spawned process holds both ends of its job queue, so it would wait for jobs forever: a
+    thread ends the process once ``parent`` is no longer its parent.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
+    threading.Thread(target=_end_with, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    """Exit the process as soon as ``parent`` has gone (it is then no longer the parent)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
+
+
+def _ready() -> int:
+    """A job that only shows the process is up (its id)."""
+    return os.getpid()
+
+
+def _hint_job(position: dict[str, object], timeout: float) -> Hint:
+    """Rebuild the board from its JSON position and run the solver's ``hint`` on it."""
+    return hint(Board.from_json(position), timeout=timeout)
+
+
+class SolverPool:
+    """Solver processes behind a bounded queue, with one job per player at a time.
+
+    Args:
+        workers: solver processes (each a core while it works).
+        queue: jobs that may wait for a free process; past it, jobs are refused.
+        nice: added to the processes' niceness (see :data:`WORKER_NICE`).
+
+    Call :meth:`start` before the first job and :meth:`close` at the end, on the event
+    loop that submits the jobs.
+    """
+
+    def __init__(self, workers: int, queue: int, *, nice: int = WORKER_NICE) -> None:
+        if workers < 1 or queue < 0:
+            raise ValueError("a solver pool needs 1 or more workers and a queue of 0 or more")
+        self.workers = workers
+        self.queue = queue
+        self.nice = nice
+        self._executor: ProcessPoolExecutor | None = None
+        self._players: set[str] = set()
+        self._jobs = 0
+
+    @property
+    def jobs(self) -> int:
+        """Jobs accepted and not finished: running or waiting."""
+        return self._jobs
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(self.nice, os.getpid()),
+        )
+
+    async def start(self) -> None:
+        """Start the processes and wait until each has answered once.
+
+        Raises:
+            RuntimeError: the pool is already started.
+        """
+        if self._executor is not None:
+            raise RuntimeError("the solver pool is already started")
+        executor = self._executor = self._new_executor()
+        # Jobs submitted while no process is idle each spawn one, up to ``workers``.
+        await asyncio.gather(
+            *(asyncio.wrap_future(executor.submit(_ready)) for _ in range(self.workers))
+        )
+
+    async def close(self) -> None:
+        """Refuse new jobs, drop the waiting ones and wait for the running ones to end."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+
+    def submit_hint(
+        self, player: str, board: Board, timeout: float = HINT_SECONDS
+    ) -> asyncio.Future[Hint] | None:
+        """Queue a hint for ``player``'s board, or refuse it.
+
+        Args:
+            player: the player id; one job per player at a time.
+            board: the position; only its table is sent, so it may change meanwhile.
+            timeout: the solver's budget in seconds.
+
+        Returns:
+            The answer to come, or None (busy): ``player`` has a job in flight or the queue
+            is full. The answer raises :class:`SolverFailed` when the process running it
+            died, and is cancelled when the pool closes first.
+
+        Raises:
+            RuntimeError: the pool is not started (or closed).
+        """
+        if self._executor is None:
+            raise RuntimeError("the solver pool is not started")
+        if player in self._players or self._jobs >= self.workers + self.queue:
+            return None
+        position = board.to_json()
+        try:
+            work = self._executor.submit(_hint_job, position, timeout)
+        except BrokenProcessPool:
+            self._replace(self._executor)
+            work = self._executor.submit(_hint_job, position, timeout)
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Hint] = loop.create_future()
+        executor = self._executor
+        self._players.add(player)
+        self._jobs += 1
+
+        def finished(done: Future[Hint]) -> None:  # on the executor's thread
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(self._settle, player, executor, done, answer)
+
+        work.add_done_callback(finished)
+        return answer
+
+    def _settle(
+        self,
+        player: str,
+        executor: ProcessPoolExecutor,
+        done: Future[Hint],
+        answer: asyncio.Future[Hint],
+    ) -> None:
+        """On the event loop: free the player's slot and pass the outcome on."""
+        self._players.discard(player)
+        self._jobs -= 1
+        if done.cancelled():
+            answer.cancel()
+            return
+        failure = done.exception()
+        if isinstance(failure, BrokenProcessPool):
+            self._replace(executor)
+            failure = SolverFailed("the solver process stopped before answering")
+        if answer.done():
+            return
+        if failure is not None:
+            answer.set_exception(failure)
+        else:
+            answer.set_result(done.result())
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        """A fresh executor in place of a broken one (once, however many jobs it failed)."""
+        if self._executor is not broken:
+            return
+        log.error("a solver process died; starting a new pool")
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._executor = self._new_executor()
