@@ -63,6 +63,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from server.bot import action_message, plan  # noqa: E402  (the bot's moves and solver line)
 from server.engine import Board, parse_action  # noqa: E402
+from server.pools import draw  # noqa: E402
 from server.store.keys import Keys  # noqa: E402
 from tests.serverproc import QUICK, ServerProc, free_port, start_server  # noqa: E402
 
@@ -582,9 +583,12 @@ async def setup_room(
         await racer.hello()
     host = racers[0]
     assert host.link is not None
-    await host.link.send({"type": "create_room", "cells": 4})
+    # A typed certified deal: a drawn one stays hidden until the start (fair play), and the
+    # bench works out every racer's solver line before it.
+    code = draw(4).code
+    await host.link.send({"type": "create_room", "code": code})
     snap = await host.expect("snapshot")
-    room = Room(racers, str(snap["room_id"]), str(snap["code"]))
+    room = Room(racers, str(snap["room_id"]), code)
     for racer in racers[1:]:
         assert racer.link is not None
         await racer.link.send({"type": "join", "room": room.room_id, "role": "player"})
