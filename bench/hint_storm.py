@@ -76,6 +76,9 @@ async def bystander(url: str, start_at: float, stop_at: float, every: float) -> 
     seconds (at once after a late pong); returns ``[sent_at, round_trip]`` pairs."""
     samples: list[list[float]] = []
     async with connect(url, compression=None, ping_interval=None, open_timeout=30) as ws:
+        # A socket that never says who it is gets closed after a while: say hello first.
+        await ws.send(json.dumps({"type": "hello", "name": "bystander"}))
+        await asyncio.wait_for(ws.recv(), timeout=30)
         await asyncio.sleep(max(0.0, start_at - time.time()))
         ping = json.dumps({"type": "ping"})
         next_at = time.perf_counter()
@@ -286,6 +289,8 @@ def server_hints(http_url: str) -> dict[str, float]:
 def one_run(args: argparse.Namespace) -> RunResult:
     """Start a server, measure idle then storm, stop the server."""
     flags = ["--rate", str(args.server_rate), "--burst", str(int(args.server_rate))]
+    # Every client of the bench comes from this machine: lift the per-address limits.
+    flags += ["--identities-per-address", "100000", "--sockets-per-address", "1000"]
     if args.solver_workers is not None:
         flags += ["--solver-workers", str(args.solver_workers)]
     if args.solver_queue is not None:
