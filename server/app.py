@@ -200,6 +200,13 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
     return status
 
 
+def _finish(stop: asyncio.Future[int], status: int) -> None:
+    """End the serving with ``status`` (a second signal, or a signal after the embedded
+    Redis died, changes nothing)."""
+    if not stop.done():
+        stop.set_result(status)
+
+
 async def serve_until_stopped(
     ctx: Context, registry: Registry, ready: asyncio.Event | None = None, lite: Any = None
 ) -> int:
@@ -222,7 +229,7 @@ async def serve_until_stopped(
     stop: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            asyncio.get_running_loop().add_signal_handler(sig, stop.set_result, 0)
+            asyncio.get_running_loop().add_signal_handler(sig, _finish, stop, 0)
     if lite is not None:
         ctx.spawn(supervise(lite, stop))
     server: Server
