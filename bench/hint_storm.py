@@ -295,6 +295,10 @@ def one_run(args: argparse.Namespace) -> RunResult:
         flags += ["--solver-workers", str(args.solver_workers)]
     if args.solver_queue is not None:
         flags += ["--solver-queue", str(args.solver_queue)]
+    if args.solver_policy is not None:
+        flags += ["--solver-policy", args.solver_policy]
+    if args.solver_nice is not None:
+        flags += ["--solver-nice", str(args.solver_nice)]
     srv = start_server(args.redis_url, args=flags)
     procs: list[mp.Process] = []
     try:
@@ -457,6 +461,13 @@ def main() -> int:
     )
     parser.add_argument("--solver-workers", type=bounded(1, 64, int), default=None)
     parser.add_argument("--solver-queue", type=bounded(0, 1000, int), default=None)
+    parser.add_argument(
+        "--solver-policy",
+        choices=("idle", "batch", "normal"),
+        default=None,
+        help="the server's solver scheduling policy (default: the server's default)",
+    )
+    parser.add_argument("--solver-nice", type=bounded(0, 19, int), default=None)
     parser.add_argument(
         "--storm-nice",
         type=bounded(0, 19, int),

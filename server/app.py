@@ -84,7 +84,12 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
         settings.spectators_per_room,
     )
     boards = BoardCache(store)
-    solver = SolverPool(settings.solver_workers, settings.solver_queue)
+    solver = SolverPool(
+        settings.solver_workers,
+        settings.solver_queue,
+        policy=settings.solver_policy,
+        nice=settings.solver_nice,
+    )
     metrics.solver_jobs.set_function(lambda: solver.jobs)
     ctx = Context(
         settings=settings,

@@ -121,6 +121,15 @@ class Settings(BaseSettings):
         le=1000,
         description="hints that may wait for a solver process (then: busy)",
     )
+    # The solver yields its core to anything else that wants it: under ``idle`` (Linux) the
+    # kernel treats a core running only the solver as free, so a waking event loop takes it.
+    solver_policy: Literal["idle", "batch", "normal"] = Field(
+        default="idle",
+        description="the solver processes' scheduling policy (Linux; idle: only spare CPU)",
+    )
+    solver_nice: int = Field(
+        default=10, ge=0, le=19, description="how much nicer than the server the solver runs"
+    )
     key_prefix: str = Field(default="", description="put before every Redis key and channel")
     min_ms_per_action: int = Field(default=50, ge=0, description="a ranked win's floor per action")
     # A human pace for a ranked daily (protocol/DAILY.md, "Fair play"); 0 turns a rule off.

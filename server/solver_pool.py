@@ -15,9 +15,14 @@ the handler answers ``reject busy``). A board crosses to the process as its JSON
 
 The processes are spawned (not forked from the running event loop), ignore SIGINT (the
 server shuts them down itself), end when the server does, even killed, and run at a lower
-priority (:data:`WORKER_NICE`), so that when cores are short the event loops and Redis on
-the host win them. A process that dies (killed, out of memory) breaks the executor: the
-jobs it held fail with :class:`SolverFailed` and a fresh executor takes the next ones.
+priority, so that when cores are short the event loops and Redis on the host win them. On
+Linux that is the ``idle`` scheduling policy by default (:data:`POLICIES`): a solver
+process then only gets a core that nothing else wants, and the kernel counts a core that
+runs only such work as free, so an event loop that wakes up takes it at once instead of
+waiting for its turn (a niced process still holds the core for a while). Elsewhere, or
+with ``normal``, the processes are only niced (:data:`WORKER_NICE` by default). A process
+that dies (killed, out of memory) breaks the executor: the jobs it held fail with
+:class:`SolverFailed` and a fresh executor takes the next ones.
 
 In the server's process the executor keeps two helper threads (its manager and the job
 queue's feeder); each takes the GIL briefly per job, to pass a position or an answer on.
@@ -48,6 +53,14 @@ HINT_SECONDS: Final = 1.0
 #: How much nicer than the server the solver processes run (0: the same priority).
 WORKER_NICE: Final = 10
 
+#: The scheduling policies a solver process may run under, by name (Linux); ``normal`` is
+#: the server's own (then only :data:`WORKER_NICE` lowers the priority).
+POLICIES: Final = {
+    "idle": getattr(os, "SCHED_IDLE", None),
+    "batch": getattr(os, "SCHED_BATCH", None),
+    "normal": None,
+}
+
 #: How often a solver process checks that the server that started it is still there.
 PARENT_CHECK_SECONDS: Final = 0.5
 
@@ -56,7 +69,7 @@ class SolverFailed(Exception):
     """The process running a job died before answering (the job may be asked again)."""
 
 
-def _init_worker(nice: int, parent: int) -> None:
+def _init_worker(policy: str, nice: int, parent: int) -> None:
     """Set up a solver process: leave SIGINT to the server, yield the CPU to it and end
     with it.
 
@@ -65,10 +78,22 @@ def _init_worker(nice: int, parent: int) -> None:
     thread ends the process once ``parent`` is no longer its parent.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lower_priority(policy, nice)
+    threading.Thread(target=_end_with, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def lower_priority(policy: str, nice: int) -> None:
+    """Run the calling thread (and the threads it starts) nicer by ``nice`` and, where the
+    system has it, under the scheduling policy named ``policy`` (a key of
+    :data:`POLICIES`). What the system refuses is left as it is: a solver at the server's
+    priority is slower for the others, not wrong."""
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
-    threading.Thread(target=_end_with, args=(parent,), name="parent-watch", daemon=True).start()
+    chosen = POLICIES.get(policy)
+    if chosen is not None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.sched_setscheduler(0, chosen, os.sched_param(0))
 
 
 def _end_with(parent: int) -> None:
@@ -94,17 +119,23 @@ class SolverPool:
     Args:
         workers: solver processes (each a core while it works).
         queue: jobs that may wait for a free process; past it, jobs are refused.
+        policy: the processes' scheduling policy (a key of :data:`POLICIES`).
         nice: added to the processes' niceness (see :data:`WORKER_NICE`).
 
     Call :meth:`start` before the first job and :meth:`close` at the end, on the event
     loop that submits the jobs.
     """
 
-    def __init__(self, workers: int, queue: int, *, nice: int = WORKER_NICE) -> None:
+    def __init__(
+        self, workers: int, queue: int, *, policy: str = "idle", nice: int = WORKER_NICE
+    ) -> None:
         if workers < 1 or queue < 0:
             raise ValueError("a solver pool needs 1 or more workers and a queue of 0 or more")
+        if policy not in POLICIES:
+            raise ValueError(f"unknown scheduling policy {policy!r}")
         self.workers = workers
         self.queue = queue
+        self.policy = policy
         self.nice = nice
         self._executor: ProcessPoolExecutor | None = None
         self._players: set[str] = set()
@@ -120,7 +151,7 @@ class SolverPool:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(self.nice, os.getpid()),
+            initargs=(self.policy, self.nice, os.getpid()),
         )
 
     async def start(self) -> None:
@@ -143,6 +174,12 @@ class SolverPool:
         if executor is not None:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
 
+    def has_room(self, player: str) -> bool:
+        """Whether a job of ``player``'s would be taken now: a check that costs nothing, so
+        that a handler can refuse a hint before any other work for it (in a storm of hints,
+        most are refused)."""
+        return player not in self._players and self._jobs < self.workers + self.queue
+
     def submit_hint(
         self, player: str, board: Board, timeout: float = HINT_SECONDS
     ) -> asyncio.Future[Hint] | None:
@@ -163,7 +200,7 @@ class SolverPool:
         """
         if self._executor is None:
             raise RuntimeError("the solver pool is not started")
-        if player in self._players or self._jobs >= self.workers + self.queue:
+        if not self.has_room(player):
             return None
         position = board.to_json()
         try:

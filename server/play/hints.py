@@ -7,7 +7,8 @@ not yet over, whatever the room (``reject hints_off``: it would hand out the ran
 and in any other daily game (``error unavailable``). The solver runs in the instance's
 solver processes (:mod:`server.solver_pool`), so that neither the event loop nor its GIL
 waits for a search. A player asks one hint at a time: a second one while the first runs,
-or one that finds the solver's queue full, is answered ``reject busy`` at once.
+or one that finds the solver's queue full, is answered ``reject busy`` at once, before any
+other check (it costs no Redis call, and reveals nothing of the board).
 """
 
 from __future__ import annotations
@@ -36,8 +37,17 @@ routes = Routes()
 async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     """Queue a hint for the player's board, or refuse it."""
     room = conn.room
-    state = await ctx.rooms.get(room) if room else None
-    if room is None or state is None or conn.role != Role.PLAYER:
+    if room is None or conn.role != Role.PLAYER:
+        conn.error("not_racing")
+        return
+    pid = conn.pid or ""
+    if not ctx.solver.has_room(pid):
+        # First, before any Redis call: in a storm of hints most are refused here.
+        ctx.metrics.hints.labels("busy").inc()
+        conn.reject(msg.id, "busy")
+        return
+    state = await ctx.rooms.get(room)
+    if state is None:
         conn.error("not_racing")
         return
     if daily_running(state.code):
@@ -49,7 +59,6 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     if (state.mode == Mode.RACE and state.phase != RoomPhase.DONE) or await raced(ctx, state.code):
         conn.reject(msg.id, "hints_off")
         return
-    pid = conn.pid or ""
     entry = await ctx.boards.get(room, state.round, pid, state.code)
     answer = ctx.solver.submit_hint(pid, entry.board)
     if answer is None:

@@ -7,9 +7,11 @@ waiting hint, so that the bounds are reached with a handful of clients.
 
 from __future__ import annotations
 
+import os
 import signal
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -17,6 +19,7 @@ import pytest
 from server.engine import Board, format_code, parse_action
 from server.engine.solver import solve
 from server.pools import load_pool
+from server.solver_pool import WORKER_NICE, SolverPool
 from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 #: A 4-cell game five actions in: lost, but its proof takes the solver about 380,000
@@ -77,6 +80,17 @@ def solver_processes(srv: ServerProc) -> list[psutil.Process]:
                 found.append(child)
         except psutil.NoSuchProcess:
             continue
+    return found
+
+
+def scheduling(pid: int) -> set[tuple[int, int]]:
+    """The (policy, nice) of each thread of process ``pid``, read from ``/proc``."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        # The fields after the command's closing parenthesis: nice is the 19th field of
+        # the line, the policy the 41st (proc(5)).
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        found.add((int(fields[38]), int(fields[16])))
     return found
 
 
@@ -204,3 +218,36 @@ async def test_a_ping_is_answered_while_a_burst_of_hints_is_worked_out(
     assert sorted(m["id"] for m in refused) == list(range(2, 13))
     assert {m["reason"] for m in refused} == {"busy"}
     await close_all(ann, eve)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
+def test_the_solver_processes_run_at_idle_priority(hint_server: ServerProc) -> None:
+    # The solver may only take CPU that the event loop does not want: every thread of its
+    # process is under SCHED_IDLE, and niced, while the server runs as it was started.
+    [worker] = solver_processes(hint_server)
+    assert scheduling(worker.pid) == {(os.SCHED_IDLE, min(19, os.getpriority(0, 0) + WORKER_NICE))}
+    assert scheduling(hint_server.proc.pid) == {(os.SCHED_OTHER, os.getpriority(0, 0))}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
+@pytest.mark.parametrize(
+    ("policy", "nice", "expected"),
+    [("batch", 5, os.SCHED_BATCH), ("normal", 0, os.SCHED_OTHER), ("idle", 3, os.SCHED_IDLE)],
+)
+async def test_the_solver_policy_and_niceness_are_settings(
+    policy: str, nice: int, expected: int
+) -> None:
+    pool = SolverPool(1, 0, policy=policy, nice=nice)
+    await pool.start()
+    try:
+        workers = [
+            p
+            for p in psutil.Process().children()
+            if any("spawn_main" in part for part in p.cmdline())
+        ]
+        assert len(workers) == 1
+        assert scheduling(workers[0].pid) == {(expected, min(19, os.getpriority(0, 0) + nice))}
+    finally:
+        await pool.close()
+    with pytest.raises(ValueError, match="scheduling policy"):
+        SolverPool(1, 0, policy="fifo")
