@@ -53,6 +53,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "race_in_progress": "players join before the start; join as a spectator instead",
     "not_racing": "you are not racing in this room",
     "racing_here": "you race in this room, so you cannot also watch it",
+    "daily_running": "the room shows a daily deal whose day runs: nobody may watch it yet",
     "public_room": "a public room races a drawn deal and never shows the boards live",
     "bad_code": "the game code is not valid",
     "bad_date": "the date is not a day with a daily challenge",

@@ -18,12 +18,21 @@ from protocol.models import DEFAULT_DELAY_S, MAX_PLAYERS
 from .. import wire
 from ..clock import now_ms
 from ..context import Context
+from ..daily.deal import running_codes
 from ..daily.results import record_give_up
 from ..hub import Seen
 from ..session import Conn
 from ..store import listing
 from ..store.cache import BoardEntry, replay
-from ..store.records import IN_PLAY, Mode, Role, RoomPhase, WatchMode, default_watch
+from ..store.records import (
+    IN_PLAY,
+    Mode,
+    Role,
+    RoomPhase,
+    WatchMode,
+    deal_shown,
+    default_watch,
+)
 from ..store.store import RoomRead
 from . import rounds
 from .views import players
@@ -246,14 +255,27 @@ async def leave_socket(ctx: Context, conn: Conn) -> None:
         await ctx.store.depart(room, conn.cid)
 
 
+def daily_unwatchable(fields: dict[str, str]) -> bool:
+    """Whether a room (its Redis fields) shows a daily deal whose day is not over, which
+    nobody may watch: a spectator there would see today's ranked line played, and play it
+    in their own daily game. Its player's daily room, a solo game or a race on that code
+    alike; a race's drawn deal in the lobby is not shown yet, so it says nothing."""
+    if fields.get("code") not in running_codes():
+        return False
+    return deal_shown(fields.get("state", ""), fields.get("typed") == "1")
+
+
 async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
     """Become a member of ``room`` as ``role`` (or change role) and enter it.
 
     Returns:
         ``ok``, or the store's refusal (``room_not_found``, ``room_full``,
-        ``race_in_progress``, ``racing_here``).
+        ``race_in_progress``, ``racing_here``), or ``daily_running`` for a spectator of a
+        running day's deal (:func:`daily_unwatchable`).
     """
     pid = conn.pid or ""
+    if role == Role.SPECTATOR and daily_unwatchable(await ctx.store.room_fields(room)):
+        return "daily_running"
     out = await ctx.store.join(
         room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
     )
@@ -269,25 +291,32 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
     A member keeps their role. A membership that ended with the socket (a spectator, or a
     racer in the lobby) is taken up again, by the rules of :func:`join`: as a racer while
     the room is in its lobby and has a place, else as a spectator, which an identity racing
-    this round may not be (``racing_here``).
+    this round may not be (``racing_here``), nor anyone while the room shows a running
+    day's daily deal (``daily_running``).
 
     Returns:
         ``ok`` or the store's refusal.
     """
     pid = conn.pid or ""
     member = await ctx.store.member(room, pid)
+    fields = await ctx.store.room_fields(room)
     if member is not None:
         role = str(member["role"])
+        if role == Role.SPECTATOR and daily_unwatchable(fields):
+            return "daily_running"  # seated before the rule; no way back in
     else:
-        fields = await ctx.store.room_fields(room)
         if not fields:
             return "room_not_found"
         role = Role.PLAYER if fields.get("state") == RoomPhase.LOBBY else Role.SPECTATOR
+        if role == Role.SPECTATOR and daily_unwatchable(fields):
+            return "daily_running"
         out = await ctx.store.join(
             room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
         )
         if out.status == "room_full":
             role = Role.SPECTATOR
+            if daily_unwatchable(fields):
+                return "daily_running"
             out = await ctx.store.join(
                 room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
             )

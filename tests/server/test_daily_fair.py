@@ -303,3 +303,46 @@ async def test_no_hints_on_a_running_days_deal_whatever_the_room(fair: Fair) -> 
     assert (await eve.expect("hint", id=7))["status"] == "move"
     with contextlib.suppress(Exception):
         await eve.close()
+
+
+async def test_nobody_watches_a_running_days_game_live(fair: Fair) -> None:
+    # Before: `join {role: spectator}` into a daily room (or a solo room on today's code)
+    # seated a live spectator, who saw every delta of today's ranked line as it was played.
+    ann = await WsClient.connect(fair.server.ws_url, "ann")
+    room = (await reveal(ann))["room_id"]
+    bob = await WsClient.connect(fair.server.ws_url, "bob")
+    await bob.send({"type": "join", "room": room, "role": "spectator"})
+    assert (await bob.expect("error"))["code"] == "daily_running"
+    # Nor by coming back with a token of one's own: a resume would seat a spectator.
+    bob2 = await WsClient.connect(fair.server.ws_url)
+    await bob2.send({"type": "resume", "room": room, "token": bob.token, "last_seq": 0})
+    assert (await bob2.expect("error"))["code"] == "daily_running"
+    await play(ann, fair.line[:2], [0.6 / SCALE] * 2)
+    # A round trip on each socket after the moves: nothing of Ann's board came before it.
+    for watcher in (bob, bob2):
+        await watcher.send({"type": "ping"})
+        await watcher.expect("pong")
+        kinds = {msg["type"] for msg in watcher.messages}
+        assert not kinds & {"snapshot", "delta", "progress", "room"}, kinds
+        assert not has_code(watcher.messages, fair.code)
+    # A solo game on today's code shows the same line: no spectator there either.
+    cat = await WsClient.connect(fair.server.ws_url, "cat")
+    await cat.send({"type": "solo", "code": fair.code})
+    solo_room = (await cat.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": solo_room, "role": "spectator"})
+    assert (await bob.expect("error", code="daily_running"))["code"] == "daily_running"
+    # The Watch list and the player's page do not show the running game's room.
+    status, live = fair.server.get_json("/api/rooms/live")
+    assert status == 200 and room not in json.dumps(live) and solo_room not in json.dumps(live)
+    status, page = fair.server.get_json(f"/api/player/{ann.player_id}")
+    assert status == 200 and room not in json.dumps(page) and not has_code(page, fair.code)
+    # A past day's deal is an ordinary deal again: its game may be watched.
+    dan = await WsClient.connect(fair.server.ws_url, "dan")
+    await dan.send({"type": "daily", "date": PAST})
+    past_room = (await dan.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": past_room, "role": "spectator"})
+    watched = await bob.expect("snapshot")
+    assert watched["room_id"] == past_room and watched["code"] == daily_deal(PAST).code
+    for client in (ann, bob, bob2, cat, dan):
+        with contextlib.suppress(Exception):
+            await client.close()
