@@ -255,14 +255,21 @@ async def leave_socket(ctx: Context, conn: Conn) -> None:
         await ctx.store.depart(room, conn.cid)
 
 
-def daily_unwatchable(fields: dict[str, str]) -> bool:
-    """Whether a room (its Redis fields) shows a daily deal whose day is not over, which
-    nobody may watch: a spectator there would see today's ranked line played, and play it
-    in their own daily game. Its player's daily room, a solo game or a race on that code
-    alike; a race's drawn deal in the lobby is not shown yet, so it says nothing."""
-    if fields.get("code") not in running_codes():
+async def daily_unwatchable(ctx: Context, room: str, fields: dict[str, str], pid: str) -> bool:
+    """Whether a room (``fields``, its Redis hash) shows a daily deal whose day is not
+    over, which nobody but its own players may watch: a spectator there would see today's
+    ranked line played, and play it in their own daily game. A daily room, a solo game or
+    a race on that code alike; a race's drawn deal in the lobby is not shown yet, so it
+    says nothing. Its players are those with a status this round (``st:PID``) or, once
+    they left a finished game, a result."""
+    if fields.get("code") not in running_codes() or f"st:{pid}" in fields:
         return False
-    return deal_shown(fields.get("state", ""), fields.get("typed") == "1")
+    if not deal_shown(fields.get("state", ""), fields.get("typed") == "1"):
+        return False
+    _meta, _member, result, _log = await ctx.store.finished_board(
+        room, int(fields.get("round") or 1), pid
+    )
+    return result is None
 
 
 async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
@@ -274,8 +281,10 @@ async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
         running day's deal (:func:`daily_unwatchable`).
     """
     pid = conn.pid or ""
-    if role == Role.SPECTATOR and daily_unwatchable(await ctx.store.room_fields(room)):
-        return "daily_running"
+    if role == Role.SPECTATOR:
+        fields = await ctx.store.room_fields(room)
+        if await daily_unwatchable(ctx, room, fields, pid):
+            return "daily_running"
     out = await ctx.store.join(
         room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
     )
@@ -302,20 +311,20 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
     fields = await ctx.store.room_fields(room)
     if member is not None:
         role = str(member["role"])
-        if role == Role.SPECTATOR and daily_unwatchable(fields):
+        if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
             return "daily_running"  # seated before the rule; no way back in
     else:
         if not fields:
             return "room_not_found"
         role = Role.PLAYER if fields.get("state") == RoomPhase.LOBBY else Role.SPECTATOR
-        if role == Role.SPECTATOR and daily_unwatchable(fields):
+        if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
             return "daily_running"
         out = await ctx.store.join(
             room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
         )
         if out.status == "room_full":
             role = Role.SPECTATOR
-            if daily_unwatchable(fields):
+            if await daily_unwatchable(ctx, room, fields, pid):
                 return "daily_running"
             out = await ctx.store.join(
                 room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
