@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import random
 from dataclasses import dataclass
 from typing import Final
 
-from ..pools import PoolEntry, load_pool
+from ..pools import PoolEntry, draw, load_pool
 
 #: The pool (cell count) of each daily kind.
 KIND_CELLS: Final[dict[str, int]] = {"daily": 4, "hard": 1}
@@ -144,6 +145,26 @@ def running_codes(*, now: dt.datetime | None = None) -> frozenset[str]:
         return frozenset(daily_deal(day, kind, now=now).code for kind in KINDS)
     except DailyError:
         return frozenset()
+
+
+def draw_open(cells: int, rng: random.Random | None = None) -> PoolEntry:
+    """A certified deal drawn at random (:func:`server.pools.draw`), never a daily deal
+    whose day runs: the daily deals come from the same pools, and a solo game or race that
+    drew one would show its player today's deal before their clock (and tell them which
+    deal it is, as its hints are refused).
+
+    Raises:
+        ValueError, OSError: as :func:`server.pools.draw`.
+    """
+    hidden = running_codes()
+    for _ in range(32):  # two of thousands are hidden: the first draw nearly always does
+        entry = draw(cells, rng)
+        if entry.code not in hidden:
+            return entry
+    open_ = [entry for entry in load_pool(cells) if entry.code not in hidden]
+    if not open_:
+        raise ValueError(f"the {cells}-cell pool has no deal but the running days'")
+    return (rng or random.SystemRandom()).choice(open_)
 
 
 def daily_json(date: str | None = None, *, now: dt.datetime | None = None) -> dict[str, object]:

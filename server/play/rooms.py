@@ -9,8 +9,8 @@ from protocol.models import DEFAULT_DELAY_S
 from .. import wire
 from ..clock import now_ms
 from ..context import Context
+from ..daily.deal import draw_open
 from ..engine import CodeError, format_code, parse_code
-from ..pools import draw
 from ..registry import Routes
 from ..rooms import membership, rounds
 from ..session import Conn
@@ -25,7 +25,7 @@ def deal_for(conn: Conn, code: str | None, cells: int) -> tuple[str, int] | None
     a certified deal with ``cells`` cells; None when the typed code is refused (the client
     was told why)."""
     if code is None:
-        return draw(cells).code, cells
+        return draw_open(cells).code, cells
     try:
         parsed = parse_code(code)
     except CodeError as exc:

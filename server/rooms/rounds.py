@@ -21,8 +21,8 @@ from typing import Final
 from .. import wire
 from ..clock import now_ms
 from ..context import Context
+from ..daily.deal import draw_open
 from ..daily.results import record_give_up
-from ..pools import draw
 from ..quiet import Quiet
 from ..store import listing
 from ..store.records import IN_PLAY, Mode, RoomPhase, RoomState, WatchMode, watch_modes
@@ -181,7 +181,7 @@ async def rematch(ctx: Context, room: str, host: str, cells: int) -> str:
     Returns:
         ``ok`` or the store's refusal.
     """
-    out = await ctx.store.rematch(room, host, draw(cells).code, ctx.instance_id)
+    out = await ctx.store.rematch(room, host, draw_open(cells).code, ctx.instance_id)
     state = await ctx.rooms.get(room)
     if out.status == "ok" and state is not None and state.public:
         await listing.list_room(ctx.store, room, now_ms())  # a live race to watch again

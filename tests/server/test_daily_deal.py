@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import random
 import subprocess
 import sys
 
@@ -18,13 +19,14 @@ from server.daily.deal import (
     daily_index,
     daily_json,
     day_bounds,
+    draw_open,
     is_running,
     parse_date,
     running_codes,
     today,
 )
 from server.engine import Board
-from server.pools import load_pool
+from server.pools import PoolEntry, draw, load_pool
 from tests import ROOT
 
 NOON = dt.datetime(2026, 6, 15, 12, 0, tzinfo=dt.UTC)
@@ -165,3 +167,26 @@ def test_the_documented_vectors(date: str, kind: str, h: int, code: str) -> None
     assert daily_index(date, kind, 2**64) == h
     later = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
     assert daily_deal(date, kind, now=later).code == code
+
+
+class Rigged(random.Random):
+    """A random source whose first ``choice`` is ``first`` (a draw that hits it)."""
+
+    def __init__(self, first: PoolEntry) -> None:
+        super().__init__(7)
+        self.first: PoolEntry | None = first
+
+    def choice(self, seq: object) -> object:  # type: ignore[override]
+        picked, self.first = self.first, None
+        return picked if picked is not None else super().choice(seq)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("kind", "cells"), [("daily", 4), ("hard", 1)])
+def test_a_drawn_deal_is_never_a_running_days_deal(kind: str, cells: int) -> None:
+    # The daily deals come from the pools that solo games and races draw from: a draw that
+    # hit today's deal showed it before its clock, and its refused hints named it.
+    today_code = daily_deal(today().isoformat(), kind).code
+    [entry] = [e for e in load_pool(cells) if e.code == today_code]
+    assert draw(cells, Rigged(entry)).code == today_code  # what a plain draw can do
+    drawn = draw_open(cells, Rigged(entry))
+    assert drawn.code not in running_codes() and drawn in load_pool(cells)
