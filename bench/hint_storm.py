@@ -4,7 +4,8 @@ Starts a real ``seahaven serve`` process on 127.0.0.1 (on ``--redis-url``, defau
 machine's Redis) and, in processes of their own:
 
 - a bystander socket that sends ``ping`` every ``--ping-ms`` (20 ms) and records each round
-  trip, first on the idle server for ``--idle-seconds`` (10 s), then through the storm;
+  trip, first on the idle server for ``--idle-seconds`` (10 s), then through the storm
+  (after a late pong it skips the pings it missed rather than send them in a burst);
 - ``--clients`` (50) players, each alone on a 1-cell deal (``solo {cells: 1}``, the hard
   level; ``--position slow`` puts them on a position whose hint takes the solver its whole
   one-second budget instead), asking for hints at ``--hint-rate`` a second each (20: the
@@ -95,8 +96,12 @@ async def bystander(url: str, start_at: float, stop_at: float, every: float) -> 
                     ) from None
                 if isinstance(raw, str) and raw.startswith('{"type":"pong"'):
                     break
+                if isinstance(raw, str) and raw.startswith('{"type":"error"'):
+                    raise RuntimeError(f"a ping {sent_at - start_at:.1f} s in was refused: {raw}")
             samples.append([sent_at, time.perf_counter() - began])
-            next_at += every
+            # After a late pong the pings missed are skipped, not sent back to back: a burst
+            # to catch up would pass the socket's rate limit (and is not what a client does).
+            next_at = max(next_at + every, time.perf_counter())
             await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
     return samples
 
