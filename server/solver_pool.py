@@ -19,7 +19,9 @@ priority, so that when cores are short the event loops and Redis on the host win
 Linux that is the ``idle`` scheduling policy by default (:data:`POLICIES`): a solver
 process then only gets a core that nothing else wants, and the kernel counts a core that
 runs only such work as free, so an event loop that wakes up takes it at once instead of
-waiting for its turn (a niced process still holds the core for a while). Elsewhere, or
+waiting for its turn (a niced process still holds the core for a while); and it leaves
+the server's session, so that its CPU is not counted against the server's share where
+Linux groups processes by session (:func:`own_autogroup`). Elsewhere, or
 with ``normal``, the processes are only niced (:data:`WORKER_NICE` by default). A process
 that dies (killed, out of memory) breaks the executor: the jobs it held fail with
 :class:`SolverFailed` and a fresh executor takes the next ones.
@@ -40,6 +42,7 @@ import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Final
 
 from .engine import Board
@@ -94,6 +97,22 @@ def lower_priority(policy: str, nice: int) -> None:
     if chosen is not None:
         with contextlib.suppress(OSError, AttributeError):
             os.sched_setscheduler(0, chosen, os.sched_param(0))
+        own_autogroup()
+
+
+def own_autogroup() -> None:
+    """Leave the server's session, and so its autogroup, for one of the process's own at
+    the lowest weight.
+
+    Where Linux groups processes by session (``sched_autogroup_enabled``, the default of
+    many distributions) the groups share the CPU evenly and priorities only count inside a
+    group: in the server's group the solver's CPU would count against the server's share
+    when other groups (other services, other instances) want the cores too. Nothing else
+    changes: the process still ends with the server (:func:`_end_with`) and ignores SIGINT.
+    """
+    with contextlib.suppress(OSError):
+        os.setsid()
+        Path("/proc/self/autogroup").write_text("19")
 
 
 def _end_with(parent: int) -> None:

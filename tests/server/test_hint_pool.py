@@ -227,6 +227,14 @@ def test_the_solver_processes_run_at_idle_priority(hint_server: ServerProc) -> N
     [worker] = solver_processes(hint_server)
     assert scheduling(worker.pid) == {(os.SCHED_IDLE, min(19, os.getpriority(0, 0) + WORKER_NICE))}
     assert scheduling(hint_server.proc.pid) == {(os.SCHED_OTHER, os.getpriority(0, 0))}
+    # Its own session, so where Linux groups processes by session its CPU does not count
+    # against the server's group, whose weight it takes the lowest of.
+    assert os.getsid(worker.pid) == worker.pid != os.getsid(hint_server.proc.pid)
+    switch = Path("/proc/sys/kernel/sched_autogroup_enabled")
+    if switch.exists() and switch.read_text().strip() == "1":
+        group = Path(f"/proc/{worker.pid}/autogroup").read_text().split()
+        assert group[0] != Path(f"/proc/{hint_server.proc.pid}/autogroup").read_text().split()[0]
+        assert group[-1] == "19"
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
