@@ -21,6 +21,7 @@ import time
 import zlib
 from typing import Final
 
+from redis.exceptions import RedisError
 from websockets.protocol import State
 
 from .. import wire
@@ -104,11 +105,18 @@ async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
 
 async def pairing_loop(ctx: Context) -> None:
     """Pair, make rooms, bring this instance's paired sockets in; for good."""
+    said = 0.0
     while True:
         await asyncio.sleep(TICK_S)
         try:
             await tick(ctx)
-        except Exception:  # Redis gone: the queue waits in Redis for the next pass
+        except RedisError as exc:
+            # Redis gone: the queue waits in Redis for the next pass. The janitor and the
+            # hub report the outage with its traceback; one line here now and then.
+            if time.monotonic() - said > 30:
+                said = time.monotonic()
+                log.warning("pairing waits for Redis: %s", exc)
+        except Exception:
             QUIET.failure("pairing", "a pairing pass failed")
 
 
