@@ -194,7 +194,17 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
     if not _open(conn) or conn.room is not None or conn.pid != pid:
         return  # gone, in a room, or someone else now: the race goes on without it
     status = await membership.join(ctx, conn, room, Role.PLAYER)
-    if status != "ok":
+    if status in ("race_in_progress", "room_not_found", "room_full"):
+        # Too late for that room (it started without this player): wait again, in place.
+        skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
+        now = now_ms()
+        if await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, "") == "ok":
+            if not _open(conn) or conn.room is not None or pid in ctx.waiting:
+                await queue.remove(ctx.store, entry.cells, pid)  # gone meanwhile
+                return
+            entry.missing = 0
+            ctx.waiting[pid] = entry
+    elif status != "ok":
         conn.error(status)
 
 
