@@ -13,7 +13,15 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    TypeAdapter,
+)
 
 #: The protocol version; a client names the version it speaks in ``hello.v``.
 PROTOCOL_VERSION: Final = 1
@@ -56,6 +64,9 @@ ERROR_CODES: Final[dict[str, str]] = {
     "daily_running": "the room shows a daily deal whose day runs: nobody may watch it yet",
     "public_room": "a public room races a drawn deal and never shows the boards live",
     "bad_code": "the game code is not valid",
+    "already_queued": "you already wait for a quick race",
+    "not_queued": "you are not waiting for a quick race",
+    "no_bot_offer": "no bot racer is offered to you now",
     "bad_date": "the date is not a day with a daily challenge",
     "unavailable": "this feature is not available on this server",
     "busy": "the server is busy; retry",
@@ -133,6 +144,11 @@ UnrankedReason = Literal[
 #: ``delay_s`` seconds late, or the racers' progress only (boards once the race is over).
 WatchModeName = Literal["live", "delayed", "progress"]
 DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
+#: Why a racer's result did not change their rating (``RatingChange.unrated_reason``): the
+#: human-pace rule of the daily challenge (``server/daily/pace.py``) refused their pace.
+UnratedReason = Literal["fast_start", "too_fast", "fast_bursts"]
+#: Why a player left the quick-race queue (``unqueued.reason``).
+UnqueueReason = Literal["asked", "room"]
 
 
 class _Message(BaseModel):
@@ -299,6 +315,33 @@ class Ping(_Message):
     type: Literal["ping"]
 
 
+class Queue(_Message):
+    """Wait for a quick race: the server pairs you with players of the same variant
+    (``cells``) into a public, rated race; answered by ``queued``."""
+
+    type: Literal["queue"]
+    cells: Cells = 4
+
+
+class Unqueue(_Message):
+    """Stop waiting for a quick race; answered by ``unqueued``."""
+
+    type: Literal["unqueue"]
+
+
+class AcceptBot(_Message):
+    """Race the bot of a ``bot_offer`` now (you leave the queue); answered by ``snapshot``."""
+
+    type: Literal["accept_bot"]
+
+
+class SetRated(_Message):
+    """Host only, in an invite room's lobby: whether this race changes the racers' ratings."""
+
+    type: Literal["rated"]
+    rated: StrictBool
+
+
 ClientMessage = Annotated[
     Hello
     | CreateRoom
@@ -318,7 +361,11 @@ ClientMessage = Annotated[
     | HintReq
     | GiveUp
     | Rematch
-    | Ping,
+    | Ping
+    | Queue
+    | Unqueue
+    | AcceptBot
+    | SetRated,
     Field(discriminator="type"),
 ]
 
@@ -348,7 +395,9 @@ class RoomInfo(_Message):
     """A room's identity and members; sent on create, join and every change of members.
 
     ``code`` is null until the race starts, unless the host typed it (``code_typed``);
-    ``public``: the room is listed for anyone to watch.
+    ``public``: the room is listed for anyone to watch; ``rated``: the race changes the
+    racers' ratings; ``paired``: the quick-race queue made the room (no host: the server
+    starts it).
     """
 
     type: Literal["room"]
@@ -357,6 +406,8 @@ class RoomInfo(_Message):
     code: str | None
     code_typed: bool
     public: bool = False
+    rated: bool = False
+    paired: bool = False
     watch: WatchModeName
     delay_s: DelayS | None
     cells: Cells
@@ -433,6 +484,8 @@ class Snapshot(_Message):
     code: str | None
     code_typed: bool
     public: bool = False
+    rated: bool = False
+    paired: bool = False
     watch: WatchModeName
     delay_s: DelayS | None
     cells: Cells
@@ -635,6 +688,70 @@ class Pong(_Message):
     now: MsEpoch | None = None
 
 
+class Queued(_Message):
+    """You wait for a quick race of ``cells`` cells, at ``rating`` (that variant's).
+
+    ``penalty_s``: seconds you wait before you can be paired at all, because you left
+    paired races before their start (0 normally).
+    """
+
+    type: Literal["queued"]
+    cells: Cells
+    rating: int
+    games: int
+    penalty_s: int = Field(ge=0)
+    now: MsEpoch
+
+
+class Unqueued(_Message):
+    """You no longer wait for a quick race: you asked (``unqueue``), or you entered a room
+    (``join``, ``create_room``, ``solo``, ``daily``, ``accept_bot``)."""
+
+    type: Literal["unqueued"]
+    cells: Cells
+    reason: UnqueueReason
+
+
+class BotEntry(_Message):
+    """The bot racer a ``bot_offer`` proposes."""
+
+    name: Name
+    rating: int
+
+
+class BotOffer(_Message):
+    """Nobody else waits for this variant: race a bot at about your pace (``accept_bot``)
+    or keep waiting (you stay in the queue; a player who comes is paired with you and the
+    offer lapses)."""
+
+    type: Literal["bot_offer"]
+    cells: Cells
+    bot: BotEntry
+    waited_s: int
+
+
+class RatingChange(_Message):
+    """One racer's rating after a rated race: ``rating`` now, ``change`` from before,
+    ``games`` rated races of that variant; ``unrated_reason`` when it did not change."""
+
+    player_id: PlayerId
+    name: Name
+    rating: int
+    change: int
+    games: int
+    unrated_reason: UnratedReason | None = None
+
+
+class Ratings(_Message):
+    """After ``race_over`` of a rated race: each racer's rating change (variant ``cells``)."""
+
+    type: Literal["ratings"]
+    seq: Seq
+    round: int
+    cells: Cells
+    changes: list[RatingChange] = Field(max_length=64)
+
+
 class Error(_Message):
     """A message was refused; nothing changed and the connection stays open."""
 
@@ -662,6 +779,10 @@ ServerMessage = Annotated[
     | Leaderboard
     | DailyResult
     | Pong
+    | Queued
+    | Unqueued
+    | BotOffer
+    | Ratings
     | Error,
     Field(discriminator="type"),
 ]
@@ -692,6 +813,10 @@ CLIENT_TYPES: Final = frozenset(
         GiveUp,
         Rematch,
         Ping,
+        Queue,
+        Unqueue,
+        AcceptBot,
+        SetRated,
     )
 )
 

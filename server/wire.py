@@ -128,6 +128,51 @@ def daily_result(
     )
 
 
+def queued(cells: int, rating: int, games: int, penalty_s: int, now: int) -> str:
+    """``queued``: you wait for a quick race of ``cells`` cells."""
+    return dumps(
+        {
+            "type": "queued",
+            "cells": cells,
+            "rating": rating,
+            "games": games,
+            "penalty_s": penalty_s,
+            "now": now,
+        }
+    )
+
+
+def unqueued(cells: int, reason: str) -> str:
+    """``unqueued``: you no longer wait for a quick race (``asked`` or ``room``)."""
+    return dumps({"type": "unqueued", "cells": cells, "reason": reason})
+
+
+def bot_offer(cells: int, bot_name: str, bot_rating: int, waited_s: int) -> str:
+    """``bot_offer``: nobody else waits; race a bot at about your pace."""
+    return dumps(
+        {
+            "type": "bot_offer",
+            "cells": cells,
+            "bot": {"name": bot_name, "rating": bot_rating},
+            "waited_s": waited_s,
+        }
+    )
+
+
+def rating_change(
+    pid: str, name: str, rating: int, change: int, games: int, unrated_reason: str | None
+) -> dict[str, Any]:
+    """One racer's line of ``ratings``."""
+    return {
+        "player_id": pid,
+        "name": name,
+        "rating": rating,
+        "change": change,
+        "games": games,
+        "unrated_reason": unrated_reason,
+    }
+
+
 # -- room events (bodies for the scripts) -------------------------------------------------
 
 
@@ -209,6 +254,12 @@ def progress_body(pid: str, round_: int, board: Board) -> str:
     )
 
 
+def ratings_body(round_: int, cells: int, changes: list[dict[str, Any]]) -> str:
+    """``ratings``: each racer's rating change after a rated race (see
+    :func:`rating_change`), a room event for the script to stamp."""
+    return body({"type": "ratings", "round": round_, "cells": cells, "changes": changes})
+
+
 def gave_up_body(pid: str, round_: int, moves: int) -> str:
     """``gave_up``."""
     return body({"type": "gave_up", "player_id": pid, "round": round_, "moves": moves})
@@ -234,6 +285,8 @@ def _deal_fields(fields: Mapping[str, str]) -> dict[str, Any]:
         "code": fields["code"] if deal_shown(fields["state"], typed) else None,
         "code_typed": typed,
         "public": fields.get("public", "0") == "1",
+        "rated": fields.get("rated", "0") == "1",
+        "paired": fields.get("paired", "0") == "1",
         "watch": watch,
         "delay_s": int(fields.get("delay_s") or 0) if watch == WatchMode.DELAYED else None,
     }
@@ -322,6 +375,8 @@ _ROOM_FIELDS: Final = (
     "watch",
     "delay_s",
     "public",
+    "rated",
+    "paired",
 )
 
 
@@ -337,7 +392,7 @@ def render(full: str) -> str:
     seq = int(seq_text)
     if kind == "room":
         # The members (JSON objects) follow the fields; a record stored before the later
-        # fields (typed, watch, delay_s; public) were added has fewer of them.
+        # fields (typed, watch, delay_s; public; rated, paired) were added has fewer of them.
         n = next((i for i, v in enumerate(values) if v.startswith("{")), len(values))
         n = min(n, len(_ROOM_FIELDS))
         fields = dict(zip(_ROOM_FIELDS, values[:n], strict=False))

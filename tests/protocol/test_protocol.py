@@ -35,6 +35,10 @@ FIXED_CLIENT: dict[str, dict[str, object]] = {
     "give_up": {},
     "rematch": {},
     "ping": {},
+    "queue": {"cells": 2},
+    "unqueue": {},
+    "accept_bot": {},
+    "rated": {"rated": True},
 }
 
 
@@ -78,6 +82,10 @@ def test_extra_fields_are_refused(kind: str) -> None:
         '{"type": "join", "room": "ABCD", "role": "king"}',
         '{"type": "resume", "room": "ABCD", "token": "short", "last_seq": 0}',
         '{"type": "daily", "date": "29/11/2026"}',
+        '{"type": "queue", "cells": 3}',
+        '{"type": "queue", "cells": "4"}',
+        '{"type": "rated"}',
+        '{"type": "rated", "rated": "yes"}',
         "[1, 2]",
         "not json",
     ],

@@ -87,6 +87,20 @@ def built() -> dict[str, str]:
             "the median time between actions is 61 ms (at least 300 ms)",
             "q2m7rvx4hl3kzq6a",
         ),
+        "queued": wire.queued(4, 1000, 0, 0, 1795976430000),
+        "unqueued": wire.unqueued(4, "asked"),
+        "bot_offer": wire.bot_offer(4, "Bot Otter", 1000, 20),
+        "ratings": wire.stamp(
+            79,
+            wire.ratings_body(
+                1,
+                4,
+                [
+                    wire.rating_change(ANN, "Ann", 1138, 138, 1, None),
+                    wire.rating_change(BOB, "Bob", 927, -73, 1, None),
+                ],
+            ),
+        ),
         "pong": wire.pong(1795976420122),
         "error": wire.error("not_host"),
     }
