@@ -165,8 +165,23 @@ def redis_client(url: str, timeout: float) -> aioredis.Redis:
     return aioredis.Redis(connection_pool=pool)
 
 
-async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
+async def run(
+    settings: Settings,
+    ready: asyncio.Event | None = None,
+    *,
+    worker: bool = False,
+    shared_embedded: bool = False,
+) -> int:
     """Serve until SIGINT/SIGTERM (or the embedded Redis dies).
+
+    Args:
+        settings: the instance's settings.
+        ready: set once the port is bound.
+        worker: run as one worker of ``seahaven serve --workers N``
+            (:mod:`server.workers`): bind the port with ``SO_REUSEPORT``, beside the other
+            workers, and leave announcing the port to the parent.
+        shared_embedded: ``settings.redis_url`` is the embedded Redis that the parent
+            started for all its workers (``/healthz`` says so).
 
     Returns:
         The exit status: 0, or :data:`EMBEDDED_DIED`.
@@ -184,10 +199,10 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
         log.info("embedded redis at %s", url)
     redis = redis_client(url, settings.redis_timeout)
     await redis.ping()
-    ctx = build_context(settings, redis, embedded=lite is not None)
+    ctx = build_context(settings, redis, embedded=lite is not None or shared_embedded)
     await ctx.solver.start()
     try:
-        status = await serve_until_stopped(ctx, registry, ready, lite)
+        status = await serve_until_stopped(ctx, registry, ready, lite, worker=worker)
     finally:
         await ctx.solver.close()
     await ctx.daily.watchers.close()
@@ -208,10 +223,16 @@ def _finish(stop: asyncio.Future[int], status: int) -> None:
 
 
 async def serve_until_stopped(
-    ctx: Context, registry: Registry, ready: asyncio.Event | None = None, lite: Any = None
+    ctx: Context,
+    registry: Registry,
+    ready: asyncio.Event | None = None,
+    lite: Any = None,
+    *,
+    worker: bool = False,
 ) -> int:
     """Serve the port of ``ctx.settings`` until SIGINT/SIGTERM, or until the embedded Redis
-    ``lite`` dies (``ready`` set once bound).
+    ``lite`` dies (``ready`` set once bound). A ``worker`` shares the port with its
+    siblings (``SO_REUSEPORT``) and does not announce it.
 
     Returns:
         The exit status: 0, or :data:`EMBEDDED_DIED`.
@@ -244,9 +265,12 @@ async def serve_until_stopped(
         ping_interval=20,
         ping_timeout=20,
         compression=None,
+        # The kernel spreads new connections over every worker's socket on the port.
+        reuse_port=worker or None,
     ) as server:
         port = server.sockets[0].getsockname()[1] if server.sockets else settings.port
-        print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
+        if not worker:
+            print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
         if ready is not None:
             ready.set()
         return await stop

@@ -109,6 +109,13 @@ class Settings(BaseSettings):
     away_grace_ms: int = Field(
         default=90_000, ge=0, description="a racer gone mid-race gives up after this long"
     )
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="server processes sharing the port (SO_REUSEPORT, Linux), each a full "
+        "instance, restarted if one dies; about one per core",
+    )
     # One solver process by default: a hint is worth at most a second of one core, and the
     # instance's event loop (and often Redis, or a second instance) needs the other cores
     # of a small host. Raise it where cores are spare: about (cores - instances) / instances.

@@ -7,8 +7,6 @@ giving the default and the environment variable that may set it instead.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import importlib.util
 import logging
 from typing import Any, Final
 
@@ -63,8 +61,9 @@ def settings_of(args: argparse.Namespace) -> Settings:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run until interrupted."""
+    """Run until interrupted: one instance, or ``--workers`` of them on one port."""
     from server.app import run
+    from server.workers import can_share_ports, run_loop, serve_workers
 
     try:
         settings = settings_of(args)
@@ -72,8 +71,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"seahaven serve: bad settings:\n{exc}")
         return 2
     logging.basicConfig(level=settings.log.upper())
-    if settings.loop == "uvloop" and importlib.util.find_spec("uvloop") is not None:
-        import uvloop  # a faster event loop; plain asyncio works too
-
-        return uvloop.run(run(settings))
-    return asyncio.run(run(settings))
+    if settings.workers > 1:
+        if not can_share_ports():
+            print("seahaven serve: --workers above 1 needs SO_REUSEPORT (Linux)")
+            return 2
+        # The parent only supervises: plain asyncio is enough for it.
+        return run_loop(serve_workers(settings), "asyncio")
+    return run_loop(run(settings), settings.loop)
