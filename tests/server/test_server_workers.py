@@ -300,3 +300,27 @@ def test_a_worker_that_cannot_start_stops_the_server(tmp_path: Path) -> None:
         assert "seahaven serving on" not in srv.log()
     finally:
         srv.stop()
+
+
+async def test_a_killed_parent_leaves_no_worker_behind(key_prefix: str, tmp_path: Path) -> None:
+    args = [*FAST, "--workers", "2", "--key-prefix", key_prefix]
+    with running_workers(args, redis=redis_url(), tmp=tmp_path) as srv:
+        family = psutil.Process(srv.proc.pid).children(recursive=True)
+        assert len(listeners(srv)) == 2
+        srv.kill()  # SIGKILL: the parent cannot stop anything itself
+        _, alive = psutil.wait_procs(family, timeout=20)
+        assert alive == [], f"left behind: {alive}"
+
+
+def test_a_dead_shared_embedded_redis_stops_every_worker(tmp_path: Path) -> None:
+    srv = start_workers(["--workers", "2", *FAST], redis=None, tmp=tmp_path)
+    try:
+        family = psutil.Process(srv.proc.pid).children(recursive=True)
+        (redis_pid,) = embedded_redis_servers(tmp_path / "data")
+        os.kill(redis_pid, signal.SIGKILL)
+        assert srv.proc.wait(30) == 3, srv.log()  # EMBEDDED_DIED, as a single instance
+        assert srv.log().count("the embedded Redis (pid") == 1
+        _, alive = psutil.wait_procs(family, timeout=10)
+        assert alive == [], f"left behind: {alive}"
+    finally:
+        srv.stop()
