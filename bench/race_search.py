@@ -15,11 +15,13 @@ target load: 3,000 racers and 3,000 spectators). A run holds when the ack p99 is
 target, every room raced, no move failed, at most 0.1% of moves went unanswered and at least
 95% of the moves due were acknowledged.
 
-How long it takes: a run is its ``--seconds`` plus the setup (on this 2-core box about 1 s
-per 250 connections) plus about 10 s of start and stop, so 30-60 s; a configuration takes 5
-to 8 runs. With the defaults: about 10-15 minutes for the two configurations on one Redis,
-20-30 minutes with a cluster. Run it on a quiet machine: everything else running steals
-the cores the server and the load share.
+How long it takes: a run is its ``--seconds`` plus the setup plus about 10 s to start and
+stop the server. The setup opened 800 connections in 10 s on this 2-core box while other
+work kept its load average at 10 (quicker on a quiet one), so a run of 3,000 racers and
+3,000 spectators takes about 1-1.5 minutes; a configuration takes 5 to 8 runs. With the
+defaults: an estimated 5-10 minutes a configuration, 10-20 minutes for the two on one
+Redis, 20-40 minutes with a cluster. Run it on a quiet machine: everything else running
+steals the cores the server and the load share.
 
 Figures per configuration: the largest count that held with its p50/p99, the acknowledged
 moves a second, the server's CPU (every worker process together) in cores and per
@@ -77,7 +79,8 @@ def search(base: Options, backend: str, args: argparse.Namespace) -> Found:
             f"  {backend}, {base.workers} worker(s), {run['racers']} racers "
             f"+{run['spectators']} spectators: p50 {run['p50'] * MS:.1f} ms, "
             f"p99 {run['p99'] * MS:.1f} ms, {run['moves_per_s']:.0f} acks/s, "
-            f"server {run['server_cpu'] * 100:.0f}% of a core, errors {run['errors'] or 0}, "
+            f"server {run['server_cpu'] * 100:.0f}% of a core, load processes "
+            f"{run['load_cpu'] * 100:.0f}%, errors {run['errors'] or 0}, "
             f"unanswered {run['unanswered']}, failed rooms {len(run['failed'])}: "
             f"{'holds' if ok else 'does not hold'}",
             flush=True,

@@ -27,9 +27,12 @@ def redis_nodes(redis_url: str | None, cluster: str | None) -> list[str]:
 
 
 def redis_cpu(urls: list[str]) -> float | None:
-    """The CPU seconds these Redis nodes have used so far (``INFO cpu``), None if unknown."""
+    """The CPU seconds these Redis nodes have used so far (``INFO cpu``), None if unknown
+    (no node given: the server's embedded Redis)."""
     import redis
 
+    if not urls:
+        return None
     total = 0.0
     for url in urls:
         try:
