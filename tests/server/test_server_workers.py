@@ -324,3 +324,22 @@ def test_a_dead_shared_embedded_redis_stops_every_worker(tmp_path: Path) -> None
         assert alive == [], f"left behind: {alive}"
     finally:
         srv.stop()
+
+
+def test_a_port_taken_by_another_process_is_refused(tmp_path: Path) -> None:
+    with socket.socket() as taken:  # a plain listener: it does not share its port
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            seahaven_command(
+                *("serve", "--port", str(port), "--workers", "2", "--redis-url", redis_url())
+            ),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert f"cannot bind 127.0.0.1:{port}" in done.stderr
+    assert "serving on" not in done.stdout
