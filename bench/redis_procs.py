@@ -76,13 +76,10 @@ def private_redis() -> Iterator[str]:
 def started_cluster() -> Iterator[str]:
     """A Redis Cluster of 3 masters and 3 replicas for the run (``tests/rediscluster.py``):
     its seed URL."""
-    try:
-        from tests.rediscluster import RedisClusterProc  # type: ignore[import-not-found]
-    except ImportError:
-        raise SystemExit(
-            "--start-cluster needs tests/rediscluster.py (not in this tree): "
-            "give a running cluster's seed with --redis-cluster URL"
-        ) from None
+    from tests.rediscluster import RedisClusterProc, available
+
+    if not available():
+        raise SystemExit("--start-cluster needs redis-server and redis-cli on the PATH")
     with RedisClusterProc.start() as cluster:
         yield str(cluster.seed_url)
 

@@ -19,6 +19,7 @@ import signal
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .context import Context
@@ -70,8 +71,11 @@ def pace_of(settings: Settings) -> Pace:
     )
 
 
-def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = False) -> Context:
-    """One instance's context on a Redis client (``decode_responses=True``)."""
+def build_context(
+    settings: Settings, redis: aioredis.Redis | RedisCluster, embedded: bool = False
+) -> Context:
+    """One instance's context on a Redis (or Redis Cluster) client
+    (``decode_responses=True``)."""
     keys = Keys(settings.key_prefix)
     metrics = Metrics()
     limits = BoardLimits(settings.board_rate_per_s, settings.board_burst, settings.max_actions)
@@ -82,6 +86,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
         settings.redis_timeout,
         limits,
         settings.spectators_per_room,
+        settings.durable_timeout_ms if settings.durable else 0,
     )
     boards = BoardCache(store)
     solver = SolverPool(settings.solver_workers, settings.solver_queue)
@@ -165,6 +170,28 @@ def redis_client(url: str, timeout: float) -> aioredis.Redis:
     return aioredis.Redis(connection_pool=pool)
 
 
+def cluster_client(url: str, timeout: float) -> RedisCluster:
+    """The shared client of an instance on a Redis Cluster, from one seed node's URL.
+
+    The client learns every node and slot from the seed, follows ``MOVED``/``ASK`` and reads
+    the slot map again when a node fails. Moves and room channels do not use its
+    connections (:mod:`server.store.batch`, :mod:`server.store.shards`), but its slot map.
+
+    Raises:
+        ValueError: the URL is not ``redis://HOST:PORT`` (TLS is not supported on a cluster).
+    """
+    if not url.startswith("redis://"):
+        raise ValueError(f"--redis-cluster takes redis://HOST:PORT, not {url!r}")
+    return RedisCluster.from_url(
+        url,
+        decode_responses=True,
+        health_check_interval=30,
+        max_connections=256,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+    )
+
+
 async def run(
     settings: Settings,
     ready: asyncio.Event | None = None,
@@ -189,7 +216,12 @@ async def run(
     registry = build_registry()
     lite: Any = None
     url = settings.redis_url or ""
-    if not url:
+    if settings.redis_cluster:
+        redis: aioredis.Redis | RedisCluster = cluster_client(
+            settings.redis_cluster, settings.redis_timeout
+        )
+        await redis.initialize()
+    elif not url:
         lite, url = await asyncio.to_thread(
             start_embedded_redis,
             settings.data_dir,
@@ -197,7 +229,8 @@ async def run(
             settings.embedded_maxmemory,
         )
         log.info("embedded redis at %s", url)
-    redis = redis_client(url, settings.redis_timeout)
+    if not settings.redis_cluster:
+        redis = redis_client(url, settings.redis_timeout)
     await redis.ping()
     ctx = build_context(settings, redis, embedded=lite is not None or shared_embedded)
     await ctx.solver.start()

@@ -13,7 +13,8 @@ The parent serves nothing itself. It
 - binds the port once, without listening (``--port 0``: a free port, the same for every
   worker), and keeps it while it runs, so the port stays this server's while a worker
   restarts; it prints the one ``seahaven serving on ...`` line once every worker serves;
-- starts the embedded Redis once when there is no ``--redis-url``, hands its URL to every
+- starts the embedded Redis once when there is neither ``--redis-url`` nor
+  ``--redis-cluster``, hands its URL to every
   worker, and stops everything if it dies, as a single instance does;
 - starts a worker that dies again, after a pause that doubles (0.5 s up to 30 s) while it
   keeps dying within 30 s of its start, so a crash loop does not spin; one log line says
@@ -312,7 +313,7 @@ async def serve_workers(settings: Settings) -> int:
     lite: Any = None
     url = settings.redis_url or ""
     watch: asyncio.Task[None] | None = None
-    if not url:
+    if not url and not settings.redis_cluster:
         lite, url = await asyncio.to_thread(
             start_embedded_redis,
             settings.data_dir,
@@ -321,7 +322,7 @@ async def serve_workers(settings: Settings) -> int:
         )
         log.info("embedded redis at %s, shared by %d workers", url, settings.workers)
         watch = asyncio.create_task(supervise(lite, stop))
-    shared = settings.model_copy(update={"port": port, "redis_url": url})
+    shared = settings.model_copy(update={"port": port, "redis_url": url or None})
     supervisor = Supervisor(shared, lite is not None, stop)
     keeping = [asyncio.create_task(supervisor.keep(w)) for w in supervisor.workers]
     waits: list[asyncio.Future[Any]] = [supervisor.all_served, stop]

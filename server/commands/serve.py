@@ -48,6 +48,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         text = f"{field.description} (default: {shown!s}; env {env})"
         if isinstance(default, tuple):
             p.add_argument(_flag(name), dest=name, action="append", help=text + "; repeat")
+        elif isinstance(default, bool):  # a switch: given or not (unset: env, then default)
+            p.add_argument(_flag(name), dest=name, action="store_true", default=None, help=text)
         else:
             kind: Any = type(default) if isinstance(default, int | float) else str
             p.add_argument(_flag(name), dest=name, type=kind, help=text)

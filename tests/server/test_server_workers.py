@@ -26,6 +26,8 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests import ROOT
 from tests.cli import seahaven_command
+from tests.rediscluster import RedisClusterProc
+from tests.rediscluster import available as cluster_available
 from tests.serverproc import FAST, ServerProc, WsClient, free_port, redis_url
 
 CODE = "SH1-C4-AAAAAAD"
@@ -164,35 +166,53 @@ async def test_two_workers_share_one_port(key_prefix: str, tmp_path: Path) -> No
         assert srv.log().count("seahaven serving on") == 1  # the parent's line, once
 
 
+async def race_across_workers(srv: ServerProc) -> None:
+    """A racer on one worker, one on the other and a spectator race one room to a finish."""
+    ann, bob = await one_on_each(srv, "ann")
+    spy, _ = await one_on_each(srv, "spy")
+    await ann.send({"type": "create_room", "code": CODE})
+    room = str((await ann.expect("snapshot"))["room_id"])
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    await spy.send({"type": "join", "room": room, "role": "spectator"})
+    await spy.expect("snapshot")
+    await ann.send({"type": "start"})
+    for c in (ann, bob, spy):
+        await c.expect("started")
+    line = solve(Board.from_code(CODE), timeout=10).moves
+    for i in range(5):
+        await bob.send(wire(line[i], i))
+        await bob.expect("ack", id=i)
+    for i, text in enumerate(line):
+        await ann.send(wire(text, i))
+        await ann.expect("ack", id=i)
+    # Across the workers, through Redis alone: bob sees ann's progress and her finish,
+    # the spectator every board.
+    await bob.expect("progress", player_id=ann.player_id, moves=len(line))
+    await bob.expect("finished", player_id=ann.player_id, rank=1)
+    await spy.expect("delta", player_id=bob.player_id, moves=5)
+    await spy.expect("delta", player_id=ann.player_id, moves=len(line))
+    for c in (ann, bob, spy):
+        await c.close()
+
+
 async def test_racers_on_two_workers_race_one_room(key_prefix: str, tmp_path: Path) -> None:
     args = [*FAST, "--workers", "2", "--key-prefix", key_prefix]
     with running_workers(args, redis=redis_url(), tmp=tmp_path) as srv:
-        ann, bob = await one_on_each(srv, "ann")
-        spy, _ = await one_on_each(srv, "spy")
-        await ann.send({"type": "create_room", "code": CODE})
-        room = str((await ann.expect("snapshot"))["room_id"])
-        await bob.send({"type": "join", "room": room, "role": "player"})
-        await bob.expect("snapshot")
-        await spy.send({"type": "join", "room": room, "role": "spectator"})
-        await spy.expect("snapshot")
-        await ann.send({"type": "start"})
-        for c in (ann, bob, spy):
-            await c.expect("started")
-        line = solve(Board.from_code(CODE), timeout=10).moves
-        for i in range(5):
-            await bob.send(wire(line[i], i))
-            await bob.expect("ack", id=i)
-        for i, text in enumerate(line):
-            await ann.send(wire(text, i))
-            await ann.expect("ack", id=i)
-        # Across the workers, through Redis alone: bob sees ann's progress and her finish,
-        # the spectator every board.
-        await bob.expect("progress", player_id=ann.player_id, moves=len(line))
-        await bob.expect("finished", player_id=ann.player_id, rank=1)
-        await spy.expect("delta", player_id=bob.player_id, moves=5)
-        await spy.expect("delta", player_id=ann.player_id, moves=len(line))
-        for c in (ann, bob, spy):
-            await c.close()
+        await race_across_workers(srv)
+
+
+@pytest.mark.skipif(
+    not cluster_available() and not os.environ.get("SEAHAVEN_REQUIRE_CLUSTER"),
+    reason="redis-server and redis-cli are needed for a Redis Cluster",
+)
+async def test_two_workers_race_one_room_on_a_redis_cluster(tmp_path: Path) -> None:
+    with RedisClusterProc.start() as cluster:
+        args = [*FAST, "--workers", "2", "--redis-cluster", cluster.seed_url]
+        with running_workers(args, redis=None, tmp=tmp_path) as srv:
+            assert embedded_redis_servers(tmp_path / "data") == []  # none: the cluster
+            assert not any(h["embedded_redis"] for h in (srv.health() for _ in range(10)))
+            await race_across_workers(srv)
 
 
 async def test_a_killed_worker_is_restarted_and_clients_resume(
