@@ -210,13 +210,15 @@ def _race(opts: Options, srv: Any, http_url: str, ws_url: str, pid: int) -> dict
     for _ in loaders:
         go.put((go_at, stop_at))
     rss_connected = sum(p.memory_info().rss for p in procs)
-    nodes = redis_nodes(opts.redis_url, opts.redis_cluster)
+    masters, replicas = redis_nodes(opts.redis_url, opts.redis_cluster)
     time.sleep(max(0.0, go_at + 2.5 - time.time()))  # countdown and first moves
     loads = [psutil.Process(p.pid) for p in loaders]
-    load0, cpu0, redis0 = cpu_seconds(loads), cpu_seconds(procs), redis_cpu(nodes)
+    load0, cpu0, redis0 = cpu_seconds(loads), cpu_seconds(procs), redis_cpu(masters)
+    copies0 = redis_cpu(replicas)
     w0, t0 = time.time(), time.perf_counter()
     time.sleep(max(0.0, stop_at - time.time() - 0.5))
-    load1, cpu1, redis1 = cpu_seconds(loads), cpu_seconds(procs), redis_cpu(nodes)
+    load1, cpu1, redis1 = cpu_seconds(loads), cpu_seconds(procs), redis_cpu(masters)
+    copies1 = redis_cpu(replicas)
     w1, t1 = time.time(), time.perf_counter()
     loadavg = os.getloadavg()
     rss_peak = sum(p.memory_info().rss for p in procs)
@@ -265,7 +267,8 @@ def _race(opts: Options, srv: Any, http_url: str, ws_url: str, pid: int) -> dict
             if redis0 is not None and redis1 is not None and in_window
             else None
         ),
-        "redis_nodes": len(nodes),
+        "redis_nodes": len(masters),
+        "replicas_cpu": None if copies0 is None or copies1 is None else (copies1 - copies0) / wall,
         "load_cpu": (load1 - load0) / wall,
         "loadavg": loadavg[0],
         "rss_peak": rss_peak,
@@ -357,9 +360,13 @@ def print_run(run: dict[str, Any], timeline: bool) -> None:
     )
     if run["redis_cpu"] is not None:
         print(
-            f"| Redis CPU ({run['redis_nodes']} node(s), every client of it) | "
+            f"| Redis CPU ({run['redis_nodes']} master(s) together, every client of them) | "
             f"{run['redis_cpu'] * 100:.0f}% of one core, "
             f"{run['redis_cpu_per_move'] * ms:.3f} ms per acknowledged move |"
+        )
+    if run["replicas_cpu"] is not None:
+        print(
+            f"| Redis CPU of the replicas together | {run['replicas_cpu'] * 100:.0f}% of one core |"
         )
     print(f"| load processes' CPU | {run['load_cpu'] * 100:.0f}% of one core |")
     print(

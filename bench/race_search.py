@@ -137,7 +137,7 @@ def print_table(results: list[Found], args: argparse.Namespace) -> None:
     )
     print(
         "| Redis | server workers | racers (+ spectators) | ack p50 / p99 | acks/s | "
-        "server CPU (cores) | server CPU per move | Redis CPU per move | "
+        "server CPU (cores) | server CPU per move | Redis CPU per move (masters) | "
         "smallest count over the target (its p99) | runs (minutes) |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -14,16 +14,20 @@ from collections.abc import Iterator
 from tests.serverproc import free_port
 
 
-def redis_nodes(redis_url: str | None, cluster: str | None) -> list[str]:
-    """The URLs of every Redis node the server uses (every node of a cluster)."""
+def redis_nodes(redis_url: str | None, cluster: str | None) -> tuple[list[str], list[str]]:
+    """The URLs of the Redis nodes the server uses: (the masters, or the one Redis; a
+    cluster's replicas)."""
     import redis
 
     if cluster:
-        seed = redis.Redis.from_url(cluster, decode_responses=True)
-        nodes = list(seed.cluster_nodes())
-        seed.close()
-        return [f"redis://{n.split('@')[0]}/0" for n in nodes]
-    return [redis_url] if redis_url else []
+        client = redis.RedisCluster.from_url(cluster, decode_responses=True)
+        masters, replicas = [], []
+        for node in client.get_nodes():
+            url = f"redis://{node.host}:{node.port}/0"
+            (replicas if node.server_type == "replica" else masters).append(url)
+        client.close()
+        return masters, replicas
+    return ([redis_url] if redis_url else []), []
 
 
 def redis_cpu(urls: list[str]) -> float | None:
