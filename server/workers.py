@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import importlib.util
 import logging
 import multiprocessing
@@ -92,7 +93,7 @@ def reserve_port(host: str, port: int) -> tuple[int, list[socket.socket]]:
         (the port, the sockets to keep open while serving).
 
     Raises:
-        OSError: the port is taken by a process that does not share it.
+        OSError: the port is taken, or served already (by another server that shares it).
     """
     infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     addresses = list(dict.fromkeys((info[0], str(info[4][0])) for info in infos))
@@ -108,6 +109,8 @@ def reserve_port(host: str, port: int) -> tuple[int, list[socket.socket]]:
                     sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
                 sock.bind((address, chosen))
                 chosen = sock.getsockname()[1]
+                if port and _listened(family, address, port):
+                    raise OSError(errno.EADDRINUSE, "another server already listens there")
             return chosen, held
         except OSError:
             for sock in held:
@@ -115,6 +118,18 @@ def reserve_port(host: str, port: int) -> tuple[int, list[socket.socket]]:
             if port or attempt == 19:  # a free port of one address may be taken on another
                 raise
     raise AssertionError("unreachable")
+
+
+def _listened(family: int, address: str, port: int) -> bool:
+    """Whether something listens on ``address:port`` already (a wildcard address is tried
+    on loopback). ``SO_REUSEPORT`` would let this server join the listening sockets of
+    another one of the same user on that port, silently: an accidental second start must
+    fail as a single instance's does."""
+    if address in ("0.0.0.0", "::"):
+        address = "127.0.0.1" if family == socket.AF_INET else "::1"
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex((address, port)) == 0
 
 
 def _die_with(parent: int) -> None:

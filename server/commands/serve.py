@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Serve one port: the websocket at /ws, the web client at /, GET /healthz, "
             "GET /metrics and the JSON API under /api/ (GET and HEAD only). Without "
             "--redis-url (or REDIS_URL) a private embedded Redis keeps its data under "
-            "--data-dir. Each setting is a flag, else its SEAHAVEN_* environment variable, "
+            "--data-dir. --workers N runs N such instances on the port (SO_REUSEPORT), "
+            "supervised. Each setting is a flag, else its SEAHAVEN_* environment variable, "
             "else the default shown."
         ),
     )

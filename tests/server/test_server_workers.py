@@ -363,3 +363,23 @@ def test_a_port_taken_by_another_process_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert f"cannot bind 127.0.0.1:{port}" in done.stderr
     assert "serving on" not in done.stdout
+
+
+async def test_a_second_server_on_the_same_port_is_refused(key_prefix: str, tmp_path: Path) -> None:
+    # Both would set SO_REUSEPORT, which would let the second join the first's port.
+    port = free_port()
+    args = ["--workers", "2", "--redis-url", redis_url(), "--key-prefix", key_prefix]
+    cmd = seahaven_command("serve", "--host", "127.0.0.1", "--port", str(port), *args)
+    log_path = tmp_path / "first.log"
+    with log_path.open("wb") as out:
+        first = ServerProc(
+            subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT), port, log_path
+        )
+    try:
+        await wait_for(lambda: "seahaven serving on" in first.log())
+        second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        assert "another server already listens there" in second.stderr
+        assert first.proc.poll() is None and len(listeners(first)) == 2
+    finally:
+        first.stop()
