@@ -12,10 +12,11 @@ The parent serves nothing itself. It
 
 - binds the port once, without listening (``--port 0``: a free port, the same for every
   worker), and keeps it while it runs, so the port stays this server's while a worker
-  restarts; it prints the one ``seahaven serving on ...`` line once every worker serves;
+  restarts; a port that something listens on already is refused; it prints the one
+  ``seahaven serving on ...`` line once every worker serves;
 - starts the embedded Redis once when there is neither ``--redis-url`` nor
-  ``--redis-cluster``, hands its URL to every
-  worker, and stops everything if it dies, as a single instance does;
+  ``--redis-cluster``, hands its URL to every worker, and stops everything if it dies, as
+  a single instance does;
 - starts a worker that dies again, after a pause that doubles (0.5 s up to 30 s) while it
   keeps dying within 30 s of its start, so a crash loop does not spin; one log line says
   which worker died, how, and when it comes back. A worker that fails before it ever served
