@@ -138,23 +138,34 @@ def print_table(results: list[Found], args: argparse.Namespace) -> None:
     print(
         "| Redis | server workers | racers (+ spectators) | ack p50 / p99 | acks/s | "
         "server CPU (cores) | server CPU per move | Redis CPU per move (masters) | "
-        "smallest count over the target (its p99) | runs (minutes) |"
+        "smallest count over the target (its p99) | load clients (cores) | runs (minutes) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    saturated = False
     for f in results:
         h, x = f.held, f.failed
         over = f"{x['racers']} ({x['p99'] * MS:.0f} ms)" if x else "none tried"
         if h is None:
             print(
-                f"| {f.backend} | {f.workers} | none held | | | | | | {over} | "
+                f"| {f.backend} | {f.workers} | none held | | | | | | {over} | | "
                 f"{f.runs} ({f.seconds / 60:.0f}) |"
             )
             continue
+        # A load process near a full core adds queueing of its own to the latencies.
+        busy = h["load_cpu"] / args.load_procs > 0.8
+        saturated |= busy
+        load = f"{h['load_cpu']:.2f}{' (!)' if busy else ''}"
         print(
             f"| {f.backend} | {f.workers} | {h['racers']} (+{h['spectators']}) | "
             f"{h['p50'] * MS:.1f} / {h['p99'] * MS:.1f} ms | {h['moves_per_s']:.0f} | "
             f"{h['server_cpu']:.2f} | {cell(h['server_cpu_per_move'])} ms | "
-            f"{cell(h['redis_cpu_per_move'])} ms | {over} | {f.runs} ({f.seconds / 60:.0f}) |"
+            f"{cell(h['redis_cpu_per_move'])} ms | {over} | {load} | "
+            f"{f.runs} ({f.seconds / 60:.0f}) |"
+        )
+    if saturated:
+        print(
+            "\n(!): the load processes used over 80% of a core each: their own delays are in "
+            "that row's latencies; give them more processes (--load-procs) or another machine."
         )
     by = {(f.backend, f.workers): f for f in results if f.held}
     for backend in dict.fromkeys(f.backend for f in results):
