@@ -7,6 +7,7 @@ Usage::
     with RedisClusterProc.start() as cluster:     # up, cluster_state:ok, every slot covered
         url = cluster.seed_url                      # redis://127.0.0.1:PORT
         cluster.kill(cluster.master_of(key))        # SIGKILL a master; its replica takes over
+        cluster.rejoin(port)                        # back, empty, as the new master's replica
     # stopped, and its folder removed
 
 ``python -m tests.rediscluster`` starts one, prints its seed URL and runs until interrupted.
@@ -82,6 +83,8 @@ class RedisClusterProc:
     procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     #: Seconds it took to come up (start, create, cluster_state:ok).
     startup_s: float = 0.0
+    #: Each node's cluster id, by port.
+    _ids: dict[int, str] = field(default_factory=dict)
 
     @property
     def ports(self) -> list[int]:
@@ -125,16 +128,46 @@ class RedisClusterProc:
             if created.returncode != 0:
                 raise RuntimeError(f"cluster create failed:\n{created.stdout}{created.stderr}")
             cluster.wait_ok(timeout)
+            cluster._ids = {port: cluster.node_id(port) for port in cluster.ports}
         except BaseException:
             cluster.stop()
             raise
         cluster.startup_s = time.monotonic() - began
         return cluster
 
-    def restart(self, port: int, timeout: float = 30.0) -> None:
-        """Start a killed node again (empty: nothing was on disk but its cluster config);
-        it rejoins as a replica. Returns once every node says ``cluster_state:ok``."""
+    def rejoin(self, port: int, timeout: float = 30.0) -> None:
+        """Bring a killed node back as a new, empty node that replicates a master without
+        one (the replica promoted in its place), as an operator would: a node that lost its
+        data must not come back under its old identity, which still claims its old slots
+        until the cluster tells it otherwise. Returns once it is a replica in sync and every
+        node says ``cluster_state:ok``."""
+        old_id = self._ids.get(port, "")
+        shutil.rmtree(self.folder / str(port), ignore_errors=True)
         self._start_node(port)
+        self._wait(lambda p: cli(p, "ping").strip() == "PONG", timeout, "answer PING")
+        alive = [p for p in self.live_ports() if p != port]
+        cli(alive[0], "cluster", "meet", "127.0.0.1", str(port))
+        if old_id:
+            for other in alive:
+                cli(other, "cluster", "forget", old_id)
+        deadline = time.monotonic() + timeout
+        lonely = None
+        while time.monotonic() < deadline and lonely is None:
+            known = cli(port, "cluster", "nodes")
+            masters = {p for p in self._masters_seen(alive[0]) if p in alive}
+            if all(f":{p}@" in known for p in masters):
+                lonely = next((m for m in sorted(masters) if not self.replicas_of(m)), None)
+            time.sleep(0.05)
+        if lonely is None:
+            raise RuntimeError(f"node {port} found no master to replicate")
+        cli(port, "cluster", "replicate", self.node_id(lonely))
+        self._ids[port] = self.node_id(port)
+
+        def in_sync(p: int) -> bool:
+            info = cli(p, "info", "replication")
+            return p != port or "master_link_status:up" in info
+
+        self._wait(in_sync, timeout, "replicate")
         self.wait_ok(timeout)
 
     def _start_node(self, port: int) -> None:
@@ -150,6 +183,8 @@ class RedisClusterProc:
                 # Fail over as soon as a master is gone, however long the replica was apart.
                 *("--cluster-replica-validity-factor", "0"),
                 *("--save", "", "--appendonly", "no", "--protected-mode", "no"),
+                # A replica's first sync at once (the default waits 5 s for more replicas).
+                *("--repl-diskless-sync-delay", "0"),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -169,12 +204,18 @@ class RedisClusterProc:
         return [port for port, proc in sorted(self.procs.items()) if proc.poll() is None]
 
     def wait_ok(self, timeout: float = 30.0) -> None:
-        """Wait until every live node says ``cluster_state:ok`` and all agree on the masters
-        of the slots (after a failover: the promoted replica)."""
+        """Wait until every live node says ``cluster_state:ok``, every replica is in sync
+        with its master, and all agree on the masters of the slots (after a failover: the
+        promoted replica)."""
 
         def ok(port: int) -> bool:
             info = cli(port, "cluster", "info")
-            return "cluster_state:ok" in info and "cluster_slots_ok:16384" in info
+            if "cluster_state:ok" not in info or "cluster_slots_ok:16384" not in info:
+                return False
+            # A replica counts once its first sync is done: promoted before, it would take
+            # over its master's slots empty.
+            role = cli(port, "info", "replication")
+            return "role:master" in role or "master_link_status:up" in role
 
         self._wait(ok, timeout, "reach cluster_state:ok")
         deadline = time.monotonic() + timeout

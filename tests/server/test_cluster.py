@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[RedisClusterProc]:
-    """A fresh cluster for this module's tests (SIGKILLed nodes come back as replicas)."""
+    """A fresh cluster for this module's tests (a SIGKILLed node rejoins as a replica)."""
     with RedisClusterProc.start() as started:
         print(f"\ncluster up in {started.startup_s:.2f} s")
         yield started
@@ -130,6 +130,63 @@ async def test_race_across_two_instances_on_the_cluster(cluster: RedisClusterPro
     assert command_calls(cluster, "spublish") >= published[1] + 2 * len(line)
 
 
+async def test_every_room_script_runs_on_the_cluster(cluster: RedisClusterProc) -> None:
+    """Each room script (a CROSSSLOT error would fail it) and the reads beside them: a
+    public room's listing, the watch mode, a give-up, a leave mid-race, an absence that runs
+    out (the deadlines), a finish, a rematch, a resume from the first event, a solo game."""
+    grace = ("--away-grace-ms", "300")
+    with on_cluster(cluster, *grace) as one, on_cluster(cluster, *grace) as two:
+        ann = await WsClient.connect(one.ws_url, "ann")
+        bob = await WsClient.connect(two.ws_url, "bob")
+        cat = await WsClient.connect(one.ws_url, "cat")
+        dan = await WsClient.connect(two.ws_url, "dan")
+        spy = await WsClient.connect(two.ws_url, "spy")
+        await ann.send({"type": "create_room", "public": True})
+        room = str((await ann.expect("snapshot"))["room_id"])
+        await ann.send({"type": "watch_mode", "mode": "progress"})
+        await ann.expect("room")
+        for racer in (bob, cat, dan):
+            await racer.send({"type": "join", "room": room, "role": "player"})
+            await racer.expect("snapshot")
+        await spy.send({"type": "join", "room": room, "role": "spectator"})
+        await spy.expect("snapshot")
+        await ann.send({"type": "start"})
+        for c in (bob, cat, dan, spy):
+            await c.expect("started")
+        code = str((await ann.expect("started"))["code"])
+        line = solve(Board.from_code(code), timeout=10).moves
+        status, live = two.get_json("/api/rooms/live")
+        assert status == 200 and room in [r["room_id"] for r in live["rooms"]], live
+        for i in range(3):
+            await ann.send(wire(line[i], i))
+            await ann.expect("ack", id=i)
+        await bob.send({"type": "give_up"})
+        await spy.expect("gave_up", player_id=bob.player_id)
+        await cat.send({"type": "leave"})
+        await spy.expect("gave_up", player_id=cat.player_id)
+        await dan.close()  # gone: once the grace runs out, an instance gives dan up
+        await spy.expect("gave_up", player_id=dan.player_id, timeout=10)
+        for i in range(3, len(line)):
+            await ann.send(wire(line[i], i))
+            await ann.expect("ack", id=i)
+        await spy.expect("race_over")
+        await ann.send({"type": "rematch"})
+        await spy.expect("room", state="lobby")
+        again = await WsClient.connect(two.ws_url)
+        await again.send({"type": "resume", "room": room, "token": bob.token, "last_seq": 0})
+        await again.expect("welcome")
+        await again.send({"type": "ping"})
+        await again.expect("pong")
+        solo = await WsClient.connect(two.ws_url, "solo")
+        await solo.send({"type": "solo", "code": code})
+        await solo.expect("snapshot")
+        await solo.send(wire(line[0], 1))
+        await solo.expect("ack", id=1)
+        for c in (ann, bob, cat, spy, again, solo):
+            await c.close()
+        assert "Traceback" not in one.log() + two.log(), one.log() + two.log()
+
+
 async def test_a_daily_game_ranks_and_pushes_across_instances_on_the_cluster(
     cluster: RedisClusterProc,
 ) -> None:
@@ -169,21 +226,22 @@ class Racer:
     first_ack_after: float = 0.0
     trace: list[tuple[int, str]] = field(default_factory=list)
 
-    async def answer(self, action_id: int, timeout: float) -> str:
+    async def answer(self, action_id: int, timeout: float) -> tuple[str, dict[str, Any]]:
         """What came back for a move: ack, reject, error, closed or timeout."""
         assert self.client is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.client.find("ack", id=action_id) is not None:
-                return "ack"
-            if self.client.find("reject", id=action_id) is not None:
-                return "reject"
-            if self.client.find("error") is not None:
-                return "error"
+            for kind in ("ack", "reject"):
+                found = self.client.find(kind, id=action_id)
+                if found is not None:
+                    return kind, found
+            found = self.client.find("error")
+            if found is not None:
+                return "error", found
             if self.client.closed:
-                return "closed"
+                return "closed", {}
             await asyncio.sleep(0.002)
-        return "timeout"
+        return "timeout", {}
 
     async def play(self, go_on: asyncio.Event, r: RedisCluster, pid: str, token: str) -> None:
         """Play the line to the end, pausing at the first failure until ``go_on``."""
@@ -191,11 +249,10 @@ class Racer:
         while i < len(self.line):
             assert self.client is not None
             await self.client.send(wire(self.line[i], i))
-            got = await self.answer(i, 3.0)
+            got, msg = await self.answer(i, 3.0)
             if got != "ack":
                 self.trace.append((i, got))
             if got == "ack":
-                msg = [m for m in self.client.messages if m.get("type") == "ack"][-1]
                 self.acked[i] = int(msg["seq"])
                 if go_on.is_set() and not self.first_ack_after:
                     self.first_ack_after = time.monotonic()
@@ -217,71 +274,101 @@ class Racer:
             i = int(with_log)
 
 
-async def race_through_failover(cluster: RedisClusterProc, durable: bool) -> dict[str, Any]:
-    """A race whose room's master is SIGKILLed mid-race; returns what was measured."""
+async def race_through_failover(
+    cluster: RedisClusterProc, durable: bool, per_instance: int = 3
+) -> dict[str, Any]:
+    """A race of ``per_instance`` racers on each of two instances (and a spectator) whose
+    room's master is SIGKILLed mid-race; returns what was measured."""
     line = solve(Board.from_code(CODE), timeout=10).moves
     flags = ("--durable",) if durable else ()
     r = RedisCluster.from_url(cluster.seed_url, decode_responses=True)
     await r.initialize()
     try:
         with on_cluster(cluster, *flags) as one, on_cluster(cluster, *flags) as two:
-            room, ann_c, bob_c, spy = await open_race(one, two)
-            ann = Racer("ann", one, line, room, ann_c)
-            bob = Racer("bob", two, line, room, bob_c)
+            host = await WsClient.connect(one.ws_url, "r0")
+            await host.send({"type": "create_room", "code": CODE})
+            room = str((await host.expect("snapshot"))["room_id"])
+            clients = [host]
+            for n in range(1, 2 * per_instance):
+                c = await WsClient.connect((one if n % 2 == 0 else two).ws_url, f"r{n}")
+                await c.send({"type": "join", "room": room, "role": "player"})
+                await c.expect("snapshot")
+                clients.append(c)
+            spy = await WsClient.connect(two.ws_url, "spy")
+            await spy.send({"type": "join", "room": room, "role": "spectator"})
+            await spy.expect("snapshot")
+            await host.send({"type": "start"})
+            for c in (*clients, spy):
+                await c.expect("started")
+            racers = [
+                Racer(f"r{n}", one if n % 2 == 0 else two, line, room, c)
+                for n, c in enumerate(clients)
+            ]
             go_on = asyncio.Event()
             tasks = [
-                asyncio.create_task(ann.play(go_on, r, ann_c.player_id, ann_c.token)),
-                asyncio.create_task(bob.play(go_on, r, bob_c.player_id, bob_c.token)),
+                asyncio.create_task(racer.play(go_on, r, c.player_id, c.token))
+                for racer, c in zip(racers, clients, strict=True)
             ]
-            while len(ann.acked) < 15 or len(bob.acked) < 15:
+            while min(len(racer.acked) for racer in racers) < 15:
                 await asyncio.sleep(0.005)
             master = cluster.master_of(KEYS.room(room))
             killed_at = time.monotonic()
             cluster.kill(master)
-            await asyncio.wait_for(asyncio.gather(ann.hit.wait(), bob.hit.wait()), timeout=30)
+            hits = [racer.hit.wait() for racer in racers]
+            await asyncio.wait_for(asyncio.gather(*hits), timeout=30)
             await asyncio.to_thread(cluster.wait_ok, 30)
             promoted_after = time.monotonic() - killed_at
             # Count acknowledged moves the new master does not have.
             await r.aclose()
             r = RedisCluster.from_url(cluster.seed_url, decode_responses=True)
             await r.initialize()
-            lost = 0
-            for racer, c in ((ann, ann_c), (bob, bob_c)):
+            lost = acked = 0
+            for racer, c in zip(racers, clients, strict=True):
                 ids = await r.hgetall(KEYS.ids(room, 1, c.player_id))
                 lost += sum(1 for i in racer.acked if str(i) not in ids)
+                acked += len(racer.acked)
             go_on.set()
-            # The crashed node comes back (empty) as the new master's replica, so that
-            # --durable has a replica to confirm to again (until then it answers busy).
-            await asyncio.to_thread(cluster.restart, master)
+            # The crashed node comes back (empty, a new node) as the new master's replica, so
+            # that --durable has a replica to confirm to again (until then it answers busy).
+            await asyncio.to_thread(cluster.rejoin, master)
             try:
                 await asyncio.wait_for(asyncio.gather(*tasks), timeout=60)
             except TimeoutError:
-                for racer in (ann, bob):
+                for racer in racers:
                     tail = racer.client.messages[-5:] if racer.client else []
                     print(racer.name, racer.trace[-20:], tail)
                 print(one.log()[-3000:], two.log()[-3000:])
                 raise
-            client_failover = min(ann.first_ack_after, bob.first_ack_after) - killed_at
-            for racer in (ann, bob):
+            client_failover = min(racer.first_ack_after for racer in racers) - killed_at
+            for racer in racers:
                 assert racer.client is not None
                 await racer.client.expect("finished", timeout=10)
             await spy.expect("race_over", timeout=10)
             assert one.health()["ok"] and two.health()["ok"]
-            for ws in (ann.client, bob.client, spy):
+            for ws in (*(racer.client for racer in racers), spy):
                 if ws is not None:
                     await ws.close()
     finally:
         await r.aclose()
-    return {"lost": lost, "promoted_s": promoted_after, "client_s": client_failover}
+    return {
+        "lost": lost,
+        "acked": acked,
+        "promoted_s": promoted_after,
+        "client_s": client_failover,
+    }
 
 
 @pytest.mark.parametrize("durable", [False, True], ids=["async", "durable"])
-async def test_failover_mid_race(cluster: RedisClusterProc, durable: bool) -> None:
+async def test_failover_mid_race(
+    cluster: RedisClusterProc, durable: bool, record_property: Callable[[str, object], None]
+) -> None:
     found = await race_through_failover(cluster, durable)
+    for name, value in found.items():
+        record_property(name, value)
     print(
-        f"\nfailover ({'durable' if durable else 'async'}): acknowledged moves lost "
-        f"{found['lost']}, promoted after {found['promoted_s']:.2f} s, first ack after the "
-        f"kill {found['client_s']:.2f} s"
+        f"\nfailover ({'durable' if durable else 'async'}): {found['lost']} of {found['acked']} "
+        f"acknowledged moves lost, replica promoted {found['promoted_s']:.2f} s after the "
+        f"kill, first ack {found['client_s']:.2f} s after it"
     )
     if durable:
         assert found["lost"] == 0
