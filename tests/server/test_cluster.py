@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+import redis
 from redis.asyncio.cluster import RedisCluster
 
 from server.daily.deal import daily_deal, today
@@ -23,6 +24,7 @@ from server.engine.solver import solve
 from server.store.keys import Keys
 from tests.rediscluster import RedisClusterProc, available, cli
 from tests.server.test_daily_server import ENV, line_of, play, start_daily
+from tests.server.test_redis_faults import private_redis
 from tests.serverproc import FAST, ServerProc, WsClient, running_server
 
 CODE = "SH1-C4-AAAAAAD"
@@ -208,6 +210,38 @@ async def test_a_daily_game_ranks_and_pushes_across_instances_on_the_cluster(
         status, page = two.get_json(f"/api/player/{player.player_id}")
         assert status == 200 and page["streak"] >= 1, page
         for c in (watcher, player):
+            await c.close()
+
+
+async def test_durable_answers_busy_until_a_replica_has_the_move() -> None:
+    """--durable on a Redis without a replica: the move is committed but never acknowledged
+    (busy, its resend too); once a replica syncs, the resend is acknowledged with the seq
+    it was committed as, and play goes on."""
+    line = solve(Board.from_code(CODE), timeout=10).moves
+    with private_redis() as port:
+        url = f"redis://127.0.0.1:{port}/0"
+        flags = [*FAST, "--durable", "--durable-timeout-ms", "200"]
+        with running_server(url, args=flags) as srv:
+            c = await WsClient.connect(srv.ws_url, "lonely")
+            await c.send({"type": "solo", "code": CODE})
+            room = str((await c.expect("snapshot"))["room_id"])
+            for _ in range(2):  # the move, then its resend
+                await c.send(wire(line[0], 1))
+                assert (await c.expect("error", timeout=5))["code"] == "busy"
+            assert c.find("ack") is None
+            plain = redis.Redis.from_url(url, decode_responses=True)
+            ids = plain.hgetall(KEYS.ids(room, 1, c.player_id))
+            assert list(ids) == ["1"], ids  # committed, not acknowledged
+            with private_redis("--replicaof", "127.0.0.1", str(port)) as replica:
+                deadline = time.monotonic() + 10
+                while "master_link_status:up" not in cli(replica, "info", "replication"):
+                    assert time.monotonic() < deadline, "the replica never synced"
+                    await asyncio.sleep(0.05)
+                await c.send(wire(line[0], 1))
+                assert (await c.expect("ack", id=1))["seq"] == int(ids["1"])
+                await c.send(wire(line[1], 2))
+                await c.expect("ack", id=2)
+            plain.close()
             await c.close()
 
 

@@ -1,22 +1,27 @@
 """On a Redis Cluster every script, transaction and multi-key command must touch one slot:
 the keys used together share a hash tag (``server/store/keys.py``). The real cluster runs
 each script in ``tests/server/test_cluster.py`` (a CROSSSLOT error fails it); these checks
-need no Redis and guard the key names and every script, a new one included."""
+need no cluster and guard the key names and every script, a new one included. Also: the
+settings of a cluster, and the renaming of keys written before the tags."""
 
 from __future__ import annotations
 
 import argparse
+import secrets
 from collections.abc import Callable
 from importlib import resources
 
 import pytest
+import redis.asyncio as aioredis
 from redis.crc import key_slot
 
 from server.commands.serve import register, settings_of
 from server.settings import Settings
 from server.store.keys import FAMILIES, Keys
+from server.store.retag import new_name, retag
 from server.store.scripts import source
 from tests.cli import run_seahaven
+from tests.serverproc import redis_url
 
 PREFIXES = ("", "test:race:123:", "x{y}:")
 ROOMS = ("ABCD1234", "Z9", "ROOM7")
@@ -150,6 +155,8 @@ def test_a_redis_and_a_cluster_are_exclusive(monkeypatch: pytest.MonkeyPatch) ->
     on = Settings(redis_cluster="redis://127.0.0.1:7000", durable=True)
     assert on.redis_cluster == "redis://127.0.0.1:7000" and on.durable
     assert not Settings().durable
+    with pytest.raises(ValueError, match="waits for a replica"):
+        Settings(durable=True)  # the embedded Redis has no replica
 
 
 def test_serve_refuses_both_with_a_clear_message() -> None:
@@ -164,6 +171,32 @@ def test_serve_refuses_both_with_a_clear_message() -> None:
 def test_durable_is_a_switch() -> None:
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
-    assert settings_of(parser.parse_args(["serve", "--durable"])).durable is True
+    given = parser.parse_args(["serve", "--durable", "--redis-url", "redis://127.0.0.1:1"])
+    assert settings_of(given).durable is True
     args = parser.parse_args(["serve", "--redis-cluster", "redis://127.0.0.1:7000"])
     assert args.durable is None  # not given: the environment or the default decides
+
+
+async def test_keys_of_the_old_names_are_renamed_with_their_ttl() -> None:
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    prefix = f"test-retag-{secrets.token_hex(4)}:"
+    try:
+        await r.hset(f"{prefix}player:p1:races", mapping={"played": 3})
+        await r.expire(f"{prefix}player:p1:races", 1000)
+        await r.zadd(f"{prefix}daily:2026-11-30:hard:rank", {"m": 1})
+        await r.set(f"{prefix}player:{{p2}}:days", "new")  # written under the new name
+        await r.set(f"{prefix}player:p2:days", "old")  # not over it
+        await r.set(f"{prefix}player:p3:other", "x")  # not a family: left alone
+        assert await retag(r, prefix) == 2
+        assert await r.hget(f"{prefix}player:{{p1}}:races", "played") == "3"
+        assert 0 < await r.ttl(f"{prefix}player:{{p1}}:races") <= 1000
+        assert await r.zscore(f"{prefix}daily:{{2026-11-30:hard}}:rank", "m") == 1
+        assert await r.get(f"{prefix}player:{{p2}}:days") == "new"
+        assert await r.get(f"{prefix}player:p3:other") == "x"
+        assert await retag(r, prefix) == 0
+        assert new_name("player:p1:races") == "player:{p1}:races"
+        assert new_name("player:{p1}:races") is None
+    finally:
+        async for key in r.scan_iter(match=f"{prefix}*"):
+            await r.delete(key)
+        await r.aclose()
