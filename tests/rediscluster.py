@@ -236,6 +236,10 @@ class RedisClusterProc:
                 masters.add(int(parts[1].split("@")[0].rsplit(":", 1)[1]))
         return frozenset(masters)
 
+    def masters(self) -> list[int]:
+        """The ports of the masters that hold slots now."""
+        return sorted(p for p in self._masters_seen(self.live_ports()[0]) if p in self.live_ports())
+
     def master_of(self, key: str) -> int:
         """The port of the master that holds ``key``'s slot now."""
         slot = key_slot(key.encode())
@@ -251,6 +255,32 @@ class RedisClusterProc:
                     if int(low) <= slot <= int(high or low):
                         return int(parts[1].split("@")[0].rsplit(":", 1)[1])
         raise RuntimeError(f"no master holds slot {slot}")
+
+    def migrate_slot(self, key: str, target: int, pause: float = 0.3) -> int:
+        """Move ``key``'s slot, keys and all, to the master on port ``target`` as a resharding
+        does: the slot is marked importing and migrating (``ASK`` answers for keys already
+        moved), its keys go over in small batches with ``pause`` seconds between them, then
+        every master learns the new owner (``MOVED`` answers). Returns the old master's port.
+        """
+        slot = key_slot(key.encode())
+        source = self.master_of(key)
+        if source == target:
+            raise ValueError("the slot is already there")
+        source_id, target_id = self.node_id(source), self.node_id(target)
+        cli(target, "cluster", "setslot", str(slot), "importing", source_id)
+        cli(source, "cluster", "setslot", str(slot), "migrating", target_id)
+        while True:
+            batch = cli(source, "cluster", "getkeysinslot", str(slot), "3").split()
+            if not batch:
+                break
+            out = cli(source, "migrate", "127.0.0.1", str(target), "", "0", "5000", "keys", *batch)
+            if "OK" not in out and "NOKEY" not in out:
+                raise RuntimeError(f"MIGRATE failed: {out}")
+            time.sleep(pause)
+        for port in self.live_ports():
+            if "role:master" in cli(port, "info", "replication"):
+                cli(port, "cluster", "setslot", str(slot), "node", target_id)
+        return source
 
     def replicas_of(self, master_port: int) -> list[int]:
         """The ports of a master's replicas."""

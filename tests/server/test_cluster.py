@@ -392,6 +392,50 @@ async def race_through_failover(
     }
 
 
+async def test_a_race_goes_on_while_its_slot_moves_to_another_master(
+    cluster: RedisClusterProc,
+) -> None:
+    """Resharding mid-race: the room's keys migrate to another master in small batches
+    (ASK for the keys already moved, TRYAGAIN for a script whose keys are split, MOVED once
+    done), the spectator's instance moves its subscription, and nothing is lost."""
+    line = solve(Board.from_code(CODE), timeout=10).moves
+    r = RedisCluster.from_url(cluster.seed_url, decode_responses=True)
+    await r.initialize()
+    try:
+        with on_cluster(cluster) as one, on_cluster(cluster) as two:
+            room, ann_c, bob_c, spy = await open_race(one, two)
+            racers = [Racer("ann", one, line, room, ann_c), Racer("bob", two, line, room, bob_c)]
+            go_on = asyncio.Event()
+            go_on.set()  # a failure (busy) is retried at once: nothing is lost in a migration
+            tasks = [
+                asyncio.create_task(racer.play(go_on, r, c.player_id, c.token))
+                for racer, c in ((racers[0], ann_c), (racers[1], bob_c))
+            ]
+            while min(len(racer.acked) for racer in racers) < 10:
+                await asyncio.sleep(0.005)
+            source = cluster.master_of(KEYS.room(room))
+            target = next(p for p in sorted(cluster.masters()) if p != source)
+            await asyncio.to_thread(cluster.migrate_slot, KEYS.room(room), target, 0.2)
+            assert cluster.master_of(KEYS.room(room)) == target
+            await asyncio.wait_for(asyncio.gather(*tasks), timeout=60)
+            await spy.expect("race_over", timeout=10)
+            for racer, c in ((racers[0], ann_c), (racers[1], bob_c)):
+                ids = await r.hgetall(KEYS.ids(room, 1, c.player_id))
+                assert all(str(i) in ids for i in racer.acked), "an acknowledged move was lost"
+                seen = {
+                    m["moves"]
+                    for m in spy.messages
+                    if m["type"] == "delta" and m["player_id"] == c.player_id
+                }
+                assert seen == set(range(1, len(line) + 1)), "the spectator missed a move"
+            print(f"\nmigration: moves answered busy {[racer.trace for racer in racers]}")
+            for ws in (*(racer.client for racer in racers), spy):
+                if ws is not None:
+                    await ws.close()
+    finally:
+        await r.aclose()
+
+
 @pytest.mark.parametrize("durable", [False, True], ids=["async", "durable"])
 async def test_failover_mid_race(
     cluster: RedisClusterProc, durable: bool, record_property: Callable[[str, object], None]
