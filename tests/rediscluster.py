@@ -27,7 +27,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +83,8 @@ class RedisClusterProc:
     procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     #: Seconds it took to come up (start, create, cluster_state:ok).
     startup_s: float = 0.0
+    #: Seconds a master waits before its first full sync to a replica.
+    sync_delay_s: int = 0
     #: Each node's cluster id, by port.
     _ids: dict[int, str] = field(default_factory=dict)
 
@@ -100,9 +102,17 @@ class RedisClusterProc:
         raise RuntimeError("no node of the cluster runs")
 
     @classmethod
-    def start(cls, masters: int = 3, replicas: int = 1, timeout: float = 30.0) -> RedisClusterProc:
+    def start(
+        cls,
+        masters: int = 3,
+        replicas: int = 1,
+        timeout: float = 30.0,
+        first_sync_delay_s: int = 0,
+    ) -> RedisClusterProc:
         """Start the nodes, create the cluster and wait until every node says
-        ``cluster_state:ok``.
+        ``cluster_state:ok`` (and every replica is in sync, unless ``first_sync_delay_s``
+        holds back each master's first full sync to its replica that long: a test of a
+        replica that has nothing yet).
 
         Raises:
             RuntimeError: a tool is missing or the cluster did not come up in time.
@@ -111,7 +121,7 @@ class RedisClusterProc:
             raise RuntimeError("redis-server and redis-cli are needed for a Redis Cluster")
         began = time.monotonic()
         folder = Path(tempfile.mkdtemp(prefix="seahaven-cluster-"))
-        cluster = cls(folder)
+        cluster = cls(folder, sync_delay_s=first_sync_delay_s)
         try:
             for port in _free_ports(masters * (1 + replicas)):
                 cluster._start_node(port)
@@ -127,7 +137,7 @@ class RedisClusterProc:
             )
             if created.returncode != 0:
                 raise RuntimeError(f"cluster create failed:\n{created.stdout}{created.stderr}")
-            cluster.wait_ok(timeout)
+            cluster.wait_ok(timeout, synced=not first_sync_delay_s)
             cluster._ids = {port: cluster.node_id(port) for port in cluster.ports}
         except BaseException:
             cluster.stop()
@@ -184,17 +194,17 @@ class RedisClusterProc:
                 *("--cluster-replica-validity-factor", "0"),
                 *("--save", "", "--appendonly", "no", "--protected-mode", "no"),
                 # A replica's first sync at once (the default waits 5 s for more replicas).
-                *("--repl-diskless-sync-delay", "0"),
+                *("--repl-diskless-sync-delay", str(self.sync_delay_s)),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
         )
         log.close()
 
-    def _wait(self, ready: object, timeout: float, what: str) -> None:
+    def _wait(self, ready: Callable[[int], bool], timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if all(ready(port) for port in self.live_ports()):  # type: ignore[operator]
+            if all(ready(port) for port in self.live_ports()):
                 return
             time.sleep(0.05)
         raise RuntimeError(f"cluster nodes did not {what} within {timeout} s")
@@ -203,7 +213,7 @@ class RedisClusterProc:
         """The ports of the nodes still running."""
         return [port for port, proc in sorted(self.procs.items()) if proc.poll() is None]
 
-    def wait_ok(self, timeout: float = 30.0) -> None:
+    def wait_ok(self, timeout: float = 30.0, synced: bool = True) -> None:
         """Wait until every live node says ``cluster_state:ok``, every replica is in sync
         with its master, and all agree on the masters of the slots (after a failover: the
         promoted replica)."""
@@ -215,7 +225,7 @@ class RedisClusterProc:
             # A replica counts once its first sync is done: promoted before, it would take
             # over its master's slots empty.
             role = cli(port, "info", "replication")
-            return "role:master" in role or "master_link_status:up" in role
+            return not synced or "role:master" in role or "master_link_status:up" in role
 
         self._wait(ok, timeout, "reach cluster_state:ok")
         deadline = time.monotonic() + timeout

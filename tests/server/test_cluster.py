@@ -480,3 +480,45 @@ async def test_failover_mid_race(
     )
     if durable:
         assert found["lost"] == 0
+
+
+@pytest.mark.parametrize("durable", [False, True], ids=["async", "durable"])
+async def test_a_replica_promoted_before_its_first_sync(
+    durable: bool, record_property: Callable[[str, object], None]
+) -> None:
+    """Asynchronous replication at its worst, on purpose: each master holds back its first
+    sync to its replica (a minute), the room's master dies, and its replica takes over with
+    nothing. Without --durable every move acknowledged in the room is lost (not luck: the
+    replica never had one); with it none was acknowledged (busy: no replica confirmed)."""
+    line = solve(Board.from_code(CODE), timeout=10).moves
+    flags = ("--durable", "--durable-timeout-ms", "200") if durable else ()
+    with (
+        RedisClusterProc.start(first_sync_delay_s=60) as fresh,
+        on_cluster(fresh, *flags) as srv,
+    ):
+        c = await WsClient.connect(srv.ws_url, "hasty")
+        await c.send({"type": "solo", "code": CODE})
+        room = str((await c.expect("snapshot"))["room_id"])
+        acked: list[int] = []
+        for i in range(1, 6):
+            await c.send(wire(line[0 if durable else i - 1], i))
+            racer = Racer("hasty", srv, line, room, c)
+            got, _ = await racer.answer(i, 3.0)
+            assert got == ("error" if durable else "ack"), got
+            if got == "ack":
+                acked.append(i)
+        fresh.kill(fresh.master_of(KEYS.room(room)))
+        await asyncio.to_thread(fresh.wait_ok, 30, False)
+        r = RedisCluster.from_url(fresh.seed_url, decode_responses=True)
+        await r.initialize()
+        ids = await r.hgetall(KEYS.ids(room, 1, c.player_id))
+        await r.aclose()
+        lost = sum(1 for i in acked if str(i) not in ids)
+        record_property("acked", len(acked))
+        record_property("lost", lost)
+        print(
+            f"\nunsynced replica ({'durable' if durable else 'async'}): {lost} of "
+            f"{len(acked)} acknowledged moves lost"
+        )
+        assert lost == len(acked) == (0 if durable else 5)
+        await c.close()
