@@ -41,6 +41,7 @@ from .settings import Settings
 from .solver_pool import SolverPool
 from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
+from .store.retag import retag
 from .store.store import BoardLimits, Store
 
 log = logging.getLogger(__name__)
@@ -232,6 +233,14 @@ async def run(
     if not settings.redis_cluster:
         redis = redis_client(url, settings.redis_timeout)
     await redis.ping()
+    if settings.durable and not settings.redis_cluster:
+        replicas = int((await redis.info("replication")).get("connected_slaves", 0))
+        if not replicas:
+            log.warning("--durable: the Redis has no replica now; every move answers busy")
+    if not settings.redis_cluster:  # keys written before the hash tags: their new names
+        renamed = await retag(redis, settings.key_prefix)
+        if renamed:
+            log.warning("renamed %d player and daily keys to their hash-tagged names", renamed)
     ctx = build_context(settings, redis, embedded=lite is not None or shared_embedded)
     await ctx.solver.start()
     try:

@@ -131,7 +131,7 @@ class Hub:
         self.fetch_after: Callable[[str, int], Awaitable[tuple[int, list[str]] | None]] | None = (
             None
         )
-        self._catching_up: set[asyncio.Task[None]] = set()
+        self._catching_up: set[asyncio.Task[object]] = set()
         #: Called with the room id when its last local socket goes (forget its caches).
         self.on_room_empty: Callable[[str], None] | None = None
 
@@ -242,7 +242,7 @@ class Hub:
     def _resubscribed(self, channel: str) -> None:
         """A room's channel was subscribed again (a lost node, a failover): what the room
         published meanwhile reached no socket here; fetch it from the room's events."""
-        task = asyncio.create_task(self.catch_up(Keys.room_of_channel(channel)))
+        task = asyncio.create_task(self._catch_up_until_done(Keys.room_of_channel(channel)))
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
 
@@ -251,21 +251,34 @@ class Hub:
         if room in self.rooms:
             self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
 
-    async def catch_up(self, room: str) -> None:
+    async def catch_up(self, room: str) -> bool:
         """Forward the events a room published after the last one forwarded here (its
-        sockets drop any they already have: they apply each seq once)."""
+        sockets drop any they already have: they apply each seq once).
+
+        Returns:
+            False when reading them failed (Redis did not answer).
+        """
         last = self.last_seq.get(room)
         if last is None or self.fetch_after is None or room not in self.rooms:
-            return
+            return True
         try:
             found = await self.fetch_after(room, last)
         except Exception:
             QUIET.failure("catch-up", "catching up a room's events failed")
-            return
+            return False
         if found is None:
-            return  # too many to replay: each socket resyncs at the next event it sees
+            return True  # too many to replay: each socket resyncs at the next event it sees
         for entry in found[1]:
             self._forward(room, "\t" + entry)  # no origin: the mover drops its own twice
+        return True
+
+    async def _catch_up_until_done(self, room: str) -> None:
+        """Catch a room up, retrying while the cluster settles (a slot still migrating
+        answers TRYAGAIN, a new master may not be known yet)."""
+        for attempt in range(1, 11):
+            if await self.catch_up(room):
+                return
+            await asyncio.sleep(0.1 * attempt)
 
     def _forward(self, room: str, data: str) -> None:
         conns = self.rooms.get(room)

@@ -168,11 +168,16 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _one_redis(self) -> Settings:
-        """A Redis or a Redis Cluster, not both."""
+        """A Redis or a Redis Cluster, not both; --durable needs one (with replicas)."""
         if self.redis_cluster and self.redis_url:
             raise ValueError(
                 "give --redis-url (REDIS_URL) or --redis-cluster, not both: "
                 "unset REDIS_URL to run on the cluster"
+            )
+        if self.durable and not (self.redis_cluster or self.redis_url):
+            raise ValueError(
+                "--durable waits for a replica: give --redis-url or --redis-cluster "
+                "(the embedded Redis has none)"
             )
         return self
 

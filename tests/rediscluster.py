@@ -7,6 +7,7 @@ Usage::
     with RedisClusterProc.start() as cluster:     # up, cluster_state:ok, every slot covered
         url = cluster.seed_url                      # redis://127.0.0.1:PORT
         cluster.kill(cluster.master_of(key))        # SIGKILL a master; its replica takes over
+        cluster.rejoin(port)                        # back, empty, as the new master's replica
     # stopped, and its folder removed
 
 ``python -m tests.rediscluster`` starts one, prints its seed URL and runs until interrupted.
@@ -26,7 +27,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +83,10 @@ class RedisClusterProc:
     procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     #: Seconds it took to come up (start, create, cluster_state:ok).
     startup_s: float = 0.0
+    #: Seconds a master waits before its first full sync to a replica.
+    sync_delay_s: int = 0
+    #: Each node's cluster id, by port.
+    _ids: dict[int, str] = field(default_factory=dict)
 
     @property
     def ports(self) -> list[int]:
@@ -97,9 +102,17 @@ class RedisClusterProc:
         raise RuntimeError("no node of the cluster runs")
 
     @classmethod
-    def start(cls, masters: int = 3, replicas: int = 1, timeout: float = 30.0) -> RedisClusterProc:
+    def start(
+        cls,
+        masters: int = 3,
+        replicas: int = 1,
+        timeout: float = 30.0,
+        first_sync_delay_s: int = 0,
+    ) -> RedisClusterProc:
         """Start the nodes, create the cluster and wait until every node says
-        ``cluster_state:ok``.
+        ``cluster_state:ok`` (and every replica is in sync, unless ``first_sync_delay_s``
+        holds back each master's first full sync to its replica that long: a test of a
+        replica that has nothing yet).
 
         Raises:
             RuntimeError: a tool is missing or the cluster did not come up in time.
@@ -108,7 +121,7 @@ class RedisClusterProc:
             raise RuntimeError("redis-server and redis-cli are needed for a Redis Cluster")
         began = time.monotonic()
         folder = Path(tempfile.mkdtemp(prefix="seahaven-cluster-"))
-        cluster = cls(folder)
+        cluster = cls(folder, sync_delay_s=first_sync_delay_s)
         try:
             for port in _free_ports(masters * (1 + replicas)):
                 cluster._start_node(port)
@@ -124,17 +137,47 @@ class RedisClusterProc:
             )
             if created.returncode != 0:
                 raise RuntimeError(f"cluster create failed:\n{created.stdout}{created.stderr}")
-            cluster.wait_ok(timeout)
+            cluster.wait_ok(timeout, synced=not first_sync_delay_s)
+            cluster._ids = {port: cluster.node_id(port) for port in cluster.ports}
         except BaseException:
             cluster.stop()
             raise
         cluster.startup_s = time.monotonic() - began
         return cluster
 
-    def restart(self, port: int, timeout: float = 30.0) -> None:
-        """Start a killed node again (empty: nothing was on disk but its cluster config);
-        it rejoins as a replica. Returns once every node says ``cluster_state:ok``."""
+    def rejoin(self, port: int, timeout: float = 30.0) -> None:
+        """Bring a killed node back as a new, empty node that replicates a master without
+        one (the replica promoted in its place), as an operator would: a node that lost its
+        data must not come back under its old identity, which still claims its old slots
+        until the cluster tells it otherwise. Returns once it is a replica in sync and every
+        node says ``cluster_state:ok``."""
+        old_id = self._ids.get(port, "")
+        shutil.rmtree(self.folder / str(port), ignore_errors=True)
         self._start_node(port)
+        self._wait(lambda p: cli(p, "ping").strip() == "PONG", timeout, "answer PING")
+        alive = [p for p in self.live_ports() if p != port]
+        cli(alive[0], "cluster", "meet", "127.0.0.1", str(port))
+        if old_id:
+            for other in alive:
+                cli(other, "cluster", "forget", old_id)
+        deadline = time.monotonic() + timeout
+        lonely = None
+        while time.monotonic() < deadline and lonely is None:
+            known = cli(port, "cluster", "nodes")
+            masters = {p for p in self._masters_seen(alive[0]) if p in alive}
+            if all(f":{p}@" in known for p in masters):
+                lonely = next((m for m in sorted(masters) if not self.replicas_of(m)), None)
+            time.sleep(0.05)
+        if lonely is None:
+            raise RuntimeError(f"node {port} found no master to replicate")
+        cli(port, "cluster", "replicate", self.node_id(lonely))
+        self._ids[port] = self.node_id(port)
+
+        def in_sync(p: int) -> bool:
+            info = cli(p, "info", "replication")
+            return p != port or "master_link_status:up" in info
+
+        self._wait(in_sync, timeout, "replicate")
         self.wait_ok(timeout)
 
     def _start_node(self, port: int) -> None:
@@ -150,16 +193,18 @@ class RedisClusterProc:
                 # Fail over as soon as a master is gone, however long the replica was apart.
                 *("--cluster-replica-validity-factor", "0"),
                 *("--save", "", "--appendonly", "no", "--protected-mode", "no"),
+                # A replica's first sync at once (the default waits 5 s for more replicas).
+                *("--repl-diskless-sync-delay", str(self.sync_delay_s)),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
         )
         log.close()
 
-    def _wait(self, ready: object, timeout: float, what: str) -> None:
+    def _wait(self, ready: Callable[[int], bool], timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if all(ready(port) for port in self.live_ports()):  # type: ignore[operator]
+            if all(ready(port) for port in self.live_ports()):
                 return
             time.sleep(0.05)
         raise RuntimeError(f"cluster nodes did not {what} within {timeout} s")
@@ -168,13 +213,19 @@ class RedisClusterProc:
         """The ports of the nodes still running."""
         return [port for port, proc in sorted(self.procs.items()) if proc.poll() is None]
 
-    def wait_ok(self, timeout: float = 30.0) -> None:
-        """Wait until every live node says ``cluster_state:ok`` and all agree on the masters
-        of the slots (after a failover: the promoted replica)."""
+    def wait_ok(self, timeout: float = 30.0, synced: bool = True) -> None:
+        """Wait until every live node says ``cluster_state:ok``, every replica is in sync
+        with its master, and all agree on the masters of the slots (after a failover: the
+        promoted replica)."""
 
         def ok(port: int) -> bool:
             info = cli(port, "cluster", "info")
-            return "cluster_state:ok" in info and "cluster_slots_ok:16384" in info
+            if "cluster_state:ok" not in info or "cluster_slots_ok:16384" not in info:
+                return False
+            # A replica counts once its first sync is done: promoted before, it would take
+            # over its master's slots empty.
+            role = cli(port, "info", "replication")
+            return not synced or "role:master" in role or "master_link_status:up" in role
 
         self._wait(ok, timeout, "reach cluster_state:ok")
         deadline = time.monotonic() + timeout
@@ -195,6 +246,10 @@ class RedisClusterProc:
                 masters.add(int(parts[1].split("@")[0].rsplit(":", 1)[1]))
         return frozenset(masters)
 
+    def masters(self) -> list[int]:
+        """The ports of the masters that hold slots now."""
+        return sorted(p for p in self._masters_seen(self.live_ports()[0]) if p in self.live_ports())
+
     def master_of(self, key: str) -> int:
         """The port of the master that holds ``key``'s slot now."""
         slot = key_slot(key.encode())
@@ -210,6 +265,32 @@ class RedisClusterProc:
                     if int(low) <= slot <= int(high or low):
                         return int(parts[1].split("@")[0].rsplit(":", 1)[1])
         raise RuntimeError(f"no master holds slot {slot}")
+
+    def migrate_slot(self, key: str, target: int, pause: float = 0.3) -> int:
+        """Move ``key``'s slot, keys and all, to the master on port ``target`` as a resharding
+        does: the slot is marked importing and migrating (``ASK`` answers for keys already
+        moved), its keys go over in small batches with ``pause`` seconds between them, then
+        every master learns the new owner (``MOVED`` answers). Returns the old master's port.
+        """
+        slot = key_slot(key.encode())
+        source = self.master_of(key)
+        if source == target:
+            raise ValueError("the slot is already there")
+        source_id, target_id = self.node_id(source), self.node_id(target)
+        cli(target, "cluster", "setslot", str(slot), "importing", source_id)
+        cli(source, "cluster", "setslot", str(slot), "migrating", target_id)
+        while True:
+            batch = cli(source, "cluster", "getkeysinslot", str(slot), "3").split()
+            if not batch:
+                break
+            out = cli(source, "migrate", "127.0.0.1", str(target), "", "0", "5000", "keys", *batch)
+            if "OK" not in out and "NOKEY" not in out:
+                raise RuntimeError(f"MIGRATE failed: {out}")
+            time.sleep(pause)
+        for port in self.live_ports():
+            if "role:master" in cli(port, "info", "replication"):
+                cli(port, "cluster", "setslot", str(slot), "node", target_id)
+        return source
 
     def replicas_of(self, master_port: int) -> list[int]:
         """The ports of a master's replicas."""

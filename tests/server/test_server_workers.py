@@ -21,6 +21,7 @@ from typing import Any
 
 import psutil
 import pytest
+import redis.asyncio as aioredis
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
@@ -383,3 +384,23 @@ async def test_a_second_server_on_the_same_port_is_refused(key_prefix: str, tmp_
         assert first.proc.poll() is None and len(listeners(first)) == 2
     finally:
         first.stop()
+
+
+async def test_workers_starting_together_rename_the_old_keys_once(
+    key_prefix: str, tmp_path: Path
+) -> None:
+    # Each worker renames the keys written before the hash tags at its start, all at once.
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    old = [f"{key_prefix}player:p{i}:races" for i in range(3000)]
+    async with r.pipeline(transaction=False) as pipe:
+        for key in old:
+            pipe.hset(key, mapping={"played": 1})
+        await pipe.execute()
+    args = [*FAST, "--workers", "3", "--key-prefix", key_prefix]
+    with running_workers(args, redis=redis_url(), tmp=tmp_path) as srv:
+        assert len(listeners(srv)) == 3
+        assert "Traceback" not in srv.log()
+    assert await r.exists(*old) == 0
+    tagged = [k.replace("player:p", "player:{p").replace(":races", "}:races") for k in old]
+    assert await r.exists(*tagged) == len(old)
+    await r.aclose()
