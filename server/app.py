@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .bot import Bot
@@ -43,6 +44,7 @@ from .settings import Settings
 from .solver_pool import SolverPool
 from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
+from .store.retag import retag
 from .store.store import BoardLimits, Store
 
 log = logging.getLogger(__name__)
@@ -73,8 +75,11 @@ def pace_of(settings: Settings) -> Pace:
     )
 
 
-def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = False) -> Context:
-    """One instance's context on a Redis client (``decode_responses=True``)."""
+def build_context(
+    settings: Settings, redis: aioredis.Redis | RedisCluster, embedded: bool = False
+) -> Context:
+    """One instance's context on a Redis (or Redis Cluster) client
+    (``decode_responses=True``)."""
     keys = Keys(settings.key_prefix)
     metrics = Metrics()
     limits = BoardLimits(settings.board_rate_per_s, settings.board_burst, settings.max_actions)
@@ -85,6 +90,7 @@ def build_context(settings: Settings, redis: aioredis.Redis, embedded: bool = Fa
         settings.redis_timeout,
         limits,
         settings.spectators_per_room,
+        settings.durable_timeout_ms if settings.durable else 0,
     )
     boards = BoardCache(store)
     solver = SolverPool(
@@ -173,8 +179,45 @@ def redis_client(url: str, timeout: float) -> aioredis.Redis:
     return aioredis.Redis(connection_pool=pool)
 
 
-async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
+def cluster_client(url: str, timeout: float) -> RedisCluster:
+    """The shared client of an instance on a Redis Cluster, from one seed node's URL.
+
+    The client learns every node and slot from the seed, follows ``MOVED``/``ASK`` and reads
+    the slot map again when a node fails. Moves and room channels do not use its
+    connections (:mod:`server.store.batch`, :mod:`server.store.shards`), but its slot map.
+
+    Raises:
+        ValueError: the URL is not ``redis://HOST:PORT`` (TLS is not supported on a cluster).
+    """
+    if not url.startswith("redis://"):
+        raise ValueError(f"--redis-cluster takes redis://HOST:PORT, not {url!r}")
+    return RedisCluster.from_url(
+        url,
+        decode_responses=True,
+        health_check_interval=30,
+        max_connections=256,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+    )
+
+
+async def run(
+    settings: Settings,
+    ready: asyncio.Event | None = None,
+    *,
+    worker: bool = False,
+    shared_embedded: bool = False,
+) -> int:
     """Serve until SIGINT/SIGTERM (or the embedded Redis dies).
+
+    Args:
+        settings: the instance's settings.
+        ready: set once the port is bound.
+        worker: run as one worker of ``seahaven serve --workers N``
+            (:mod:`server.workers`): bind the port with ``SO_REUSEPORT``, beside the other
+            workers, and leave announcing the port to the parent.
+        shared_embedded: ``settings.redis_url`` is the embedded Redis that the parent
+            started for all its workers (``/healthz`` says so).
 
     Returns:
         The exit status: 0, or :data:`EMBEDDED_DIED`.
@@ -182,7 +225,12 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
     registry = build_registry()
     lite: Any = None
     url = settings.redis_url or ""
-    if not url:
+    if settings.redis_cluster:
+        redis: aioredis.Redis | RedisCluster = cluster_client(
+            settings.redis_cluster, settings.redis_timeout
+        )
+        await redis.initialize()
+    elif not url:
         lite, url = await asyncio.to_thread(
             start_embedded_redis,
             settings.data_dir,
@@ -190,12 +238,21 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
             settings.embedded_maxmemory,
         )
         log.info("embedded redis at %s", url)
-    redis = redis_client(url, settings.redis_timeout)
+    if not settings.redis_cluster:
+        redis = redis_client(url, settings.redis_timeout)
     await redis.ping()
-    ctx = build_context(settings, redis, embedded=lite is not None)
+    if settings.durable and not settings.redis_cluster:
+        replicas = int((await redis.info("replication")).get("connected_slaves", 0))
+        if not replicas:
+            log.warning("--durable: the Redis has no replica now; every move answers busy")
+    if not settings.redis_cluster:  # keys written before the hash tags: their new names
+        renamed = await retag(redis, settings.key_prefix)
+        if renamed:
+            log.warning("renamed %d player and daily keys to their hash-tagged names", renamed)
+    ctx = build_context(settings, redis, embedded=lite is not None or shared_embedded)
     await ctx.solver.start()
     try:
-        status = await serve_until_stopped(ctx, registry, ready, lite)
+        status = await serve_until_stopped(ctx, registry, ready, lite, worker=worker)
     finally:
         await ctx.solver.close()
     await ctx.daily.watchers.close()
@@ -229,10 +286,16 @@ def _finish(stop: asyncio.Future[int], status: int) -> None:
 
 
 async def serve_until_stopped(
-    ctx: Context, registry: Registry, ready: asyncio.Event | None = None, lite: Any = None
+    ctx: Context,
+    registry: Registry,
+    ready: asyncio.Event | None = None,
+    lite: Any = None,
+    *,
+    worker: bool = False,
 ) -> int:
     """Serve the port of ``ctx.settings`` until SIGINT/SIGTERM, or until the embedded Redis
-    ``lite`` dies (``ready`` set once bound).
+    ``lite`` dies (``ready`` set once bound). A ``worker`` shares the port with its
+    siblings (``SO_REUSEPORT``) and does not announce it.
 
     Returns:
         The exit status: 0, or :data:`EMBEDDED_DIED`.
@@ -266,10 +329,13 @@ async def serve_until_stopped(
         ping_interval=20,
         ping_timeout=20,
         compression=None,
+        # The kernel spreads new connections over every worker's socket on the port.
+        reuse_port=worker or None,
     ) as server:
         port = server.sockets[0].getsockname()[1] if server.sockets else settings.port
         ctx.launch_bot = bot_launcher(ctx, port)
-        print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
+        if not worker:
+            print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
         if ready is not None:
             ready.set()
         return await stop

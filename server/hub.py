@@ -15,15 +15,17 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from . import wire
 from .metrics import Metrics
 from .quiet import Quiet
 from .store.keys import Keys
+from .store.shards import ShardSubscriber
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -104,12 +106,20 @@ def seat(conn: Listener, racers: frozenset[str]) -> None:
 class Hub:
     """The local sockets of each room and the pub/sub reader that feeds them."""
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys, metrics: Metrics) -> None:
+    def __init__(self, redis: aioredis.Redis | RedisCluster, keys: Keys, metrics: Metrics) -> None:
         self.redis = redis
         self.keys = keys
         self.metrics = metrics
         self.rooms: dict[str, set[Listener]] = {}
-        self.pubsub = redis.pubsub()
+        #: On a Redis Cluster: the rooms' channels on sharded pub/sub, each on its shard.
+        self.shards: ShardSubscriber | None = None
+        if isinstance(redis, RedisCluster):
+            self.shards = ShardSubscriber(
+                redis, self._shard_message, self._resubscribed, self.metrics.redis_errors.inc
+            )
+            self.pubsub: Any = None
+        else:
+            self.pubsub = redis.pubsub()
         self._confirm: dict[str, asyncio.Future[None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -121,22 +131,26 @@ class Hub:
         self.fetch_after: Callable[[str, int], Awaitable[tuple[int, list[str]] | None]] | None = (
             None
         )
-        self._catching_up: set[asyncio.Task[None]] = set()
+        self._catching_up: set[asyncio.Task[object]] = set()
         #: Called with the room id when its last local socket goes (forget its caches).
         self.on_room_empty: Callable[[str], None] | None = None
 
     def start(self) -> None:
-        """Run the reader."""
-        self._task = asyncio.create_task(self._reader())
+        """Run the reader (on a cluster, each shard's reader starts with its first room)."""
+        if self.shards is None:
+            self._task = asyncio.create_task(self._reader())
 
     async def close(self) -> None:
         """Stop the reader and drop the subscriptions."""
+        if self.shards is not None:
+            await self.shards.close()
+            return
         if self._task:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
         with contextlib.suppress(Exception):
-            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self.pubsub.aclose()
 
     async def attach(self, conn: Listener, room: str) -> None:
         """Add a socket to a room; subscribe (and wait for Redis to confirm) if first."""
@@ -148,6 +162,9 @@ class Hub:
             self.rooms[room] = {conn}
             self.metrics.rooms_local.set(len(self.rooms))
             ch = self.keys.channel(room)
+            if self.shards is not None:
+                await self.shards.subscribe(ch)
+                return
             waiter = asyncio.get_running_loop().create_future()
             self._confirm[ch] = waiter
             await self.pubsub.subscribe(ch)
@@ -170,7 +187,10 @@ class Hub:
                 if self.on_room_empty is not None:
                     self.on_room_empty(room)
                 with contextlib.suppress(RedisError, ConnectionError):
-                    await self.pubsub.unsubscribe(self.keys.channel(room))
+                    if self.shards is not None:
+                        await self.shards.unsubscribe(self.keys.channel(room))
+                    else:
+                        await self.pubsub.unsubscribe(self.keys.channel(room))
 
     async def _reader(self) -> None:
         streak = 0
@@ -212,26 +232,53 @@ class Hub:
                 except Exception:  # one bad event must not end the fan-out of every room
                     log.exception("forwarding an event failed")
 
+    def _shard_message(self, channel: str, data: str) -> None:
+        """A room event from sharded pub/sub (a cluster)."""
+        try:
+            self._forward(Keys.room_of_channel(channel), data)
+        except Exception:  # one bad event must not end the fan-out of every room
+            log.exception("forwarding an event failed")
+
+    def _resubscribed(self, channel: str) -> None:
+        """A room's channel was subscribed again (a lost node, a failover): what the room
+        published meanwhile reached no socket here; fetch it from the room's events."""
+        task = asyncio.create_task(self._catch_up_until_done(Keys.room_of_channel(channel)))
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
     def note_seq(self, room: str, seq: int) -> None:
         """A socket here was brought up to ``seq`` of ``room`` (a snapshot or a resume)."""
         if room in self.rooms:
             self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
 
-    async def catch_up(self, room: str) -> None:
+    async def catch_up(self, room: str) -> bool:
         """Forward the events a room published after the last one forwarded here (its
-        sockets drop any they already have: they apply each seq once)."""
+        sockets drop any they already have: they apply each seq once).
+
+        Returns:
+            False when reading them failed (Redis did not answer).
+        """
         last = self.last_seq.get(room)
         if last is None or self.fetch_after is None or room not in self.rooms:
-            return
+            return True
         try:
             found = await self.fetch_after(room, last)
         except Exception:
             QUIET.failure("catch-up", "catching up a room's events failed")
-            return
+            return False
         if found is None:
-            return  # too many to replay: each socket resyncs at the next event it sees
+            return True  # too many to replay: each socket resyncs at the next event it sees
         for entry in found[1]:
             self._forward(room, "\t" + entry)  # no origin: the mover drops its own twice
+        return True
+
+    async def _catch_up_until_done(self, room: str) -> None:
+        """Catch a room up, retrying while the cluster settles (a slot still migrating
+        answers TRYAGAIN, a new master may not be known yet)."""
+        for attempt in range(1, 11):
+            if await self.catch_up(room):
+                return
+            await asyncio.sleep(0.1 * attempt)
 
     def _forward(self, room: str, data: str) -> None:
         conns = self.rooms.get(room)

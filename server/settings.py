@@ -11,7 +11,7 @@ from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Final, Literal
 
-from pydantic import AliasChoices, Field, IPvAnyNetwork, field_validator
+from pydantic import AliasChoices, Field, IPvAnyNetwork, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: The web client shipped beside the server package.
@@ -37,6 +37,18 @@ class Settings(BaseSettings):
         default=None,
         validation_alias=AliasChoices("SEAHAVEN_REDIS_URL", "REDIS_URL", "redis_url"),
         description="shared Redis (redis://, rediss:// or unix://); unset: an embedded one",
+    )
+    redis_cluster: str | None = Field(
+        default=None,
+        pattern=r"^redis://[^/?#]+$",
+        description="a seed node of a Redis Cluster (redis://HOST:PORT) instead of --redis-url",
+    )
+    durable: bool = Field(
+        default=False,
+        description="acknowledge a move only once a replica has it (WAIT); else: busy",
+    )
+    durable_timeout_ms: int = Field(
+        default=500, ge=1, description="how long --durable waits for a replica (then: busy)"
     )
     redis_timeout: float = Field(
         default=1.0, gt=0, description="seconds a Redis call may take before the client hears busy"
@@ -119,6 +131,13 @@ class Settings(BaseSettings):
     pair_join_ms: int = Field(
         default=5_000, ge=100, description="quick race: the wait for the paired to come in"
     )
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="server processes sharing the port (SO_REUSEPORT, Linux), each a full "
+        "instance, restarted if one dies; about one per core",
+    )
     # One solver process by default: a hint is worth at most a second of one core, and the
     # instance's event loop (and often Redis, or a second instance) needs the other cores
     # of a small host. Raise it where cores are spare: about (cores - instances) / instances.
@@ -165,6 +184,21 @@ class Settings(BaseSettings):
     )
     loop: Literal["uvloop", "asyncio"] = Field(default="uvloop", description="the event loop")
     log: str = Field(default="WARNING", description="log level")
+
+    @model_validator(mode="after")
+    def _one_redis(self) -> Settings:
+        """A Redis or a Redis Cluster, not both; --durable needs one (with replicas)."""
+        if self.redis_cluster and self.redis_url:
+            raise ValueError(
+                "give --redis-url (REDIS_URL) or --redis-cluster, not both: "
+                "unset REDIS_URL to run on the cluster"
+            )
+        if self.durable and not (self.redis_cluster or self.redis_url):
+            raise ValueError(
+                "--durable waits for a replica: give --redis-url or --redis-cluster "
+                "(the embedded Redis has none)"
+            )
+        return self
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

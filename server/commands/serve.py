@@ -7,8 +7,6 @@ giving the default and the environment variable that may set it instead.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import importlib.util
 import logging
 from typing import Any, Final
 
@@ -39,7 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Serve one port: the websocket at /ws, the web client at /, GET /healthz, "
             "GET /metrics and the JSON API under /api/ (GET and HEAD only). Without "
             "--redis-url (or REDIS_URL) a private embedded Redis keeps its data under "
-            "--data-dir. Each setting is a flag, else its SEAHAVEN_* environment variable, "
+            "--data-dir. --workers N runs N such instances on the port (SO_REUSEPORT), "
+            "supervised. Each setting is a flag, else its SEAHAVEN_* environment variable, "
             "else the default shown."
         ),
     )
@@ -50,6 +49,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         text = f"{field.description} (default: {shown!s}; env {env})"
         if isinstance(default, tuple):
             p.add_argument(_flag(name), dest=name, action="append", help=text + "; repeat")
+        elif isinstance(default, bool):  # a switch: given or not (unset: env, then default)
+            p.add_argument(_flag(name), dest=name, action="store_true", default=None, help=text)
         else:
             kind: Any = type(default) if isinstance(default, int | float) else str
             p.add_argument(_flag(name), dest=name, type=kind, help=text)
@@ -63,8 +64,9 @@ def settings_of(args: argparse.Namespace) -> Settings:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run until interrupted."""
+    """Run until interrupted: one instance, or ``--workers`` of them on one port."""
     from server.app import run
+    from server.workers import can_share_ports, run_loop, serve_workers
 
     try:
         settings = settings_of(args)
@@ -72,8 +74,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"seahaven serve: bad settings:\n{exc}")
         return 2
     logging.basicConfig(level=settings.log.upper())
-    if settings.loop == "uvloop" and importlib.util.find_spec("uvloop") is not None:
-        import uvloop  # a faster event loop; plain asyncio works too
-
-        return uvloop.run(run(settings))
-    return asyncio.run(run(settings))
+    if settings.workers > 1:
+        if not can_share_ports():
+            print("seahaven serve: --workers above 1 needs SO_REUSEPORT (Linux)")
+            return 2
+        # The parent only supervises: plain asyncio is enough for it.
+        return run_loop(serve_workers(settings), "asyncio")
+    return run_loop(run(settings), settings.loop)

@@ -2,10 +2,10 @@
 
 Keys (named in :mod:`server.store.keys`):
 
-- ``player:PID:races``: hash ``played``, ``finished``, ``won`` (placed first), and
+- ``player:{PID}:races``: hash ``played``, ``finished``, ``won`` (placed first), and
   ``best:C4`` / ``best:C2`` / ``best:C1`` (best finishing time in ms).
-- ``player:PID:recent``: list of the last :data:`RECENT` results as JSON, newest first.
-- ``player:PID:counted``: sorted set of ``ROOM/ROUND`` counted in the last week (scored by
+- ``player:{PID}:recent``: list of the last :data:`RECENT` results as JSON, newest first.
+- ``player:{PID}:counted``: sorted set of ``ROOM/ROUND`` counted in the last week (scored by
   time), so that recording one result twice (two instances, a retry) counts it once.
 
 Each lives :data:`KEEP_S` after the player's last race.

@@ -2,19 +2,19 @@
 
 Keys (named in :mod:`server.store.keys`):
 
-- ``daily:DATE:KIND:rank``: sorted set, one member per ranked player,
+- ``daily:{DATE:KIND}:rank``: sorted set, one member per ranked player,
   ``FFFFFFFFFFFFF:PID`` (the finish time in ms since the epoch, 13 digits, then the player
   id), scored ``time_ms * 2^14 + moves``. Redis orders equal scores by member, so the order
   is: server-measured time, then moves, then the earlier finish. Every score is an integer
   below 2^53, exact in a double.
-- ``daily:DATE:KIND:entries``: hash player id -> entry JSON
+- ``daily:{DATE:KIND}:entries``: hash player id -> entry JSON
   ``{player_id, name, time_ms, moves, replay_id, finished_at, member}``, written with the
   sorted set in one script, only if the player has none.
-- ``daily:DATE:KIND:attempts``: hash player id -> the room of the player's ranked attempt:
+- ``daily:{DATE:KIND}:attempts``: hash player id -> the room of the player's ranked attempt:
   the first game of that day and kind they began, claimed atomically when its deal is
   revealed (:meth:`Leaderboard.claim_attempt`). Only that game can rank; later ones are
   practice.
-- ``player:PID:days``: sorted set of the dates on which the player began a ranked daily
+- ``player:{PID}:days``: sorted set of the dates on which the player began a ranked daily
   finish of that same date (scored by day number), for streaks.
 - channel ``daily:DATE:KIND:ch``: a message on every new entry (live pushes).
 """

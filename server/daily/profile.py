@@ -2,8 +2,8 @@
 
 Read from what the leaderboards already keep, in two pipelined round trips, bounded by the
 days looked at: the player's entry of each day and kind of the last :data:`CHART_DAYS` days
-(``daily:DATE:KIND:entries``, with the rank from ``daily:DATE:KIND:rank``), and the days
-with a ranked finish of the last :data:`CALENDAR_DAYS` (``player:PID:days``, as the streak
+(``daily:{DATE:KIND}:entries``, with the rank from ``daily:{DATE:KIND}:rank``), and the days
+with a ranked finish of the last :data:`CALENDAR_DAYS` (``player:{PID}:days``, as the streak
 counts them).
 
 Fair play (protocol/DAILY.md): a running day's leaderboard shows everyone's time, so the

@@ -42,7 +42,7 @@ class Watchers:
         if self.listener is None:
             pubsub = redis.pubsub()
             await pubsub.psubscribe(leaderboard.keys.leaderboard_pattern())
-            self.listener = asyncio.create_task(self._listen(pubsub, leaderboard))
+            self.listener = asyncio.create_task(self._listen(pubsub, leaderboard, redis))
         conn.queue(await push_text(leaderboard, date, kind))
 
     def forget(self, conn: Listener) -> None:
@@ -63,7 +63,7 @@ class Watchers:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.listener
 
-    async def _listen(self, pubsub: Any, leaderboard: Leaderboard) -> None:
+    async def _listen(self, pubsub: Any, leaderboard: Leaderboard, redis: Any) -> None:
         try:
             while True:
                 try:
@@ -73,6 +73,13 @@ class Watchers:
                 except Exception:  # Redis went away: retry; the next change pushes again
                     QUIET.failure("listener", "leaderboard listener failed")
                     await asyncio.sleep(0.5)
+                    # Subscribe afresh: on a Redis Cluster the node it listened on may be
+                    # gone for good (a PUBLISH reaches every node, so any other will do).
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+                    pubsub = redis.pubsub()
+                    with contextlib.suppress(Exception):
+                        await pubsub.psubscribe(leaderboard.keys.leaderboard_pattern())
                     continue
                 if msg is None or msg.get("type") != "pmessage":
                     continue

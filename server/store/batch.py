@@ -13,22 +13,47 @@ general client would take two or three more turns of a busy loop before the move
 acknowledged. The connection is the batcher's own, so a burst of other commands on the
 instance's shared pool (sockets arriving, snapshots, a stall that piles them up) can never make
 a move wait for a free connection, let alone fail with "No connection available".
+
+On a Redis Cluster (the shared client a ``RedisCluster``) there is one such connection per
+master, and each call goes to the master of its first key's slot, from the cluster client's
+slot map. A ``MOVED`` answer (the slot has a new master: a failover or a resharding) updates
+that map and sends the call again, an ``ASK`` sends it once to the node importing the slot
+(after ``ASKING``), ``TRYAGAIN`` and ``CLUSTERDOWN`` wait a little and retry: none of these
+ran the script, so a retry cannot apply it twice. A lost connection or an unreachable master
+fails the call (the mover hears ``busy`` and resends; the script is idempotent by action id)
+and has the slot map refreshed, so that calls after a failover go to the new master.
+
+``durable_ms`` makes every call wait for a replica: ``WAIT 1 durable_ms`` is pipelined right
+after the script on the same connection, and the answer is handed over (``on_reply`` called,
+the call returned) only once the replica count is at least one; with none in time the call
+fails with ``TimeoutError`` (the mover hears ``busy``; the script's writes stay, and a
+resend is answered as a duplicate, after its own ``WAIT``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, cast
 
 import hiredis
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import SSLConnection
 from redis.commands.core import AsyncScript
+from redis.crc import key_slot
+from redis.exceptions import (
+    AskError,
+    MovedError,
+    NoScriptError,
+    RedisClusterException,
+    ResponseError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
@@ -96,89 +121,45 @@ class _Pipe(asyncio.Protocol):
         return future
 
 
-class ScriptBatcher:
-    """Pipelined calls of one registered script on a connection of its own.
+#: Answers of a cluster node that mean the script did not run there: send it again.
+_REDIRECTS = ("MOVED ", "ASK ", "TRYAGAIN", "CLUSTERDOWN")
+
+
+def _ignore(future: asyncio.Future[Any]) -> None:
+    # The answer of a command whose result nobody reads (ASKING): retrieve its exception.
+    if not future.cancelled():
+        future.exception()
+
+
+class _Link:
+    """The pipelined connection to one Redis server (or cluster node), opened on demand.
 
     Args:
-        redis: the client whose server and settings (host and port or Unix socket, TLS for
-            ``rediss://``, database, credentials) the connection uses; its pool is not used.
-        script: the script, from ``redis.register_script``.
-        timeout: seconds a call (or connecting) may take before it fails with a
-            ``TimeoutError``; its answer, if it comes later, is read and dropped.
+        settings: ``host``/``port`` or ``path``, ``username``, ``password``, ``db``.
+        timeout: seconds connecting may take.
+        tls: makes the TLS context, or None for plain TCP.
+        on_lost: called when connecting fails or the connection is lost.
     """
 
-    def __init__(self, redis: aioredis.Redis, script: AsyncScript, timeout: float = 10.0) -> None:
-        self._shared = redis.connection_pool
-        self._settings = dict(self._shared.connection_kwargs)
-        self._tls = issubclass(self._shared.connection_class, SSLConnection)
+    def __init__(
+        self,
+        settings: dict[str, Any],
+        timeout: float,
+        tls: Callable[[], Any] | None,
+        on_lost: Callable[[], None],
+    ) -> None:
+        self.settings = settings
         self.timeout = timeout
-        self.script = script
-        self._pipe: _Pipe | None = None
+        self.tls = tls
+        self.on_lost = on_lost
+        self.pipe: _Pipe | None = None
         self._connecting: asyncio.Future[_Pipe] | None = None
 
-    async def __call__(
-        self, keys: list[Any], args: list[Any], on_reply: OnReply | None = None
-    ) -> Any:
-        """Run the script with ``keys`` and ``args``; returns its answer.
-
-        Args:
-            keys: the script's KEYS.
-            args: its ARGV.
-            on_reply: called with the answer in the callback that reads it, before this call
-                returns (so that, say, an acknowledgement leaves a loop turn sooner).
-
-        Raises:
-            RedisError: the call failed (the script's own errors included);
-                ``TimeoutError`` when Redis did not answer in time (the script may still
-                run: a caller retries with the same idempotent arguments).
-        """
-        pipe = self._pipe
-        if pipe is None or pipe.transport is None:
-            pipe = await self._connect()
-        try:
-            command = pack("EVALSHA", self.script.sha, len(keys), *keys, *args)
-            reply = await self._answer(pipe.send(command, on_reply))
-        except RedisConnectionError:
-            self._lost(pipe)
-            raise
-        if isinstance(reply, ResponseError):
-            if not str(reply).startswith("NOSCRIPT"):
-                raise reply
-            # Redis lost its script cache: EVAL sends the source, which loads it again.
-            source = self.script.script
-            sent = pipe.send(pack("EVAL", source, len(keys), *keys, *args), on_reply)
-            reply = await self._answer(sent)
-            if isinstance(reply, ResponseError):
-                raise NoScriptError(str(reply)) if "NOSCRIPT" in str(reply) else reply
-        return reply
-
-    async def _answer(self, future: asyncio.Future[Any]) -> Any:
-        # The answers of one connection come in order: a call that gave up leaves its place
-        # in the queue, and its answer, if it ever comes, is read and dropped there.
-        try:
-            return await asyncio.wait_for(future, self.timeout)
-        except TimeoutError:
-            raise RedisTimeoutError(f"Redis did not answer within {self.timeout} s") from None
-
-    async def aclose(self) -> None:
-        """Close the connection."""
-        pipe, self._pipe = self._pipe, None
+    async def get(self) -> _Pipe:
+        """The open connection, or a new one."""
+        pipe = self.pipe
         if pipe is not None and pipe.transport is not None:
-            pipe.transport.close()
-
-    def _lost(self, pipe: _Pipe | None) -> None:
-        # Redis went away: the shared pool's idle connections are dead too. Drop them, so
-        # that the next commands there connect afresh instead of failing once each.
-        if pipe is not None and pipe is self._pipe:  # not a newer connection
-            self._pipe = None
-            if pipe.transport is not None:
-                pipe.transport.close()
-        task = asyncio.get_running_loop().create_task(
-            self._shared.disconnect(inuse_connections=False)
-        )
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
-
-    async def _connect(self) -> _Pipe:
+            return pipe
         # One connecting task, shared by every call that finds no connection, and not tied
         # to any of them: a cancelled caller does not fail the others.
         if self._connecting is None:
@@ -189,25 +170,37 @@ class ScriptBatcher:
         except (TimeoutError, OSError) as exc:
             raise RedisConnectionError(f"cannot connect to Redis: {exc!r}") from exc
 
+    def lost(self, pipe: _Pipe | None) -> None:
+        """The connection ``pipe`` failed: close it (not a newer one)."""
+        if pipe is not None and pipe is self.pipe:
+            self.pipe = None
+            if pipe.transport is not None:
+                pipe.transport.close()
+        self.on_lost()
+
+    def close(self) -> None:
+        """Close the connection."""
+        pipe, self.pipe = self.pipe, None
+        if pipe is not None and pipe.transport is not None:
+            pipe.transport.close()
+
     def _connected(self, task: asyncio.Future[_Pipe]) -> None:
         self._connecting = None
         if task.cancelled():
             return
         if task.exception() is None:
-            self._pipe = task.result()
+            self.pipe = task.result()
         else:
-            self._lost(None)
+            self.lost(None)
 
     async def _open(self) -> _Pipe:
         loop = asyncio.get_running_loop()
-        s = self._settings
+        s = self.settings
         pipe = _Pipe()
         if s.get("path"):
             opening = loop.create_unix_connection(lambda: pipe, s["path"])
-        elif self._tls:
-            # The same TLS settings as the shared client's (``rediss://`` and its ssl_* query).
-            conn = self._shared.connection_class(**self._shared.connection_kwargs)
-            context = conn.ssl_context.get()  # type: ignore[attr-defined]
+        elif self.tls is not None:
+            context = self.tls()
             host = s.get("host", "127.0.0.1")
             name = host if context.check_hostname else None
             opening = loop.create_connection(
@@ -223,9 +216,206 @@ class ScriptBatcher:
         if s.get("db"):
             setup.append(pack("SELECT", s["db"]))
         for command in setup:
-            reply = await self._answer(pipe.send(command))
+            reply = await asyncio.wait_for(pipe.send(command), self.timeout)
             if isinstance(reply, ResponseError):
                 if pipe.transport is not None:
                     pipe.transport.close()
                 raise reply
         return pipe
+
+
+class ScriptBatcher:
+    """Pipelined calls of one registered script on connections of its own.
+
+    Args:
+        redis: the client whose server and settings (host and port or Unix socket, TLS for
+            ``rediss://``, database, credentials) the connection uses; its pool is not used.
+            A ``RedisCluster``: one connection per master, each call routed by its slot.
+        script: the script, from ``redis.register_script``.
+        timeout: seconds a call (or connecting) may take before it fails with a
+            ``TimeoutError``; its answer, if it comes later, is read and dropped.
+        durable_ms: when above 0, a call's answer counts only once a replica has its writes
+            (``WAIT 1 durable_ms``); none in time: ``TimeoutError``.
+    """
+
+    def __init__(
+        self,
+        redis: aioredis.Redis | RedisCluster,
+        script: AsyncScript,
+        timeout: float = 10.0,
+        durable_ms: int = 0,
+    ) -> None:
+        self.timeout = timeout
+        self.script = script
+        self.durable_ms = durable_ms
+        self._links: dict[str, _Link] = {}
+        self._refreshing: asyncio.Task[None] | None = None
+        self._refreshed = 0.0
+        if isinstance(redis, RedisCluster):
+            self._cluster: RedisCluster | None = redis
+            self._shared: Any = None
+            self._settings = dict(redis.nodes_manager.connection_kwargs)
+            self._tls: Callable[[], Any] | None = None
+        else:
+            self._cluster = None
+            self._shared = redis.connection_pool
+            self._settings = dict(self._shared.connection_kwargs)
+            self._tls = None
+            if issubclass(self._shared.connection_class, SSLConnection):
+                # The same TLS settings as the shared client's (``rediss://``, ssl_* query).
+                make = self._shared.connection_class(**self._shared.connection_kwargs)
+                self._tls = make.ssl_context.get
+            self._links[""] = _Link(self._settings, timeout, self._tls, self._lost_plain)
+
+    async def __call__(
+        self, keys: list[Any], args: list[Any], on_reply: OnReply | None = None
+    ) -> Any:
+        """Run the script with ``keys`` and ``args``; returns its answer.
+
+        Args:
+            keys: the script's KEYS (on a cluster, of one slot).
+            args: its ARGV.
+            on_reply: called with the answer in the callback that reads it, before this call
+                returns (so that, say, an acknowledgement leaves a loop turn sooner).
+
+        Raises:
+            RedisError: the call failed (the script's own errors included);
+                ``TimeoutError`` when Redis did not answer in time (the script may still
+                run: a caller retries with the same idempotent arguments), or, with
+                ``durable_ms``, when no replica confirmed the writes in time.
+        """
+        give_up = time.monotonic() + self.timeout
+        asking: tuple[str, int] | None = None
+        while True:
+            link = self._link(keys[0], asking)
+            pipe = await link.get()
+            try:
+                reply = await self._run(pipe, keys, args, on_reply, asking is not None)
+            except RedisConnectionError:
+                link.lost(pipe)
+                raise
+            text = str(reply) if isinstance(reply, ResponseError) else ""
+            if not text:
+                return reply
+            if self._cluster is None or not text.startswith(_REDIRECTS):
+                raise reply
+            if time.monotonic() > give_up:
+                raise RedisTimeoutError(f"the cluster kept redirecting: {text}")
+            asking = None
+            if text.startswith("MOVED "):  # a new master for the slot: note it, go there
+                await self._cluster.nodes_manager.move_slot(MovedError(text[6:]))
+            elif text.startswith("ASK "):  # the slot is migrating: this call goes there once
+                moved = AskError(text[4:])
+                asking = (moved.host, moved.port)
+            else:  # a failover or a resharding is under way
+                self._refresh()
+                await asyncio.sleep(0.05)
+
+    async def _run(
+        self, pipe: _Pipe, keys: list[Any], args: list[Any], on_reply: OnReply | None, asking: bool
+    ) -> Any:
+        """One call on one connection: the script (again with its source after NOSCRIPT),
+        and with ``durable_ms`` the ``WAIT`` that confirms it."""
+        if asking:
+            pipe.send(pack("ASKING")).add_done_callback(_ignore)
+        command = pack("EVALSHA", self.script.sha, len(keys), *keys, *args)
+        reply = await self._confirmed(pipe, command, on_reply)
+        if isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT"):
+            # Redis lost its script cache (a restart, a promoted replica): EVAL sends the
+            # source, which loads it again.
+            if asking:
+                pipe.send(pack("ASKING")).add_done_callback(_ignore)
+            source = self.script.script
+            command = pack("EVAL", source, len(keys), *keys, *args)
+            reply = await self._confirmed(pipe, command, on_reply)
+            if isinstance(reply, ResponseError) and "NOSCRIPT" in str(reply):
+                raise NoScriptError(str(reply))
+        return reply
+
+    async def _confirmed(self, pipe: _Pipe, command: bytes, on_reply: OnReply | None) -> Any:
+        """The answer of ``command``; with ``durable_ms`` only once a replica has its writes."""
+        if not self.durable_ms:
+            return await self._answer(pipe.send(command, on_reply))
+        sent = pipe.send(command)
+
+        def on_wait(replicas: Any) -> None:
+            # The script's answer was read just before (one connection answers in order).
+            if on_reply is None or not sent.done() or sent.cancelled():
+                return
+            reply = sent.result()
+            if int(replicas) >= 1 and not isinstance(reply, ResponseError):
+                on_reply(reply)
+
+        waited = pipe.send(pack("WAIT", 1, self.durable_ms), on_wait)
+        reply = await self._answer(sent)
+        replicas = await self._answer(waited)
+        if isinstance(reply, ResponseError):
+            return reply
+        if isinstance(replicas, ResponseError) or int(replicas) < 1:
+            raise RedisTimeoutError(f"no replica confirmed the write within {self.durable_ms} ms")
+        return reply
+
+    async def _answer(self, future: asyncio.Future[Any]) -> Any:
+        # The answers of one connection come in order: a call that gave up leaves its place
+        # in the queue, and its answer, if it ever comes, is read and dropped there.
+        try:
+            return await asyncio.wait_for(future, self.timeout)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Redis did not answer within {self.timeout} s") from None
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        for link in self._links.values():
+            link.close()
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+            with contextlib.suppress(BaseException):
+                await self._refreshing
+
+    def _link(self, key: Any, asking: tuple[str, int] | None) -> _Link:
+        """The connection a call goes to: the only one, or that of its slot's master."""
+        if self._cluster is None:
+            return self._links[""]
+        if asking is not None:
+            host, port = asking
+        else:
+            slot = key_slot(key.encode() if isinstance(key, str) else key)
+            try:
+                node = self._cluster.nodes_manager.get_node_from_slot(slot)
+            except RedisClusterException as exc:  # the slot has no master right now
+                self._refresh()
+                raise RedisConnectionError(f"no master for slot {slot}: {exc}") from exc
+            host, port = node.host, int(node.port)
+        name = f"{host}:{port}"
+        link = self._links.get(name)
+        if link is None:
+            settings = {**self._settings, "host": host, "port": port, "db": 0}
+            link = self._links[name] = _Link(settings, self.timeout, self._tls, self._refresh)
+        return link
+
+    def _lost_plain(self) -> None:
+        # Redis went away: the shared pool's idle connections are dead too. Drop them, so
+        # that the next commands there connect afresh instead of failing once each.
+        task = asyncio.get_running_loop().create_task(
+            self._shared.disconnect(inuse_connections=False)
+        )
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    def _refresh(self) -> None:
+        """Read the cluster's slot map again, soon (once at a time, at most 5 times a
+        second): a master may have died and its replica taken over."""
+        if self._cluster is None or self._refreshing is not None:
+            return
+        if time.monotonic() - self._refreshed < 0.2:
+            return
+        self._refreshing = asyncio.get_running_loop().create_task(self._reload())
+
+    async def _reload(self) -> None:
+        try:
+            assert self._cluster is not None
+            await self._cluster.nodes_manager.initialize()
+        except Exception:  # the cluster is still electing: the next failure asks again
+            log.debug("refreshing the cluster's slot map failed", exc_info=True)
+        finally:
+            self._refreshed = time.monotonic()
+            self._refreshing = None

@@ -22,11 +22,23 @@ scripts touch one slot only:
 
 Elsewhere: ``deadlines`` (what is due when, for every instance), ``racing:{CODE}`` (sorted
 set of the rooms racing that deal now, each scored with the ms until which its mark holds
-unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:DATE:KIND:rank|entries|ch``
-(a day's leaderboard), ``daily:DATE:KIND:attempts`` (hash player id -> the room of their
-ranked attempt, expiring two days after the day), ``player:PID:days|races|recent|counted``,
-``replay:ID`` and ``rooms:live`` (sorted set of the public rooms that may be live, scored by
-the ms they were made or rematched; see :mod:`server.store.listing`).
+unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:{DATE:KIND}:rank|entries``
+(a day's leaderboard) and its channel ``daily:DATE:KIND:ch``, ``daily:{DATE:KIND}:attempts``
+(hash player id -> the room of their ranked attempt, expiring two days after the day),
+``player:{PID}:days|races|recent|counted``, ``replay:ID`` and ``rooms:live`` (sorted set of
+the public rooms that may be live, scored by the ms they were made or rematched; see
+:mod:`server.store.listing`).
+
+On a Redis Cluster no script, transaction or multi-key command may touch two slots. The
+keys a script takes together share a hash tag: a room's (``{R}``), a day's leaderboard
+(``{DATE:KIND}``: ``leaderboard_submit.lua`` writes its rank and entries), a player's history
+(``{PID}``: ``history_record.lua`` writes races, recent and counted). The keys without a tag
+are always used alone, one key a command or script: ``deadlines`` (``claim_deadlines.lua``
+claims the due members; the room each names is then changed by the room's own scripts,
+separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
+candidate only; each room's fields are then read separately, and decide), ``rooms:live``
+(the index is read, then each room in its own slot), ``instance:ID``, ``session:T`` and
+``replay:ID``. ``tests/server/test_cluster_slots.py`` checks the tags.
 """
 
 from __future__ import annotations
@@ -114,33 +126,33 @@ class Keys:
 
     def player_days(self, pid: str) -> str:
         """Sorted set of the days a player ranked (score: day number)."""
-        return f"{self.prefix}player:{pid}:days"
+        return f"{self.prefix}player:{{{pid}}}:days"
 
     def player_races(self, pid: str) -> str:
         """Hash of race counters and best times."""
-        return f"{self.prefix}player:{pid}:races"
+        return f"{self.prefix}player:{{{pid}}}:races"
 
     def player_recent(self, pid: str) -> str:
         """List of recent race results (JSON)."""
-        return f"{self.prefix}player:{pid}:recent"
+        return f"{self.prefix}player:{{{pid}}}:recent"
 
     def player_counted(self, pid: str) -> str:
         """Set of the ``ROOM/ROUND`` already counted in the history."""
-        return f"{self.prefix}player:{pid}:counted"
+        return f"{self.prefix}player:{{{pid}}}:counted"
 
     # -- the daily challenge --------------------------------------------------------------
 
     def leaderboard_rank(self, date: str, kind: str) -> str:
         """Sorted set of a day's ranked members."""
-        return f"{self.prefix}daily:{date}:{kind}:rank"
+        return f"{self.prefix}daily:{{{date}:{kind}}}:rank"
 
     def leaderboard_entries(self, date: str, kind: str) -> str:
         """Hash player id -> leaderboard entry JSON."""
-        return f"{self.prefix}daily:{date}:{kind}:entries"
+        return f"{self.prefix}daily:{{{date}:{kind}}}:entries"
 
     def daily_attempts(self, date: str, kind: str) -> str:
         """Hash player id -> the room of their ranked attempt (the first game they began)."""
-        return f"{self.prefix}daily:{date}:{kind}:attempts"
+        return f"{self.prefix}daily:{{{date}:{kind}}}:attempts"
 
     def leaderboard_channel(self, date: str, kind: str) -> str:
         """Announces a change of a day's leaderboard."""
@@ -205,7 +217,7 @@ class Keys:
 
     def dodges(self, pid: str) -> str:
         """How often a player left a paired room before its start lately (a counter)."""
-        return f"{self.prefix}player:{pid}:dodges"
+        return f"{self.prefix}player:{{{pid}}}:dodges"
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,16 +298,18 @@ FAMILIES: Final = (
         "the racing lease (5 min) after its last mark",
     ),
     Family("session:T", "hash", "player id and name", "7 days after its last use"),
-    Family("player:P:races", "hash", "6 counters and best times", "history-days after last race"),
-    Family("player:P:recent", "list", "20 results", "history-days after last race"),
+    Family("player:{P}:races", "hash", "6 counters and best times", "history-days after last race"),
+    Family("player:{P}:recent", "list", "20 results", "history-days after last race"),
     Family(
-        "player:P:counted", "zset", "results of the last 7 days", "history-days after last race"
+        "player:{P}:counted", "zset", "results of the last 7 days", "history-days after last race"
     ),
-    Family("player:P:days", "zset", "400 days", "history-days after last ranked day"),
-    Family("daily:D:K:attempts", "hash", "one per player of that day", "two days after the day"),
-    Family("daily:D:K:rank", "zset", "one per player of that day", "history-days after last entry"),
+    Family("player:{P}:days", "zset", "400 days", "history-days after last ranked day"),
+    Family("daily:{D:K}:attempts", "hash", "one per player of that day", "two days after the day"),
     Family(
-        "daily:D:K:entries", "hash", "one per player of that day", "history-days after last entry"
+        "daily:{D:K}:rank", "zset", "one per player of that day", "history-days after last entry"
+    ),
+    Family(
+        "daily:{D:K}:entries", "hash", "one per player of that day", "history-days after last entry"
     ),
     Family(
         "replay:ID", "string", "one game (max-actions)", "replay-ttl (30 d); ranked: history-days"
@@ -318,5 +332,5 @@ FAMILIES: Final = (
         "rating:{P}:races", "list", "20 public races (MAX_RACES)", "history-days after last race"
     ),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
-    Family("player:P:dodges", "string", "a counter", "1 h after the last dodge"),
+    Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
 )

@@ -20,7 +20,7 @@ MAX_SCANNED: Final = 400
 MAX_GROUPS: Final = 100
 #: Seconds the queue's keys live after their last change.
 QUEUE_TTL: Final = 3600
-#: Seconds a dodge counts (``player:P:dodges`` expires this long after the last one).
+#: Seconds a dodge counts (``player:{P}:dodges`` expires this long after the last one).
 DODGE_TTL: Final = 3600
 
 _scripts: dict[tuple[int, str], Any] = {}

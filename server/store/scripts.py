@@ -2,6 +2,11 @@
 
 Each file starts with a comment giving its ``KEYS`` and ``ARGV``. A file whose first line
 is ``-- uses: common`` gets ``common.lua`` (the event helpers) put in front of it.
+
+On a Redis Cluster the room scripts publish with ``SPUBLISH`` (sharded pub/sub: the room's
+channel lives on the room's shard, where only the instances that subscribed to it hear its
+events) instead of ``PUBLISH``, which a cluster sends to every node. A plain Redis keeps
+``PUBLISH``: the embedded one (Redis 6.2) has no sharded pub/sub.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from functools import cache
 from importlib import resources
 
 _USES_COMMON = "-- uses: common"
+_PUBLISH = "redis.call('PUBLISH', "
 
 
 def _read(name: str) -> str:
@@ -17,13 +23,14 @@ def _read(name: str) -> str:
 
 
 @cache
-def source(name: str) -> str:
-    """The full source of the script ``name`` (``lua/NAME.lua``), helpers included.
+def source(name: str, sharded: bool = False) -> str:
+    """The full source of the script ``name`` (``lua/NAME.lua``), helpers included;
+    ``sharded``: publishing with ``SPUBLISH``.
 
     Raises:
         FileNotFoundError: there is no such script.
     """
     text = _read(name)
     if text.startswith(_USES_COMMON):
-        return _read("common") + text
-    return text
+        text = _read("common") + text
+    return text.replace(_PUBLISH, "redis.call('SPUBLISH', ") if sharded else text

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
 
 from .batch import ScriptBatcher
 from .keys import Keys
@@ -158,16 +160,19 @@ class Store:
         timeout: seconds a move script may take before it fails (the mover hears ``busy``).
         limits: what one board may take.
         max_spectators: spectators one room takes at most.
+        durable_ms: above 0, a move is acknowledged only once a replica has it (``WAIT``
+            for at most that long, else ``busy``): ``--durable``.
     """
 
     def __init__(
         self,
-        redis: aioredis.Redis,
+        redis: aioredis.Redis | RedisCluster,
         keys: Keys,
         ttl: int,
         timeout: float = 10.0,
         limits: BoardLimits | None = None,
         max_spectators: int = 100,
+        durable_ms: int = 0,
     ) -> None:
         # Any: the client decodes responses to str, which its type hints cannot express.
         self.redis: Any = redis
@@ -175,22 +180,33 @@ class Store:
         self.ttl = ttl
         self.limits = limits or BoardLimits()
         self.max_spectators = max_spectators
-        script = redis.register_script
-        self._create = script(source("create"))
-        self._join = script(source("join"))
-        self._leave = script(source("leave"))
-        self._start = script(source("start"))
-        self._begin = script(source("begin"))
-        self._move = ScriptBatcher(redis, script(source("move")), timeout)
-        self._give_up = script(source("give_up"))
-        self._rematch = script(source("rematch"))
-        self._watch = script(source("watch"))
-        self._events_after = script(source("events_after"))
-        self._claim = script(source("claim_deadlines"))
+        #: On a Redis Cluster: room events go out on sharded pub/sub (``SPUBLISH``).
+        self.sharded = isinstance(redis, RedisCluster)
+
+        def script(name: str) -> AsyncScript:
+            return redis.register_script(source(name, self.sharded))
+
+        self._create = script("create")
+        self._join = script("join")
+        self._leave = script("leave")
+        self._start = script("start")
+        self._begin = script("begin")
+        self._move = ScriptBatcher(redis, script("move"), timeout, durable_ms)
+        self._give_up = script("give_up")
+        self._rematch = script("rematch")
+        self._watch = script("watch")
+        self._events_after = script("events_after")
+        self._claim = script("claim_deadlines")
+        # --durable: a resend found committed is acknowledged only once a replica has it.
+        self._confirm = (
+            ScriptBatcher(redis, script("confirm"), timeout, durable_ms) if durable_ms else None
+        )
 
     async def aclose(self) -> None:
         """Close the move pipeline's connection (the shared client is the caller's)."""
         await self._move.aclose()
+        if self._confirm is not None:
+            await self._confirm.aclose()
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -471,8 +487,16 @@ class Store:
     async def check(
         self, room: str, round_: int, pid: str, action_id: int
     ) -> tuple[int | None, int]:
-        """(the seq of a committed client id or None, the board's version in Redis)."""
+        """(the seq of a committed client id or None, the board's version in Redis).
+
+        With ``--durable`` a committed id counts only once a replica has it (``confirm.lua``
+        and ``WAIT``: the answer acknowledges a resend).
+        """
         k = self.keys
+        if self._confirm is not None:
+            keys = [k.ids(room, round_, pid), k.log(room, round_, pid)]
+            found, length = await self._confirm(keys, [action_id, self.ttl])
+            return (None if int(found) < 0 else int(found)), int(length)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hget(k.ids(room, round_, pid), str(action_id))
             pipe.llen(k.log(room, round_, pid))

@@ -30,13 +30,13 @@ BOUNDS = {
     "room:{R}:res:N": 16,
     "room:{R}:here": 11,
     "session:T": 2,
-    "player:P:races": 6,
-    "player:P:recent": 20,
-    "player:P:counted": 1000,
-    "player:P:days": 401,
-    "daily:D:K:attempts": 1000,
-    "daily:D:K:rank": 1000,
-    "daily:D:K:entries": 1000,
+    "player:{P}:races": 6,
+    "player:{P}:recent": 20,
+    "player:{P}:counted": 1000,
+    "player:{P}:days": 401,
+    "daily:{D:K}:attempts": 1000,
+    "daily:{D:K}:rank": 1000,
+    "daily:{D:K}:entries": 1000,
     "deadlines": 1000,
     "rooms:live": 500,
     "queue:{Q}:wait": 5000,
@@ -152,7 +152,7 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
         patterns: tuple[str, ...] = (
             "room:{R}:log:N:P",
             "replay:ID",
-            "player:P:races",
+            "player:{P}:races",
             "session:T",
             "rooms:live",
         )
@@ -202,8 +202,8 @@ def test_family_patterns_do_not_overlap() -> None:
     samples = {
         "room:{ABCD1234}": "room:{R}",
         "room:{ABCD1234}:log:2:p123": "room:{R}:log:N:P",
-        "player:p1:days": "player:P:days",
-        "daily:2026-11-30:hard:rank": "daily:D:K:rank",
+        "player:{p1}:days": "player:{P}:days",
+        "daily:{2026-11-30:hard}:rank": "daily:{D:K}:rank",
         "replay:r-abc": "replay:ID",
         "racing:{SH1-C4-AAAAAAB}": "racing:{C}",
         "rooms:live": "rooms:live",
@@ -213,7 +213,7 @@ def test_family_patterns_do_not_overlap() -> None:
         "rating:{p12ab}:applied": "rating:{P}:applied",
         "ratings:1": "ratings:V",
         "room:{ABCD1234}:rated:3": "room:{R}:rated:N",
-        "player:p1:dodges": "player:P:dodges",
+        "player:{p1}:dodges": "player:{P}:dodges",
     }
     for name, pattern in samples.items():
         assert family_of(name).pattern == pattern

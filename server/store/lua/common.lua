@@ -27,6 +27,8 @@ local function push(events, ch, origin, pid, full, racer, maxev, watch, own)
   if own then entry = entry .. '\t' .. own end
   redis.call('RPUSH', events, entry)
   redis.call('LTRIM', events, -tonumber(maxev), -1)
+  -- On a Redis Cluster the store loads this with SPUBLISH (server/store/scripts.py): the
+  -- channel shares the room's hash tag, so the event stays on the room's shard.
   redis.call('PUBLISH', ch, origin .. '\t' .. entry)
 end
 

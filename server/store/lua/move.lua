@@ -22,7 +22,11 @@ end
 local entries, bodies, progress = lines(ARGV[5]), lines(ARGV[6]), lines(ARGV[7])
 local legal = lines(ARGV[19] or '')
 local done = redis.call('HGET', KEYS[3], id)
-if done then return {'dup', tonumber(done), 0} end
+if done then
+  -- A write (the TTL renewed), so that --durable's WAIT after this answer covers the commit.
+  redis.call('EXPIRE', KEYS[3], tonumber(ttl))
+  return {'dup', tonumber(done), 0}
+end
 local st = redis.call('HMGET', KEYS[1], 'state', 'round', 'st:' .. pid, 'watch', 'delay_s',
   'public')
 if not st[1] then return {'room_not_found', 0, 0} end
