@@ -9,8 +9,10 @@ stop the server.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
+import struct
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -40,6 +42,25 @@ BEFORE_HELLO = frozenset({"hello", "resume", "ping"})
 
 #: A websocket handler gets the context, the connection and the validated message.
 Handler = Callable[[Context, "Conn", Any], Awaitable[None]]
+
+
+@functools.lru_cache(maxsize=128)
+def frame(text: str) -> bytes:
+    """One message as a server's websocket frame: final, text, unmasked, no extension (RFC
+    6455 section 5.2), byte for byte what ``websockets`` writes for it.
+
+    Cached: an event's text is one object for every socket of a room that sees the same view
+    of it (:mod:`server.hub`), so it is encoded and framed once for all of them.
+    """
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        header = bytes((0x81, n))
+    elif n < 1 << 16:
+        header = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        header = struct.pack("!BBQ", 0x81, 127, n)
+    return header + data
 
 
 class Conn:
@@ -112,9 +133,12 @@ class Conn:
             # drop it; it resumes from its last seq.
             self.ctx.spawn(self.ws.close(1013, "too slow"))
             return
-        for text in frames:
-            protocol.send_text(text.encode())
-        data = protocol.data_to_send()
+        if protocol.extensions:  # none is offered (no compression); were one, it frames
+            for text in frames:
+                protocol.send_text(text.encode())
+            data = protocol.data_to_send()
+        else:  # whatever the protocol has to send first (a pong), then the frames
+            data = [*protocol.data_to_send(), *map(frame, frames)]
         if data:
             transport.write(b"".join(data))
 

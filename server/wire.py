@@ -14,9 +14,11 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+import orjson
+
 from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
 
-from .engine import Board, Delta
+from .engine import Board, Delta, Move
 from .store.records import WatchMode, deal_shown
 
 _SEPARATORS: Final = (",", ":")
@@ -25,6 +27,18 @@ _SEPARATORS: Final = (",", ":")
 def dumps(data: Mapping[str, Any]) -> str:
     """Compact JSON."""
     return json.dumps(data, separators=_SEPARATORS)
+
+
+def fast_dumps(data: Mapping[str, Any]) -> str:
+    """:func:`dumps` of the messages built for every move (no floats in them), byte for byte,
+    in a fraction of the time: ``orjson`` writes the same compact JSON as long as the text
+    is ASCII (``json`` escapes everything else, ``orjson`` does not), and ``json`` writes
+    what ``orjson`` refuses (a lone surrogate, an integer past 64 bits)."""
+    try:
+        out = orjson.dumps(data)
+    except orjson.JSONEncodeError:
+        return dumps(data)
+    return out.decode() if out.isascii() else dumps(data)
 
 
 def body(data: Mapping[str, Any]) -> str:
@@ -188,9 +202,18 @@ def result(pid: str, name: str, status: str, time_ms: int | None, moves: int) ->
     )
 
 
-def delta_body(pid: str, round_: int, action: str, delta: Delta, board: Board, elapsed: int) -> str:
-    """The ``delta`` of one action, for the board's player and spectators."""
-    return body(
+def delta_body(
+    pid: str,
+    round_: int,
+    action: str,
+    delta: Delta,
+    board: Board,
+    elapsed: int,
+    lost: bool | None = None,
+) -> str:
+    """The ``delta`` of one action, for the board's player and spectators (``lost``: the
+    board's :meth:`~server.engine.Board.is_lost`, if already known)."""
+    return fast_dumps(
         {
             "type": "delta",
             "player_id": pid,
@@ -203,24 +226,25 @@ def delta_body(pid: str, round_: int, action: str, delta: Delta, board: Board, e
             "moves": board.moves,
             "foundation_cards": sum(board.foundations),
             "finished": board.is_won(),
-            "lost": board.is_lost(),
+            "lost": board.is_lost() if lost is None else lost,
             "t": elapsed,
         }
-    )
+    )[1:]
 
 
-def legal_view(board: Board) -> dict[str, Any]:
+def legal_view(board: Board, moves: list[Move] | None = None) -> dict[str, Any]:
     """``LegalMoves`` of a player's own board: each source's legal destinations (foundations
-    by suit) and whether every card left can go home by foundation moves alone."""
+    by suit) and whether every card left can go home by foundation moves alone (``moves``:
+    the board's :meth:`~server.engine.Board.legal_moves`, if already listed)."""
     return {
-        "moves": {str(src): [str(d) for d in dsts] for src, dsts in board.targets().items()},
+        "moves": {src.name: [d.name for d in dsts] for src, dsts in board.targets(moves).items()},
         "send_home": board.can_send_home(),
     }
 
 
-def legal(board: Board) -> str:
+def legal(board: Board, moves: list[Move] | None = None) -> str:
     """:func:`legal_view` as JSON, as the move script keeps it beside a ``delta``."""
-    return dumps(legal_view(board))
+    return fast_dumps(legal_view(board, moves))
 
 
 def with_legal(message: str, legal_json: str) -> str:
@@ -242,7 +266,7 @@ def own_text(raw: str, full: str, own: str) -> str | None:
 
 def progress_body(pid: str, round_: int, board: Board) -> str:
     """The ``progress`` the other racers get instead of a ``delta``."""
-    return body(
+    return fast_dumps(
         {
             "type": "progress",
             "player_id": pid,
@@ -251,7 +275,7 @@ def progress_body(pid: str, round_: int, board: Board) -> str:
             "moves": board.moves,
             "finished": board.is_won(),
         }
-    )
+    )[1:]
 
 
 def ratings_body(round_: int, cells: int, changes: list[dict[str, Any]]) -> str:

@@ -359,7 +359,7 @@ class Board:
                 for dst in empty:
                     add(Move(src, dst))
             for dst in free:
-                if dst != src:
+                if dst is not src:  # both from CELL: identity is equality, and cheaper
                     add(Move(src, dst))
 
         for i, col in enumerate(columns):
@@ -388,21 +388,26 @@ class Board:
                 single(FOUND[suit], suit * 13 + n - 1, False)
         return moves
 
-    def targets(self) -> dict[Loc, list[Loc]]:
+    def targets(self, legal: list[Move] | None = None) -> dict[Loc, list[Loc]]:
         """Each movable card's (or group's) legal destinations, by source.
 
-        The legal moves of :meth:`legal_moves`, grouped by where they start, with the
-        foundation named by the card's suit (``found:S``), as deltas name it: a top card can
-        go home exactly when its source lists a foundation. Sources with no legal move are
-        left out.
+        The legal moves of :meth:`legal_moves` (``legal``, if already listed for this very
+        table), grouped by where they start, with the foundation named by the card's suit
+        (``found:S``), as deltas name it: a top card can go home exactly when its source lists
+        a foundation. Sources with no legal move are left out.
         """
         out: dict[Loc, list[Loc]] = {}
-        for src, dst in self.legal_moves():
-            if dst == OWN_FOUNDATION:
+        last: Loc | None = None
+        dsts: list[Loc] = []
+        for src, dst in self.legal_moves() if legal is None else legal:
+            if dst.index < 0:  # the card's own foundation (the only place with no index)
                 card = self.card_at(src)
                 assert card is not None
                 dst = FOUND[card // 13]
-            out.setdefault(src, []).append(dst)
+            if src is not last:  # a source's moves come together: one lookup per source
+                last = src
+                dsts = out.setdefault(src, [])
+            dsts.append(dst)
         return out
 
     def _home_order(self) -> list[Loc] | None:
@@ -507,11 +512,13 @@ class Board:
         """The legal moves that are useful (see :meth:`is_useful`)."""
         return [m for m in self.legal_moves() if self.is_useful(m)]
 
-    def is_lost(self) -> bool:
-        """Practically lost: not won, and no useful move is left."""
+    def is_lost(self, legal: list[Move] | None = None) -> bool:
+        """Practically lost: not won, and no useful move is left (of ``legal``, the table's
+        :meth:`legal_moves` if already listed)."""
         if self.is_won():
             return False
-        return not any(self.is_useful(m) for m in self.legal_moves())
+        moves = self.legal_moves() if legal is None else legal
+        return not any(self.is_useful(m) for m in moves)
 
     # -- actions --------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ hot move path, like python-chess's ``Move``. Their ``str()`` is RULES.md notatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from .cards import SUITS, Card, card_name
@@ -26,11 +26,18 @@ class Loc:
 
     kind: str
     index: int
+    #: Its notation, written once: the server names locations for every move it sends.
+    name: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind == "found":
+            name = "found" if self.index < 0 else f"found:{SUITS[self.index]}"
+        else:
+            name = f"{self.kind}{self.index + 1}"
+        object.__setattr__(self, "name", name)
 
     def __str__(self) -> str:
-        if self.kind == "found":
-            return "found" if self.index < 0 else f"found:{SUITS[self.index]}"
-        return f"{self.kind}{self.index + 1}"
+        return self.name
 
 
 COL: Final = tuple(Loc("col", i) for i in range(COLUMNS))
@@ -89,8 +96,8 @@ class Change:
         """The wire form: card and location names in RULES.md notation."""
         return {
             "cards": [card_name(c) for c in self.cards],
-            "src": str(self.src),
-            "dst": str(self.dst),
+            "src": self.src.name,
+            "dst": self.dst.name,
         }
 
 

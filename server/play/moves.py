@@ -173,6 +173,9 @@ def events(
     elapsed = max(0, now - clock_from)
     won = board.is_won()
     texts = [str(step.action) for step in steps]
+    # Each board's legal moves are listed once: its delta's "lost" and its "legal" use them.
+    legal_moves = [step.board.legal_moves() for step in steps]
+    lost = [step.board.is_lost(moves) for step, moves in zip(steps, legal_moves, strict=True)]
     ids = (
         [str(action_id)]
         if len(steps) == 1
@@ -186,17 +189,20 @@ def events(
         version=entry.version,
         log_entries=tuple(f"{now}\t{i}\t{text}" for i, text in zip(ids, texts, strict=True)),
         delta_bodies=tuple(
-            wire.delta_body(pid, state.round, text, step.delta, step.board, elapsed)
-            for text, step in zip(texts, steps, strict=True)
+            wire.delta_body(pid, state.round, text, step.delta, step.board, elapsed, step_lost)
+            for text, step, step_lost in zip(texts, steps, lost, strict=True)
         ),
         progress_bodies=tuple(wire.progress_body(pid, state.round, s.board) for s in steps),
-        legal=tuple(wire.legal(step.board) for step in steps),
+        legal=tuple(
+            wire.legal(step.board, moves) for step, moves in zip(steps, legal_moves, strict=True)
+        ),
         finishing=won,
         time_ms=elapsed,
         moves=board.moves,
         result=wire.result(pid, conn.name, "finished", elapsed, board.moves) if won else "",
         origin=conn.cid,
         now=now,
+        lost=lost[-1],  # the last step's board is the board itself
     )
 
 
@@ -207,7 +213,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         False when the copy turned out stale: retry on a fresh one.
     """
     acked = False
-    lost = entry.board.is_lost()
+    lost = move.lost
 
     def acknowledge(out: Outcome) -> None:
         # Called as soon as Redis's answer is read (a loop turn before the await returns).

@@ -72,6 +72,7 @@ class MoveCommit:
         result: the result JSON kept for the round (used when ``finishing``).
         origin: the mover's connection, which gets its deltas with the ack.
         now: the server time of the request, in ms.
+        lost: the board is practically lost after it (the mover hears ``lost``; not sent).
     """
 
     room: str
@@ -89,6 +90,7 @@ class MoveCommit:
     result: str
     origin: str
     now: int
+    lost: bool = False
 
     def argv(self, ttl: int, limits: BoardLimits) -> list[str | int | float]:
         """The script's ARGV, in the order its header gives (one line per action)."""
