@@ -31,7 +31,7 @@ def script(store: Store, name: str) -> Any:
     key = (id(store.redis), name)
     found = _scripts.get(key)
     if found is None:
-        found = _scripts[key] = store.redis.register_script(source(name))
+        found = _scripts[key] = store.redis.register_script(source(name, store.sharded))
     return found
 
 
