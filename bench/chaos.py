@@ -61,6 +61,7 @@ import redis  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from bench.stats import percentile  # noqa: E402
 from server.bot import action_message, plan  # noqa: E402  (the bot's moves and solver line)
 from server.engine import Board, parse_action  # noqa: E402
 from server.pools import draw  # noqa: E402
@@ -748,14 +749,6 @@ def redis_errors(cluster: Cluster) -> int:
                 if line.startswith("seahaven_redis_errors_total "):
                     total += float(line.split()[-1])
     return int(total)
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0..100) by nearest rank."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))]
 
 
 async def run(args: argparse.Namespace, folder: Path) -> int:

