@@ -27,6 +27,7 @@ import redis
 from server.daily.deal import daily_deal, today
 from server.daily.pace import Pace
 from server.daily.replays import replay_id
+from server.store.keys import Keys
 from tests.cli import run_seahaven
 from tests.server.test_daily_server import get, line_of, wire
 from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
@@ -252,7 +253,7 @@ async def test_one_ranked_attempt_resumed_after_a_drop_then_practice(fair: Fair)
 
     # The ranked attempt is one key of the day, with a bounded lifetime.
     client = redis.Redis.from_url(redis_url(), decode_responses=True)
-    key = f"{fair.prefix}daily:{date}:daily:attempts"
+    key = Keys(fair.prefix).daily_attempts(date, "daily")
     assert client.hget(key, ann.player_id) == first["room_id"]
     assert 0 < client.ttl(key) <= 3 * 86_400
     client.close()
