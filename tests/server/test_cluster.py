@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -221,7 +222,7 @@ async def test_a_daily_game_ranks_and_pushes_across_instances_on_the_cluster(
             await c.close()
 
 
-async def test_durable_answers_busy_until_a_replica_has_the_move() -> None:
+async def test_durable_answers_busy_until_a_replica_has_the_move(tmp_path: Path) -> None:
     """--durable on a Redis without a replica: the move is committed but never acknowledged
     (busy, its resend too); once a replica syncs, the resend is acknowledged with the seq
     it was committed as, and play goes on."""
@@ -240,7 +241,9 @@ async def test_durable_answers_busy_until_a_replica_has_the_move() -> None:
             plain = redis.Redis.from_url(url, decode_responses=True)
             ids = plain.hgetall(KEYS.ids(room, 1, c.player_id))
             assert list(ids) == ["1"], ids  # committed, not acknowledged
-            with private_redis("--replicaof", "127.0.0.1", str(port)) as replica:
+            # The replica writes the RDB of its first sync in its folder: a temporary one.
+            replica_of = ("--replicaof", "127.0.0.1", str(port), "--dir", str(tmp_path))
+            with private_redis(*replica_of) as replica:
                 deadline = time.monotonic() + 10
                 while "master_link_status:up" not in cli(replica, "info", "replication"):
                     assert time.monotonic() < deadline, "the replica never synced"
