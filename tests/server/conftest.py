@@ -10,9 +10,18 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 
 from server.store.keys import Keys
+from tests.rediscluster import RedisClusterProc, available
 from tests.serverproc import FAST, ServerProc, redis_url, running_server
+
+#: Tests on a real Redis Cluster: skipped where ``redis-server`` is missing, failing instead
+#: under ``SEAHAVEN_REQUIRE_CLUSTER=1`` (CI).
+needs_cluster = pytest.mark.skipif(
+    not available() and not os.environ.get("SEAHAVEN_REQUIRE_CLUSTER"),
+    reason="redis-server and redis-cli are needed for a Redis Cluster",
+)
 
 #: The race tests' keys, under a prefix of this session's own: rooms a test session leaves
 #: behind (racing on, say, since their sockets closed) never meet another session's, whose
@@ -42,4 +51,22 @@ async def key_prefix() -> AsyncIterator[str]:
     r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     async for key in r.scan_iter(match=f"{name}*", count=1000):
         await r.delete(key)
+    await r.aclose()
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[RedisClusterProc]:
+    """A fresh cluster of 3 masters and 3 replicas for the module's tests (a SIGKILLed node
+    rejoins as a replica)."""
+    with RedisClusterProc.start() as started:
+        print(f"\ncluster up in {started.startup_s:.2f} s")
+        yield started
+
+
+@pytest.fixture
+async def cluster_client(cluster: RedisClusterProc) -> AsyncIterator[RedisCluster]:
+    """A cluster client of the test's own."""
+    r = RedisCluster.from_url(cluster.seed_url, decode_responses=True)
+    await r.initialize()
+    yield r
     await r.aclose()

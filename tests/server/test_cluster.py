@@ -8,9 +8,8 @@ fail instead.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,8 @@ from server.daily.deal import daily_deal, today
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.rediscluster import RedisClusterProc, available, cli
+from tests.rediscluster import RedisClusterProc, cli
+from tests.server.conftest import needs_cluster
 from tests.server.test_daily_server import ENV, line_of, play, start_daily
 from tests.server.test_redis_faults import private_redis
 from tests.serverproc import FAST, ServerProc, WsClient, running_server
@@ -31,27 +31,7 @@ from tests.serverproc import FAST, ServerProc, WsClient, running_server
 CODE = "SH1-C4-AAAAAAD"
 KEYS = Keys()
 
-pytestmark = pytest.mark.skipif(
-    not available() and not os.environ.get("SEAHAVEN_REQUIRE_CLUSTER"),
-    reason="redis-server and redis-cli are needed for a Redis Cluster",
-)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[RedisClusterProc]:
-    """A fresh cluster for this module's tests (a SIGKILLed node rejoins as a replica)."""
-    with RedisClusterProc.start() as started:
-        print(f"\ncluster up in {started.startup_s:.2f} s")
-        yield started
-
-
-@pytest.fixture
-async def client(cluster: RedisClusterProc) -> AsyncIterator[RedisCluster]:
-    """A cluster client of the test's own."""
-    r = RedisCluster.from_url(cluster.seed_url, decode_responses=True)
-    await r.initialize()
-    yield r
-    await r.aclose()
+pytestmark = needs_cluster
 
 
 def on_cluster(cluster: RedisClusterProc, *flags: str, env: dict[str, str] | None = None) -> Any:

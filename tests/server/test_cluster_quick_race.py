@@ -10,41 +10,22 @@ missing; under ``SEAHAVEN_REQUIRE_CLUSTER=1`` (CI) they fail instead.
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import AsyncIterator, Iterator
 
-import pytest
 from redis.asyncio.cluster import RedisCluster
 
 from server.store.keys import Keys
-from tests.rediscluster import RedisClusterProc, available
+from tests.rediscluster import RedisClusterProc
+from tests.server.conftest import needs_cluster
 from tests.server.test_quick_race import PACE_OFF, play_to_win, until
 from tests.serverproc import FAST, WsClient, running_server
 
 KEYS = Keys()
 
-pytestmark = pytest.mark.skipif(
-    not available() and not os.environ.get("SEAHAVEN_REQUIRE_CLUSTER"),
-    reason="redis-server and redis-cli are needed for a Redis Cluster",
-)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[RedisClusterProc]:
-    with RedisClusterProc.start() as started:
-        yield started
-
-
-@pytest.fixture
-async def client(cluster: RedisClusterProc) -> AsyncIterator[RedisCluster]:
-    r = RedisCluster.from_url(cluster.seed_url, decode_responses=True)
-    await r.initialize()
-    yield r
-    await r.aclose()
+pytestmark = needs_cluster
 
 
 async def test_three_players_on_two_instances_pair_race_and_are_rated_on_a_cluster(
-    cluster: RedisClusterProc, client: RedisCluster
+    cluster: RedisClusterProc, cluster_client: RedisCluster
 ) -> None:
     # A short wait for a fourth: three players start as a room of three.
     args = ["--redis-cluster", cluster.seed_url, *FAST, *PACE_OFF]
@@ -65,7 +46,7 @@ async def test_three_players_on_two_instances_pair_race_and_are_rated_on_a_clust
         assert snaps[0]["rated"] and snaps[0]["paired"]
         started = [await c.expect("started", timeout=10) for c in racers]
         code = started[0]["code"]
-        assert await client.zcard(KEYS.queue_wait(4)) == 0
+        assert await cluster_client.zcard(KEYS.queue_wait(4)) == 0
 
         status, live = two.get_json("/api/rooms/live")
         assert status == 200 and live["featured"]["room_id"] == snaps[0]["room_id"]
@@ -84,14 +65,14 @@ async def test_three_players_on_two_instances_pair_race_and_are_rated_on_a_clust
         for c in racers:
 
             async def applied(pid: str = c.player_id) -> bool:
-                return await client.hget(KEYS.rating(pid, 4), "games") == "1"
+                return await cluster_client.hget(KEYS.rating(pid, 4), "games") == "1"
 
             await until(applied, timeout=10)
         # Both instances saw the end: the race still counted once for each racer.
         await asyncio.sleep(1.0)
         for c in racers:
-            assert await client.hget(KEYS.rating(c.player_id, 4), "games") == "1"
-            assert await client.llen(KEYS.rating_history(c.player_id, 4)) == 1
+            assert await cluster_client.hget(KEYS.rating(c.player_id, 4), "games") == "1"
+            assert await cluster_client.llen(KEYS.rating_history(c.player_id, 4)) == 1
         status, top = one.get_json("/api/ratings?cells=4&limit=5")
         assert status == 200 and top["players"][0]["player_id"] == ann.player_id
         for c in racers:

@@ -28,7 +28,7 @@ from server.engine.solver import solve
 from tests import ROOT
 from tests.cli import seahaven_command
 from tests.rediscluster import RedisClusterProc
-from tests.rediscluster import available as cluster_available
+from tests.server.conftest import needs_cluster
 from tests.serverproc import FAST, ServerProc, WsClient, free_port, redis_url
 
 CODE = "SH1-C4-AAAAAAD"
@@ -203,17 +203,15 @@ async def test_racers_on_two_workers_race_one_room(key_prefix: str, tmp_path: Pa
         await race_across_workers(srv)
 
 
-@pytest.mark.skipif(
-    not cluster_available() and not os.environ.get("SEAHAVEN_REQUIRE_CLUSTER"),
-    reason="redis-server and redis-cli are needed for a Redis Cluster",
-)
-async def test_two_workers_race_one_room_on_a_redis_cluster(tmp_path: Path) -> None:
-    with RedisClusterProc.start() as cluster:
-        args = [*FAST, "--workers", "2", "--redis-cluster", cluster.seed_url]
-        with running_workers(args, redis=None, tmp=tmp_path) as srv:
-            assert embedded_redis_servers(tmp_path / "data") == []  # none: the cluster
-            assert not any(h["embedded_redis"] for h in (srv.health() for _ in range(10)))
-            await race_across_workers(srv)
+@needs_cluster
+async def test_two_workers_race_one_room_on_a_redis_cluster(
+    tmp_path: Path, cluster: RedisClusterProc
+) -> None:
+    args = [*FAST, "--workers", "2", "--redis-cluster", cluster.seed_url]
+    with running_workers(args, redis=None, tmp=tmp_path) as srv:
+        assert embedded_redis_servers(tmp_path / "data") == []  # none: the cluster
+        assert not any(h["embedded_redis"] for h in (srv.health() for _ in range(10)))
+        await race_across_workers(srv)
 
 
 async def test_a_killed_worker_is_restarted_and_clients_resume(
