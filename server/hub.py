@@ -15,7 +15,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -24,6 +24,7 @@ from redis.exceptions import RedisError
 from . import wire
 from .metrics import Metrics
 from .quiet import Quiet
+from .store.feed import Feed
 from .store.keys import Keys
 from .store.shards import ShardSubscriber
 
@@ -117,11 +118,9 @@ class Hub:
             self.shards = ShardSubscriber(
                 redis, self._shard_message, self._resubscribed, self.metrics.redis_errors.inc
             )
-            self.pubsub: Any = None
+            self.feed: Feed | None = None
         else:
-            self.pubsub = redis.pubsub()
-        self._confirm: dict[str, asyncio.Future[None]] = {}
-        self._task: asyncio.Task[None] | None = None
+            self.feed = Feed(redis, self._shard_message, self._resubscribed, self._feed_failed)
         self._lock = asyncio.Lock()
         #: Called with (room, message JSON) for every room-wide event (not a board's).
         self.on_room_event: Callable[[str, str], None] | None = None
@@ -137,20 +136,15 @@ class Hub:
 
     def start(self) -> None:
         """Run the reader (on a cluster, each shard's reader starts with its first room)."""
-        if self.shards is None:
-            self._task = asyncio.create_task(self._reader())
+        if self.feed is not None:
+            self.feed.start()
 
     async def close(self) -> None:
         """Stop the reader and drop the subscriptions."""
         if self.shards is not None:
             await self.shards.close()
-            return
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        with contextlib.suppress(Exception):
-            await self.pubsub.aclose()
+        if self.feed is not None:
+            await self.feed.close()
 
     async def attach(self, conn: Listener, room: str) -> None:
         """Add a socket to a room; subscribe (and wait for Redis to confirm) if first."""
@@ -164,14 +158,8 @@ class Hub:
             ch = self.keys.channel(room)
             if self.shards is not None:
                 await self.shards.subscribe(ch)
-                return
-            waiter = asyncio.get_running_loop().create_future()
-            self._confirm[ch] = waiter
-            await self.pubsub.subscribe(ch)
-            try:
-                await asyncio.wait_for(waiter, 5.0)
-            finally:
-                self._confirm.pop(ch, None)
+            elif self.feed is not None:
+                await self.feed.subscribe(ch)
 
     async def detach(self, conn: Listener, room: str) -> None:
         """Remove a socket; unsubscribe when the room has no local socket left."""
@@ -189,51 +177,15 @@ class Hub:
                 with contextlib.suppress(RedisError, ConnectionError):
                     if self.shards is not None:
                         await self.shards.unsubscribe(self.keys.channel(room))
-                    else:
-                        await self.pubsub.unsubscribe(self.keys.channel(room))
+                    elif self.feed is not None:
+                        self.feed.unsubscribe(self.keys.channel(room))
 
-    async def _reader(self) -> None:
-        streak = 0
-        while True:
-            streak += 1
-            if streak >= 32:
-                # Buffered messages come back without a pause; let acks and reads through.
-                streak = 0
-                await asyncio.sleep(0)
-            try:
-                if not self.pubsub.subscribed:
-                    await asyncio.sleep(0.01)
-                    continue
-                msg = await self.pubsub.get_message(timeout=1.0)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # Redis went away: count it, retry; resumes recover the rest
-                self.metrics.redis_errors.inc()
-                QUIET.failure("pubsub", "pub/sub reader failed")
-                await asyncio.sleep(0.5)
-                continue
-            if msg is None:
-                continue
-            kind = msg["type"]
-            if kind == "subscribe":
-                waiter = self._confirm.get(msg["channel"])
-                if waiter is not None and not waiter.done():
-                    waiter.set_result(None)
-                elif waiter is None:
-                    # Subscribed again after a lost connection: what the room published
-                    # meanwhile reached no socket here; fetch it from the room's events.
-                    room = Keys.room_of_channel(msg["channel"])
-                    task = asyncio.create_task(self.catch_up(room))
-                    self._catching_up.add(task)
-                    task.add_done_callback(self._catching_up.discard)
-            elif kind == "message":
-                try:
-                    self._forward(Keys.room_of_channel(msg["channel"]), msg["data"])
-                except Exception:  # one bad event must not end the fan-out of every room
-                    log.exception("forwarding an event failed")
+    def _feed_failed(self) -> None:
+        self.metrics.redis_errors.inc()
+        QUIET.failure("pubsub", "pub/sub reader failed")
 
     def _shard_message(self, channel: str, data: str) -> None:
-        """A room event from sharded pub/sub (a cluster)."""
+        """A room event from a room's channel (on a cluster, its shard's)."""
         try:
             self._forward(Keys.room_of_channel(channel), data)
         except Exception:  # one bad event must not end the fan-out of every room

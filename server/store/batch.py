@@ -139,6 +139,7 @@ class _Link:
         timeout: seconds connecting may take.
         tls: makes the TLS context, or None for plain TCP.
         on_lost: called when connecting fails or the connection is lost.
+        make_pipe: makes the protocol of a new connection (a pub/sub reader's, say).
     """
 
     def __init__(
@@ -147,11 +148,13 @@ class _Link:
         timeout: float,
         tls: Callable[[], Any] | None,
         on_lost: Callable[[], None],
+        make_pipe: Callable[[], _Pipe] = _Pipe,
     ) -> None:
         self.settings = settings
         self.timeout = timeout
         self.tls = tls
         self.on_lost = on_lost
+        self.make_pipe = make_pipe
         self.pipe: _Pipe | None = None
         self._connecting: asyncio.Future[_Pipe] | None = None
 
@@ -196,7 +199,7 @@ class _Link:
     async def _open(self) -> _Pipe:
         loop = asyncio.get_running_loop()
         s = self.settings
-        pipe = _Pipe()
+        pipe = self.make_pipe()
         if s.get("path"):
             opening = loop.create_unix_connection(lambda: pipe, s["path"])
         elif self.tls is not None:
@@ -222,6 +225,17 @@ class _Link:
                     pipe.transport.close()
                 raise reply
         return pipe
+
+
+def link_settings(redis: aioredis.Redis) -> tuple[dict[str, Any], Callable[[], Any] | None]:
+    """The settings of a connection of its own to the server of ``redis``: its pool's
+    (address, database, credentials) and, for ``rediss://``, what makes its TLS context."""
+    pool = redis.connection_pool
+    tls = None
+    if issubclass(pool.connection_class, SSLConnection):
+        # The same TLS settings as the shared client's (``rediss://``, ssl_* query).
+        tls = pool.connection_class(**pool.connection_kwargs).ssl_context.get
+    return dict(pool.connection_kwargs), tls
 
 
 class ScriptBatcher:
@@ -259,12 +273,7 @@ class ScriptBatcher:
         else:
             self._cluster = None
             self._shared = redis.connection_pool
-            self._settings = dict(self._shared.connection_kwargs)
-            self._tls = None
-            if issubclass(self._shared.connection_class, SSLConnection):
-                # The same TLS settings as the shared client's (``rediss://``, ssl_* query).
-                make = self._shared.connection_class(**self._shared.connection_kwargs)
-                self._tls = make.ssl_context.get
+            self._settings, self._tls = link_settings(redis)
             self._links[""] = _Link(self._settings, timeout, self._tls, self._lost_plain)
 
     async def __call__(

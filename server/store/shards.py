@@ -21,33 +21,53 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+
+from .batch import _Link, pack
+from .feed import FeedPipe
 
 log = logging.getLogger(__name__)
 
 
 class _Node:
-    """The pub/sub connection to one master and the channels it carries."""
+    """The pub/sub connection to one master and the channels it carries. Its messages are
+    parsed in the protocol's data callback (:class:`server.store.feed.FeedPipe`)."""
 
-    def __init__(self, name: str, client: aioredis.Redis) -> None:
+    def __init__(
+        self,
+        name: str,
+        settings: dict[str, Any],
+        timeout: float,
+        on_push: Callable[[_Node, list[Any]], None],
+    ) -> None:
         self.name = name
-        self.client = client
-        self.pubsub: Any = client.pubsub()
+        self.link = _Link(settings, timeout, None, lambda: None, lambda: FeedPipe(self._pushed))
+        self.on_push = on_push
         self.channels: set[str] = set()
         self.task: asyncio.Task[None] | None = None
+
+    def _pushed(self, reply: list[Any]) -> None:
+        self.on_push(self, reply)
+
+    def send(self, *command: str) -> None:
+        """Write a command (``SSUBSCRIBE``, ``SUNSUBSCRIBE``); its answer is pushed.
+
+        Raises:
+            ConnectionError: the connection is not open.
+        """
+        pipe = self.link.pipe
+        if pipe is None or pipe.transport is None or pipe.transport.is_closing():
+            raise ConnectionError(f"no pub/sub connection to {self.name}")
+        pipe.transport.write(pack(*command))
 
     async def aclose(self) -> None:
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
             with contextlib.suppress(BaseException):
                 await self.task
-        with contextlib.suppress(Exception):
-            await self.pubsub.aclose()
-        with contextlib.suppress(Exception):
-            await self.client.aclose()
+        self.link.close()
 
 
 class ShardSubscriber:
@@ -108,7 +128,7 @@ class ShardSubscriber:
         if node is not None:
             node.channels.discard(channel)
             with contextlib.suppress(Exception):
-                await node.pubsub.sunsubscribe(channel)
+                node.send("SUNSUBSCRIBE", channel)
 
     async def close(self) -> None:
         """Stop every reader and close every connection."""
@@ -130,7 +150,8 @@ class ShardSubscriber:
         self.where[channel] = node.name
         node.channels.add(channel)
         try:
-            await node.pubsub.ssubscribe(channel)
+            pipe = await node.link.get()
+            node.send("SSUBSCRIBE", channel)
         except BaseException:
             node.channels.discard(channel)
             if self.where.get(channel) == node.name:
@@ -139,52 +160,46 @@ class ShardSubscriber:
                 self._drop(node)
             raise
         if node.task is None:
-            node.task = asyncio.create_task(self._read(node))
+            node.task = asyncio.create_task(self._watch(node, cast(FeedPipe, pipe)))
 
     def _node(self, host: str, port: int) -> _Node:
         name = f"{host}:{port}"
         node = self.nodes.get(name)
         if node is None:
             s = self.cluster.nodes_manager.connection_kwargs
-            client = aioredis.Redis(
-                host=host,
-                port=port,
-                username=s.get("username"),
-                password=s.get("password"),
-                decode_responses=True,
-                socket_connect_timeout=s.get("socket_connect_timeout"),
-                health_check_interval=10,
-            )
-            node = self.nodes[name] = _Node(name, client)
+            settings = {
+                "host": host,
+                "port": port,
+                "username": s.get("username"),
+                "password": s.get("password"),
+            }
+            timeout = s.get("socket_connect_timeout") or 5.0
+            node = self.nodes[name] = _Node(name, settings, timeout, self._push)
         return node
 
-    async def _read(self, node: _Node) -> None:
-        while True:
-            try:
-                msg = await node.pubsub.get_message(timeout=1.0)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the node died or refused: its channels move elsewhere
-                self.on_failure()
-                log.warning("shard pub/sub on %s failed", node.name, exc_info=True)
-                self._drop(node)
-                return
-            if msg is None:
-                continue
-            kind, channel = msg["type"], msg.get("channel")
-            if kind == "smessage":
-                self.on_message(channel, msg["data"])
-            elif kind == "ssubscribe":
-                waiter = self._confirm.get(channel)
-                if waiter is not None and not waiter.done():
-                    waiter.set_result(None)
-                elif waiter is None:  # subscribed again (a reconnect, a mended channel)
-                    self.on_again(channel)
-            elif kind == "sunsubscribe" and self.where.get(channel) == node.name:
-                # Not asked for (ours drop the channel first): the node gave its slot away.
-                del self.where[channel]
-                node.channels.discard(channel)
-                self._orphan({channel})
+    async def _watch(self, node: _Node, pipe: FeedPipe) -> None:
+        """Wait for a node's connection to end: its channels move elsewhere."""
+        await pipe.closed.wait()
+        if self.nodes.get(node.name) is node:  # not one closed on purpose
+            self.on_failure()
+            log.warning("shard pub/sub on %s failed", node.name)
+            self._drop(node)
+
+    def _push(self, node: _Node, reply: list[Any]) -> None:
+        kind, channel = reply[0], reply[1]
+        if kind == "smessage":
+            self.on_message(channel, reply[2])
+        elif kind == "ssubscribe":
+            waiter = self._confirm.get(channel)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+            elif waiter is None:  # subscribed again (a mended channel)
+                self.on_again(channel)
+        elif kind == "sunsubscribe" and self.where.get(channel) == node.name:
+            # Not asked for (ours drop the channel first): the node gave its slot away.
+            del self.where[channel]
+            node.channels.discard(channel)
+            self._orphan({channel})
 
     def _drop(self, node: _Node) -> None:
         """Forget a failed node; its channels are subscribed again elsewhere."""
