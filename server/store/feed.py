@@ -64,6 +64,28 @@ class FeedPipe(_Pipe):
         self.closed.set()
 
 
+#: Seconds a quiet subscribed connection waits before it checks that Redis still answers.
+HEALTH_CHECK_S = 10.0
+
+
+async def watch(pipe: FeedPipe, timeout: float) -> None:
+    """Return when a subscribed connection ends, or stops answering: a quiet connection
+    sends ``PING`` every :data:`HEALTH_CHECK_S` and is closed when no answer comes within
+    ``timeout`` (a connection cut without a reset would otherwise stay silent for ever)."""
+    while True:
+        try:
+            await asyncio.wait_for(pipe.closed.wait(), HEALTH_CHECK_S)
+            return
+        except TimeoutError:
+            pass
+        try:
+            await asyncio.wait_for(pipe.send(pack("PING")), timeout)
+        except Exception:  # no answer in time, or the connection went meanwhile
+            if pipe.transport is not None:
+                pipe.transport.abort()
+            return
+
+
 class Feed:
     """The channels one instance follows on one Redis server.
 
@@ -139,7 +161,7 @@ class Feed:
                 pipe = await self.link.get()
                 if self.wanted and pipe.transport is not None:
                     pipe.transport.write(pack("SUBSCRIBE", *sorted(self.wanted)))
-                await cast(FeedPipe, pipe).closed.wait()
+                await watch(cast(FeedPipe, pipe), self.link.timeout)
                 raise ConnectionError("the pub/sub connection to Redis was lost")
             except asyncio.CancelledError:
                 raise

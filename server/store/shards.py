@@ -26,7 +26,7 @@ from typing import Any, cast
 from redis.asyncio.cluster import RedisCluster
 
 from .batch import _Link, pack
-from .feed import FeedPipe
+from .feed import FeedPipe, watch
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,7 @@ class ShardSubscriber:
 
     async def _watch(self, node: _Node, pipe: FeedPipe) -> None:
         """Wait for a node's connection to end: its channels move elsewhere."""
-        await pipe.closed.wait()
+        await watch(pipe, node.link.timeout)
         if self.nodes.get(node.name) is node:  # not one closed on purpose
             self.on_failure()
             log.warning("shard pub/sub on %s failed", node.name)
