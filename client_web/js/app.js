@@ -3,6 +3,7 @@
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
+import { Quick } from "./quick.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
 import { toast } from "./notify.js";
 import { playerName } from "./player.js";
@@ -19,6 +20,11 @@ class App {
     this.main = document.getElementById("main");
     this.net = new Net(defaultUrl(), playerName);
     this.game = new Game(this.net);
+    this.quick = new Quick(this.net); // the quick race queue: waiting to be paired
+    // Paired, wherever we waited: to the race.
+    this.quick.onChange((state, room) => {
+      if (room?.mode === "race" && room.role === "player") location.hash = `#/race/${encodeURIComponent(room.room_id)}`;
+    });
     this.wins = new Wins(this); // the win banner and its celebration
     this.views = {
       play: new PlayView(this),
@@ -83,8 +89,10 @@ class App {
     else this.whenWelcomed.push(fn);
   }
 
-  /** Leave the current room if it is not `keep` (one room at a time). */
+  /** Leave the current room if it is not `keep`, and the quick race queue (one room at a
+   * time, and never a room and the queue). */
   leaveRoom(keep = null) {
+    this.quick.cancel();
     if (this.game.roomId && this.game.roomId !== keep) {
       this.net.leave();
       this.game.clear();
