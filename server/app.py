@@ -16,11 +16,13 @@ import json
 import logging
 import secrets
 import signal
+from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from .bot import Bot
 from .context import Context
 from .daily.pace import Pace
 from .daily.services import Daily
@@ -31,9 +33,10 @@ from .http.connection import HttpConnection
 from .hub import Hub
 from .limits import TokenBuckets
 from .metrics import Metrics
-from .play import hints, identity, leaderboard, moves, rooms, solo
+from .play import hints, identity, leaderboard, moves, queue, rooms, solo
 from .registry import Registry
 from .rooms import membership
+from .rooms.pairing import pairing_loop
 from .rooms.rounds import janitor
 from .session import serve_connection
 from .settings import Settings
@@ -45,7 +48,7 @@ from .store.store import BoardLimits, Store
 log = logging.getLogger(__name__)
 
 #: Every module that offers handlers, by name: nothing registers by being imported.
-HANDLER_MODULES = (identity, rooms, solo, moves, hints, leaderboard, http_server, api)
+HANDLER_MODULES = (identity, rooms, solo, moves, hints, leaderboard, queue, http_server, api)
 
 
 def build_registry() -> Registry:
@@ -200,6 +203,19 @@ async def run(settings: Settings, ready: asyncio.Event | None = None) -> int:
     return status
 
 
+def bot_launcher(ctx: Context, port: int) -> Callable[[str, str, str, float], None]:
+    """How this instance starts a bot racer: a client of its own port, through the same
+    checks and move path as any player (the quick race's ``accept_bot``)."""
+    host = ctx.settings.host if ctx.settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+    url = f"ws://{'[' + host + ']' if ':' in host else host}:{port}/ws"
+
+    async def race(room: str, name: str, token: str, speed: float) -> None:
+        bot = Bot(url, name=name, speed=speed, say=None, token=token)
+        await bot.run(room=room)
+
+    return lambda room, name, token, speed: ctx.spawn(race(room, name, token, speed))
+
+
 def _finish(stop: asyncio.Future[int], status: int) -> None:
     """End the serving with ``status`` (a second signal, or a signal after the embedded
     Redis died, changes nothing)."""
@@ -221,6 +237,7 @@ async def serve_until_stopped(
     tune_gc()
     ctx.hub.start()
     ctx.spawn(janitor(ctx))
+    ctx.spawn(pairing_loop(ctx))
     ctx.spawn(watch_loop(ctx.metrics))
 
     async def handler(ws: ServerConnection) -> None:
@@ -246,6 +263,7 @@ async def serve_until_stopped(
         compression=None,
     ) as server:
         port = server.sockets[0].getsockname()[1] if server.sockets else settings.port
+        ctx.launch_bot = bot_launcher(ctx, port)
         print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
         if ready is not None:
             ready.set()

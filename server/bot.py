@@ -61,6 +61,7 @@ class Bot:
         name: the name shown to the others.
         speed: actions per second.
         say: where the running commentary goes (``print`` by default; None for silence).
+        token: the token of an identity to race as (a new one without).
     """
 
     def __init__(
@@ -69,8 +70,10 @@ class Bot:
         name: str = "bot",
         speed: float = 2.0,
         say: Callable[[str], None] | None = print,
+        token: str | None = None,
     ) -> None:
         self.url = url
+        self.token = token
         self.name = name
         self.speed = speed
         self.say = say or (lambda _text: None)
@@ -155,7 +158,10 @@ class Bot:
     async def _race(
         self, room: str | None, cells: int, start_at: int, code: str | None
     ) -> BotResult:
-        await self._send({"type": "hello", "name": self.name})
+        hello: dict[str, Any] = {"type": "hello", "name": self.name}
+        if self.token:
+            hello["token"] = self.token
+        await self._send(hello)
         welcome = await self._next("welcome")
         me = self.result.player_id = welcome["player_id"]
         self.names[me] = self.name

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,12 @@ class Context:
     sockets_by_address: Counter[str] = field(default_factory=Counter)
     #: New identities by client address (made in ``build_context``).
     identities: TokenBuckets | None = None
+    #: This instance's sockets in the quick-race queue, by player id
+    #: (:class:`server.rooms.waiting.Waiting`).
+    waiting: dict[str, Any] = field(default_factory=dict)
+    #: Starts a bot racer in a room: (room, name, token, actions a second); set by the app
+    #: once it serves (the bot is a client of this instance's own port).
+    launch_bot: Callable[[str, str, str, float], None] | None = None
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a coroutine in the background, keeping a reference and logging failures."""

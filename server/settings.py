@@ -109,6 +109,16 @@ class Settings(BaseSettings):
     away_grace_ms: int = Field(
         default=90_000, ge=0, description="a racer gone mid-race gives up after this long"
     )
+    # The quick race (protocol/README.md, "Quick race and ratings").
+    pair_fourth_ms: int = Field(
+        default=10_000, ge=0, description="quick race: the longest wait for a fourth racer"
+    )
+    bot_offer_ms: int = Field(
+        default=20_000, ge=0, description="quick race: a bot is offered after this long alone"
+    )
+    pair_join_ms: int = Field(
+        default=5_000, ge=100, description="quick race: the wait for the paired to come in"
+    )
     # One solver process by default: a hint is worth at most a second of one core, and the
     # instance's event loop (and often Redis, or a second instance) needs the other cores
     # of a small host. Raise it where cores are spare: about (cores - instances) / instances.

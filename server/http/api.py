@@ -19,8 +19,12 @@
   last 30 days (``daily``); the rooms of the history, and a running day's replay id, only to
   their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 - ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
-  recent first): room id, cells, state, racers with their progress, spectators; never a
-  code, a board or a private room. Answers are kept for a second per instance.
+  recent first): room id, cells, state, racers with their progress and rating,
+  spectators; never a code, a board or a private room; and ``featured``, the running one
+  with the highest ratings. Answers are kept for a second per instance.
+- ``GET /api/ratings?cells=C&limit=N``: the best rated players of a variant.
+- ``GET /api/player/ID`` also gives the player's ratings per variant with their history and
+  their recent public races (``ratings``, ``public_races``).
 
 """
 
@@ -38,7 +42,8 @@ from ..daily.leaderboard import MAX_LIMIT
 from ..daily.profile import daily_history
 from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..registry import HttpRequest, HttpResponse, Routes
-from ..store.listing import MAX_ANSWERED, live_rooms
+from ..store import ratings
+from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
 from ..store.records import RoomPhase
 
 routes = Routes()
@@ -172,13 +177,14 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     day = today()
     data["streak"] = await svc.leaderboard.streak(pid, day.isoformat())
     data["daily"] = await daily_history(svc.leaderboard, pid, day, owner=mine)
+    data["ratings"], data["public_races"] = await ratings.profile(ctx.store, pid)
     return _json(200, data)
 
 
 #: How long an instance keeps its answer of ``/api/rooms/live`` (seconds): many watchers
 #: polling cost Redis one read a second.
 LIVE_FRESH_S: Final = 1.0
-_live_answers: dict[tuple[int, int], tuple[float, list[dict[str, Any]]]] = {}
+_live_answers: dict[tuple[int, int], tuple[float, dict[str, Any]]] = {}
 
 
 @routes.get("/api/rooms/live")
@@ -195,6 +201,28 @@ async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
     if held is None or time.monotonic() - held[0] > LIVE_FRESH_S:
         if len(_live_answers) > 64:
             _live_answers.clear()
-        held = (time.monotonic(), await live_rooms(ctx.store, limit))
+        rooms, featured = await rated_view(ctx.store, await live_rooms(ctx.store, limit))
+        held = (time.monotonic(), {"rooms": rooms, "featured": featured})
         _live_answers[key] = held
-    return _json(200, {"now": now_ms(), "rooms": held[1]})
+    return _json(200, {"now": now_ms(), **held[1]})
+
+
+#: Players ``/api/ratings`` lists at most.
+MAX_RATINGS: Final = 100
+
+
+@routes.get("/api/ratings")
+async def get_ratings(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The best players of a variant: ``{cells, players: [{rank, player_id, name, rating,
+    games}]}``."""
+    cells = request.query.get("cells", "4")
+    if cells not in ("4", "2", "1"):
+        return _json(400, {"error": "bad_cells", "message": "cells is 4, 2 or 1"})
+    try:
+        limit = int(request.query.get("limit", "50"))
+    except ValueError:
+        limit = -1
+    if not 1 <= limit <= MAX_RATINGS:
+        return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_RATINGS}"})
+    players = await ratings.top(ctx.store, int(cells), limit)
+    return _json(200, {"cells": int(cells), "players": players})

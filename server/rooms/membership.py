@@ -21,11 +21,11 @@ from ..context import Context
 from ..daily.results import record_give_up
 from ..hub import Seen
 from ..session import Conn
-from ..store import listing
+from ..store import listing, queue
 from ..store.cache import BoardEntry, replay
 from ..store.records import IN_PLAY, Mode, Role, RoomPhase, WatchMode, default_watch
 from ..store.store import RoomRead
-from . import rounds
+from . import ratings, rounds, waiting
 from .views import players
 
 ROOM_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -44,12 +44,17 @@ async def new_room(
     solo: Conn | None = None,
     typed: bool = False,
     public: bool = False,
+    rated: bool = False,
+    paired: bool = False,
 ) -> str:
     """Create a room in Redis; with ``solo`` it is already racing with that player.
 
     Args:
         typed: the host typed ``code`` (the lobby then shows it and says so).
-        public: anyone may find the room and watch it (never live, see ``watch_modes``).
+        public: anyone may find the room and watch it (never live, see ``watch_modes``);
+            a public race is always rated.
+        rated: the race changes its racers' ratings.
+        paired: the quick-race queue made it: no host, the server starts it.
 
     Returns:
         The room id.
@@ -61,6 +66,8 @@ async def new_room(
             "code": code,
             "typed": 1 if typed else 0,
             "public": 1 if public else 0,
+            "rated": 1 if public or rated else 0,
+            "paired": 1 if paired else 0,
             "watch": default_watch(public).value,
             "delay_s": DEFAULT_DELAY_S,
             "cells": cells,
@@ -187,6 +194,7 @@ async def enter(
     that shows spectators less than everything (delayed, progress) always gets a snapshot:
     replayed events would show the boards too early. Returns False if the room is gone.
     """
+    await waiting.leave(ctx, conn, "room")  # never in the queue and in a room at once
     conn.room, conn.role = room, role
     conn.drop_held()
     conn.syncing = []
@@ -314,6 +322,8 @@ async def leave(ctx: Context, conn: Conn, room: str) -> None:
         entry = await ctx.boards.get(room, state.round, pid, state.code)
         moves = entry.board.moves
     rnd = state.round if state else 0
+    if state is not None and state.paired and state.phase in (RoomPhase.LOBBY, RoomPhase.COUNTDOWN):
+        ctx.spawn(queue.note_dodge(ctx.store, pid))  # left a paired race before its start
     await ctx.store.leave(
         room,
         pid,
@@ -329,6 +339,7 @@ async def on_close(ctx: Context, conn: Conn) -> None:
     """A socket closed: in the lobby (or as a spectator) that is leaving the room; a racer
     mid-race has :data:`Settings.away_grace_ms` to come back before giving up."""
     ctx.daily.watchers.forget(conn)
+    await waiting.leave(ctx, conn, None)  # a queued socket that closes leaves the queue
     room = conn.room
     if room is None:
         return
@@ -345,6 +356,8 @@ async def on_close(ctx: Context, conn: Conn) -> None:
         await leave(ctx, conn, room)
         return
     await leave_socket(ctx, conn)
+    if state is not None and state.paired and state.phase == RoomPhase.COUNTDOWN and conn.pid:
+        ctx.spawn(queue.note_dodge(ctx.store, conn.pid))  # gone before the paired race began
     if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER and conn.pid:
         # A racer who does not come back gives up, so the race can end.
         await rounds.mark_away(ctx, conn.pid, room, state.round)
@@ -356,6 +369,7 @@ async def race_over(ctx: Context, room: str) -> None:
     state = await ctx.rooms.get(room)
     if state is None or state.mode != Mode.RACE:
         return
+    ctx.spawn(ratings.settle(ctx, room))  # a rated race changes its racers' ratings, once
     await ctx.store.unmark_racing(state.code, room)
     if state.public:
         await listing.unlist_room(ctx.store, room)  # over: no longer a live race to watch

@@ -163,6 +163,50 @@ class Keys:
         """A replay record (JSON)."""
         return f"{self.prefix}replay:{replay_id}"
 
+    # -- quick race and ratings -----------------------------------------------------------
+    # A variant's queue keys share the tag ``{qC}`` (one slot: the pairing script's); a
+    # player's rating keys share ``{P}`` (one slot: the script that applies a race to them).
+
+    def queue_wait(self, cells: int) -> str:
+        """Sorted set of the players waiting for a quick race (score: their skill ``mu``)."""
+        return f"{self.prefix}queue:{{q{cells}}}:wait"
+
+    def queue_info(self, cells: int) -> str:
+        """Hash player id -> ``{since, ready, inst}`` of each waiting player."""
+        return f"{self.prefix}queue:{{q{cells}}}:info"
+
+    def queue_paired(self, cells: int) -> str:
+        """Hash player id -> the room a pairing put them in, until their instance takes it."""
+        return f"{self.prefix}queue:{{q{cells}}}:paired"
+
+    def room_rated(self, room: str, round_: int) -> str:
+        """The ratings of a room's round, once applied (the marker that it counted)."""
+        return f"{self.room(room)}:rated:{round_}"
+
+    def rating(self, pid: str, cells: int) -> str:
+        """Hash ``{mu, sigma, rating, games, name}``: a player's rating of a variant."""
+        return f"{self.prefix}rating:{{{pid}}}:{cells}"
+
+    def rating_history(self, pid: str, cells: int) -> str:
+        """List of a player's rating points of a variant (JSON), oldest first."""
+        return f"{self.prefix}rating:{{{pid}}}:{cells}:hist"
+
+    def rating_applied(self, pid: str) -> str:
+        """Sorted set of the ``ROOM/ROUND`` already applied to a player (score: ms)."""
+        return f"{self.prefix}rating:{{{pid}}}:applied"
+
+    def rating_races(self, pid: str) -> str:
+        """List of a player's recent public (rated) races (JSON), newest first."""
+        return f"{self.prefix}rating:{{{pid}}}:races"
+
+    def ratings_top(self, cells: int) -> str:
+        """Sorted set player id -> shown rating of a variant (``/api/ratings``)."""
+        return f"{self.prefix}ratings:{cells}"
+
+    def dodges(self, pid: str) -> str:
+        """How often a player left a paired room before its start lately (a counter)."""
+        return f"{self.prefix}player:{pid}:dodges"
+
 
 @dataclass(frozen=True, slots=True)
 class Family:
@@ -172,7 +216,8 @@ class Family:
 
     Attributes:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
-            ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code.
+            ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code, ``V``
+            a variant (cells), ``{P}``/``{Q}`` a player's / a variant queue's hash tag.
         kind: the Redis type.
         bound: what its size is bounded by.
         lifetime: how long it lives; ``expires`` says whether Redis expires it.
@@ -186,13 +231,22 @@ class Family:
 
     def regex(self) -> re.Pattern[str]:
         """A pattern matching the names of this family (after the prefix)."""
-        parts = re.split(r"(\{R\}|\{C\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b)", self.pattern)
+        parts = re.split(
+            r"(\{R\}|\{C\}|\{P\}|\{Q\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b)",
+            self.pattern,
+        )
         out = []
         for part in parts:
             if part == "{R}":
                 out.append(r"\{[A-Z0-9]+\}")
             elif part == "{C}":
                 out.append(r"\{SH1-C[421]-[A-Z2-7]{7}\}")
+            elif part == "{P}":
+                out.append(r"\{[A-Za-z0-9_-]+\}")
+            elif part == "{Q}":
+                out.append(r"\{q[421]\}")
+            elif part == "V":
+                out.append("[421]")
             elif part in ("R", "N", "P", "T", "D", "K", "ID"):
                 out.append(
                     {"N": r"\d+", "D": r"\d{4}-\d{2}-\d{2}", "K": r"(daily|hard)"}.get(
@@ -249,4 +303,20 @@ FAMILIES: Final = (
     Family(
         "rooms:live", "zset", "500 public rooms (MAX_LISTED)", "room TTL after the last listing"
     ),
+    Family(
+        "queue:{Q}:wait", "zset", "5000 waiting players (MAX_WAITING)", "1 h after its last change"
+    ),
+    Family("queue:{Q}:info", "hash", "one per waiting player", "1 h after its last change"),
+    Family("queue:{Q}:paired", "hash", "players paired, until taken", "1 h after its last change"),
+    Family("room:{R}:rated:N", "string", "one round's rating changes", "room TTL"),
+    Family(
+        "rating:{P}:V", "hash", "mu, sigma, rating, games, name", "history-days after last race"
+    ),
+    Family("rating:{P}:V:hist", "list", "100 points (MAX_HISTORY)", "history-days after last race"),
+    Family("rating:{P}:applied", "zset", "50 races (MAX_APPLIED)", "history-days after last race"),
+    Family(
+        "rating:{P}:races", "list", "20 public races (MAX_RACES)", "history-days after last race"
+    ),
+    Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
+    Family("player:P:dodges", "string", "a counter", "1 h after the last dodge"),
 )

@@ -120,3 +120,32 @@ def room_view(fields: dict[str, str], members: list[str]) -> dict[str, Any]:
         "spectators": int(fields.get("ns") or 0),
         "racers": racers,
     }
+
+
+#: The phases in which a listed room may be the featured race.
+FEATURED_PHASES: Final = frozenset({RoomPhase.COUNTDOWN, RoomPhase.RACING})
+
+
+async def rated_view(
+    store: Store, rooms: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The listed rooms with each racer's rating of the room's variant (None: unrated), and
+    the featured race: the running one whose racers' mean rating is highest (an unrated
+    racer counts 1000), or None. It shows what the list shows, nothing more."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for view in rooms:
+            for racer in view["racers"]:
+                pipe.hget(store.keys.rating(racer["player_id"], view["cells"]), "rating")
+        found = iter(await pipe.execute())
+    best: tuple[float, int] | None = None
+    out: list[dict[str, Any]] = []
+    for i, view in enumerate(rooms):
+        racers = [
+            {**r, "rating": None if (x := next(found)) is None else int(x)} for r in view["racers"]
+        ]
+        out.append({**view, "racers": racers})
+        if view["state"] in FEATURED_PHASES and racers:
+            mean = sum(r["rating"] or 1000 for r in racers) / len(racers)
+            if best is None or mean > best[0]:
+                best = (mean, i)
+    return out, (None if best is None else out[best[1]])

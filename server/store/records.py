@@ -106,6 +106,7 @@ class RoomState:
     delay_s: int = DEFAULT_DELAY_S
     seq: int = 0
     public: bool = False  # listed for anyone to watch (never changes after creation)
+    paired: bool = False  # made by the quick-race queue: no host (never changes either)
 
     @classmethod
     def from_fields(cls, room: str, fields: dict[str, str]) -> RoomState:
@@ -122,6 +123,7 @@ class RoomState:
             int(fields.get("delay_s") or DEFAULT_DELAY_S),
             int(fields.get("seq") or 0),
             fields.get("public") == "1",
+            fields.get("paired") == "1",
         )
 
     def follow(self, kind: str, phase: str | None = None) -> bool:

@@ -104,6 +104,7 @@ async def test_a_public_room_is_listed_with_progress_never_its_code_or_boards(
         "foundation_cards": delta["foundation_cards"],
         "moves": 6,
         "finished": False,
+        "rating": None,  # never rated in 4 cells
     }
     assert code not in body and "board" not in body and "code" not in body
     assert not CARD.search(body), CARD.search(body)

@@ -39,6 +39,12 @@ BOUNDS = {
     "daily:D:K:entries": 1000,
     "deadlines": 1000,
     "rooms:live": 500,
+    "queue:{Q}:wait": 5000,
+    "queue:{Q}:info": 5000,
+    "rating:{P}:V": 5,
+    "rating:{P}:V:hist": 100,
+    "rating:{P}:applied": 50,
+    "rating:{P}:races": 20,
 }
 
 
@@ -71,7 +77,8 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
     prefix = key_prefix
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
     args = [*QUICK, "--countdown-ms", "100", "--spectators-per-room", "3"]
-    args += ["--away-grace-ms", "300"]
+    args += ["--away-grace-ms", "300", "--pace-read-ms", "0", "--pace-median-ms", "0"]
+    args += ["--pace-fast-ms", "0"]
     with running_server(redis_url(), args=args, env=env) as srv:
         clients: list[WsClient] = []
         for round_ in range(4):  # races: a win, a give-up, a racer gone, spectators
@@ -84,6 +91,7 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
             await eve.send({"type": "join", "room": room, "role": "spectator"})
             await bob.expect("snapshot")
             await eve.expect("snapshot")
+            await ann.send({"type": "rated", "rated": True})  # ratings and their history
             await ann.send({"type": "start"})
             await ann.expect("started")
             for i, text in enumerate(LINE, 1):
@@ -110,6 +118,10 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
         await public.send(action_message(solve(Board.from_code(drawn)).moves[0], 1))
         await public.expect("ack", id=1)
         clients.append(public)
+        waiter = await WsClient.connect(srv.ws_url, "Waiter")  # the quick-race queue
+        await waiter.send({"type": "queue", "cells": 2})
+        await waiter.expect("queued")
+        clients.insert(0, waiter)
         daily = await WsClient.connect(srv.ws_url, "Day")
         await daily.send({"type": "daily"})
         await daily.expect("snapshot")
@@ -138,6 +150,7 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
                 assert await size(r, key, kind) <= bound, name
         # The game kinds above touched most families.
         patterns = ("room:{R}:log:N:P", "replay:ID", "player:P:races", "session:T", "rooms:live")
+        patterns += ("rating:{P}:V", "rating:{P}:V:hist", "room:{R}:rated:N", "ratings:V")
         for pattern in patterns:
             assert pattern in seen, pattern
     finally:
@@ -188,6 +201,13 @@ def test_family_patterns_do_not_overlap() -> None:
         "replay:r-abc": "replay:ID",
         "racing:{SH1-C4-AAAAAAB}": "racing:{C}",
         "rooms:live": "rooms:live",
+        "queue:{q4}:wait": "queue:{Q}:wait",
+        "rating:{p12ab}:2": "rating:{P}:V",
+        "rating:{p12ab}:2:hist": "rating:{P}:V:hist",
+        "rating:{p12ab}:applied": "rating:{P}:applied",
+        "ratings:1": "ratings:V",
+        "room:{ABCD1234}:rated:3": "room:{R}:rated:N",
+        "player:p1:dodges": "player:P:dodges",
     }
     for name, pattern in samples.items():
         assert family_of(name).pattern == pattern

@@ -52,9 +52,9 @@ end
 -- Spectators are a count (`ns`), never a list: a room event stays small however many watch.
 local function room_values(meta, members)
   local m = redis.call('HMGET', meta, 'room_id', 'code', 'cells', 'mode', 'state', 'round',
-                       'host', 'ns', 'typed', 'watch', 'delay_s', 'public')
+                       'host', 'ns', 'typed', 'watch', 'delay_s', 'public', 'rated', 'paired')
   local v = {m[1], m[2], m[3], m[4], m[5], m[6], m[7] or '', m[8] or '0', m[9] or '0',
-             m[10] or 'live', m[11] or '30', m[12] or '0'}
+             m[10] or 'live', m[11] or '30', m[12] or '0', m[13] or '0', m[14] or '0'}
   for _, entry in ipairs(redis.call('HVALS', members)) do
     if cjson.decode(entry)['role'] == 'player' then v[#v + 1] = entry end
   end

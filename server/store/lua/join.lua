@@ -24,7 +24,9 @@ if role == 'player' then
   if tonumber(st[2] or '0') >= maxp then return {'room_full', 0} end
   redis.call('HINCRBY', KEYS[1], 'np', 1)
   redis.call('HSET', KEYS[1], 'st:' .. pid, 'waiting')
-  if not redis.call('HGET', KEYS[1], 'host') or redis.call('HGET', KEYS[1], 'host') == '' then
+  -- A paired room (made by the quick-race queue) has no host: the server starts it.
+  if (not redis.call('HGET', KEYS[1], 'host') or redis.call('HGET', KEYS[1], 'host') == '')
+      and redis.call('HGET', KEYS[1], 'paired') ~= '1' then
     redis.call('HSET', KEYS[1], 'host', pid)
   end
 else

@@ -1,0 +1,51 @@
+"""The quick-race messages: ``queue``, ``unqueue``, ``accept_bot``; and ``rated``, the host's
+choice that an invite room's race changes ratings. The pairing is
+:mod:`server.rooms.pairing`'s."""
+
+from __future__ import annotations
+
+from protocol import models as m
+
+from ..context import Context
+from ..registry import Routes
+from ..rooms import pairing, waiting
+from ..session import Conn
+from ..store import ratings
+
+routes = Routes()
+
+
+@routes.ws("queue")
+async def on_queue(ctx: Context, conn: Conn, msg: m.Queue) -> None:
+    """Wait for a quick race of ``cells`` cells."""
+    status = await pairing.enqueue(ctx, conn, msg.cells)
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("unqueue")
+async def on_unqueue(ctx: Context, conn: Conn, msg: m.Unqueue) -> None:
+    """Stop waiting."""
+    if not await waiting.leave(ctx, conn, "asked"):
+        conn.error("not_queued")
+
+
+@routes.ws("accept_bot")
+async def on_accept_bot(ctx: Context, conn: Conn, msg: m.AcceptBot) -> None:
+    """Race the bot offered."""
+    status = await pairing.accept_bot(ctx, conn)
+    if status != "ok":
+        conn.error(status)
+
+
+@routes.ws("rated")
+async def on_rated(ctx: Context, conn: Conn, msg: m.SetRated) -> None:
+    """The host of an invite room, in the lobby: whether its race is rated."""
+    if conn.room is None:
+        conn.error("not_in_room")
+        return
+    status = await ratings.set_rated(
+        ctx.store, conn.room, conn.pid or "", msg.rated, ctx.instance_id
+    )
+    if status != "ok":
+        conn.error(status)

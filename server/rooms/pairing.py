@@ -1,0 +1,221 @@
+"""The quick race: pairing waiting players into public, rated races, and the bot offer.
+
+The queue is in Redis (:mod:`server.store.queue`), one per variant, so players waiting on
+different instances are paired together. Every instance runs :func:`pairing_loop`: a
+pairing pass per variant (one atomic script takes groups out of the queue, so no player is
+paired twice whichever instances run it), a room for each group it took, and then, for the
+sockets of this instance that wait, what became of them: paired (they join their room and
+get its ``snapshot``), still waiting (a ``bot_offer`` once they waited alone long enough),
+or lost on the way (the instance that took them died before telling: they wait again).
+
+A paired room is public and rated, with no host; the instance that made it starts its
+countdown once its racers are in (or after ``pair_join_ms``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+import zlib
+from typing import Final
+
+from websockets.protocol import State
+
+from .. import wire
+from ..clock import now_ms
+from ..context import Context
+from ..pools import draw
+from ..quiet import Quiet
+from ..session import Conn
+from ..store import listing, queue
+from ..store import ratings as stored
+from ..store.records import Mode, Role
+from . import membership, rounds
+from .ratings import START, shown
+from .waiting import Waiting, of
+
+log = logging.getLogger(__name__)
+QUIET = Quiet(log)
+
+#: Seconds between two pairing passes of an instance.
+TICK_S: Final = 0.25
+#: How long a player may be neither waiting nor paired before waiting again (ms): a
+#: pairing whose instance died between taking the group and naming its room.
+LOST_MS: Final = 3_000
+#: The bots' names (one is picked per player, always the same one).
+BOT_NAMES: Final = ("Bot Otter", "Bot Heron", "Bot Lynx", "Bot Puffin", "Bot Marten", "Bot Ibis")
+VARIANTS: Final = (4, 2, 1)
+
+
+def penalty_s(dodges: int) -> int:
+    """Seconds a player is held back in the queue after ``dodges`` dodges in the last hour:
+    none for the first, then 15 s doubling each time, at most 300 s."""
+    return 0 if dodges <= 1 else min(300, 15 * 2 ** (dodges - 2))
+
+
+def bot_speed(rating: int) -> float:
+    """A bot's actions a second for a player of ``rating``: 0.6 at 1000, doubling every
+    400 points, between 0.3 and 3."""
+    return max(0.3, min(3.0, 0.6 * 2 ** ((rating - 1000) / 400)))
+
+
+def bot_name(pid: str) -> str:
+    """The bot a player is offered."""
+    return BOT_NAMES[zlib.crc32(pid.encode()) % len(BOT_NAMES)]
+
+
+def _open(conn: Conn) -> bool:
+    return conn.ws.protocol.state is State.OPEN
+
+
+async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
+    """Put a socket's player in the queue of ``cells`` (``queue``); ``ok`` or the refusal."""
+    pid = conn.pid or ""
+    if conn.room is not None:
+        return "already_in_room"
+    if pid in ctx.waiting or await queue.queued_in(ctx.store, pid) is not None:
+        return "already_queued"
+    skill = (await stored.skills(ctx.store, [pid], cells, START))[pid]
+    penalty = penalty_s(await queue.dodges(ctx.store, pid))
+    now = now_ms()
+    status = await queue.add(
+        ctx.store, cells, pid, skill.mu, now, now + penalty * 1000, ctx.instance_id
+    )
+    if status == "full":
+        return "busy"
+    if status != "ok":
+        return status
+    if not _open(conn) or conn.room is not None or pid in ctx.waiting:
+        await queue.remove(ctx.store, cells, pid)  # closed, or in a room, meanwhile
+        return "ok" if not _open(conn) else "already_queued"
+    rating = shown(skill.mu, skill.sigma)
+    ctx.waiting[pid] = Waiting(conn, cells, now, rating)
+    conn.queue(wire.queued(cells, rating, skill.games, penalty, now))
+    return "ok"
+
+
+async def pairing_loop(ctx: Context) -> None:
+    """Pair, make rooms, bring this instance's paired sockets in; for good."""
+    while True:
+        await asyncio.sleep(TICK_S)
+        try:
+            await tick(ctx)
+        except Exception:  # Redis gone: the queue waits in Redis for the next pass
+            QUIET.failure("pairing", "a pairing pass failed")
+
+
+async def tick(ctx: Context) -> None:
+    """One pass: pair every variant, then bring in or update this instance's waiting."""
+    for cells in VARIANTS:
+        groups = await queue.pair(ctx.store, cells, now_ms(), ctx.settings.pair_fourth_ms)
+        for group in groups:
+            await make_room(ctx, cells, group)
+    await deliver(ctx)
+
+
+async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
+    """A public, rated room on a certified deal for a group; its racers are told where."""
+    room = await membership.new_room(
+        ctx, Mode.RACE, draw(cells).code, cells, public=True, paired=True
+    )
+    await listing.list_room(ctx.store, room, now_ms())
+    await queue.assign(ctx.store, cells, room, group)
+    ctx.spawn(start_when_in(ctx, room, len(group)))
+    return room
+
+
+async def start_when_in(ctx: Context, room: str, racers: int) -> None:
+    """Start a paired room's countdown once its ``racers`` are in, or after
+    ``pair_join_ms`` with those who came (none: the room is left to expire)."""
+    deadline = time.monotonic() + ctx.settings.pair_join_ms / 1000
+    present = 0
+    while True:
+        fields = await ctx.store.room_fields(room)
+        present = int(fields.get("np") or 0)
+        if present >= racers or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(0.05)
+    if present == 0:
+        await listing.unlist_room(ctx.store, room)
+        return
+    status = await rounds.start(ctx, room, "")
+    if status != "ok":
+        QUIET.failure("pair_start", "a paired room did not start: %s", status)
+
+
+async def deliver(ctx: Context) -> None:
+    """What became of this instance's waiting sockets: into their paired room, a bot offer,
+    or back in the queue when their pairing was lost."""
+    now = now_ms()
+    for cells in VARIANTS:
+        entries = [w for w in ctx.waiting.values() if isinstance(w, Waiting) and w.cells == cells]
+        if not entries:
+            continue
+        pids = [w.conn.pid or "" for w in entries]
+        rooms, present = await queue.look(ctx.store, cells, pids)
+        for entry, pid, room, here in zip(entries, pids, rooms, present, strict=True):
+            if ctx.waiting.get(pid) is not entry:
+                continue  # it left (or queued again) meanwhile
+            if room is not None:
+                await bring_in(ctx, entry, pid, room)
+            elif not here:
+                await maybe_lost(ctx, entry, pid, now)
+            else:
+                entry.missing = 0
+                if not entry.offered and now - entry.since >= ctx.settings.bot_offer_ms:
+                    entry.offered = True
+                    waited = (now - entry.since) // 1000
+                    offer = wire.bot_offer(cells, bot_name(pid), entry.rating, waited)
+                    entry.conn.queue(offer)
+
+
+async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
+    """A paired socket joins its room (and gets its snapshot)."""
+    if not await queue.taken(ctx.store, entry.cells, pid):
+        return  # another pass took it
+    ctx.waiting.pop(pid, None)
+    conn = entry.conn
+    if not _open(conn) or conn.room is not None:
+        return
+    status = await membership.join(ctx, conn, room, Role.PLAYER)
+    if status != "ok":
+        conn.error(status)
+
+
+async def maybe_lost(ctx: Context, entry: Waiting, pid: str, now: int) -> None:
+    """Neither waiting nor paired: after :data:`LOST_MS`, wait again (same place in time)."""
+    if entry.missing == 0:
+        entry.missing = now
+        return
+    if now - entry.missing < LOST_MS:
+        return
+    entry.missing = 0
+    skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
+    await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, ctx.instance_id)
+
+
+async def accept_bot(ctx: Context, conn: Conn) -> str:
+    """Race the offered bot now (``accept_bot``); ``ok`` or the refusal."""
+    entry = of(ctx, conn)
+    if entry is None or not entry.offered:
+        return "no_bot_offer"
+    if ctx.launch_bot is None:
+        return "unavailable"
+    pid = conn.pid or ""
+    if not await queue.remove(ctx.store, entry.cells, pid):
+        return "no_bot_offer"  # paired meanwhile: the room comes with the next pass
+    ctx.waiting.pop(pid, None)
+    conn.queue(wire.unqueued(entry.cells, "room"))
+    cells = entry.cells
+    # A race with a bot is practice: not listed, not rated; the server starts it.
+    room = await membership.new_room(ctx, Mode.RACE, draw(cells).code, cells, paired=True)
+    status = await membership.join(ctx, conn, room, Role.PLAYER)
+    if status != "ok":
+        return status
+    token, bot_pid, name = secrets.token_urlsafe(24), "b" + secrets.token_hex(6), bot_name(pid)
+    await ctx.store.save_session(token, bot_pid, name)
+    ctx.launch_bot(room, name, token, bot_speed(entry.rating))
+    ctx.spawn(start_when_in(ctx, room, 2))
+    return "ok"

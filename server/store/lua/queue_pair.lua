@@ -1,0 +1,54 @@
+-- One pairing pass over a variant's quick-race queue: takes waiting players out in groups,
+-- atomically, so that passes running on several instances never pair a player twice.
+-- KEYS: wait, info. ARGV: now (ms), the wait for a fourth (ms), most players scanned,
+-- most groups, ttl.
+-- Returns the groups, flat: {n, pid1..pidn, n, pid1..pidn, ...}.
+--
+-- Only players whose `ready` time has come take part (a dodger's penalty holds them back).
+-- While four or more are ready, the four whose skills (the scores) are closest, the window
+-- of four neighbours with the smallest spread, form a group. Two or three left over form
+-- one when the longest waiting of them has waited the wait for a fourth.
+local now, fourth = tonumber(ARGV[1]), tonumber(ARGV[2])
+local max_groups = tonumber(ARGV[4])
+local all = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1, 'WITHSCORES')
+local ready = {}
+for i = 1, #all, 2 do
+  local info = redis.call('HGET', KEYS[2], all[i])
+  if info then
+    local d = cjson.decode(info)
+    if tonumber(d['ready']) <= now then
+      ready[#ready + 1] = {all[i], tonumber(all[i + 1]), tonumber(d['since'])}
+    end
+  else
+    redis.call('ZREM', KEYS[1], all[i])  -- an entry without its info is no wait
+  end
+end
+local out, groups = {}, 0
+local function take(first, n)
+  groups = groups + 1
+  out[#out + 1] = n
+  for k = first, first + n - 1 do
+    local pid = ready[k][1]
+    out[#out + 1] = pid
+    redis.call('ZREM', KEYS[1], pid)
+    redis.call('HDEL', KEYS[2], pid)
+  end
+  for _ = 1, n do table.remove(ready, first) end
+end
+while #ready >= 4 and groups < max_groups do
+  local best, spread = 1, nil
+  for i = 1, #ready - 3 do
+    local s = ready[i + 3][2] - ready[i][2]
+    if spread == nil or s < spread then best, spread = i, s end
+  end
+  take(best, 4)
+end
+if #ready >= 2 and #ready <= 3 and groups < max_groups then
+  local oldest = now
+  for _, r in ipairs(ready) do if r[3] < oldest then oldest = r[3] end end
+  if now - oldest >= fourth then take(1, #ready) end
+end
+if groups > 0 then
+  for _, k in ipairs(KEYS) do redis.call('EXPIRE', k, tonumber(ARGV[5])) end
+end
+return out

@@ -1,0 +1,137 @@
+"""The quick-race queue in Redis: one per variant (4, 2 or 1 cells), shared by every instance.
+
+A variant's keys (``queue:{qC}:wait``, ``:info``, ``:paired``) share one hash tag, so the
+pairing script touches one cluster slot; it never touches a room's keys (the rooms of its
+groups are made afterwards, by the instance that ran it). See :mod:`server.rooms.pairing`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from .scripts import source
+from .store import Store
+
+#: Players one variant's queue holds at most (a ``queue`` past it hears ``busy``).
+MAX_WAITING: Final = 5000
+#: Players one pairing pass looks at (the lowest skills first), and groups it makes at most.
+MAX_SCANNED: Final = 400
+MAX_GROUPS: Final = 100
+#: Seconds the queue's keys live after their last change.
+QUEUE_TTL: Final = 3600
+#: Seconds a dodge counts (``player:P:dodges`` expires this long after the last one).
+DODGE_TTL: Final = 3600
+
+_scripts: dict[tuple[int, str], Any] = {}
+
+
+def script(store: Store, name: str) -> Any:
+    """The registered script ``lua/NAME.lua`` on the store's client (registered once)."""
+    key = (id(store.redis), name)
+    found = _scripts.get(key)
+    if found is None:
+        found = _scripts[key] = store.redis.register_script(source(name))
+    return found
+
+
+def _keys(store: Store, cells: int) -> list[str]:
+    k = store.keys
+    return [k.queue_wait(cells), k.queue_info(cells), k.queue_paired(cells)]
+
+
+async def add(
+    store: Store, cells: int, pid: str, mu: float, since: int, ready: int, inst: str
+) -> str:
+    """Put a player in the queue of ``cells``; ``ok``, ``already_queued`` or ``full``."""
+    info = json.dumps({"since": since, "ready": ready, "inst": inst}, separators=(",", ":"))
+    out = await script(store, "queue_add")(
+        keys=_keys(store, cells), args=[pid, mu, info, MAX_WAITING, QUEUE_TTL]
+    )
+    return str(out)
+
+
+async def queued_in(store: Store, pid: str) -> int | None:
+    """The variant whose queue holds ``pid``, or None."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for cells in (4, 2, 1):
+            pipe.zscore(store.keys.queue_wait(cells), pid)
+        found = await pipe.execute()
+    for cells, score in zip((4, 2, 1), found, strict=True):
+        if score is not None:
+            return cells
+    return None
+
+
+async def remove(store: Store, cells: int, pid: str) -> bool:
+    """Take a player out of the queue; False if they were not waiting in it (already paired,
+    say)."""
+    k = store.keys
+    async with store.redis.pipeline(transaction=True) as pipe:
+        pipe.zrem(k.queue_wait(cells), pid)
+        pipe.hdel(k.queue_info(cells), pid)
+        removed, _ = await pipe.execute()
+    return bool(removed)
+
+
+async def pair(store: Store, cells: int, now: int, fourth_ms: int) -> list[list[str]]:
+    """One pairing pass (``lua/queue_pair.lua``): the groups it took out of the queue."""
+    k = store.keys
+    raw = await script(store, "queue_pair")(
+        keys=[k.queue_wait(cells), k.queue_info(cells)],
+        args=[now, fourth_ms, MAX_SCANNED, MAX_GROUPS, QUEUE_TTL],
+    )
+    items = [str(x) for x in raw]
+    groups: list[list[str]] = []
+    i = 0
+    while i < len(items):
+        n = int(items[i])
+        groups.append(items[i + 1 : i + 1 + n])
+        i += 1 + n
+    return groups
+
+
+async def assign(store: Store, cells: int, room: str, pids: list[str]) -> None:
+    """Tell the instances of ``pids`` which room their pairing made (they take it from
+    there, see :func:`taken`)."""
+    key = store.keys.queue_paired(cells)
+    async with store.redis.pipeline(transaction=True) as pipe:
+        pipe.hset(key, mapping=dict.fromkeys(pids, room))
+        pipe.expire(key, QUEUE_TTL)
+        await pipe.execute()
+
+
+async def look(store: Store, cells: int, pids: list[str]) -> tuple[list[str | None], list[bool]]:
+    """For players waiting on this instance: the room each was paired into (or None), and
+    whether each is still in the queue."""
+    k = store.keys
+    async with store.redis.pipeline(transaction=False) as pipe:
+        pipe.hmget(k.queue_paired(cells), pids)
+        for pid in pids:
+            pipe.zscore(k.queue_wait(cells), pid)
+        found = await pipe.execute()
+    return list(found[0]), [score is not None for score in found[1:]]
+
+
+async def taken(store: Store, cells: int, pid: str) -> bool:
+    """Take a pairing (once: False if another socket or instance took it first)."""
+    return bool(await store.redis.hdel(store.keys.queue_paired(cells), pid))
+
+
+async def waiting(store: Store, cells: int) -> int:
+    """How many wait in a variant's queue."""
+    return int(await store.redis.zcard(store.keys.queue_wait(cells)))
+
+
+async def note_dodge(store: Store, pid: str) -> None:
+    """A player left a paired room before its start."""
+    key = store.keys.dodges(pid)
+    async with store.redis.pipeline(transaction=True) as pipe:
+        pipe.incr(key)
+        pipe.expire(key, DODGE_TTL)
+        await pipe.execute()
+
+
+async def dodges(store: Store, pid: str) -> int:
+    """How often a player dodged in the last hour (since the last dodge)."""
+    return int(await store.redis.get(store.keys.dodges(pid)) or 0)

@@ -1,0 +1,185 @@
+"""Players' ratings in Redis: one per identity and variant, with its history.
+
+A player's rating keys (``rating:{P}:C``, ``:hist``, ``rating:{P}:applied``, ``:races``)
+share the hash tag ``{P}``, so the script that applies a race to one player touches one
+slot. A round's changes are settled once per room (``room:{R}:rated:N``, in the room's slot,
+``lua/rate_claim.lua``); each player's update is then applied by ``lua/rate_apply.lua``,
+which records the ``ROOM/ROUND`` it applied, so a repeated call (another instance, a retry)
+changes nothing. The top list ``ratings:C`` holds each player's shown rating.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .queue import script
+from .store import MAX_EVENTS, Store
+
+#: Rating points kept per player and variant, races applied remembered, races listed.
+MAX_HISTORY: Final = 100
+MAX_APPLIED: Final = 50
+MAX_RACES: Final = 20
+#: Players the top list of a variant keeps at most.
+MAX_RATED: Final = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A player's rating of one variant: the model's ``mu`` and ``sigma``, the shown
+    rating, the rated games."""
+
+    mu: float
+    sigma: float
+    rating: int
+    games: int
+
+
+async def skills(store: Store, pids: list[str], cells: int, default: Skill) -> dict[str, Skill]:
+    """Each player's rating of ``cells`` (``default`` for a player who has none)."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for pid in pids:
+            pipe.hmget(store.keys.rating(pid, cells), "mu", "sigma", "rating", "games")
+        found = await pipe.execute()
+    out = {}
+    for pid, (mu, sigma, rating, games) in zip(pids, found, strict=True):
+        if mu is None or sigma is None:
+            out[pid] = default
+        else:
+            out[pid] = Skill(float(mu), float(sigma), int(rating or 0), int(games or 0))
+    return out
+
+
+async def claim(
+    store: Store, room: str, round_: int, marker: str, body: str, origin: str
+) -> tuple[bool, str]:
+    """Settle a round's changes once: (written now, the marker as stored)."""
+    k = store.keys
+    raw = await script(store, "rate_claim")(
+        keys=[k.room(room), k.events(room), k.room_rated(room, round_)],
+        args=[marker, body, origin, MAX_EVENTS, store.ttl],
+    )
+    return str(raw[0]) == "ok", str(raw[1])
+
+
+async def settled(store: Store, room: str, round_: int) -> str | None:
+    """The marker of a round already settled, or None."""
+    value = await store.redis.get(store.keys.room_rated(room, round_))
+    return None if value is None else str(value)
+
+
+async def apply(
+    store: Store,
+    pid: str,
+    cells: int,
+    race_id: str,
+    now: int,
+    line: dict[str, Any],
+    race: dict[str, Any],
+    keep_s: int,
+) -> bool:
+    """Apply one racer's line of a settled round (once); then the top list."""
+    k = store.keys
+    point = {"t": now, "rating": line["rating"], "change": line["change"]}
+    counts = line.get("unrated_reason") is None
+    applied = await script(store, "rate_apply")(
+        keys=[
+            k.rating(pid, cells),
+            k.rating_history(pid, cells),
+            k.rating_applied(pid),
+            k.rating_races(pid),
+        ],
+        args=[
+            race_id,
+            now,
+            1 if counts else 0,
+            repr(line["mu"]),
+            repr(line["sigma"]),
+            line["rating"],
+            line["name"],
+            json.dumps(point, separators=(",", ":")),
+            json.dumps(race, separators=(",", ":")),
+            MAX_HISTORY,
+            MAX_APPLIED,
+            MAX_RACES,
+            keep_s,
+        ],
+    )
+    if counts:
+        top = k.ratings_top(cells)
+        async with store.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(top, {pid: line["rating"]})
+            pipe.zremrangebyrank(top, 0, -(MAX_RATED + 1))
+            pipe.expire(top, keep_s)
+            await pipe.execute()
+    return bool(applied)
+
+
+async def top(store: Store, cells: int, limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` best players of a variant: rank, player id, name, rating, games."""
+    rows = await store.redis.zrevrange(store.keys.ratings_top(cells), 0, limit - 1)
+    if not rows:
+        return []
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for pid in rows:
+            pipe.hmget(store.keys.rating(pid, cells), "name", "rating", "games")
+        found = await pipe.execute()
+    out: list[dict[str, Any]] = []
+    for pid, (name, rating, games) in zip(rows, found, strict=True):
+        if rating is None:
+            continue  # its rating expired before its place in the list
+        out.append(
+            {
+                "rank": len(out) + 1,
+                "player_id": pid,
+                "name": name or "",
+                "rating": int(rating),
+                "games": int(games or 0),
+            }
+        )
+    return out
+
+
+async def shown(store: Store, pids: list[str], cells: int) -> dict[str, int | None]:
+    """Each player's shown rating of ``cells`` (None: never rated)."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for pid in pids:
+            pipe.hget(store.keys.rating(pid, cells), "rating")
+        found = await pipe.execute()
+    return {pid: (None if r is None else int(r)) for pid, r in zip(pids, found, strict=True)}
+
+
+async def profile(store: Store, pid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A player's ratings per variant (``rating``, ``games``, ``history``) and their recent
+    public races, newest first."""
+    k = store.keys
+    variants = (4, 2, 1)
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for cells in variants:
+            pipe.hmget(k.rating(pid, cells), "rating", "games")
+            pipe.lrange(k.rating_history(pid, cells), 0, -1)
+        pipe.lrange(k.rating_races(pid), 0, -1)
+        found = await pipe.execute()
+    ratings: dict[str, Any] = {}
+    for i, cells in enumerate(variants):
+        (rating, games), history = found[2 * i], found[2 * i + 1]
+        if rating is not None:
+            ratings[str(cells)] = {
+                "rating": int(rating),
+                "games": int(games or 0),
+                "history": [json.loads(p) for p in history],
+            }
+    return ratings, [json.loads(r) for r in found[-1]]
+
+
+async def set_rated(store: Store, room: str, pid: str, rated: bool, origin: str) -> str:
+    """The host of an invite room says whether its race is rated (``lua/rated.lua``);
+    ``ok`` or the refusal."""
+    k = store.keys
+    raw = await script(store, "rated")(
+        keys=[k.room(room), k.members(room), k.events(room)],
+        args=[pid, 1 if rated else 0, origin, MAX_EVENTS, store.ttl],
+    )
+    status, _seq = raw
+    return str(status)

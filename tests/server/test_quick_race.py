@@ -1,0 +1,367 @@
+"""The quick race and ratings on real server processes, a real Redis and real sockets:
+four players queueing on two instances are paired into one public, rated race, listed and
+featured while it runs; their new ratings are openskill's for the order they finished in,
+applied once although both instances see the end; a queued socket that closes leaves the
+queue; a lone player is offered a bot and races it; invite rooms change ratings only when
+their host said so; a too-fast finisher keeps their rating; hostile inputs change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from openskill.models import PlackettLuce
+
+from server.engine import Board, Move, parse_action
+from server.engine.solver import solve
+from server.rooms.ratings import shown
+from server.store.keys import Keys
+from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+
+#: Scripted players act faster than people: the pace rule is off unless a test is about it.
+PACE_OFF = [
+    *("--pace-read-ms", "0", "--pace-median-ms", "0", "--pace-fast-ms", "0"),
+    *("--pace-fast-share", "1"),
+]
+
+
+def action(text: str, action_id: int) -> dict[str, Any]:
+    """The protocol message of a line's action."""
+    parsed = parse_action(text)
+    assert isinstance(parsed, Move)
+    return {"type": "move", "id": action_id, "src": str(parsed.src), "dst": str(parsed.dst)}
+
+
+async def play_to_win(client: WsClient, code: str) -> None:
+    """Play the solver's line of ``code`` to the win."""
+    line = solve(Board.from_code(code), timeout=20).moves
+    assert line, code
+    for i, text in enumerate(line):
+        await client.send(action(text, i))
+        await client.expect("ack", id=i)
+    await client.expect("finished", player_id=client.player_id)
+
+
+async def until(check: Any, timeout: float = 5.0) -> None:
+    """Wait until ``await check()`` is true."""
+    for _ in range(int(timeout / 0.05)):
+        if await check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the condition never held")
+
+
+@pytest.fixture
+async def redis_client() -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+def pair(key_prefix: str) -> Iterator[tuple[ServerProc, ServerProc]]:
+    """Two instances on one Redis under the test's prefix, pace rule off."""
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
+    with (
+        running_server(redis_url(), args=args, env=env) as one,
+        running_server(redis_url(), args=args, env=env) as two,
+    ):
+        yield one, two
+
+
+async def test_four_players_on_two_instances_race_a_rated_paired_race(
+    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    one, two = pair
+    keys = Keys(key_prefix)
+    ann = await WsClient.connect(one.ws_url, "Ann")
+    bob = await WsClient.connect(two.ws_url, "Bob")
+    cy = await WsClient.connect(one.ws_url, "Cy")
+    dee = await WsClient.connect(two.ws_url, "Dee")
+    racers = (ann, bob, cy, dee)
+    for c in racers:
+        await c.send({"type": "queue", "cells": 4})
+        queued = await c.expect("queued")
+        assert queued["cells"] == 4 and queued["rating"] == 1000 and queued["penalty_s"] == 0
+    snaps = [await c.expect("snapshot", timeout=8) for c in racers]
+    room = snaps[0]["room_id"]
+    for snap in snaps:
+        assert snap["room_id"] == room  # one room, whichever instance each player is on
+        assert snap["public"] and snap["rated"] and snap["paired"] and snap["host"] is None
+        assert snap["watch"] == "delayed" and snap["code"] is None
+    started = [await c.expect("started", timeout=8) for c in racers]
+    code = started[0]["code"]
+    assert sorted(started[0]["players"]) == sorted(c.player_id for c in racers)
+    assert await redis_client.zcard(keys.queue_wait(4)) == 0
+
+    # Listed and featured while it runs (names and progress, no code, no board).
+    status, live = one.get_json("/api/rooms/live")
+    assert status == 200 and live["featured"]["room_id"] == room
+    assert code not in json.dumps(live)
+    assert {r["rating"] for r in live["featured"]["racers"]} == {None}
+
+    await play_to_win(ann, code)
+    await play_to_win(bob, code)
+    await cy.send({"type": "give_up"})
+    await dee.send({"type": "leave"})
+    over = await ann.expect("race_over", timeout=8)
+    assert [r["player_id"] for r in over["results"][:2]] == [ann.player_id, bob.player_id]
+    ratings = await cy.expect("ratings", timeout=8)
+
+    # openskill's Plackett-Luce for Ann 1st, Bob 2nd, Cy and Dee tied last.
+    model = PlackettLuce()
+    order = [ann, bob, cy, dee]
+    new = model.rate([[model.rating()] for _ in order], ranks=[1, 2, 3, 3])
+    expected = {c.player_id: (t[0].mu, t[0].sigma) for c, t in zip(order, new, strict=True)}
+    lines = {x["player_id"]: x for x in ratings["changes"]}
+    assert set(lines) == set(expected)
+    for pid, (mu, sigma) in expected.items():
+        assert lines[pid]["rating"] == shown(mu, sigma)
+        assert lines[pid]["change"] == shown(mu, sigma) - 1000 and lines[pid]["games"] == 1
+
+        async def applied(key: str = keys.rating(pid, 4)) -> bool:
+            return bool(await redis_client.hexists(key, "mu"))
+
+        await until(applied)  # the `ratings` event comes first, then each player's update
+        held = await redis_client.hgetall(keys.rating(pid, 4))
+        assert float(held["mu"]) == pytest.approx(mu)
+        assert float(held["sigma"]) == pytest.approx(sigma)
+    # Both instances saw the end; the race counted once.
+    await asyncio.sleep(1.0)
+    for c in racers:
+        assert await redis_client.hget(keys.rating(c.player_id, 4), "games") == "1"
+        assert await redis_client.llen(keys.rating_history(c.player_id, 4)) == 1
+    assert len([m for m in bob.messages if m["type"] == "ratings"]) == 1
+
+    status, top = two.get_json("/api/ratings?cells=4&limit=10")
+    assert status == 200 and top["players"][0]["player_id"] == ann.player_id
+    assert [p["rating"] for p in top["players"]] == sorted(
+        (lines[c.player_id]["rating"] for c in racers), reverse=True
+    )
+    status, profile = one.get_json(f"/api/player/{ann.player_id}")
+    assert status == 200
+    assert profile["ratings"]["4"]["rating"] == lines[ann.player_id]["rating"]
+    assert len(profile["ratings"]["4"]["history"]) == 1
+    assert profile["public_races"][0]["rank"] == 1 and profile["public_races"][0]["racers"] == 4
+    assert "room" not in json.dumps(profile["public_races"])
+    # Over: off the live list, and no longer featured.
+    for _ in range(40):
+        status, live = one.get_json("/api/rooms/live")
+        if room not in json.dumps(live):
+            break
+        await asyncio.sleep(0.1)
+    assert room not in json.dumps(live) and live["featured"] is None
+    for c in racers:
+        await c.close()
+
+
+async def test_a_queued_socket_that_closes_leaves_the_queue(
+    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    one, _two = pair
+    keys = Keys(key_prefix)
+    ann = await WsClient.connect(one.ws_url, "Ann")
+    await ann.send({"type": "queue", "cells": 2})
+    await ann.expect("queued")
+    assert await redis_client.zscore(keys.queue_wait(2), ann.player_id) is not None
+    await ann.close()
+
+    async def gone() -> bool:
+        return await redis_client.zscore(keys.queue_wait(2), ann.player_id) is None
+
+    await until(gone)
+    assert await redis_client.hget(keys.queue_info(2), ann.player_id) is None
+
+
+async def test_hostile_inputs_get_clear_errors_and_change_nothing(
+    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    one, two = pair
+    keys = Keys(key_prefix)
+    ann = await WsClient.connect(one.ws_url, "Ann")
+    await ann.send({"type": "unqueue"})
+    assert (await ann.expect("error"))["code"] == "not_queued"
+    await ann.send({"type": "accept_bot"})
+    assert (await ann.expect("error"))["code"] == "no_bot_offer"
+    for bad in ({"cells": 3}, {"cells": "4"}, {"cells": 4, "rated": True}):
+        await ann.send({"type": "queue", **bad})
+        assert (await ann.expect("error"))["code"] == "invalid_message"
+    await ann.send({"type": "queue", "cells": 1})
+    await ann.expect("queued")
+    await ann.send({"type": "queue", "cells": 1})
+    assert (await ann.expect("error"))["code"] == "already_queued"
+    # The same identity from another socket, on the other instance, in another variant.
+    ann2 = await WsClient.connect(two.ws_url, "Ann", token=ann.token)
+    await ann2.send({"type": "queue", "cells": 4})
+    assert (await ann2.expect("error"))["code"] == "already_queued"
+    assert await redis_client.zcard(keys.queue_wait(1)) == 1
+    assert await redis_client.zcard(keys.queue_wait(4)) == 0
+    await ann.send({"type": "accept_bot"})
+    assert (await ann.expect("error"))["code"] == "no_bot_offer"  # none offered yet
+    # Entering a room takes the player out of the queue first.
+    await ann.send({"type": "create_room", "cells": 4})
+    assert (await ann.expect("unqueued"))["reason"] == "room"
+    snap = await ann.expect("snapshot")
+    assert await redis_client.zcard(keys.queue_wait(1)) == 0
+    await ann.send({"type": "queue", "cells": 4})
+    assert (await ann.expect("error"))["code"] == "already_in_room"
+    assert await redis_client.zcard(keys.queue_wait(4)) == 0
+    # `rated`: the host of an invite room only, in the lobby; never unrating a public room.
+    bob = await WsClient.connect(one.ws_url, "Bob")
+    await bob.send({"type": "rated", "rated": True})
+    assert (await bob.expect("error"))["code"] == "not_in_room"
+    await bob.send({"type": "join", "room": snap["room_id"], "role": "player"})
+    await bob.expect("snapshot")
+    await bob.send({"type": "rated", "rated": True})
+    assert (await bob.expect("error"))["code"] == "not_host"
+    await ann.send({"type": "rated", "rated": "yes"})
+    assert (await ann.expect("error"))["code"] == "invalid_message"
+    assert await redis_client.hget(keys.room(snap["room_id"]), "rated") == "0"
+    eve = await WsClient.connect(one.ws_url, "Eve")
+    await eve.send({"type": "create_room", "public": True})
+    public = await eve.expect("snapshot")
+    assert public["rated"] is True
+    await eve.send({"type": "rated", "rated": False})
+    assert (await eve.expect("error"))["code"] == "public_room"
+    assert await redis_client.hget(keys.room(public["room_id"]), "rated") == "1"
+    await ann.send({"type": "start"})
+    await ann.expect("started")
+    await ann.send({"type": "rated", "rated": True})
+    assert (await ann.expect("error"))["code"] == "wrong_state"
+    for c in (ann, ann2, bob, eve):
+        await c.close()
+
+
+async def race_invite(url: str, rated: bool) -> tuple[WsClient, WsClient, dict[str, Any]]:
+    """Ann hosts an invite room (rated or not), Bob joins, Ann wins, Bob gives up."""
+    ann = await WsClient.connect(url, "Ann")
+    bob = await WsClient.connect(url, "Bob")
+    await ann.send({"type": "create_room", "cells": 4})
+    room = (await ann.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    if rated:
+        await ann.send({"type": "rated", "rated": True})
+        # Every racer sees it in the lobby, before the start.
+        for c in (ann, bob):
+            await c.expect("room", rated=True, state="lobby")
+    await ann.send({"type": "start"})
+    started = await ann.expect("started")
+    await play_to_win(ann, started["code"])
+    await bob.send({"type": "give_up"})
+    over = await bob.expect("race_over")
+    return ann, bob, over
+
+
+async def test_invite_rooms_are_unrated_unless_their_host_says_so(
+    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    one, _two = pair
+    keys = Keys(key_prefix)
+    ann, bob, _over = await race_invite(one.ws_url, rated=False)
+    await asyncio.sleep(1.0)
+    assert not [m for m in ann.messages + bob.messages if m["type"] == "ratings"]
+    for c in (ann, bob):
+        assert await redis_client.exists(keys.rating(c.player_id, 4)) == 0
+    ann, bob, _over = await race_invite(one.ws_url, rated=True)
+    ratings = await ann.expect("ratings")
+    model = PlackettLuce()
+    new = model.rate([[model.rating()], [model.rating()]], ranks=[1, 2])
+    lines = {x["player_id"]: x for x in ratings["changes"]}
+    assert lines[ann.player_id]["rating"] == shown(new[0][0].mu, new[0][0].sigma)
+    assert lines[bob.player_id]["rating"] == shown(new[1][0].mu, new[1][0].sigma)
+    assert lines[ann.player_id]["change"] > 0 > lines[bob.player_id]["change"]
+
+
+async def test_a_lone_player_is_offered_a_bot_and_races_it(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, "--bot-offer-ms", "500"]
+    with running_server(redis_url(), args=args, env=env) as srv:
+        ann = await WsClient.connect(srv.ws_url, "Ann")
+        await ann.send({"type": "queue", "cells": 4})
+        await ann.expect("queued")
+        offer = await ann.expect("bot_offer", timeout=5)
+        assert offer["cells"] == 4 and offer["bot"]["rating"] == 1000
+        await ann.send({"type": "accept_bot"})
+        assert (await ann.expect("unqueued"))["reason"] == "room"
+        snap = await ann.expect("snapshot")
+        assert snap["paired"] and not snap["public"] and not snap["rated"]
+        room = await ann.expect("room", timeout=10, state="lobby")
+        while len(room["players"]) < 2:
+            room = await ann.expect("room", timeout=10)
+        bot = next(p for p in room["players"] if p["player_id"] != ann.player_id)
+        assert bot["name"] == offer["bot"]["name"]
+        started = await ann.expect("started", timeout=10)
+        assert bot["player_id"] in started["players"]
+        # The bot plays through the move path: Ann sees its progress, never its board.
+        await ann.expect("progress", timeout=10, player_id=bot["player_id"], moves=2)
+        assert not [
+            m for m in ann.messages if m["type"] == "delta" and m["player_id"] != ann.player_id
+        ]
+        assert await redis_client.zcard(Keys(key_prefix).queue_wait(4)) == 0
+        await ann.close()
+
+
+async def test_a_too_fast_finisher_keeps_their_rating(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, "--pair-fourth-ms", "300", "--bot-offer-ms", "60000"]  # the pace rule on
+    with running_server(redis_url(), args=args, env=env) as srv:
+        clients = [await WsClient.connect(srv.ws_url, n) for n in ("Ann", "Bob", "Cy")]
+        ann, bob, cy = clients
+        for c in clients:
+            await c.send({"type": "queue", "cells": 4})
+        started = [await c.expect("started", timeout=10) for c in clients]
+        await play_to_win(ann, started[0]["code"])  # a script's pace
+        await bob.send({"type": "give_up"})
+        await cy.send({"type": "give_up"})
+        ratings = await ann.expect("ratings", timeout=8)
+        lines = {x["player_id"]: x for x in ratings["changes"]}
+        assert lines[ann.player_id]["unrated_reason"] in ("fast_start", "too_fast")
+        assert lines[ann.player_id]["change"] == 0 and lines[ann.player_id]["games"] == 0
+        # Bob and Cy, tied, are rated among themselves.
+        model = PlackettLuce()
+        new = model.rate([[model.rating()], [model.rating()]], ranks=[1, 1])
+        assert lines[bob.player_id]["rating"] == shown(new[0][0].mu, new[0][0].sigma)
+        assert lines[bob.player_id]["games"] == 1
+        keys = Keys(key_prefix)
+        assert await redis_client.exists(keys.rating(ann.player_id, 4)) == 0
+        for c in clients:
+            await c.close()
+
+
+async def test_leaving_paired_races_before_the_start_holds_a_player_back(
+    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    one, two = pair
+    keys = Keys(key_prefix)
+    dodger = await WsClient.connect(one.ws_url, "Dodger")
+    others = [await WsClient.connect(two.ws_url, n) for n in ("Bob", "Cy", "Dee")]
+    for c in (dodger, *others):
+        await c.send({"type": "queue", "cells": 4})
+        await c.expect("queued")
+    await dodger.expect("snapshot", timeout=8)
+    await dodger.send({"type": "leave"})  # before the countdown ends: a dodge
+    await dodger.expect("left")
+
+    async def counted() -> bool:
+        return await redis_client.get(keys.dodges(dodger.player_id)) == "1"
+
+    await until(counted)
+    await dodger.send({"type": "queue", "cells": 4})
+    assert (await dodger.expect("queued"))["penalty_s"] == 0  # the first is forgiven
+    await dodger.send({"type": "unqueue"})
+    assert (await dodger.expect("unqueued"))["reason"] == "asked"
+    await redis_client.set(keys.dodges(dodger.player_id), 3, ex=60)
+    await dodger.send({"type": "queue", "cells": 4})
+    assert (await dodger.expect("queued"))["penalty_s"] == 30
+    for c in (dodger, *others):
+        await c.close()
