@@ -116,7 +116,7 @@ export class Quick {
 
   /** Race the bot the server offered (the room's snapshot follows). */
   acceptBot() {
-    if (this.state !== "offer") return;
+    if (!this.offer || !["offer", "queued"].includes(this.state)) return;
     this.state = "accepting";
     this.net.send("accept_bot");
     this.changed();
@@ -126,8 +126,7 @@ export class Quick {
   declineBot() {
     if (this.state !== "offer") return;
     this.state = "queued";
-    this.offer = null;
-    this.declined = true;
+    this.declined = true; // the offer stands (until someone comes): it can still be taken
     this.changed();
   }
 

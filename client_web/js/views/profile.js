@@ -71,6 +71,10 @@ export class ProfileView {
       if (!r) return "";
       const points = (r.history || []).map((p) => ({ at: p.t, rating: p.rating, change: p.change }))
         .sort((a, b) => a.at - b.at);
+      // The line starts where the first rated race started from.
+      if (points.length && points[0].change != null) {
+        points.unshift({ at: points[0].at, rating: points[0].rating - points[0].change, start: true });
+      }
       return `<section class="rating-variant" data-cells="${c.slice(1)}">
         <h4><span>${esc(t(label))} <small class="muted">${esc(t("profile.ratedGames", { n: r.games }))}</small></span>
           <b>${esc(showRating(r.rating))}</b></h4>

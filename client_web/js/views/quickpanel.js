@@ -77,6 +77,8 @@ export class QuickWait {
         ${offer ? `<div class="row bot-offer">
             <button class="btn primary" data-act="bot-yes">${esc(t("quick.botYes"))}</button>
             <button class="btn" data-act="bot-no">${esc(t("quick.botNo"))}</button></div>` : ""}
+        ${q.declined && q.offer && !offer ? `<div class="row bot-later">
+            <button class="btn small" data-act="bot-yes">${esc(t("quick.botYes"))}</button></div>` : ""}
         ${notes.length ? `<p class="muted quick-notes">${notes.join(" · ")}</p>` : ""}
         <div class="row"><button class="btn" data-act="cancel">${esc(t("quick.cancel"))}</button></div>
       </section>`);
@@ -86,7 +88,7 @@ export class QuickWait {
     on("bot-yes", () => this.app.quick.acceptBot());
     on("bot-no", () => this.app.quick.declineBot());
     // Keyboard users keep their place: focus moves to the new buttons only from the old ones.
-    if (focusWasIn) (el.querySelector('[data-act="bot-yes"]') || el.querySelector('[data-act="cancel"]')).focus();
+    if (focusWasIn) (el.querySelector('.bot-offer [data-act="bot-yes"]') || el.querySelector('[data-act="cancel"]')).focus();
     this.tick();
   }
 

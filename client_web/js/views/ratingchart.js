@@ -14,13 +14,15 @@ function day(ms) {
 }
 
 /**
- * The chart of `points` ([{at, rating}], oldest first) for the variant called `level`,
+ * The chart of `points` ([{at, rating, start?}], oldest first; `start`: the rating before the
+ * first race, drawn but not counted) for the variant called `level`,
  * drawn `width` px wide. Returns HTML: the SVG and its table alternative.
  */
 export function ratingChart(points, level, width = 480) {
   const id = `rc${++uid}`;
-  const w = Math.round(Math.max(280, Math.min(720, width || 480)));
-  const h = w < 420 ? 150 : 170;
+  // Drawn at the width it gets, so its text keeps one size; the height stays small.
+  const w = Math.round(Math.max(280, Math.min(1100, width || 480)));
+  const h = w < 420 ? 150 : 180;
   const m = { l: 40, r: 10, t: 12, b: 22 };
   const values = points.map((p) => Number(p.rating));
   const first = values[0];
@@ -29,11 +31,12 @@ export function ratingChart(points, level, width = 480) {
   const low = Math.min(...values);
   // A little air above and below, in whole tens, so a flat history is not a line on an edge.
   const lo = Math.floor((low - 10) / 10) * 10;
-  const hi = Math.ceil((high + 10) / 10) * 10;
+  let hi = Math.ceil((high + 10) / 10) * 10;
+  if ((hi - lo) % 20) hi += 10; // an even span: the middle line falls on a whole ten
   const n = points.length;
   const x = (i) => m.l + (n < 2 ? (w - m.l - m.r) / 2 : (i * (w - m.l - m.r)) / (n - 1));
   const y = (v) => h - m.b - ((v - lo) * (h - m.t - m.b)) / (hi - lo);
-  const ticks = [lo, Math.round((lo + hi) / 20) * 10, hi].filter((v, i, a) => a.indexOf(v) === i);
+  const ticks = [lo, (lo + hi) / 2, hi].map((v) => Math.round(v));
   const grid = ticks.map((v) => `<line x1="${m.l}" x2="${w - m.r}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" class="grid"/>
     <text x="${m.l - 5}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" class="axis">${v}</text>`).join("");
   const dates = n ? `<text x="${m.l}" y="${h - 6}" class="axis">${esc(day(points[0].at))}</text>
@@ -41,14 +44,17 @@ export function ratingChart(points, level, width = 480) {
   const line = n > 1
     ? `<polyline class="line" points="${points.map((p, i) => `${x(i).toFixed(1)},${y(Number(p.rating)).toFixed(1)}`).join(" ")}"/>`
     : "";
-  const dot = n ? `<circle class="dot" cx="${x(n - 1).toFixed(1)}" cy="${y(last).toFixed(1)}" r="4"/>` : "";
+  // A small dot a race (while they stay apart), the latest one larger.
+  const dots = points.map((p, i) => (i === n - 1 || (!p.start && n <= 40)
+    ? `<circle class="dot" cx="${x(i).toFixed(1)}" cy="${y(Number(p.rating)).toFixed(1)}" r="${i === n - 1 ? 4.5 : 2.5}"/>` : "")).join("");
   const title = t("profile.ratingChart", { level });
-  const desc = t("profile.ratingChartDesc", { n, first: showRating(first), last: showRating(last),
+  const races = points.filter((p) => !p.start); // the first point may be the start
+  const desc = t("profile.ratingChartDesc", { n: races.length, first: showRating(first), last: showRating(last),
     high: showRating(high), low: showRating(low) });
-  const rows = points.slice().reverse().map((p, i) => `<tr><td>${n - i}</td><td>${esc(day(p.at))}</td><td class="num">${showRating(p.rating)}</td></tr>`).join("");
+  const rows = races.slice().reverse().map((p, i) => `<tr><td>${races.length - i}</td><td>${esc(day(p.at))}</td><td class="num">${showRating(p.rating)}</td></tr>`).join("");
   return `<svg class="rating-chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${id}t ${id}d">
       <title id="${id}t">${esc(title)}</title><desc id="${id}d">${esc(desc)}</desc>
-      ${grid}${dates}${line}${dot}</svg>
+      ${grid}${dates}${line}${dots}</svg>
     <details class="chart-table"><summary>${esc(t("profile.asTable"))}</summary>
       <table class="results"><caption class="visually-hidden">${esc(title)}</caption>
         <thead><tr><th>${esc(t("profile.game"))}</th><th>${esc(t("profile.date"))}</th><th class="num">${esc(t("rating.rating"))}</th></tr></thead>
