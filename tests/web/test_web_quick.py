@@ -20,7 +20,15 @@ from websockets.sync.client import ClientConnection, connect
 from server.engine import Board
 from server.engine.solver import solve
 from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web.pages import SERVE_ARGS, js_errors, needs_chromium, new_page, send_line, wait_ready
+from tests.web.pages import (
+    SCREENSHOTS,
+    SERVE_ARGS,
+    js_errors,
+    needs_chromium,
+    new_page,
+    send_line,
+    wait_ready,
+)
 from tests.web.pages import shoot as shoot_sizes
 from tests.web.test_web_a11y import _axe, _axe_sizes
 
@@ -66,10 +74,21 @@ def server() -> Iterator[ServerProc]:
         yield srv
 
 
-def shoot(page: Page, name: str) -> None:
-    """Screenshots at 1366x768 and 390x844, the mouse out of the way."""
+def shoot(page: Page, name: str, show: str | None = None) -> None:
+    """Screenshots at 1366x768 and 390x844, the mouse out of the way (and the element
+    ``show`` scrolled into view at each size)."""
     page.mouse.move(2, 2)
-    shoot_sizes(page, name)
+    if show is None:
+        shoot_sizes(page, name)
+        return
+    size = page.viewport_size
+    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.locator(show).evaluate("(el) => el.scrollIntoView({block: 'end'})")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
+    if size is not None:
+        page.set_viewport_size(size)
 
 
 def change_of(text: str) -> int:
@@ -201,7 +220,8 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     assert rows.nth(0).get_attribute("data-player") == ann_id
     assert str(changes[ann_id]["rating"]) in rows.nth(0).inner_text()
     assert str(changes[ben_id]["rating"]) in rows.nth(1).inner_text()
-    _axe(carol, "Race page with the quick race and the top players")
+    shoot(carol, "race-quick-ratings", show=".ratings")
+    _axe_sizes(carol, "Race page with the quick race and the top players")
     # Ann's page, seen by Carol: the rating of Medium with its chart, told in words and as
     # a table; the public race with its place and rating change.
     carol.goto(base + f"#/player/{ann_id}")

@@ -136,7 +136,7 @@ export class ProfileView {
       ${this.publicRaces(d.public_races || [])}
       <div class="card-panel daily-record">
         <h3>${esc(t("profile.dailyRecord"))}</h3>
-        ${dailyRecord(d.streak, daily)}
+        ${dailyRecord(daily)}
         <h4>${esc(t("profile.chart"))}</h4>
         ${chart(daily.results, today, this.el.clientWidth - 40)}
         ${daily.results.length ? "" : `<p class="muted">${esc(t("profile.noDaily"))}</p>`}
@@ -148,16 +148,15 @@ export class ProfileView {
 }
 
 /**
- * The daily record in figures: the streak, the ranked days of the last 13 weeks, the best
- * place and the best time of the last 30 days.
+ * The daily record in figures (the streak is among the page's first figures): the ranked
+ * days of the last 13 weeks, the best place and the best time of the last 30 days.
  */
-export function dailyRecord(streak, daily) {
+export function dailyRecord(daily) {
   const normal = daily.results.filter((r) => r.kind === "daily");
   const ranks = daily.results.map((r) => r.rank).filter((r) => r != null);
   const best = normal.length ? Math.min(...normal.map((r) => r.time_ms)) : null;
   const tile = (value, label) => `<div class="stat"><b>${esc(value)}</b><small>${esc(t(label))}</small></div>`;
   return `<div class="bar record-stats">
-    ${tile(streak ?? 0, "profile.streak")}
     ${tile(daily.days.length, "profile.rankedDays")}
     ${tile(ranks.length ? `#${Math.min(...ranks)}` : "–", "profile.bestPlace")}
     ${tile(best != null ? shortTime(best) : "–", "profile.bestDaily")}

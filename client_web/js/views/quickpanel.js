@@ -15,7 +15,7 @@ export function quickRace(app, cells) {
     toast(t("msg.offline"));
     return false;
   }
-  if (!location.hash.startsWith("#/race")) location.hash = "#/race";
+  if (location.hash !== "#/race") location.hash = "#/race"; // the wait is there (not in a room's address)
   return true;
 }
 
