@@ -55,6 +55,7 @@ class App {
       for (const fn of queued) fn();
     });
     this.net.on("error", (m) => {
+      if (m.code === "already_queued") return; // the quick race asks again (quick.js)
       // A refused game code: the server's words say exactly what is wrong with it.
       const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
       toast(errorText(m.code, m.message) + detail);

@@ -37,7 +37,17 @@ export class Quick {
     });
     net.on("error", (m) => {
       if (this.state === "idle") return;
-      if (m.code === "already_queued") return; // another tab of ours waits: so do we
+      if (m.code === "already_queued") {
+        // Our old socket may still hold the queue (a connection lost without a close is
+        // noticed late, and its wait ends with it): ask again a few times. If another tab
+        // of ours waits, it is paired for us all the same.
+        if (this.state === "queueing" && this.retries < 15) {
+          this.retries += 1;
+          clearTimeout(this.retryTimer);
+          this.retryTimer = setTimeout(() => { if (this.state === "queueing") this.send(); }, 2000);
+        }
+        return;
+      }
       if (m.code === "no_bot_offer") {
         // Someone came meanwhile (their room follows) or the offer lapsed: keep waiting.
         this.state = "queued";
@@ -56,6 +66,7 @@ export class Quick {
       if (this.state === "idle" || this.net.room) return;
       if (this.state !== "queueing") this.state = "queueing";
       this.offer = null;
+      this.retries = 0;
       this.send();
       this.changed();
     });
@@ -72,6 +83,8 @@ export class Quick {
     this.sentAt = null;
     this.offer = null;
     this.declined = false; // a bot was offered and turned down
+    this.retries = 0; // queue sent again after already_queued
+    clearTimeout(this.retryTimer);
   }
 
   onChange(fn) {

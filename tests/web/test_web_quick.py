@@ -113,9 +113,9 @@ def got(page: Page, kind: str) -> list[dict[str, Any]]:
 class Racer:
     """A player on a plain websocket."""
 
-    def __init__(self, ws: ClientConnection, name: str) -> None:
+    def __init__(self, ws: ClientConnection, name: str, token: str | None = None) -> None:
         self.ws = ws
-        self.send({"type": "hello", "name": name})
+        self.send({"type": "hello", "name": name, **({"token": token} if token else {})})
         self.player_id = str(self.expect("welcome")["player_id"])
         self.next_id = 1
 
@@ -257,6 +257,16 @@ def test_cancel_leaves_the_queue(server: ServerProc, browser: Browser) -> None:
     entry.locator('input[name="qcells"][value="1"]').check(force=True)
     entry.get_by_role("button", name="Quick race").click()
     page.wait_for_function("window.__got.some((m) => m.type === 'queued')")
+    # A dropped connection takes the server's queue with it: the page queues again on the
+    # new one, and the wait (its clock too) goes on.
+    page.wait_for_function(
+        "document.querySelector('.quick-wait [data-k=elapsed]').textContent >= '0:01'"
+    )
+    page.evaluate("seahaven.net.drop()")
+    page.wait_for_function(
+        "window.__got.filter((m) => m.type === 'queued').length === 2", timeout=10_000
+    )
+    assert page.locator(".quick-wait [data-k=elapsed]").inner_text() >= "0:01"
     page.locator(".quick-wait").get_by_role("button", name="Cancel").click()
     page.wait_for_function("window.__got.some((m) => m.type === 'unqueued')")
     assert got(page, "unqueued") == [{"type": "unqueued", "cells": 1, "reason": "asked"}]
@@ -271,6 +281,22 @@ def test_cancel_leaves_the_queue(server: ServerProc, browser: Browser) -> None:
         assert page.evaluate("seahaven.game.roomId") is None
         eve.send({"type": "unqueue"})
         eve.expect("unqueued")
+    # Queued from another socket of the same player (a connection lost without a close is
+    # such a socket until the server notices): the page asks again until that one is gone.
+    token = page.evaluate("seahaven.net.token")
+    with connect(server.ws_url) as ws:
+        old = Racer(ws, "Dee", token=token)
+        old.send({"type": "queue", "cells": 1})
+        old.expect("queued")
+        entry.get_by_role("button", name="Quick race").click()
+        page.wait_for_function("window.__got.some((m) => m.code === 'already_queued')")
+        assert page.locator(".quick-wait").is_visible()
+        assert page.locator("#toast").is_hidden()
+    page.wait_for_function(
+        "window.__got.filter((m) => m.type === 'queued').length === 3", timeout=10_000
+    )
+    page.locator(".quick-wait").get_by_role("button", name="Cancel").click()
+    page.locator(".quick-entry").wait_for()
     assert js_errors(page) == []
 
 
