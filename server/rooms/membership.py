@@ -332,6 +332,9 @@ async def leave(ctx: Context, conn: Conn, room: str) -> None:
         wire.result(pid, conn.name, "gave_up", None, moves),
     )
     ctx.spawn(record_give_up(ctx.store, ctx.daily, room, rnd, pid))  # a race left mid-way
+    if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER:
+        # The last racer's leave may end the race after this socket stopped hearing it.
+        ctx.spawn(ratings.settle(ctx, room))
     await leave_socket(ctx, conn)
 
 

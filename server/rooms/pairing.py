@@ -75,7 +75,9 @@ async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
     pid = conn.pid or ""
     if conn.room is not None:
         return "already_in_room"
-    if pid in ctx.waiting or await queue.queued_in(ctx.store, pid) is not None:
+    if of(ctx, conn) is not None or pid in ctx.waiting:
+        return "already_queued"
+    if await queue.queued_in(ctx.store, pid) is not None:
         return "already_queued"
     skill = (await stored.skills(ctx.store, [pid], cells, START))[pid]
     penalty = penalty_s(await queue.dodges(ctx.store, pid))
@@ -87,11 +89,15 @@ async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
         return "busy"
     if status != "ok":
         return status
-    if not _open(conn) or conn.room is not None or pid in ctx.waiting:
-        await queue.remove(ctx.store, cells, pid)  # closed, or in a room, meanwhile
-        return "ok" if not _open(conn) else "already_queued"
+    # Meanwhile the socket may have closed, entered a room or queued elsewhere: undo.
+    late = "ok" if not _open(conn) else "already_in_room" if conn.room is not None else None
+    if late is None and pid in ctx.waiting:
+        late = "already_queued"
+    if late is not None:
+        await queue.remove(ctx.store, cells, pid)
+        return late
     rating = shown(skill.mu, skill.sigma)
-    ctx.waiting[pid] = Waiting(conn, cells, now, rating)
+    ctx.waiting[pid] = Waiting(pid, conn, cells, now, rating)
     conn.queue(wire.queued(cells, rating, skill.games, penalty, now))
     return "ok"
 
@@ -110,8 +116,8 @@ async def tick(ctx: Context) -> None:
     """One pass: pair every variant, then bring in or update this instance's waiting."""
     for cells in VARIANTS:
         groups = await queue.pair(ctx.store, cells, now_ms(), ctx.settings.pair_fourth_ms)
-        for group in groups:
-            await make_room(ctx, cells, group)
+        # The rooms at once: a pass must not fall behind the players arriving.
+        await asyncio.gather(*(make_room(ctx, cells, group) for group in groups))
     await deliver(ctx)
 
 
@@ -136,7 +142,7 @@ async def start_when_in(ctx: Context, room: str, racers: int) -> None:
         present = int(fields.get("np") or 0)
         if present >= racers or time.monotonic() >= deadline:
             break
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)
     if present == 0:
         await listing.unlist_room(ctx.store, room)
         return
@@ -153,13 +159,14 @@ async def deliver(ctx: Context) -> None:
         entries = [w for w in ctx.waiting.values() if isinstance(w, Waiting) and w.cells == cells]
         if not entries:
             continue
-        pids = [w.conn.pid or "" for w in entries]
+        pids = [w.pid for w in entries]
         rooms, present = await queue.look(ctx.store, cells, pids)
         for entry, pid, room, here in zip(entries, pids, rooms, present, strict=True):
             if ctx.waiting.get(pid) is not entry:
                 continue  # it left (or queued again) meanwhile
             if room is not None:
-                await bring_in(ctx, entry, pid, room)
+                del ctx.waiting[pid]  # on its way in: each join runs on its own
+                ctx.spawn(bring_in(ctx, entry, pid, room))
             elif not here:
                 await maybe_lost(ctx, entry, pid, now)
             else:
@@ -175,10 +182,9 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
     """A paired socket joins its room (and gets its snapshot)."""
     if not await queue.taken(ctx.store, entry.cells, pid):
         return  # another pass took it
-    ctx.waiting.pop(pid, None)
     conn = entry.conn
-    if not _open(conn) or conn.room is not None:
-        return
+    if not _open(conn) or conn.room is not None or conn.pid != pid:
+        return  # gone, in a room, or someone else now: the race goes on without it
     status = await membership.join(ctx, conn, room, Role.PLAYER)
     if status != "ok":
         conn.error(status)
@@ -203,7 +209,9 @@ async def accept_bot(ctx: Context, conn: Conn) -> str:
         return "no_bot_offer"
     if ctx.launch_bot is None:
         return "unavailable"
-    pid = conn.pid or ""
+    pid = entry.pid
+    if conn.pid != pid:
+        return "no_bot_offer"
     if not await queue.remove(ctx.store, entry.cells, pid):
         return "no_bot_offer"  # paired meanwhile: the room comes with the next pass
     ctx.waiting.pop(pid, None)

@@ -84,10 +84,7 @@ async def settle(ctx: Context, room: str) -> None:
 
 
 async def _settle(ctx: Context, room: str) -> None:
-    read = await ctx.store.read_room(room)
-    if read is None:
-        return
-    meta = read.meta
+    meta = await ctx.store.room_fields(room)
     if meta.get("mode") != Mode.RACE or meta.get("rated") != "1":
         return
     if meta.get("state") != RoomPhase.DONE:
@@ -95,6 +92,11 @@ async def _settle(ctx: Context, room: str) -> None:
     round_, cells = int(meta["round"]), int(meta["cells"])
     marker = await stored.settled(ctx.store, room, round_)
     if marker is None:
+        read = await ctx.store.read_room(room)
+        if read is None or read.meta.get("state") != RoomPhase.DONE:
+            return
+        if int(read.meta["round"]) != round_:
+            return  # a rematch meanwhile: that round's marker is another call's
         marker = await _claim(ctx, room, read, round_, cells)
     await _apply(ctx, room, round_, cells, marker)
 

@@ -26,6 +26,7 @@ from ..pools import draw
 from ..quiet import Quiet
 from ..store import listing
 from ..store.records import IN_PLAY, Mode, RoomPhase, RoomState, WatchMode, watch_modes
+from . import ratings
 
 #: How long a mark "this deal is being raced" holds unless an instance serving the race
 #: renews it (every :data:`RENEW_S`): after a crash of every such instance it lapses.
@@ -158,6 +159,7 @@ async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: 
     if out.status == "ok":
         entry.over = True
         ctx.spawn(record_give_up(ctx.store, ctx.daily, room, rnd, pid))  # race history
+        ctx.spawn(ratings.settle(ctx, room))  # the last give-up ends a rated race
     return out.status
 
 

@@ -22,6 +22,7 @@ class Waiting:
     """One socket in the queue.
 
     Attributes:
+        pid: the player who waits.
         conn: the socket that sent ``queue``.
         cells: the variant.
         since: when it queued (ms).
@@ -30,6 +31,7 @@ class Waiting:
         missing: since when (ms) the queue holds it neither waiting nor paired (0: it does).
     """
 
+    pid: str
     conn: Conn
     cells: int
     since: int
@@ -39,9 +41,14 @@ class Waiting:
 
 
 def of(ctx: Context, conn: Conn) -> Waiting | None:
-    """The wait of this socket, or None."""
+    """The wait of this socket, or None (also when the socket has said ``hello`` as someone
+    else since it queued: the wait is the socket's, under the player it queued as)."""
     entry = ctx.waiting.get(conn.pid or "")
-    return entry if isinstance(entry, Waiting) and entry.conn is conn else None
+    if isinstance(entry, Waiting) and entry.conn is conn:
+        return entry
+    return next(
+        (w for w in ctx.waiting.values() if isinstance(w, Waiting) and w.conn is conn), None
+    )
 
 
 async def leave(ctx: Context, conn: Conn, reason: str | None) -> bool:
@@ -50,8 +57,8 @@ async def leave(ctx: Context, conn: Conn, reason: str | None) -> bool:
     entry = of(ctx, conn)
     if entry is None:
         return False
-    del ctx.waiting[conn.pid or ""]
-    await queue.remove(ctx.store, entry.cells, conn.pid or "")
+    del ctx.waiting[entry.pid]
+    await queue.remove(ctx.store, entry.cells, entry.pid)
     if reason is not None:
         conn.queue(wire.unqueued(entry.cells, reason))
     return True

@@ -176,6 +176,25 @@ async def test_a_queued_socket_that_closes_leaves_the_queue(
 
     await until(gone)
     assert await redis_client.hget(keys.queue_info(2), ann.player_id) is None
+    # A socket that queued, then says hello as a new player, still takes its wait along.
+    bob = await WsClient.connect(one.ws_url, "Bob")
+    await bob.send({"type": "queue", "cells": 2})
+    await bob.expect("queued")
+    await bob.send({"type": "hello", "name": "Notbob"})
+    await bob.expect("welcome")
+    await bob.send({"type": "unqueue"})
+    assert (await bob.expect("unqueued"))["reason"] == "asked"
+    assert await redis_client.zcard(keys.queue_wait(2)) == 0
+    await bob.send({"type": "queue", "cells": 2})
+    await bob.expect("queued")
+    await bob.send({"type": "hello", "name": "Bob again"})
+    await bob.expect("welcome")
+    await bob.close()
+
+    async def empty() -> bool:
+        return await redis_client.zcard(keys.queue_wait(2)) == 0
+
+    await until(empty)
 
 
 async def test_hostile_inputs_get_clear_errors_and_change_nothing(
@@ -365,3 +384,37 @@ async def test_leaving_paired_races_before_the_start_holds_a_player_back(
     assert (await dodger.expect("queued"))["penalty_s"] == 30
     for c in (dodger, *others):
         await c.close()
+
+
+async def test_a_rated_race_everyone_leaves_still_counts_once(
+    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    one, two = pair
+    keys = Keys(key_prefix)
+    ann = await WsClient.connect(one.ws_url, "Ann")
+    bob = await WsClient.connect(two.ws_url, "Bob")
+    await ann.send({"type": "create_room", "cells": 2})
+    room = (await ann.expect("snapshot"))["room_id"]
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    await ann.send({"type": "rated", "rated": True})
+    await bob.expect("room", rated=True)
+    await ann.send({"type": "start"})
+    await bob.expect("started")
+    # Both leave: the last leave ends the race as its socket stops hearing the room.
+    await ann.send({"type": "leave"})
+    await ann.expect("left")
+    await bob.send({"type": "leave"})
+    await bob.expect("left")
+
+    async def rated() -> bool:
+        games = [await redis_client.hget(keys.rating(c.player_id, 2), "games") for c in (ann, bob)]
+        return games == ["1", "1"]
+
+    await until(rated)
+    model = PlackettLuce()
+    tied = model.rate([[model.rating()], [model.rating()]], ranks=[1, 1])
+    held = await redis_client.hgetall(keys.rating(ann.player_id, 2))
+    assert int(held["rating"]) == shown(tied[0][0].mu, tied[0][0].sigma)
+    await asyncio.sleep(0.5)
+    assert await redis_client.llen(keys.rating_history(bob.player_id, 2)) == 1

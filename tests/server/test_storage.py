@@ -149,7 +149,13 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
             if bound is not None:
                 assert await size(r, key, kind) <= bound, name
         # The game kinds above touched most families.
-        patterns = ("room:{R}:log:N:P", "replay:ID", "player:P:races", "session:T", "rooms:live")
+        patterns: tuple[str, ...] = (
+            "room:{R}:log:N:P",
+            "replay:ID",
+            "player:P:races",
+            "session:T",
+            "rooms:live",
+        )
         patterns += ("rating:{P}:V", "rating:{P}:V:hist", "room:{R}:rated:N", "ratings:V")
         for pattern in patterns:
             assert pattern in seen, pattern
