@@ -5,7 +5,7 @@ import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
 import { Quick } from "./quick.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
-import { toast } from "./notify.js";
+import { toast, announce } from "./notify.js";
 import { playerName } from "./player.js";
 import { PlayView } from "./views/play.js";
 import { RaceView } from "./views/race.js";
@@ -23,7 +23,10 @@ class App {
     this.quick = new Quick(this.net); // the quick race queue: waiting to be paired
     // Paired, wherever we waited: to the race.
     this.quick.onChange((state, room) => {
-      if (room?.mode === "race" && room.role === "player") location.hash = `#/race/${encodeURIComponent(room.room_id)}`;
+      if (room?.mode === "race" && room.role === "player") {
+        location.hash = `#/race/${encodeURIComponent(room.room_id)}`;
+        announce(t("quick.startsSoon"));
+      }
     });
     this.wins = new Wins(this); // the win banner and its celebration
     this.views = {

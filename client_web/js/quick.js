@@ -3,6 +3,9 @@
 // wait) or, after a while alone, offers a bot racer that we accept or decline. The server
 // decides who races whom; this only remembers that we wait, since when, and for what.
 
+import { errorText } from "./i18n.js";
+import { toast } from "./notify.js";
+
 /** What the pairing queue says about us; listeners hear every change. */
 export class Quick {
   constructor(net) {
@@ -39,13 +42,18 @@ export class Quick {
       if (this.state === "idle") return;
       if (m.code === "already_queued") {
         // Our old socket may still hold the queue (a connection lost without a close is
-        // noticed late, and its wait ends with it): ask again a few times. If another tab
-        // of ours waits, it is paired for us all the same.
-        if (this.state === "queueing" && this.retries < 15) {
+        // noticed late, and its wait ends with it): ask again for a while. Another tab of
+        // ours that waits keeps its place (it is the one paired): then give up here.
+        if (this.state !== "queueing") return;
+        if (this.retries < 15) {
           this.retries += 1;
           clearTimeout(this.retryTimer);
           this.retryTimer = setTimeout(() => { if (this.state === "queueing") this.send(); }, 2000);
+          return;
         }
+        toast(errorText(m.code, m.message));
+        this.reset();
+        this.changed();
         return;
       }
       if (m.code === "no_bot_offer") {

@@ -81,9 +81,11 @@ export class ProfileView {
         ${points.length ? ratingChart(points, t(label), each) : ""}
       </section>`;
     }).join("");
-    return `<div class="card-panel">
+    // Someone who never raced a rated race: nothing to show (the daily record comes first).
+    if (!rated.length) return "";
+    return `<div class="card-panel player-ratings">
       <h3>${esc(t("profile.ratings"))}</h3>
-      ${rated.length ? `<div class="profile-ratings">${blocks}</div>` : `<p class="muted">${esc(t("profile.noRating"))}</p>`}
+      <div class="profile-ratings">${blocks}</div>
     </div>`;
   }
 

@@ -4,7 +4,7 @@
 
 import { t } from "../i18n.js";
 import { html, esc } from "../dom.js";
-import { toast } from "../notify.js";
+import { toast, announce } from "../notify.js";
 
 const LEVELS = [[4, "level.easy"], [2, "level.medium"], [1, "level.hard"]];
 
@@ -59,6 +59,8 @@ export class QuickWait {
     const key = JSON.stringify([q.state, q.cells, q.rating, q.penaltyS, q.declined, document.documentElement.lang]);
     if (key === this.drawn) return this.tick();
     const focusWasIn = this.host.contains(document.activeElement) || !this.drawn;
+    const stateWas = this.state;
+    this.state = q.state;
     this.drawn = key;
     this.host.innerHTML = "";
     let say = t("quick.waitIntro");
@@ -83,6 +85,8 @@ export class QuickWait {
         <div class="row"><button class="btn" data-act="cancel">${esc(t("quick.cancel"))}</button></div>
       </section>`);
     this.host.append(el);
+    // The panel is drawn anew: screen readers hear the news from the page's live region.
+    if (stateWas && stateWas !== q.state) announce(say);
     const on = (act, fn) => { const b = el.querySelector(`[data-act="${act}"]`); if (b) b.onclick = fn; };
     on("cancel", () => this.app.quick.cancel());
     on("bot-yes", () => this.app.quick.acceptBot());
