@@ -122,7 +122,11 @@ export class Game {
   }
 
   onSnapshot(m) {
+    // A snapshot does not carry the rating changes: a fresh one of the same round (a
+    // spectator's at the end of a late-shown race) keeps those already received.
+    const ratings = this.roomId === m.room_id && this.ratings?.round === m.round ? this.ratings : null;
     this.clear();
+    this.ratings = ratings;
     this.syncClock(m.now);
     this.roomId = m.room_id;
     this.mode = m.mode;
@@ -199,9 +203,10 @@ export class Game {
     }
     for (const [pid, p] of this.players) p.gone = !present.has(pid);
     if (!this.you) this.you = this.net.playerId;
-    if (this.you && !present.has(this.you)) {
+    if (this.you && this.role === "player" && !present.has(this.you)) {
       // Our seat is gone (an old socket of ours closed after we came back): start over;
-      // the view takes the seat again.
+      // the view takes the seat again. A spectator is never among the players listed (a
+      // late-shown race's held `room` events came before the spectator, too).
       this.net.leave();
       this.net.emit("room_gone", { type: "room_gone" });
     }

@@ -365,12 +365,22 @@ def test_the_watch_page_features_a_live_quick_race(server: ServerProc, browser: 
         shoot(page, "watch-featured")
         _axe_sizes(page, "Watch with a featured race")
         # A click watches it, as its watch mode allows (late, never live).
+        record(page)
         featured.click()
         page.wait_for_function(
             f"seahaven.game.roomId === '{room}' && seahaven.game.role === 'spectator'"
         )
         assert page.evaluate("seahaven.game.watch") != "live"
         assert page.locator(".featured").is_hidden()
+        # The race ends: the held events come at once, a `room` of before the spectator came
+        # among them, which must not unseat the spectator; the finish order shows.
+        a.play(line[12:])
+        b.send({"type": "give_up"})
+        page.locator(".watch-head table.results").wait_for(timeout=15_000)
+        assert "Mika" in page.locator(".watch-head table.results").inner_text()
+        assert any(m["type"] == "room" for m in got(page, "room"))
+        assert got(page, "room_gone") == []
+        assert page.evaluate("seahaven.game.roomId") == room
         assert js_errors(page) == []
 
 
