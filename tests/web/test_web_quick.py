@@ -334,8 +334,9 @@ def test_the_rated_toggle_is_seen_by_every_racer(server: ServerProc, browser: Br
 def test_the_watch_page_features_a_live_quick_race(server: ServerProc, browser: Browser) -> None:
     base = server.http_url + "/"
     with ExitStack() as sockets:
-        a = Racer(sockets.enter_context(connect(server.ws_url)), "Mika")
-        b = Racer(sockets.enter_context(connect(server.ws_url)), "Noor")
+        # Each socket is left unread while the other plays: no keepalive pings to miss.
+        a = Racer(sockets.enter_context(connect(server.ws_url, ping_interval=None)), "Mika")
+        b = Racer(sockets.enter_context(connect(server.ws_url, ping_interval=None)), "Noor")
         for racer in (a, b):
             racer.send({"type": "queue", "cells": 4})
         snap = a.expect("snapshot", timeout=20)
@@ -376,7 +377,7 @@ def test_the_watch_page_features_a_live_quick_race(server: ServerProc, browser: 
         # among them, which must not unseat the spectator; the finish order shows.
         a.play(line[12:])
         b.send({"type": "give_up"})
-        page.locator(".watch-head table.results").wait_for(timeout=15_000)
+        page.locator(".watch-head table.results").wait_for(timeout=30_000)
         assert "Mika" in page.locator(".watch-head table.results").inner_text()
         assert any(m["type"] == "room" for m in got(page, "room"))
         assert got(page, "room_gone") == []
