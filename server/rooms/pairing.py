@@ -21,6 +21,7 @@ import time
 import zlib
 from typing import Final
 
+from redis.exceptions import RedisError
 from websockets.protocol import State
 
 from .. import wire
@@ -104,11 +105,18 @@ async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
 
 async def pairing_loop(ctx: Context) -> None:
     """Pair, make rooms, bring this instance's paired sockets in; for good."""
+    said = 0.0
     while True:
         await asyncio.sleep(TICK_S)
         try:
             await tick(ctx)
-        except Exception:  # Redis gone: the queue waits in Redis for the next pass
+        except RedisError as exc:
+            # Redis gone: the queue waits in Redis for the next pass. The janitor and the
+            # hub report the outage with its traceback; one line here now and then.
+            if time.monotonic() - said > 30:
+                said = time.monotonic()
+                log.warning("pairing waits for Redis: %s", exc)
+        except Exception:
             QUIET.failure("pairing", "a pairing pass failed")
 
 
@@ -186,7 +194,17 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
     if not _open(conn) or conn.room is not None or conn.pid != pid:
         return  # gone, in a room, or someone else now: the race goes on without it
     status = await membership.join(ctx, conn, room, Role.PLAYER)
-    if status != "ok":
+    if status in ("race_in_progress", "room_not_found", "room_full"):
+        # Too late for that room (it started without this player): wait again, in place.
+        skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
+        now = now_ms()
+        if await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, "") == "ok":
+            if not _open(conn) or conn.room is not None or pid in ctx.waiting:
+                await queue.remove(ctx.store, entry.cells, pid)  # gone meanwhile
+                return
+            entry.missing = 0
+            ctx.waiting[pid] = entry
+    elif status != "ok":
         conn.error(status)
 
 
