@@ -414,4 +414,8 @@ def bot_race(server: ServerProc, browser: Browser) -> None:
     )
     page.wait_for_function("location.hash.startsWith('#/race/')")
     assert page.evaluate("seahaven.game.rated") is False  # practice: a bot race is unrated
+    note = page.locator(".rated-note")  # in the lobby; kept, unseen, in the racing strip
+    note.wait_for(state="attached")
+    assert note.get_attribute("data-rated") == "0"
+    assert "Unrated race" in (note.text_content() or "")
     assert js_errors(page) == []

@@ -359,11 +359,11 @@ export class RaceView {
 
   /**
    * Whether the race changes ratings: the host of an invite room decides in the lobby, every
-   * racer reads it before the start; a public race is always rated.
+   * racer reads it before the start; a public race is always rated (a race with a bot never).
    */
   ratedBlock(g, isHost) {
-    if (g.public) return `<p class="muted rated-note" data-rated="1">${esc(t("rating.publicNote"))}</p>`;
-    if (isHost && g.state === "lobby") {
+    if (g.public && g.rated) return `<p class="muted rated-note" data-rated="1">${esc(t("rating.publicNote"))}</p>`;
+    if (isHost && g.state === "lobby" && !g.public) {
       return `<label class="row rated-pick"><input type="checkbox" data-act="rated"${g.rated ? " checked" : ""}>
         <span>${esc(t("rating.toggle"))}</span></label>`;
     }
