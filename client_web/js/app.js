@@ -3,8 +3,9 @@
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
+import { Quick } from "./quick.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
-import { toast } from "./notify.js";
+import { toast, announce } from "./notify.js";
 import { playerName } from "./player.js";
 import { PlayView } from "./views/play.js";
 import { RaceView } from "./views/race.js";
@@ -19,6 +20,14 @@ class App {
     this.main = document.getElementById("main");
     this.net = new Net(defaultUrl(), playerName);
     this.game = new Game(this.net);
+    this.quick = new Quick(this.net); // the quick race queue: waiting to be paired
+    // Paired, wherever we waited: to the race.
+    this.quick.onChange((state, room) => {
+      if (room?.mode === "race" && room.role === "player") {
+        location.hash = `#/race/${encodeURIComponent(room.room_id)}`;
+        announce(t("quick.startsSoon"));
+      }
+    });
     this.wins = new Wins(this); // the win banner and its celebration
     this.views = {
       play: new PlayView(this),
@@ -49,6 +58,7 @@ class App {
       for (const fn of queued) fn();
     });
     this.net.on("error", (m) => {
+      if (m.code === "already_queued") return; // the quick race asks again (quick.js)
       // A refused game code: the server's words say exactly what is wrong with it.
       const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
       toast(errorText(m.code, m.message) + detail);
@@ -83,8 +93,10 @@ class App {
     else this.whenWelcomed.push(fn);
   }
 
-  /** Leave the current room if it is not `keep` (one room at a time). */
+  /** Leave the current room if it is not `keep`, and the quick race queue (one room at a
+   * time, and never a room and the queue). */
   leaveRoom(keep = null) {
+    this.quick.cancel();
     if (this.game.roomId && this.game.roomId !== keep) {
       this.net.leave();
       this.game.clear();

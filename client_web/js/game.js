@@ -24,6 +24,7 @@ export class Game {
     on("race_over", this.onRaceOver);
     on("lost", this.onLost);
     on("daily_result", this.onDailyResult);
+    on("ratings", this.onRatings);
     // The seq of the last delta of our latest acknowledged action: until it is applied, the
     // legal moves we hold are of a board about to change.
     net.on("ack", (m) => { this.awaitSeq = Math.max(this.awaitSeq, m.seq); });
@@ -40,6 +41,9 @@ export class Game {
     this.code = null; // null until the start, unless the host typed it (codeTyped)
     this.codeTyped = false;
     this.public = false; // listed on the Watch page (never watched live)
+    this.rated = false; // the race changes the racers' ratings
+    this.paired = false; // made by the quick race queue: no host, the server starts it
+    this.ratings = null; // after a rated race: {round, cells, changes: [{player_id, rating, change ...}]}
     this.watch = "live"; // what spectators see during the race: live, delayed, progress
     this.delayS = null; // the delay of "delayed", in seconds
     this.cells = 4;
@@ -118,7 +122,11 @@ export class Game {
   }
 
   onSnapshot(m) {
+    // A snapshot does not carry the rating changes: a fresh one of the same round (a
+    // spectator's at the end of a late-shown race) keeps those already received.
+    const ratings = this.roomId === m.room_id && this.ratings?.round === m.round ? this.ratings : null;
     this.clear();
+    this.ratings = ratings;
     this.syncClock(m.now);
     this.roomId = m.room_id;
     this.mode = m.mode;
@@ -126,6 +134,8 @@ export class Game {
     this.code = m.code;
     this.codeTyped = m.code_typed;
     this.public = Boolean(m.public);
+    this.rated = Boolean(m.rated);
+    this.paired = Boolean(m.paired);
     this.watch = m.watch;
     this.delayS = m.delay_s;
     this.cells = m.cells;
@@ -161,6 +171,7 @@ export class Game {
     if (this.round && m.round !== this.round) {
       // A rematch: a new round starts from the lobby with nothing carried over.
       this.results = null;
+      this.ratings = null;
       this.startedAt = null;
       this.startsAt = null;
       for (const p of this.players.values()) {
@@ -173,6 +184,8 @@ export class Game {
     this.code = m.code;
     this.codeTyped = m.code_typed;
     this.public = Boolean(m.public);
+    this.rated = Boolean(m.rated);
+    this.paired = Boolean(m.paired);
     this.watch = m.watch;
     this.delayS = m.delay_s;
     this.cells = m.cells;
@@ -190,9 +203,10 @@ export class Game {
     }
     for (const [pid, p] of this.players) p.gone = !present.has(pid);
     if (!this.you) this.you = this.net.playerId;
-    if (this.you && !present.has(this.you)) {
+    if (this.you && this.role === "player" && !present.has(this.you)) {
       // Our seat is gone (an old socket of ours closed after we came back): start over;
-      // the view takes the seat again.
+      // the view takes the seat again. A spectator is never among the players listed (a
+      // late-shown race's held `room` events came before the spectator, too).
       this.net.leave();
       this.net.emit("room_gone", { type: "room_gone" });
     }
@@ -283,6 +297,15 @@ export class Game {
       Object.assign(this.daily, { ranked: m.ranked, rank: m.rank, unranked_reason: m.unranked_reason,
         replay_id: m.replay_id });
     }
+  }
+
+  onRatings(m) {
+    if (m.round === this.round) this.ratings = { round: m.round, cells: m.cells, changes: m.changes };
+  }
+
+  /** A racer's line of the latest `ratings` ({rating, change, unrated_reason}), or null. */
+  ratingOf(pid) {
+    return this.ratings?.changes.find((c) => c.player_id === pid) || null;
   }
 
   onLost(m) {

@@ -1,19 +1,24 @@
 // The Watch page's list of public races running now (GET /api/rooms/live, polled every few
 // seconds while it shows): each room's state, its racers' progress and how many watch; a
-// click opens the room as a spectator. The list never holds a game code or a board: the
-// server gives names and counts only.
+// click opens the room as a spectator. On top, the featured race: the live public race with
+// the highest ratings (the server picks it). Neither ever holds a game code or a board: the
+// server gives names, ratings and counts only; the boards are seen by watching the room, as
+// its watch mode allows (never live in a public room).
 
 import { t } from "../i18n.js";
 import { esc, who } from "../dom.js";
 import { shortTime } from "../share.js";
+import { showRating } from "./ratings.js";
 
 /** How often the list is asked for again, in ms. */
 export const POLL_MS = 3000;
 
 export class LiveList {
-  /** @param {HTMLElement} host where the list goes */
-  constructor(host) {
+  /** @param {HTMLElement} host where the list goes; `featuredHost` where the featured race goes */
+  constructor(host, featuredHost = null) {
     this.host = host;
+    this.featuredHost = featuredHost;
+    this.drawnFeatured = "";
     this.timer = null;
     this.data = null;
     this.drawn = "";
@@ -49,6 +54,7 @@ export class LiveList {
       this.host.innerHTML = `<p class="muted">${esc(t("msg.loading"))}</p>`;
       return;
     }
+    this.drawFeatured();
     const rooms = this.data.rooms;
     const html = `<h2>${esc(t("live.title"))} <small class="muted">${esc(t("live.count", { n: rooms.length }))}</small></h2>
       ${rooms.length ? `<ul class="live-list">${rooms.map((r) => this.row(r)).join("")}</ul>`
@@ -59,7 +65,20 @@ export class LiveList {
     }
   }
 
-  row(r) {
+  /** The featured race on top, or nothing while there is none. */
+  drawFeatured() {
+    if (!this.featuredHost) return;
+    const f = this.data?.featured;
+    this.featuredHost.hidden = !f;
+    const html = f ? `<h2>${esc(t("featured.title"))} <small class="muted">${esc(t("featured.why"))}</small></h2>
+      <ul class="live-list featured-list">${this.row(f, true)}</ul>` : "";
+    if (html !== this.drawnFeatured) {
+      this.drawnFeatured = html;
+      this.featuredHost.innerHTML = html;
+    }
+  }
+
+  row(r, featured = false) {
     const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
     const now = Date.now() + (this.data.offset || 0);
     const ran = r.state === "racing" && r.starts_at ? ` ${shortTime(now - r.starts_at)}` : "";
@@ -67,11 +86,14 @@ export class LiveList {
     const racers = r.racers.map((p) => {
       const pct = Math.round((100 * p.foundation_cards) / 52);
       const done = p.finished ? " 🏆" : p.status === "gave_up" ? ` · ${t("race.gaveUp")}` : "";
-      return `<li><span class="name">${who(p.name, p.player_id)}</span>
+      const rating = p.rating != null ? ` <span class="muted rating">${esc(showRating(p.rating))}</span>` : "";
+      return `<li><span class="name">${who(p.name, p.player_id)}${rating}</span>
         <span class="progress" aria-hidden="true"><span style="width:${pct}%"></span></span>
         <span class="muted">${p.foundation_cards}/52 · ${esc(t("race.movesN", { n: p.moves }))}${esc(done)}</span></li>`;
     }).join("");
-    return `<li><a class="live-room" href="#/watch/${encodeURIComponent(r.room_id)}" data-room="${esc(r.room_id)}">
+    // The featured copy is marked apart: the list below still has the room once.
+    const mark = featured ? `data-featured="${esc(r.room_id)}"` : `data-room="${esc(r.room_id)}"`;
+    return `<li><a class="live-room" href="#/watch/${encodeURIComponent(r.room_id)}" ${mark}>
       <span class="live-head"><b>${esc(t("race.room", { room: r.room_id }))}</b>
         <span class="chip" data-state="${esc(r.state)}">${esc(t(`race.state.${r.state}`))}${esc(ran)}</span>
         <span class="muted">${esc(t(levels[r.cells] || "level.easy"))} · ${esc(watch)} · ${esc(t("race.spectators", { n: r.spectators }))}</span></span>

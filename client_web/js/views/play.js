@@ -5,6 +5,7 @@ import { Table } from "../table.js";
 import { t } from "../i18n.js";
 import { html, esc } from "../dom.js";
 import { toast } from "../notify.js";
+import { quickRace } from "./quickpanel.js";
 
 export class PlayView {
   constructor(app) {
@@ -24,6 +25,7 @@ export class PlayView {
             <label><input type="radio" name="cells" value="1"> <span data-i18n="level.hard"></span></label>
           </div>
           <button class="btn primary" data-act="new" data-i18n="act.newGame"></button>
+          <button class="btn quick" data-act="quick" data-i18n="quick.go" data-i18n-title="quick.goHint"></button>
           <span class="spacer"></span>
           <form class="row" data-act="codeform">
             <input class="field code" name="code" size="15" maxlength="32" autocomplete="off" spellcheck="false"
@@ -41,6 +43,10 @@ export class PlayView {
     };
     this.table = new Table(app, this.el.querySelector(".table-host"), { extraButtons: [giveUp] });
     this.el.querySelector('[data-act="new"]').onclick = () => this.start({ cells: this.cells() });
+    // A race against whoever is waiting, on the level picked here.
+    this.el.querySelector('[data-act="quick"]').onclick = () => {
+      if (this.leaving()) quickRace(app, this.cells());
+    };
     this.el.querySelector('[data-act="codeform"]').onsubmit = (ev) => {
       ev.preventDefault();
       const code = ev.target.code.value.trim().toUpperCase();
@@ -49,13 +55,14 @@ export class PlayView {
       const where = `#/play/${encodeURIComponent(code)}`;
       if (this.start({ code }) && location.hash !== where) history.pushState(null, "", where);
     };
+    this.offQuick = app.quick.onChange(() => this.refresh());
     const code = parts[0] ? parts[0].trim().toUpperCase() : null;
     app.online(() => {
       const g = app.game;
       if (code) {
         this.el.querySelector('[name="code"]').value = code;
         if (g.code !== code || g.mode === "race") this.start({ code });
-      } else if (parts[0] === undefined && !g.roomId && !app.net.room && !this.requested) {
+      } else if (parts[0] === undefined && !g.roomId && !app.net.room && !this.requested && !app.quick.waiting()) {
         this.start({ cells: 4 });
       }
     });
@@ -68,8 +75,18 @@ export class PlayView {
 
   /** A new game alone; false if the player chose to stay in the game they are in. */
   start(what) {
+    if (!this.leaving()) return false;
     const app = this.app;
-    const g = app.game;
+    app.leaveRoom();
+    this.requested = what;
+    const msg = what.code ? { code: what.code } : { cells: what.cells };
+    if (app.net.send("solo", msg) == null) toast(t("msg.offline"));
+    return true;
+  }
+
+  /** Whether the player may leave the game they are in (asked when it would cost them). */
+  leaving() {
+    const g = this.app.game;
     if (g.mode === "race" && ["countdown", "racing"].includes(g.state) &&
         g.role === "player" && !confirm(t("msg.confirmLeaveRace"))) {
       return false;
@@ -79,10 +96,6 @@ export class PlayView {
         g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveDaily"))) {
       return false;
     }
-    app.leaveRoom();
-    this.requested = what;
-    const msg = what.code ? { code: what.code } : { cells: what.cells };
-    if (app.net.send("solo", msg) == null) toast(t("msg.offline"));
     return true;
   }
 
@@ -95,6 +108,13 @@ export class PlayView {
     if (!this.el) return;
     const g = this.app.game;
     const other = this.el.querySelector(".elsewhere");
+    if (this.app.quick.waiting() && !g.roomId) {
+      // Waiting to be paired: the wait is on the Race page.
+      other.innerHTML = `<div class="banner info" data-quick="waiting">${esc(t("quick.waitingElsewhere"))}
+        <a class="btn small" href="#/race">${esc(t("quick.backToWait"))}</a></div>`;
+      this.el.querySelector(".table-host").hidden = true;
+      return;
+    }
     if (g.mode === "race" && g.roomId) {
       other.innerHTML = `<div class="banner info">${esc(t("play.inRace"))}
         <a class="btn small" href="#/${g.role === "spectator" ? "watch" : "race"}/${esc(g.roomId)}">${esc(t("play.backToRace"))}</a></div>`;
@@ -138,6 +158,8 @@ export class PlayView {
   }
 
   hide() {
+    this.offQuick?.();
+    this.offQuick = null;
     this.table?.destroy();
     this.table = null;
     this.el = null;

@@ -1,11 +1,14 @@
 // The player page (#/player/ID; #/player for oneself): best race times per level, races
-// played and won, the daily streak as a calendar of 13 weeks, and the daily times of the last
-// 30 days as a chart, drawn here in SVG (no library, no build step). From GET /api/player/ID.
+// played and won, the rating of each variant with a chart of its history, the recent public
+// races, the daily record (streak as a calendar of 13 weeks, the daily times of the last 30
+// days as a chart), drawn here in SVG (no library, no build step). From GET /api/player/ID.
 
 import { t, formatTime } from "../i18n.js";
 import { esc } from "../dom.js";
 import { playerName } from "../player.js";
 import { shortTime } from "../share.js";
+import { ratingChart } from "./ratingchart.js";
+import { showDelta, showRating } from "./ratings.js";
 
 const DAY_MS = 86_400_000;
 const LEVELS = [["C4", "level.easy"], ["C2", "level.medium"], ["C1", "level.hard"]];
@@ -57,6 +60,53 @@ export class ProfileView {
     this.draw();
   }
 
+  /** The rating of each variant with the chart of its history (variants never rated say so). */
+  ratingsPanel(ratings) {
+    const rated = LEVELS.filter(([c]) => ratings[c.slice(1)]);
+    const width = this.el.clientWidth || 600;
+    const cols = width > 760 ? Math.max(1, rated.length) : 1;
+    const each = (width - 40 - (cols - 1) * 12) / cols;
+    const blocks = LEVELS.map(([c, label]) => {
+      const r = ratings[c.slice(1)];
+      if (!r) return "";
+      const points = (r.history || []).map((p) => ({ at: p.t, rating: p.rating, change: p.change }))
+        .sort((a, b) => a.at - b.at);
+      // The line starts where the first rated race started from.
+      if (points.length && points[0].change != null) {
+        points.unshift({ at: points[0].at, rating: points[0].rating - points[0].change, start: true });
+      }
+      return `<section class="rating-variant" data-cells="${c.slice(1)}">
+        <h4><span>${esc(t(label))} <small class="muted">${esc(t("profile.ratedGames", { n: r.games }))}</small></span>
+          <b>${esc(showRating(r.rating))}</b></h4>
+        ${points.length ? ratingChart(points, t(label), each) : ""}
+      </section>`;
+    }).join("");
+    // Someone who never raced a rated race: nothing to show (the daily record comes first).
+    if (!rated.length) return "";
+    return `<div class="card-panel player-ratings">
+      <h3>${esc(t("profile.ratings"))}</h3>
+      <div class="profile-ratings">${blocks}</div>
+    </div>`;
+  }
+
+  /** The last public races: when, the level, the place among how many, the rating after. */
+  publicRaces(races) {
+    if (!races.length) return "";
+    const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
+    const rows = races.slice(0, 10).map((r) => {
+      const n = Array.isArray(r.racers) ? r.racers.length : r.racers;
+      const place = r.rank != null ? t("profile.place", { rank: r.rank, n }) : t(`race.status.${r.status}`, {});
+      const cls = r.change > 0 ? "delta-up" : r.change < 0 ? "delta-down" : "muted";
+      return `<tr><td>${esc(new Date(r.at).toISOString().slice(0, 10))}</td><td>${esc(t(levels[r.cells] || "level.easy"))}</td>
+        <td>${esc(place)}</td>
+        <td class="num">${r.rating != null ? `${esc(showRating(r.rating))} <span class="${cls}">${esc(showDelta(r.change))}</span>` : "–"}</td></tr>`;
+    }).join("");
+    return `<div class="card-panel public-races"><h3>${esc(t("profile.publicRaces"))}</h3>
+      <table class="results"><thead><tr><th>${esc(t("profile.date"))}</th><th>${esc(t("profile.level"))}</th>
+        <th>${esc(t("profile.placeHead"))}</th><th class="num">${esc(t("rating.rating"))}</th></tr></thead>
+      <tbody>${rows}</tbody></table></div>`;
+  }
+
   draw() {
     if (!this.el || !this.data) return;
     const d = this.data;
@@ -84,8 +134,12 @@ export class ProfileView {
           <section><h3>${esc(t("profile.calendar"))}</h3>${calendar(daily.days, today)}</section>
         </div>
       </div>
-      <div class="card-panel">
-        <h3>${esc(t("profile.chart"))}</h3>
+      ${this.ratingsPanel(d.ratings || {})}
+      ${this.publicRaces(d.public_races || [])}
+      <div class="card-panel daily-record">
+        <h3>${esc(t("profile.dailyRecord"))}</h3>
+        ${dailyRecord(daily)}
+        <h4>${esc(t("profile.chart"))}</h4>
         ${chart(daily.results, today, this.el.clientWidth - 40)}
         ${daily.results.length ? "" : `<p class="muted">${esc(t("profile.noDaily"))}</p>`}
       </div>
@@ -93,6 +147,22 @@ export class ProfileView {
         <table class="results"><thead><tr><th>#</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("profile.date"))}</th></tr></thead>
         <tbody>${recent}</tbody></table></div>` : ""}`;
   }
+}
+
+/**
+ * The daily record in figures (the streak is among the page's first figures): the ranked
+ * days of the last 13 weeks, the best place and the best time of the last 30 days.
+ */
+export function dailyRecord(daily) {
+  const normal = daily.results.filter((r) => r.kind === "daily");
+  const ranks = daily.results.map((r) => r.rank).filter((r) => r != null);
+  const best = normal.length ? Math.min(...normal.map((r) => r.time_ms)) : null;
+  const tile = (value, label) => `<div class="stat"><b>${esc(value)}</b><small>${esc(t(label))}</small></div>`;
+  return `<div class="bar record-stats">
+    ${tile(daily.days.length, "profile.rankedDays")}
+    ${tile(ranks.length ? `#${Math.min(...ranks)}` : "–", "profile.bestPlace")}
+    ${tile(best != null ? shortTime(best) : "–", "profile.bestDaily")}
+  </div>`;
 }
 
 /**

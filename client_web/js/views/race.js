@@ -8,6 +8,8 @@ import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
 import { copyText } from "../clipboard.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
+import { quickEntry, quickRace, QuickWait } from "./quickpanel.js";
+import { RatingsTable, ratingCell } from "./ratings.js";
 
 /**
  * The invite link of a room: the server's (`/?room=ID`) made absolute, or the same link made
@@ -38,6 +40,8 @@ export class RaceView {
     this.topEl = this.el.querySelector(".race-top");
     this.table = null;
     this.joining = null;
+    this.wait = null;
+    this.offQuick = app.quick.onChange(() => this.refresh());
     if (room) {
       // Too late to race: watch instead.
       this.offError = app.net.on("error", (m) => {
@@ -102,7 +106,10 @@ export class RaceView {
   hide() {
     this.offError?.();
     this.offGone?.();
-    this.offError = this.offGone = null;
+    this.offQuick?.();
+    this.offError = this.offGone = this.offQuick = null;
+    this.wait?.destroy();
+    this.wait = null;
     clearInterval(this.countTimer);
     this.countTimer = null;
     document.querySelector(".countdown")?.remove();
@@ -134,6 +141,13 @@ export class RaceView {
     const g = this.app.game;
     const inRace = g.mode === "race" && g.roomId && g.role === "player";
     if (!inRace && this.topEl.dataset.mode === "ask") return;
+    if (!inRace && this.app.quick.waiting()) {
+      this.drawWait();
+      this.setTable(false);
+      return;
+    }
+    this.wait?.destroy();
+    this.wait = null;
     if (!inRace) {
       this.drawCreate();
       this.setTable(false);
@@ -159,11 +173,23 @@ export class RaceView {
     this.table?.draw();
   }
 
+  /** Waiting to be paired: the quick race's wait panel. */
+  drawWait() {
+    if (this.topEl.dataset.mode !== "wait" || !this.wait) {
+      this.topEl.dataset.mode = "wait";
+      this.topEl.innerHTML = "";
+      this.wait?.destroy();
+      this.wait = new QuickWait(this.app, this.topEl);
+    }
+    this.wait.draw();
+  }
+
   drawCreate() {
     const app = this.app;
     if (this.topEl.dataset.mode === "create") return;
     this.topEl.dataset.mode = "create";
     this.topEl.innerHTML = "";
+    this.topEl.append(quickEntry(app));
     const el = html(`
       <div class="card-panel">
         <h2 data-i18n="race.title"></h2>
@@ -189,6 +215,9 @@ export class RaceView {
         </form>
       </div>`);
     this.topEl.append(el);
+    const top = document.createElement("div");
+    this.topEl.append(top);
+    this.ratings = new RatingsTable(top, { limit: 10, me: () => app.net.playerId });
     const name = el.querySelector('[name="name"]');
     name.value = playerName();
     name.onchange = () => this.rename(name.value);
@@ -237,10 +266,14 @@ export class RaceView {
         <span class="muted">${status}</span></li>`;
     }).join("");
     let actions = "";
-    if (g.state === "lobby") {
+    if (g.state === "lobby" && g.paired) {
+      actions = `<span class="muted">${esc(t("quick.startsSoon"))}</span>`; // the server starts it
+    } else if (g.state === "lobby") {
       actions = isHost
         ? `<button class="btn primary" data-act="start">${esc(t("act.start"))}</button>`
         : `<span class="muted">${esc(t("race.waitHost"))}</span>`;
+    } else if (g.state === "done" && g.paired) {
+      actions = `<button class="btn primary" data-act="again">${esc(t("quick.again"))}</button>`;
     } else if (g.state === "done") {
       actions = isHost
         ? `<button class="btn primary" data-act="rematch">${esc(t("act.rematch"))}</button>`
@@ -253,7 +286,7 @@ export class RaceView {
     this.topEl.innerHTML = `
       <div class="card-panel room${strip}">
         <div class="row room-head" style="justify-content:space-between">
-          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}</h2>
+          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}${g.rated ? ` <span class="chip rated">${esc(t("rating.chip"))}</span>` : ""}</h2>
           <div class="row">
             <button class="btn small" data-act="copywatch">${esc(t("race.copyWatchLink"))}</button>
             <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>
@@ -265,6 +298,7 @@ export class RaceView {
         ${g.state === "lobby" && g.codeTyped && g.code
           ? `<p class="typed-code">${esc(t("race.typedCode", { code: g.code }))}</p>` : ""}
         ${this.watchBlock(g, isHost)}
+        ${this.ratedBlock(g, isHost)}
         <h3 class="racers-title">${esc(t("race.players", { n: players.length }))}${g.spectators ? ` <small class="muted">· ${esc(t("race.spectators", { n: g.spectators }))}</small>` : ""}</h3>
         <ul class="players">${rows}</ul>
         ${results}
@@ -281,6 +315,9 @@ export class RaceView {
         else delay.value = String(g.delayS ?? 30); // the server takes 10 to 120 s
       };
     }
+    const rated = this.topEl.querySelector('[data-act="rated"]');
+    if (rated) rated.onchange = () => app.net.send("rated", { rated: rated.checked });
+    on("again", () => quickRace(app, g.cells)); // leaves this room, queues for the same level
     on("start", () => app.net.send("start"));
     on("rematch", () => app.net.send("rematch"));
     on("copyinvite", () => copyText(link));
@@ -288,7 +325,9 @@ export class RaceView {
     on("leave", () => {
       // Never out of a room without a question: out of a race, it is giving up.
       const racing = g.state === "countdown" || (g.state === "racing" && g.me()?.status === "playing");
-      if (!confirm(t(racing ? "msg.confirmLeaveRace" : "msg.confirmLeaveRoom"))) return;
+      // Out of a paired race before its start: the next quick races wait longer (dodging).
+      const dodge = g.paired && g.state === "lobby";
+      if (!confirm(t(racing ? "msg.confirmLeaveRace" : dodge ? "quick.confirmDodge" : "msg.confirmLeaveRoom"))) return;
       app.leaveRoom();
       location.hash = "#/race";
       this.topEl.dataset.mode = "";
@@ -318,13 +357,27 @@ export class RaceView {
       </div>`;
   }
 
+  /**
+   * Whether the race changes ratings: the host of an invite room decides in the lobby, every
+   * racer reads it before the start; a public race is always rated (a race with a bot never).
+   */
+  ratedBlock(g, isHost) {
+    if (g.public && g.rated) return `<p class="muted rated-note" data-rated="1">${esc(t("rating.publicNote"))}</p>`;
+    if (isHost && g.state === "lobby" && !g.public) {
+      return `<label class="row rated-pick"><input type="checkbox" data-act="rated"${g.rated ? " checked" : ""}>
+        <span>${esc(t("rating.toggle"))}</span></label>`;
+    }
+    return `<p class="muted rated-note" data-rated="${g.rated ? 1 : 0}">${esc(t(g.rated ? "rating.on" : "rating.off"))}</p>`;
+  }
+
   resultsTable(g) {
-    const rows = g.results.map((r) => `<tr class="${r.player_id === g.you ? "me" : ""}">
+    const rated = Boolean(g.ratings);
+    const rows = g.results.map((r) => `<tr class="${r.player_id === g.you ? "me" : ""}" data-player="${esc(r.player_id)}">
       <td>${r.rank ?? "–"}</td><td>${who(r.name, r.player_id)}</td>
       <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
-      <td>${r.moves}</td></tr>`).join("");
+      <td>${r.moves}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
     return `<h3>${esc(t("race.results"))}</h3><table class="results">
-      <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th></tr></thead>
+      <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th>${rated ? `<th class="num">${esc(t("rating.rating"))}</th>` : ""}</tr></thead>
       <tbody>${rows}</tbody></table>`;
   }
 

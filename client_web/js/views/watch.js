@@ -5,6 +5,7 @@ import { render } from "../board.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
+import { ratingCell } from "./ratings.js";
 
 export class WatchView {
   constructor(app) {
@@ -17,6 +18,7 @@ export class WatchView {
     const room = parts[0] ? parts[0].trim().toUpperCase() : null; // room ids are upper case
     this.el = html(`
       <div class="watch">
+        <section class="card-panel featured" hidden></section>
         <div class="card-panel watch-head"></div>
         <div class="card-panel live-rooms" hidden></div>
         <div class="mini-boards"></div>
@@ -24,7 +26,8 @@ export class WatchView {
     main.append(this.el);
     this.drawn = new Map();
     this.room = room;
-    this.live = new LiveList(this.el.querySelector(".live-rooms")); // public races now
+    // Public races now, the featured one on top.
+    this.live = new LiveList(this.el.querySelector(".live-rooms"), this.el.querySelector(".featured"));
     if (room) {
       // A spectator's seat ends with its socket (a reload does that): take it again.
       this.joining = null;
@@ -86,7 +89,10 @@ export class WatchView {
     const listing = !watching && !this.room;
     this.el.querySelector(".live-rooms").hidden = !listing;
     if (listing) this.live.start();
-    else this.live.stop();
+    else {
+      this.live.stop();
+      this.el.querySelector(".featured").hidden = true;
+    }
     if (this.racingHere()) {
       head.dataset.mode = "racer";
       head.innerHTML = `<p>${esc(t("error.racing_here"))}</p>
@@ -169,11 +175,12 @@ export class WatchView {
   }
 
   results(g) {
+    const rated = Boolean(g.ratings);
     const rows = g.results.map((r) => `<tr><td>${r.rank ?? "–"}</td><td>${who(r.name, r.player_id)}</td>
       <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
-      <td>${r.moves}</td></tr>`).join("");
+      <td>${r.moves}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
     return `<h3>${esc(t("race.results"))}</h3><table class="results"><thead><tr><th>#</th>
-      <th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th></tr></thead>
+      <th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th>${rated ? `<th class="num">${esc(t("rating.rating"))}</th>` : ""}</tr></thead>
       <tbody>${rows}</tbody></table>`;
   }
 

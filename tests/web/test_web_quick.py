@@ -1,0 +1,421 @@
+"""Race anyone in a real browser against a real server and Redis: the quick race (two pages
+queue and are paired, the wait and its Cancel, the bot offer), the host's rated toggle as the
+other racer sees it, rating changes in the results, the top players, the featured race on the
+Watch page and the ratings on the player page, with axe on each new screen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import redis
+from websockets.sync.client import ClientConnection, connect
+
+from server.engine import Board
+from server.engine.solver import solve
+from tests.serverproc import ServerProc, redis_url, running_server
+from tests.web.pages import (
+    SCREENSHOTS,
+    SERVE_ARGS,
+    js_errors,
+    needs_chromium,
+    new_page,
+    send_line,
+    wait_ready,
+)
+from tests.web.pages import shoot as shoot_sizes
+from tests.web.test_web_a11y import _axe, _axe_sizes
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = [pytest.mark.browser, needs_chromium]
+
+#: A rating change as the page writes it: +12, −8 (a real minus sign), ±0.
+CHANGE = re.compile(r"([+−±])(\d+)")
+
+
+#: Pairing sooner than in production: two racers wait 2 s for a fourth (not 10 s); no bot
+#: is offered while the tests read the wait (the bot test runs a server of its own).
+PAIRING = ["--pair-fourth-ms", "2000", "--bot-offer-ms", "120000"]
+
+
+@contextmanager
+def own_server(*args: str) -> Iterator[ServerProc]:
+    """A server whose keys (queues, ratings, the list of public rooms) are its own; the pace
+    rules off, so that a line sent as fast as the server answers is rated."""
+    prefix = f"webquick-{secrets.token_hex(4)}:"
+    env = {
+        "SEAHAVEN_KEY_PREFIX": prefix,
+        "SEAHAVEN_PACE_READ_MS": "0",
+        "SEAHAVEN_PACE_MEDIAN_MS": "0",
+        "SEAHAVEN_PACE_FAST_MS": "0",
+    }
+    try:
+        with running_server(redis_url(), args=[*SERVE_ARGS, *args], env=env) as srv:
+            yield srv
+    finally:
+        client = redis.Redis.from_url(redis_url(), decode_responses=True)
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProc]:
+    with own_server(*PAIRING) as srv:
+        yield srv
+
+
+def shoot(page: Page, name: str, show: str | None = None) -> None:
+    """Screenshots at 1366x768 and 390x844, the mouse out of the way (and the element
+    ``show`` scrolled into view at each size)."""
+    page.mouse.move(2, 2)
+    if show is None:
+        shoot_sizes(page, name)
+        return
+    size = page.viewport_size
+    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.locator(show).evaluate("(el) => el.scrollIntoView({block: 'end'})")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
+    if size is not None:
+        page.set_viewport_size(size)
+
+
+def change_of(text: str) -> int:
+    """The signed number of a rating change as shown."""
+    m = CHANGE.search(text)
+    assert m, text
+    return 0 if m.group(1) == "±" else int(m.group(2)) * (1 if m.group(1) == "+" else -1)
+
+
+def record(page: Page) -> None:
+    """Keep every server message of the page's socket in ``window.__got`` (for checks)."""
+    page.evaluate("window.__got = []; seahaven.net.on('*', (m) => window.__got.push(m));true")
+
+
+def got(page: Page, kind: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = page.evaluate(
+        "(kind) => window.__got.filter((m) => m.type === kind)", kind
+    )
+    return found
+
+
+class Racer:
+    """A player on a plain websocket."""
+
+    def __init__(self, ws: ClientConnection, name: str, token: str | None = None) -> None:
+        self.ws = ws
+        self.send({"type": "hello", "name": name, **({"token": token} if token else {})})
+        self.player_id = str(self.expect("welcome")["player_id"])
+        self.next_id = 1
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(msg))
+
+    def expect(self, kind: str, timeout: float = 10) -> dict[str, Any]:
+        while True:
+            msg: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+            if msg["type"] == kind:
+                return msg
+
+    def play(self, line: list[str]) -> None:
+        for text in line:
+            src, dst = text.split(" ")
+            self.send({"type": "move", "id": self.next_id, "src": src, "dst": dst})
+            self.next_id += 1
+            self.expect("ack")
+
+
+def test_two_pages_quick_race_to_rated_results_and_profiles(
+    server: ServerProc, browser: Browser
+) -> None:
+    base = server.http_url + "/"
+    ann = new_page(browser, name="Ann", width=1366, height=768)
+    ben = new_page(browser, name="Ben")
+    # Home: the quick race sits beside New game and races the level picked there.
+    ann.goto(base + "#/play")
+    wait_ready(ann)
+    ann.wait_for_function("!!seahaven.game.myBoard()")
+    quick = ann.locator(".newgame").get_by_role("button", name="Quick race")
+    assert quick.is_visible()
+    shoot(ann, "quick-home")
+    record(ann)
+    ann.locator('.newgame input[name="cells"][value="2"]').check(force=True)
+    quick.click()
+    # The wait: on the Race page, the level, a clock that runs, Cancel.
+    ann.wait_for_function("location.hash === '#/race'")
+    wait = ann.locator(".quick-wait")
+    wait.wait_for()
+    assert "Medium" in wait.locator("h2").inner_text()
+    assert ann.evaluate("seahaven.game.roomId") is None  # out of the solo game
+    ann.wait_for_function("window.__got.some((m) => m.type === 'queued')")
+    assert got(ann, "queued")[0]["cells"] == 2
+    ann.wait_for_function(
+        "document.querySelector('.quick-wait [data-k=elapsed]').textContent >= '0:01'"
+    )
+    assert wait.get_by_role("button", name="Cancel").is_visible()
+    shoot(ann, "quick-wait")
+    _axe_sizes(ann, "Quick race, waiting")
+    # Ben queues from the Race page's own quick race panel, on the same level: paired.
+    ben.goto(base + "#/race")
+    wait_ready(ben)
+    entry = ben.locator(".quick-entry")
+    entry.locator('input[name="qcells"][value="2"]').check(force=True)
+    entry.get_by_role("button", name="Quick race").click()
+    paired = "seahaven.game.roomId && seahaven.game.paired && seahaven.game.role === 'player'"
+    for page in (ann, ben):
+        page.wait_for_function(paired, timeout=20_000)
+    room = ann.evaluate("seahaven.game.roomId")
+    assert ben.evaluate("seahaven.game.roomId") == room
+    assert ann.evaluate("[seahaven.game.public, seahaven.game.rated, seahaven.game.cells]") == [
+        True,
+        True,
+        2,
+    ]
+    ann.wait_for_function(f"location.hash === '#/race/{room}'")
+    assert ann.locator(".quick-wait").count() == 0
+    # Nobody hosts a paired room: no Start button; the server starts the race.
+    assert ann.get_by_role("button", name="Start the race").count() == 0
+    for page in (ann, ben):
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=15_000)
+    # Ann wins; Ben gives up: the results show each racer's new rating and its change.
+    code = ann.evaluate("seahaven.game.code")
+    send_line(ann, list(solve(Board.from_code(code), timeout=20).moves))
+    ben.evaluate("seahaven.net.send('give_up')")
+    for page in (ann, ben):
+        page.wait_for_function("seahaven.game.state === 'done' && !!seahaven.game.ratings")
+        page.locator("table.results .rating-change").first.wait_for()
+    changes = {c["player_id"]: c for c in ann.evaluate("seahaven.game.ratings.changes")}
+    ann_id, ben_id = ann.evaluate("seahaven.net.playerId"), ben.evaluate("seahaven.net.playerId")
+    assert changes[ann_id]["change"] > 0 > changes[ben_id]["change"]
+    for page in (ann, ben):
+        for pid, c in changes.items():
+            cell = page.locator(f'table.results tr[data-player="{pid}"] .rating-change')
+            text = cell.inner_text()
+            assert change_of(text) == c["change"]
+            assert text.startswith(str(c["rating"]))
+    assert ann.get_by_role("button", name="Quick race again").is_visible()
+    shoot(ann, "quick-results")
+    _axe_sizes(ann, "Quick race, results")
+    # The top players of Medium: Ann above Ben, with the ratings of the results.
+    carol = new_page(browser, name="Carol", width=1366, height=768)
+    carol.goto(base + "#/race")
+    wait_ready(carol)
+    table = carol.locator(".ratings")
+    table.locator('input[name="rtcells"][value="2"]').check(force=True)
+    carol.wait_for_function(
+        "document.querySelectorAll('.ratings-table tbody tr').length === 2", timeout=10_000
+    )
+    rows = table.locator("tbody tr")
+    assert rows.nth(0).get_attribute("data-player") == ann_id
+    assert str(changes[ann_id]["rating"]) in rows.nth(0).inner_text()
+    assert str(changes[ben_id]["rating"]) in rows.nth(1).inner_text()
+    shoot(carol, "race-quick-ratings", show=".ratings")
+    _axe_sizes(carol, "Race page with the quick race and the top players")
+    # Ann's page, seen by Carol: the rating of Medium with its chart, told in words and as
+    # a table; the public race with its place and rating change.
+    carol.goto(base + f"#/player/{ann_id}")
+    block = carol.locator('.rating-variant[data-cells="2"]')
+    block.wait_for()
+    assert str(changes[ann_id]["rating"]) in block.locator("h4").inner_text()
+    svg = block.locator("svg.rating-chart")
+    assert svg.get_attribute("role") == "img"
+    labelled = (svg.get_attribute("aria-labelledby") or "").split()
+    words = [carol.locator(f"#{i}").text_content() or "" for i in labelled]
+    assert words[0] == "Rating history, Medium · 2 cells"
+    before = changes[ann_id]["rating"] - changes[ann_id]["change"]
+    assert words[1].startswith(f"Rated races: 1. From {before} to {changes[ann_id]['rating']}")
+    assert block.locator("details.chart-table tbody tr").count() == 1
+    races = carol.locator(".public-races tbody tr")
+    assert races.count() == 1
+    assert "#1 of 2" in races.first.inner_text()
+    assert change_of(races.first.inner_text()) == changes[ann_id]["change"]
+    assert carol.locator(".daily-record .record-stats").is_visible()
+    shoot(carol, "player-ratings")
+    _axe_sizes(carol, "Player page with ratings")
+    for page in (ann, ben, carol):
+        assert js_errors(page) == []
+
+
+def test_cancel_leaves_the_queue(server: ServerProc, browser: Browser) -> None:
+    base = server.http_url + "/"
+    page = new_page(browser, name="Dee")
+    page.goto(base + "#/race")
+    wait_ready(page)
+    record(page)
+    entry = page.locator(".quick-entry")
+    entry.locator('input[name="qcells"][value="1"]').check(force=True)
+    entry.get_by_role("button", name="Quick race").click()
+    page.wait_for_function("window.__got.some((m) => m.type === 'queued')")
+    # A dropped connection takes the server's queue with it: the page queues again on the
+    # new one, and the wait (its clock too) goes on.
+    page.wait_for_function(
+        "document.querySelector('.quick-wait [data-k=elapsed]').textContent >= '0:01'"
+    )
+    page.evaluate("seahaven.net.drop()")
+    page.wait_for_function(
+        "window.__got.filter((m) => m.type === 'queued').length === 2", timeout=10_000
+    )
+    assert page.locator(".quick-wait [data-k=elapsed]").inner_text() >= "0:01"
+    page.locator(".quick-wait").get_by_role("button", name="Cancel").click()
+    page.wait_for_function("window.__got.some((m) => m.type === 'unqueued')")
+    assert got(page, "unqueued") == [{"type": "unqueued", "cells": 1, "reason": "asked"}]
+    page.locator(".quick-entry").wait_for()
+    assert page.locator(".quick-wait").count() == 0
+    # Out of the queue for good: a player who queues now for Hard waits alone.
+    with connect(server.ws_url) as ws:
+        eve = Racer(ws, "Eve")
+        eve.send({"type": "queue", "cells": 1})
+        eve.expect("queued")
+        page.wait_for_timeout(3_000)  # longer than the wait for a fourth racer (2 s)
+        assert page.evaluate("seahaven.game.roomId") is None
+        eve.send({"type": "unqueue"})
+        eve.expect("unqueued")
+    # Queued from another socket of the same player (a connection lost without a close is
+    # such a socket until the server notices): the page asks again until that one is gone.
+    token = page.evaluate("seahaven.net.token")
+    with connect(server.ws_url) as ws:
+        old = Racer(ws, "Dee", token=token)
+        old.send({"type": "queue", "cells": 1})
+        old.expect("queued")
+        entry.get_by_role("button", name="Quick race").click()
+        page.wait_for_function("window.__got.some((m) => m.code === 'already_queued')")
+        assert page.locator(".quick-wait").is_visible()
+        assert page.locator("#toast").is_hidden()
+    page.wait_for_function(
+        "window.__got.filter((m) => m.type === 'queued').length === 3", timeout=10_000
+    )
+    page.locator(".quick-wait").get_by_role("button", name="Cancel").click()
+    page.locator(".quick-entry").wait_for()
+    assert js_errors(page) == []
+
+
+def test_the_rated_toggle_is_seen_by_every_racer(server: ServerProc, browser: Browser) -> None:
+    base = server.http_url + "/"
+    host = new_page(browser, name="Hana")
+    guest = new_page(browser, name="Gus", width=390, height=844)
+    host.goto(base + "#/race")
+    wait_ready(host)
+    host.get_by_role("button", name="Create a room").click()
+    host.locator(".invite input").wait_for()
+    room = host.evaluate("seahaven.game.roomId")
+    guest.goto(base + f"#/race/{room}")
+    wait_ready(guest)
+    guest.wait_for_function(f"seahaven.game.roomId === '{room}'")
+    # An invite room starts unrated, and its racers read that.
+    note = guest.locator(".rated-note")
+    assert note.get_attribute("data-rated") == "0"
+    assert "Unrated race" in note.inner_text()
+    toggle = host.get_by_label("Rated race")
+    assert not toggle.is_checked()
+    toggle.check()
+    guest.wait_for_function("document.querySelector('.rated-note')?.dataset.rated === '1'")
+    assert "the result changes every racer's rating" in guest.locator(".rated-note").inner_text()
+    assert guest.locator(".chip.rated").is_visible()
+    assert guest.get_by_label("Rated race").count() == 0  # the host's alone
+    _axe(guest, "Race lobby, rated, guest on a phone")
+    host.get_by_label("Rated race").uncheck()
+    guest.wait_for_function("document.querySelector('.rated-note')?.dataset.rated === '0'")
+    assert guest.locator(".chip.rated").count() == 0
+    for page in (host, guest):
+        assert js_errors(page) == []
+
+
+def test_the_watch_page_features_a_live_quick_race(server: ServerProc, browser: Browser) -> None:
+    base = server.http_url + "/"
+    with ExitStack() as sockets:
+        # Each socket is left unread while the other plays: no keepalive pings to miss.
+        a = Racer(sockets.enter_context(connect(server.ws_url, ping_interval=None)), "Mika")
+        b = Racer(sockets.enter_context(connect(server.ws_url, ping_interval=None)), "Noor")
+        for racer in (a, b):
+            racer.send({"type": "queue", "cells": 4})
+        snap = a.expect("snapshot", timeout=20)
+        room = snap["room_id"]
+        assert b.expect("snapshot", timeout=20)["room_id"] == room
+        started = a.expect("started", timeout=15)
+        line = list(solve(Board.from_code(started["code"]), timeout=20).moves)
+        a.play(line[:12])
+        b.play(line[:5])
+        page = new_page(browser, name="Wanda", width=1366, height=768)
+        page.goto(base + "#/watch")
+        wait_ready(page)
+        featured = page.locator(f'.featured [data-featured="{room}"]')
+        featured.wait_for(timeout=10_000)
+        # On top of the page, above the form and the list (which also has the room).
+        assert page.locator(".watch > section.featured").is_visible()
+        page.locator(f'.live-room[data-room="{room}"]').wait_for()
+        text = page.locator(".featured").inner_text()
+        assert "Featured race" in text and "Mika" in text and "Noor" in text
+        assert "SH1-" not in text and "boards" in text  # its watch mode: late, never live
+        page.wait_for_function(
+            '(id) => document.querySelector(`[data-featured="${id}"]`)'
+            "?.textContent.includes('12 moves')",
+            arg=room,
+            timeout=10_000,
+        )
+        shoot(page, "watch-featured")
+        _axe_sizes(page, "Watch with a featured race")
+        # A click watches it, as its watch mode allows (late, never live).
+        record(page)
+        featured.click()
+        page.wait_for_function(
+            f"seahaven.game.roomId === '{room}' && seahaven.game.role === 'spectator'"
+        )
+        assert page.evaluate("seahaven.game.watch") != "live"
+        assert page.locator(".featured").is_hidden()
+        # The race ends: the held events come at once, a `room` of before the spectator came
+        # among them, which must not unseat the spectator; the finish order shows.
+        a.play(line[12:])
+        b.send({"type": "give_up"})
+        page.locator(".watch-head table.results").wait_for(timeout=30_000)
+        assert "Mika" in page.locator(".watch-head table.results").inner_text()
+        assert any(m["type"] == "room" for m in got(page, "room"))
+        assert got(page, "room_gone") == []
+        assert page.evaluate("seahaven.game.roomId") == room
+        assert js_errors(page) == []
+
+
+def test_a_lone_player_is_offered_a_bot(browser: Browser) -> None:
+    with own_server("--bot-offer-ms", "1500") as server:
+        bot_race(server, browser)
+
+
+def bot_race(server: ServerProc, browser: Browser) -> None:
+    base = server.http_url + "/"
+    page = new_page(browser, name="Lou")
+    page.goto(base + "#/race")
+    wait_ready(page)
+    entry = page.locator(".quick-entry")
+    entry.locator('input[name="qcells"][value="1"]').check(force=True)
+    entry.get_by_role("button", name="Quick race").click()
+    offer = page.locator(".quick-wait .bot-offer")
+    offer.wait_for(timeout=10_000)
+    assert "bot" in page.locator(".quick-say").inner_text()
+    # Keep waiting: the question goes, the wait goes on (Cancel, the clock) and the offer,
+    # which stands until someone comes, can still be taken.
+    page.get_by_role("button", name="Keep waiting").click()
+    assert page.locator(".quick-wait .bot-offer").count() == 0
+    assert "Still waiting for a person" in page.locator(".quick-say").inner_text()
+    assert page.locator(".quick-wait").get_by_role("button", name="Cancel").is_visible()
+    # Taking it races the bot: a room of two racers.
+    page.locator(".quick-wait").get_by_role("button", name="Race the bot").click()
+    page.wait_for_function(
+        "seahaven.game.roomId && seahaven.game.racers().length === 2", timeout=15_000
+    )
+    page.wait_for_function("location.hash.startsWith('#/race/')")
+    assert page.evaluate("seahaven.game.rated") is False  # practice: a bot race is unrated
+    note = page.locator(".rated-note")  # in the lobby; kept, unseen, in the racing strip
+    note.wait_for(state="attached")
+    assert note.get_attribute("data-rated") == "0"
+    assert "Unrated race" in (note.text_content() or "")
+    assert js_errors(page) == []
