@@ -497,6 +497,9 @@ class Snapshot(_Message):
     players: list[PlayerState] = Field(max_length=64)
     spectators: int
     daily: DailyGame | None = None
+    #: A rated round that is over and settled: each racer's rating change, as ``ratings``
+    #: gave it (so a reload of the results still shows them).
+    ratings: list[RatingChange] | None = Field(default=None, max_length=64)
 
 
 class Countdown(_Message):

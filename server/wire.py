@@ -449,12 +449,16 @@ def snapshot(
     now: int,
     players: list[dict[str, Any]],
     daily: Mapping[str, Any] | None = None,
+    ratings: list[dict[str, Any]] | None = None,
 ) -> str:
     """``snapshot``: the whole room as one viewer may see it (``players`` already cut to
     what that viewer may see, see :mod:`server.rooms.views`; ``meta["seq"]`` the seq the
-    view is as of); a daily game's says what it counts for (``daily``, the room's note)."""
+    view is as of); a daily game's says what it counts for (``daily``, the room's note), a
+    settled rated round its racers' rating changes (``ratings``, see :func:`rating_change`)."""
     starts = meta.get("starts_at")
-    extra = {} if daily is None else {"daily": dict(daily)}
+    extra: dict[str, Any] = {} if daily is None else {"daily": dict(daily)}
+    if ratings is not None:
+        extra["ratings"] = ratings
     return dumps(
         {
             "type": "snapshot",

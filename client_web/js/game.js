@@ -122,9 +122,11 @@ export class Game {
   }
 
   onSnapshot(m) {
-    // A snapshot does not carry the rating changes: a fresh one of the same round (a
-    // spectator's at the end of a late-shown race) keeps those already received.
-    const ratings = this.roomId === m.room_id && this.ratings?.round === m.round ? this.ratings : null;
+    // A settled rated round's snapshot carries its rating changes (a reload of the
+    // results); one without them, of the same round (a spectator's at the end of a
+    // late-shown race, before they were settled), keeps those already received.
+    const kept = this.roomId === m.room_id && this.ratings?.round === m.round ? this.ratings : null;
+    const ratings = m.ratings ? { round: m.round, cells: m.cells, changes: m.ratings } : kept;
     this.clear();
     this.ratings = ratings;
     this.syncClock(m.now);

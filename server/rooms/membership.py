@@ -139,7 +139,9 @@ async def snapshot(ctx: Context, conn: Conn, room: str, role: str) -> Snap | Non
     # A daily game's snapshot says what it counts for: ranked attempt or practice.
     daily = await ctx.store.daily_note(room) if read.meta.get("mode") == Mode.DAILY else None
     seen = players(read, boards, viewer, role, shown)
-    text = wire.snapshot(read.meta, viewer, role, now_ms(), seen, daily)
+    # A settled rated race: its rating changes, so that a reload still shows them.
+    changes = await ratings.changes(ctx, room, read.meta)
+    text = wire.snapshot(read.meta, viewer, role, now_ms(), seen, daily, changes)
     return Snap(text, int(read.meta.get("seq", 0)))
 
 

@@ -101,6 +101,31 @@ async def _settle(ctx: Context, room: str) -> None:
     await _apply(ctx, room, round_, cells, marker)
 
 
+async def changes(ctx: Context, room: str, meta: dict[str, str]) -> list[dict[str, Any]] | None:
+    """The rating changes of a rated round that is over and settled, as ``ratings`` gave
+    them (for a ``snapshot``), or None: not rated, not over, not settled, or nobody rated.
+    Nothing here is secret once the race is over: every racer got it as an event."""
+    if meta.get("rated") != "1" or meta.get("state") != RoomPhase.DONE:
+        return None
+    marker = await stored.settled(ctx.store, room, int(meta["round"]))
+    if marker is None:
+        return None
+    data = json.loads(marker)
+    if not data.get("rated"):
+        return None
+    return _lines_as_changes(data["lines"])
+
+
+def _lines_as_changes(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The settled lines of a round as ``ratings`` shows them."""
+    return [
+        wire.rating_change(
+            x["player_id"], x["name"], x["rating"], x["change"], x["games"], x["unrated_reason"]
+        )
+        for x in lines
+    ]
+
+
 async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: int) -> str:
     """Work out the round's changes and settle them (or get those settled first)."""
     results = read.results
@@ -141,13 +166,7 @@ async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: in
         )
     body = ""
     if after:
-        changes = [
-            wire.rating_change(
-                x["player_id"], x["name"], x["rating"], x["change"], x["games"], x["unrated_reason"]
-            )
-            for x in lines
-        ]
-        body = wire.ratings_body(round_, cells, changes)
+        body = wire.ratings_body(round_, cells, _lines_as_changes(lines))
     marker = wire.dumps({"at": now, "cells": cells, "rated": bool(after), "lines": lines})
     _written, marker = await stored.claim(ctx.store, room, round_, marker, body, ctx.instance_id)
     return marker

@@ -297,6 +297,33 @@ async def test_invite_rooms_are_unrated_unless_their_host_says_so(
     assert lines[ann.player_id]["change"] > 0 > lines[bob.player_id]["change"]
 
 
+async def late_snapshot(url: str, host: WsClient) -> dict[str, Any]:
+    """The snapshot a newcomer gets of ``host``'s room after its race (a reload would)."""
+    room = next(m for m in host.messages if m["type"] == "snapshot")["room_id"]
+    sam = await WsClient.connect(url, "Sam")
+    await sam.send({"type": "join", "room": room, "role": "spectator"})
+    snap = await sam.expect("snapshot")
+    await sam.close()
+    return snap
+
+
+async def test_a_settled_rated_round_keeps_its_changes_in_the_snapshot(
+    pair: tuple[ServerProc, ServerProc],
+) -> None:
+    one, two = pair
+    ann, bob, _over = await race_invite(one.ws_url, rated=False)
+    await asyncio.sleep(0.5)
+    snap = await late_snapshot(two.ws_url, ann)
+    assert snap["state"] == "done" and "ratings" not in snap  # unrated: nothing to show
+    ann, bob, _over = await race_invite(one.ws_url, rated=True)
+    ratings = await bob.expect("ratings")
+    # On the other instance too: the lines are the room's, as the event gave them.
+    snap = await late_snapshot(two.ws_url, ann)
+    assert snap["state"] == "done" and snap["ratings"] == ratings["changes"]
+    for c in (ann, bob):
+        await c.close()
+
+
 async def test_a_lone_player_is_offered_a_bot_and_races_it(
     key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
