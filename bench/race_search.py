@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bench.race_load import Options, passes, run_load
+from bench.race_run import Options, passes, run_load
 from bench.redis_procs import backends
 
 MS = 1000.0
