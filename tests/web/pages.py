@@ -8,6 +8,7 @@ DOM (``data-loc`` on piles, ``data-card`` on cards) so a solver line can be play
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import weakref
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from websockets.sync.client import ClientConnection
 
 from server.engine import Board, Move, parse_action
 from tests.serverproc import QUICK
@@ -205,3 +207,31 @@ def _double_tap_same(board: Board, move: Move) -> bool:
         return False
     b.play(move)
     return a.key() == b.key()
+
+
+class Racer:
+    """A player on a plain websocket (a rival of a browser page, or the racers of rooms
+    made quickly); ``line`` is what a test means it to play."""
+
+    def __init__(self, ws: ClientConnection, name: str, token: str | None = None) -> None:
+        self.ws = ws
+        self.send({"type": "hello", "name": name, **({"token": token} if token else {})})
+        self.player_id = str(self.expect("welcome")["player_id"])
+        self.next_id = 1
+        self.line: list[str] = []
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(msg))
+
+    def expect(self, kind: str, timeout: float = 10) -> dict[str, Any]:
+        while True:
+            msg: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+            if msg["type"] == kind:
+                return msg
+
+    def play(self, line: list[str]) -> None:
+        for text in line:
+            src, dst = text.split(" ")
+            self.send({"type": "move", "id": self.next_id, "src": src, "dst": dst})
+            self.next_id += 1
+            self.expect("ack")

@@ -6,7 +6,6 @@ Watch page and the ratings on the player page, with axe on each new screen.
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 import redis
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
@@ -23,6 +22,7 @@ from tests.serverproc import ServerProc, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
+    Racer,
     js_errors,
     needs_chromium,
     new_page,
@@ -108,32 +108,6 @@ def got(page: Page, kind: str) -> list[dict[str, Any]]:
         "(kind) => window.__got.filter((m) => m.type === kind)", kind
     )
     return found
-
-
-class Racer:
-    """A player on a plain websocket."""
-
-    def __init__(self, ws: ClientConnection, name: str, token: str | None = None) -> None:
-        self.ws = ws
-        self.send({"type": "hello", "name": name, **({"token": token} if token else {})})
-        self.player_id = str(self.expect("welcome")["player_id"])
-        self.next_id = 1
-
-    def send(self, msg: dict[str, Any]) -> None:
-        self.ws.send(json.dumps(msg))
-
-    def expect(self, kind: str, timeout: float = 10) -> dict[str, Any]:
-        while True:
-            msg: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
-            if msg["type"] == kind:
-                return msg
-
-    def play(self, line: list[str]) -> None:
-        for text in line:
-            src, dst = text.split(" ")
-            self.send({"type": "move", "id": self.next_id, "src": src, "dst": dst})
-            self.next_id += 1
-            self.expect("ack")
 
 
 def test_two_pages_quick_race_to_rated_results_and_profiles(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 import redis
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from server.daily.deal import daily_deal, today
 from server.daily.leaderboard import member_of, score_of
@@ -26,7 +26,15 @@ from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
 from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web.pages import SCREENSHOTS, SERVE_ARGS, js_errors, needs_chromium, new_page, wait_ready
+from tests.web.pages import (
+    SCREENSHOTS,
+    SERVE_ARGS,
+    Racer,
+    js_errors,
+    needs_chromium,
+    new_page,
+    wait_ready,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -208,33 +216,6 @@ def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
     assert page.evaluate("seahaven.game.cells") == 4
     assert page.locator(".banner.win").count() == 0
     assert js_errors(page) == []
-
-
-class Racer:
-    """A racer on a plain websocket (the rooms the Watch list shows, made quickly)."""
-
-    def __init__(self, ws: ClientConnection, name: str) -> None:
-        self.ws = ws
-        self.send({"type": "hello", "name": name})
-        self.expect("welcome")
-        self.next_id = 1
-        self.line: list[str] = []
-
-    def send(self, msg: dict[str, Any]) -> None:
-        self.ws.send(json.dumps(msg))
-
-    def expect(self, kind: str) -> dict[str, Any]:
-        while True:
-            msg: dict[str, Any] = json.loads(self.ws.recv(timeout=10))
-            if msg["type"] == kind:
-                return msg
-
-    def play(self, line: list[str]) -> None:
-        for text in line:
-            src, dst = text.split(" ")
-            self.send({"type": "move", "id": self.next_id, "src": src, "dst": dst})
-            self.next_id += 1
-            self.expect("ack")
 
 
 def public_race(
