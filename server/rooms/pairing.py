@@ -27,7 +27,7 @@ from websockets.protocol import State
 from .. import wire
 from ..clock import now_ms
 from ..context import Context
-from ..pools import draw
+from ..daily.deal import draw_open
 from ..quiet import Quiet
 from ..session import Conn
 from ..store import listing, queue
@@ -132,7 +132,7 @@ async def tick(ctx: Context) -> None:
 async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
     """A public, rated room on a certified deal for a group; its racers are told where."""
     room = await membership.new_room(
-        ctx, Mode.RACE, draw(cells).code, cells, public=True, paired=True
+        ctx, Mode.RACE, draw_open(cells).code, cells, public=True, paired=True
     )
     await listing.list_room(ctx.store, room, now_ms())
     await queue.assign(ctx.store, cells, room, group)
@@ -236,7 +236,7 @@ async def accept_bot(ctx: Context, conn: Conn) -> str:
     conn.queue(wire.unqueued(entry.cells, "room"))
     cells = entry.cells
     # A race with a bot is practice: not listed, not rated; the server starts it.
-    room = await membership.new_room(ctx, Mode.RACE, draw(cells).code, cells, paired=True)
+    room = await membership.new_room(ctx, Mode.RACE, draw_open(cells).code, cells, paired=True)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
     if status != "ok":
         return status

@@ -190,3 +190,15 @@ def test_a_drawn_deal_is_never_a_running_days_deal(kind: str, cells: int) -> Non
     assert draw(cells, Rigged(entry)).code == today_code  # what a plain draw can do
     drawn = draw_open(cells, Rigged(entry))
     assert drawn.code not in running_codes() and drawn in load_pool(cells)
+
+
+def test_only_the_daily_draws_from_the_pools() -> None:
+    """Every other module draws through ``draw_open``: a pool draw elsewhere (a new room, a
+    rematch, a quick race's pairing) could hand out a running day's deal before its clock."""
+    callers = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "server").rglob("*.py")
+        if "pools import" in (text := path.read_text(encoding="utf-8"))
+        and " draw" in text.split("pools import", 1)[1].split("\n", 1)[0]
+    ]
+    assert callers == ["server/daily/deal.py"]
