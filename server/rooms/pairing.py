@@ -9,12 +9,15 @@ get its ``snapshot``), still waiting (a ``bot_offer`` once they waited alone lon
 or lost on the way (the instance that took them died before telling: they wait again).
 
 A paired room is public and rated, with no host; the instance that made it starts its
-countdown once its racers are in (or after ``pair_join_ms``).
+countdown once its racers are in, and a deadline in Redis at the end of ``pair_join_ms``
+starts it with those who came on whichever instance is up then (:func:`rounds.janitor`),
+so a paired room outlives the instance that made it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
@@ -135,28 +138,29 @@ async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
         ctx, Mode.RACE, draw_open(cells).code, cells, public=True, paired=True
     )
     await listing.list_room(ctx.store, room, now_ms())
+    await start_later(ctx, room)  # before anyone is told of the room
     await queue.assign(ctx.store, cells, room, group)
     ctx.spawn(start_when_in(ctx, room, len(group)))
     return room
+
+
+async def start_later(ctx: Context, room: str) -> None:
+    """The durable end of a paired room's wait for its racers: any instance starts it then
+    (:func:`rounds.start_paired`), should the one that made it be gone."""
+    deadline = json.dumps({"kind": "pair_start", "room": room})
+    await ctx.store.add_deadline(deadline, now_ms() + ctx.settings.pair_join_ms)
 
 
 async def start_when_in(ctx: Context, room: str, racers: int) -> None:
     """Start a paired room's countdown once its ``racers`` are in, or after
     ``pair_join_ms`` with those who came (none: the room is left to expire)."""
     deadline = time.monotonic() + ctx.settings.pair_join_ms / 1000
-    present = 0
-    while True:
+    while time.monotonic() < deadline:
         fields = await ctx.store.room_fields(room)
-        present = int(fields.get("np") or 0)
-        if present >= racers or time.monotonic() >= deadline:
+        if int(fields.get("np") or 0) >= racers:
             break
         await asyncio.sleep(0.1)
-    if present == 0:
-        await listing.unlist_room(ctx.store, room)
-        return
-    status = await rounds.start(ctx, room, "")
-    if status != "ok":
-        QUIET.failure("pair_start", "a paired room did not start: %s", status)
+    await rounds.start_paired(ctx, room)
 
 
 async def deliver(ctx: Context) -> None:
@@ -243,5 +247,6 @@ async def accept_bot(ctx: Context, conn: Conn) -> str:
     token, bot_pid, name = secrets.token_urlsafe(24), "b" + secrets.token_hex(6), bot_name(pid)
     await ctx.store.save_session(token, bot_pid, name)
     ctx.launch_bot(room, name, token, bot_speed(entry.rating))
+    await start_later(ctx, room)
     ctx.spawn(start_when_in(ctx, room, 2))
     return "ok"

@@ -3,10 +3,10 @@ giving up (by message or by staying away), and the rematch; and the mark that a 
 being raced, which keeps the solver's hints off it. The moves are
 :mod:`server.play.moves`'s.
 
-What falls due later (the end of a countdown, the end of a racer's away grace) is a
-deadline in Redis, not a timer in one process: :func:`janitor` runs on every instance and
-acts on the deadlines that are due, whichever instance set them, so a restart of every
-server loses none.
+What falls due later (the end of a countdown, the end of a racer's away grace, the end of a
+paired room's wait for its racers) is a deadline in Redis, not a timer in one process:
+:func:`janitor` runs on every instance and acts on the deadlines that are due, whichever
+instance set them, so a restart of every server loses none.
 """
 
 from __future__ import annotations
@@ -85,6 +85,29 @@ async def start(ctx: Context, room: str, host: str) -> str:
     return out.status
 
 
+async def start_paired(ctx: Context, room: str) -> str:
+    """A paired room (no host) whose racers are in, or whose wait for them is over: start
+    its countdown with those who came; with none, take it off the list of live races and
+    leave it to expire. Safe twice and on any instance (only a room still in its lobby is
+    started).
+
+    Returns:
+        ``ok``, ``empty`` (nobody came), ``wrong_state`` (started already) or the store's
+        refusal.
+    """
+    state = await ctx.rooms.get(room, refresh=True)
+    if state is None or state.phase != RoomPhase.LOBBY:
+        return "wrong_state"
+    fields = await ctx.store.room_fields(room)
+    if int(fields.get("np") or 0) == 0:
+        await listing.unlist_room(ctx.store, room)
+        return "empty"
+    status = await start(ctx, room, "")
+    if status not in ("ok", "wrong_state"):
+        QUIET.failure("pair_start", "a paired room did not start: %s", status)
+    return status
+
+
 async def begin_at(ctx: Context, room: str, starts_at: int) -> None:
     """Wait for the start time, then start the race (idempotent across instances)."""
     await asyncio.sleep(max(0, starts_at - now_ms()) / 1000)
@@ -130,6 +153,8 @@ async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
     room = str(deadline["room"])
     if deadline["kind"] == "begin":
         await begin(ctx, room)
+    elif deadline["kind"] == "pair_start":
+        await start_paired(ctx, room)
     elif deadline["kind"] == "away":
         pid, nonce = str(deadline["pid"]), str(deadline["nonce"])
         if not await ctx.store.still_away(room, pid, nonce):

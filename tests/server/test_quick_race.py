@@ -1,14 +1,17 @@
 """The quick race and ratings on real server processes, a real Redis and real sockets:
 four players queueing on two instances are paired into one public, rated race, listed and
-featured while it runs; their new ratings are openskill's for the order they finished in,
-applied once although both instances see the end; a queued socket that closes leaves the
-queue; a lone player is offered a bot and races it; invite rooms change ratings only when
-their host said so; a too-fast finisher keeps their rating; hostile inputs change nothing."""
+featured while it runs; a paired room starts although the instance that made it died;
+their new ratings are openskill's for the order they finished in, applied once although
+both instances see the end; a queued socket that closes leaves the queue; a lone player is
+offered a bot and races it; invite rooms change ratings only when their host said so; a
+too-fast finisher keeps their rating; hostile inputs change nothing."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -445,3 +448,44 @@ async def test_a_rated_race_everyone_leaves_still_counts_once(
     assert int(held["rating"]) == shown(tied[0][0].mu, tied[0][0].sigma)
     await asyncio.sleep(0.5)
     assert await redis_client.llen(keys.rating_history(bob.player_id, 2)) == 1
+
+
+async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    # Two players wait on the keeper; the maker pairs them (the keeper is stopped meanwhile,
+    # so only the maker runs pairing passes) and is killed before their sockets can come in
+    # and it could start the room. The end of the wait is a deadline in Redis: the keeper
+    # starts the race with them.
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
+    args += ["--pair-fourth-ms", "1000", "--pair-join-ms", "1500"]
+    paired_key = Keys(key_prefix).queue_paired(4)
+    with (
+        running_server(redis_url(), args=args, env=env) as maker,
+        running_server(redis_url(), args=args, env=env) as keeper,
+    ):
+        ann = await WsClient.connect(keeper.ws_url, "Ann")
+        bob = await WsClient.connect(keeper.ws_url, "Bob")
+        for c in (ann, bob):
+            await c.send({"type": "queue", "cells": 4})
+            await c.expect("queued")
+        os.kill(keeper.proc.pid, signal.SIGSTOP)
+        try:
+
+            async def paired() -> bool:
+                return await redis_client.hget(paired_key, ann.player_id) is not None
+
+            await until(paired, timeout=10)
+            maker.proc.kill()
+            maker.proc.wait(timeout=10)
+            room = await redis_client.hget(paired_key, bob.player_id)
+        finally:
+            os.kill(keeper.proc.pid, signal.SIGCONT)
+        for c in (ann, bob):
+            snap = await c.expect("snapshot", timeout=8)
+            assert snap["room_id"] == room and snap["paired"] and snap["host"] is None
+        started = [await c.expect("started", timeout=10) for c in (ann, bob)]
+        assert sorted(started[0]["players"]) == sorted((ann.player_id, bob.player_id))
+        for c in (ann, bob):
+            await c.close()
