@@ -87,7 +87,7 @@ async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
     penalty = penalty_s(await queue.dodges(ctx.store, pid))
     now = now_ms()
     status = await queue.add(
-        ctx.store, cells, pid, skill.mu, now, now + penalty * 1000, ctx.instance_id
+        ctx.store, cells, pid, skill.mu, now, now + penalty * 1000, ctx.instance_id, now
     )
     if status == "full":
         return "busy"
@@ -202,7 +202,8 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
         # Too late for that room (it started without this player): wait again, in place.
         skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
         now = now_ms()
-        if await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, "") == "ok":
+        added = await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, "", now)
+        if added == "ok":
             if not _open(conn) or conn.room is not None or pid in ctx.waiting:
                 await queue.remove(ctx.store, entry.cells, pid)  # gone meanwhile
                 return
@@ -221,7 +222,7 @@ async def maybe_lost(ctx: Context, entry: Waiting, pid: str, now: int) -> None:
         return
     entry.missing = 0
     skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
-    await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, ctx.instance_id)
+    await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, ctx.instance_id, now)
 
 
 async def accept_bot(ctx: Context, conn: Conn) -> str:

@@ -15,9 +15,14 @@ from .store import Store
 
 #: Players one variant's queue holds at most (a ``queue`` past it hears ``busy``).
 MAX_WAITING: Final = 5000
-#: Players one pairing pass looks at (the lowest skills first), and groups it makes at most.
+#: Ready players one pairing pass looks at (the lowest skills first), and groups it makes at
+#: most.
 MAX_SCANNED: Final = 400
 MAX_GROUPS: Final = 100
+#: The wait's score of a player held back (a dodger's penalty): this plus the time (ms) they
+#: become ready, so that they sort after every ready player, by that time, and a pass looks
+#: at ready players only (a crowd held back never hides the rest of the queue from it).
+HELD: Final = 10**13
 #: Seconds the queue's keys live after their last change.
 QUEUE_TTL: Final = 3600
 #: Seconds a dodge counts (``player:{P}:dodges`` expires this long after the last one).
@@ -41,12 +46,17 @@ def _keys(store: Store, cells: int) -> list[str]:
 
 
 async def add(
-    store: Store, cells: int, pid: str, mu: float, since: int, ready: int, inst: str
+    store: Store, cells: int, pid: str, mu: float, since: int, ready: int, inst: str, now: int
 ) -> str:
-    """Put a player in the queue of ``cells``; ``ok``, ``already_queued`` or ``full``."""
-    info = json.dumps({"since": since, "ready": ready, "inst": inst}, separators=(",", ":"))
+    """Put a player in the queue of ``cells``, waiting since ``since`` and ready to be paired
+    from ``ready`` (both ms; ``now`` is the time now); ``ok``, ``already_queued`` or
+    ``full``."""
+    info = json.dumps(
+        {"since": since, "ready": ready, "inst": inst, "mu": mu}, separators=(",", ":")
+    )
+    score = mu if ready <= now else HELD + ready
     out = await script(store, "queue_add")(
-        keys=_keys(store, cells), args=[pid, mu, info, MAX_WAITING, QUEUE_TTL]
+        keys=_keys(store, cells), args=[pid, score, info, MAX_WAITING, QUEUE_TTL]
     )
     return str(out)
 
@@ -79,7 +89,7 @@ async def pair(store: Store, cells: int, now: int, fourth_ms: int) -> list[list[
     k = store.keys
     raw = await script(store, "queue_pair")(
         keys=[k.queue_wait(cells), k.queue_info(cells)],
-        args=[now, fourth_ms, MAX_SCANNED, MAX_GROUPS, QUEUE_TTL],
+        args=[now, fourth_ms, MAX_SCANNED, MAX_GROUPS, QUEUE_TTL, HELD],
     )
     items = [str(x) for x in raw]
     groups: list[list[str]] = []

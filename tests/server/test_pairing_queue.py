@@ -1,5 +1,6 @@
 """The pairing script on a real Redis: closest skills first, a fourth waited for at most the
-wait, a dodger held back, and passes running at once never pair a player twice."""
+wait, a dodger held back (and however many of them never hiding the ready players from a
+pass), and passes running at once never pair a player twice."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ async def store(key_prefix: str) -> AsyncIterator[Store]:
 
 
 async def wait(store: Store, pid: str, mu: float, since: int = T0, ready: int = T0) -> None:
-    assert await queue.add(store, 4, pid, mu, since, ready, "i1") == "ok"
+    assert await queue.add(store, 4, pid, mu, since, ready, "i1", T0) == "ok"
 
 
 async def test_four_closest_skills_race_together_at_once(store: Store) -> None:
@@ -58,7 +59,24 @@ async def test_a_held_back_player_is_not_paired_until_ready(store: Store) -> Non
     groups = await queue.pair(store, 4, T0 + FOURTH, FOURTH)
     assert [sorted(g) for g in groups] == [["a", "b", "c"]]
     assert await queue.waiting(store, 4) == 1
-    assert await queue.add(store, 4, "dodger", 1.0, T0, T0, "i1") == "already_queued"
+    assert await queue.add(store, 4, "dodger", 1.0, T0, T0, "i1", T0) == "already_queued"
+    # Ready again, the dodger is paired by skill with the players who come after.
+    for pid in "xyz":
+        await wait(store, pid, 25.0, since=T0 + 60_000)
+    groups = await queue.pair(store, 4, T0 + 60_000, FOURTH)
+    assert [sorted(g) for g in groups] == [["dodger", "x", "y", "z"]]
+
+
+async def test_players_held_back_never_hide_the_ready_from_a_pass(store: Store) -> None:
+    # More dodgers held back than a pass scans, all with the lowest skills: the ready
+    # players beyond them are still paired.
+    for n in range(queue.MAX_SCANNED + 50):
+        await wait(store, f"dodger{n}", 1.0, ready=T0 + 300_000)
+    for pid in "abcd":
+        await wait(store, pid, 30.0)
+    groups = await queue.pair(store, 4, T0 + 100, FOURTH)
+    assert [sorted(g) for g in groups] == [["a", "b", "c", "d"]]
+    assert await queue.waiting(store, 4) == queue.MAX_SCANNED + 50
 
 
 async def test_passes_at_once_never_pair_a_player_twice(store: Store) -> None:

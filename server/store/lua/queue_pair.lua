@@ -1,16 +1,32 @@
 -- One pairing pass over a variant's quick-race queue: takes waiting players out in groups,
 -- atomically, so that passes running on several instances never pair a player twice.
--- KEYS: wait, info. ARGV: now (ms), the wait for a fourth (ms), most players scanned,
--- most groups, ttl.
+-- KEYS: wait, info. ARGV: now (ms), the wait for a fourth (ms), most ready players scanned,
+-- most groups, ttl, the held base.
 -- Returns the groups, flat: {n, pid1..pidn, n, pid1..pidn, ...}.
 --
 -- Only players whose `ready` time has come take part (a dodger's penalty holds them back).
+-- A player held back waits scored the held base plus their ready time, after every ready
+-- player: once that time has come they are scored by their skill again, and the scan takes
+-- the lowest skills among the ready only, so no number held back can fill it.
 -- While four or more are ready, the four whose skills (the scores) are closest, the window
 -- of four neighbours with the smallest spread, form a group. Two or three left over form
 -- one when the longest waiting of them has waited the wait for a fourth.
 local now, fourth = tonumber(ARGV[1]), tonumber(ARGV[2])
 local max_groups = tonumber(ARGV[4])
-local all = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1, 'WITHSCORES')
+local held = tonumber(ARGV[6])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[6], string.format('%.0f', held + now))
+for _, pid in ipairs(due) do
+  local info = redis.call('HGET', KEYS[2], pid)
+  local mu = info and tonumber(cjson.decode(info)['mu'])
+  if mu then
+    redis.call('ZADD', KEYS[1], mu, pid)
+  else
+    redis.call('ZREM', KEYS[1], pid)  -- no info (or none of its skill): no wait
+  end
+end
+local all = redis.call(
+  'ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[6], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[3])
+)
 local ready = {}
 for i = 1, #all, 2 do
   local info = redis.call('HGET', KEYS[2], all[i])
