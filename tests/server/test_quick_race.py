@@ -1,6 +1,7 @@
 """The quick race and ratings on real server processes, a real Redis and real sockets:
 four players queueing on two instances are paired into one public, rated race, listed and
-featured while it runs; a paired room starts although the instance that made it died;
+featured while it runs; a paired room starts although the instance that made it died,
+and a player brought in too late waits again in place;
 their new ratings are openskill's for the order they finished in, applied once although
 both instances see the end; a queued socket that closes leaves the queue; a lone player is
 offered a bot and races it; invite rooms change ratings only when their host said so; a
@@ -488,4 +489,48 @@ async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
         started = [await c.expect("started", timeout=10) for c in (ann, bob)]
         assert sorted(started[0]["players"]) == sorted((ann.player_id, bob.player_id))
         for c in (ann, bob):
+            await c.close()
+
+
+async def test_a_player_brought_in_too_late_waits_again_in_place(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    # Ann and Bob wait on the maker, Cy on the keeper, which is stopped while the maker pairs
+    # the three and, Cy not coming, starts the race with two. Cy's instance, back, finds
+    # the race under way: Cy waits again (no snapshot of that room) and is paired with the
+    # next player at once, having waited longer than the wait for a fourth.
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
+    args += ["--pair-fourth-ms", "1000", "--pair-join-ms", "1000"]
+    wait_key = Keys(key_prefix).queue_wait(4)
+    with (
+        running_server(redis_url(), args=args, env=env) as maker,
+        running_server(redis_url(), args=args, env=env) as keeper,
+    ):
+        ann = await WsClient.connect(maker.ws_url, "Ann")
+        bob = await WsClient.connect(maker.ws_url, "Bob")
+        cy = await WsClient.connect(keeper.ws_url, "Cy")
+        for c in (cy, ann, bob):
+            await c.send({"type": "queue", "cells": 4})
+            await c.expect("queued")
+        os.kill(keeper.proc.pid, signal.SIGSTOP)
+        try:
+            room = (await ann.expect("snapshot", timeout=10))["room_id"]
+            started = await ann.expect("started", timeout=10)
+            assert sorted(started["players"]) == sorted((ann.player_id, bob.player_id))
+        finally:
+            os.kill(keeper.proc.pid, signal.SIGCONT)
+
+        async def back_in_queue() -> bool:
+            return await redis_client.zscore(wait_key, cy.player_id) is not None
+
+        await until(back_in_queue)
+        dee = await WsClient.connect(maker.ws_url, "Dee")
+        await dee.send({"type": "queue", "cells": 4})
+        await dee.expect("queued")
+        again = await cy.expect("snapshot", timeout=8)
+        assert again["room_id"] != room
+        assert (await dee.expect("snapshot", timeout=8))["room_id"] == again["room_id"]
+        assert not [m for m in cy.messages if m.get("room_id") == room]
+        for c in (ann, bob, cy, dee):
             await c.close()
