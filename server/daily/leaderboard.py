@@ -29,6 +29,7 @@ from typing import Any, Final, cast
 
 import redis.asyncio as aioredis
 
+from ..store import atomic
 from ..store.keys import Keys
 from ..store.scripts import source
 from .deal import DailyError, daily_deal, day_bounds, is_running
@@ -123,6 +124,7 @@ class Leaderboard:
         self.redis = redis
         self.keys = keys
         self.keep_s = keep_s
+        self._batch = atomic.register(redis)
         self.min_ms_per_action = min_ms_per_action
         self.pace = pace if pace is not None else Pace()
         self._submit = redis.register_script(source("leaderboard_submit"))
@@ -243,12 +245,10 @@ class Leaderboard:
             return _unranked("practice", "the player's entry of the day is already written")
         if _utc_date(replay.started_at) == date:  # a past day played later is no streak
             days = self.keys.player_days(replay.player_id)
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.zadd(days, {date: _day_number(date)})
-                # Streaks look back at most 400 days: older days are of no use.
-                pipe.zremrangebyscore(days, "-inf", _day_number(date) - STREAK_DAYS)
-                pipe.expire(days, self.keep_s)
-                await pipe.execute()
+            batch = atomic.Batch(self._batch).zadd(days, {date: _day_number(date)})
+            # Streaks look back at most 400 days: older days are of no use.
+            batch.zremrangebyscore(days, "-inf", _day_number(date) - STREAK_DAYS)
+            await batch.expire(days, self.keep_s).execute()
         await self.redis.publish(self.keys.leaderboard_channel(date, kind), replay.player_id)
         return Submission("ranked", rank=rank)
 

@@ -29,7 +29,7 @@ unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:{DATE:KIND}:r
 the public rooms that may be live, scored by the ms they were made or rematched; see
 :mod:`server.store.listing`).
 
-On a Redis Cluster no script, transaction or multi-key command may touch two slots. The
+On a Redis Cluster no script, atomic batch or multi-key command may touch two slots. The
 keys a script takes together share a hash tag: a room's (``{R}``), a day's leaderboard
 (``{DATE:KIND}``: ``leaderboard_submit.lua`` writes its rank and entries), a player's history
 (``{PID}``: ``history_record.lua`` writes races, recent and counted). The keys without a tag
@@ -38,9 +38,10 @@ claims the due members; the room each names is then changed by the room's own sc
 separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
 candidate only; each room's fields are then read separately, and decide), ``rooms:live``
 (the index is read, then each room in its own slot), ``instance:ID``, ``session:T`` and
-``replay:ID``. Transactions (``MULTI``) hold the keys of one tag; the pipelines that read
-many rooms or days at once (``listing.live_rooms``, ``daily/profile.py``) are not
-transactions and hold one key a command, which the cluster client sends node by node.
+``replay:ID``. Atomic batches (:mod:`server.store.atomic`, one script call in place of
+``MULTI``) hold the keys of one tag; the pipelines that read many rooms or days at once
+(``listing.live_rooms``, ``daily/profile.py``) are not atomic and hold one key a command,
+which the cluster client sends node by node.
 ``tests/server/test_cluster_slots.py`` checks the tags.
 """
 

@@ -34,11 +34,8 @@ LIVE_PHASES: Final = frozenset({RoomPhase.LOBBY, RoomPhase.COUNTDOWN, RoomPhase.
 async def list_room(store: Store, room: str, now: int) -> None:
     """Put a public room in the index (at its creation or a rematch)."""
     key = store.keys.live_rooms()
-    async with store.redis.pipeline(transaction=True) as pipe:
-        pipe.zadd(key, {room: now})
-        pipe.zremrangebyrank(key, 0, -(MAX_LISTED + 1))
-        pipe.expire(key, store.ttl)
-        await pipe.execute()
+    batch = store.batch().zadd(key, {room: now}).zremrangebyrank(key, 0, -(MAX_LISTED + 1))
+    await batch.expire(key, store.ttl).execute()
 
 
 async def unlist_room(store: Store, room: str) -> None:

@@ -77,10 +77,8 @@ async def remove(store: Store, cells: int, pid: str) -> bool:
     """Take a player out of the queue; False if they were not waiting in it (already paired,
     say)."""
     k = store.keys
-    async with store.redis.pipeline(transaction=True) as pipe:
-        pipe.zrem(k.queue_wait(cells), pid)
-        pipe.hdel(k.queue_info(cells), pid)
-        removed, _ = await pipe.execute()
+    batch = store.batch().zrem(k.queue_wait(cells), pid).hdel(k.queue_info(cells), pid)
+    removed, _ = await batch.execute()
     return bool(removed)
 
 
@@ -105,10 +103,7 @@ async def assign(store: Store, cells: int, room: str, pids: list[str]) -> None:
     """Tell the instances of ``pids`` which room their pairing made (they take it from
     there, see :func:`taken`)."""
     key = store.keys.queue_paired(cells)
-    async with store.redis.pipeline(transaction=True) as pipe:
-        pipe.hset(key, mapping=dict.fromkeys(pids, room))
-        pipe.expire(key, QUEUE_TTL)
-        await pipe.execute()
+    await store.batch().hset(key, dict.fromkeys(pids, room)).expire(key, QUEUE_TTL).execute()
 
 
 async def look(store: Store, cells: int, pids: list[str]) -> tuple[list[str | None], list[bool]]:
@@ -136,10 +131,7 @@ async def waiting(store: Store, cells: int) -> int:
 async def note_dodge(store: Store, pid: str) -> None:
     """A player left a paired room before its start."""
     key = store.keys.dodges(pid)
-    async with store.redis.pipeline(transaction=True) as pipe:
-        pipe.incr(key)
-        pipe.expire(key, DODGE_TTL)
-        await pipe.execute()
+    await store.batch().incr(key).expire(key, DODGE_TTL).execute()
 
 
 async def dodges(store: Store, pid: str) -> int:

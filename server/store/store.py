@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 
+from . import atomic
 from .batch import ScriptBatcher
 from .keys import Keys
 from .scripts import source
@@ -199,10 +200,15 @@ class Store:
         self._watch = script("watch")
         self._events_after = script("events_after")
         self._claim = script("claim_deadlines")
+        self._batch = atomic.register(redis)
         # --durable: a resend found committed is acknowledged only once a replica has it.
         self._confirm = (
             ScriptBatcher(redis, script("confirm"), timeout, durable_ms) if durable_ms else None
         )
+
+    def batch(self) -> atomic.Batch:
+        """A batch of commands on one slot, to run as one atomic step."""
+        return atomic.Batch(self._batch)
 
     async def aclose(self) -> None:
         """Close the move pipeline's connection (the shared client is the caller's)."""
@@ -215,10 +221,7 @@ class Store:
     async def save_session(self, token: str, pid: str, name: str) -> None:
         """Remember a token's player (for :data:`SESSION_TTL` after its last use)."""
         key = self.keys.session(token)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, mapping={"pid": pid, "name": name})
-            pipe.expire(key, SESSION_TTL)
-            await pipe.execute()
+        await self.batch().hset(key, {"pid": pid, "name": name}).expire(key, SESSION_TTL).execute()
 
     async def load_session(self, token: str) -> tuple[str, str] | None:
         """The (player id, name) of a token, or None."""
@@ -245,10 +248,7 @@ class Store:
         if not await self.create(room, fields):
             return False
         members = self.keys.members(room)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(members, pid, member)
-            pipe.expire(members, self.ttl)
-            await pipe.execute()
+        await self.batch().hset(members, {pid: member}).expire(members, self.ttl).execute()
         return True
 
     def _room_keys(self, room: str) -> list[str]:
@@ -356,11 +356,8 @@ class Store:
         if every instance serving it dies, it lapses by itself after the lease.
         """
         key = self.keys.racing(code)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zremrangebyscore(key, "-inf", now)
-            pipe.zadd(key, {room: now + lease_ms})
-            pipe.pexpire(key, lease_ms)
-            await pipe.execute()
+        batch = self.batch().zremrangebyscore(key, "-inf", now)
+        await batch.zadd(key, {room: now + lease_ms}).pexpire(key, lease_ms).execute()
 
     async def unmark_racing(self, code: str, room: str) -> None:
         """The race of ``room`` on ``code`` is over."""
@@ -409,10 +406,7 @@ class Store:
     async def arrive(self, room: str, cid: str, pid: str) -> None:
         """A socket entered a room."""
         key = self.keys.here(room)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, cid, pid)
-            pipe.expire(key, self.ttl)
-            await pipe.execute()
+        await self.batch().hset(key, {cid: pid}).expire(key, self.ttl).execute()
 
     async def depart(self, room: str, cid: str) -> None:
         """A socket left a room."""
@@ -458,13 +452,11 @@ class Store:
             return None
         round_ = int(meta["round"])
         racers = [f[3:] for f in meta if f.startswith("st:")]
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hgetall(k.room(room))
-            pipe.hgetall(k.members(room))
-            pipe.hgetall(k.results(room, round_))
-            for pid in racers:
-                pipe.lrange(k.log(room, round_, pid), 0, -1)
-            out = await pipe.execute()
+        batch = self.batch().hgetall(k.room(room)).hgetall(k.members(room))
+        batch.hgetall(k.results(room, round_))
+        for pid in racers:
+            batch.lrange(k.log(room, round_, pid), 0, -1)
+        out = await batch.execute()
         meta, members, results = out[0], out[1], out[2]
         if not meta or int(meta["round"]) != round_:
             return None if not meta else await self.read_room(room)
@@ -521,12 +513,9 @@ class Store:
         """What a board's replay is made of: the room's fields, the member, the result and
         the action log, read at one instant."""
         k = self.keys
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hgetall(k.room(room))
-            pipe.hget(k.members(room), pid)
-            pipe.hgetall(k.results(room, round_))
-            pipe.lrange(k.log(room, round_, pid), 0, -1)
-            meta, member, results, entries = await pipe.execute()
+        batch = self.batch().hgetall(k.room(room)).hget(k.members(room), pid)
+        batch.hgetall(k.results(room, round_)).lrange(k.log(room, round_, pid), 0, -1)
+        meta, member, results, entries = await batch.execute()
         result = parse_results(results).get(pid)
         return meta, (json.loads(member) if member else None), result, entries
 
