@@ -43,6 +43,7 @@ from .session import serve_connection
 from .settings import Settings
 from .solver_pool import SolverPool
 from .store.cache import BoardCache, RoomCache
+from .store.gated import NODE_CONNECTIONS, GatedCluster
 from .store.keys import Keys
 from .store.retag import retag
 from .store.store import BoardLimits, Store
@@ -183,7 +184,8 @@ def cluster_client(url: str, timeout: float) -> RedisCluster:
     """The shared client of an instance on a Redis Cluster, from one seed node's URL.
 
     The client learns every node and slot from the seed, follows ``MOVED``/``ASK`` and reads
-    the slot map again when a node fails. Moves and room channels do not use its
+    the slot map again when a node fails; a burst of commands waits for connections instead
+    of failing (:mod:`server.store.gated`). Moves and room channels do not use its
     connections (:mod:`server.store.batch`, :mod:`server.store.shards`), but its slot map.
 
     Raises:
@@ -191,11 +193,11 @@ def cluster_client(url: str, timeout: float) -> RedisCluster:
     """
     if not url.startswith("redis://"):
         raise ValueError(f"--redis-cluster takes redis://HOST:PORT, not {url!r}")
-    return RedisCluster.from_url(
+    return GatedCluster.from_url(
         url,
         decode_responses=True,
         health_check_interval=30,
-        max_connections=256,
+        max_connections=NODE_CONNECTIONS,
         socket_timeout=timeout,
         socket_connect_timeout=timeout,
     )
