@@ -10,6 +10,7 @@ too-fast finisher keeps their rating; hostile inputs change nothing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -451,6 +452,38 @@ async def test_a_rated_race_everyone_leaves_still_counts_once(
     assert await redis_client.llen(keys.rating_history(bob.player_id, 2)) == 1
 
 
+@contextlib.contextmanager
+def maker_and_keeper(key_prefix: str, join_ms: int) -> Iterator[tuple[ServerProc, ServerProc]]:
+    """Two instances that pair groups of 2 or 3 after 1 s, waiting ``join_ms`` for them."""
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
+    args += ["--pair-fourth-ms", "1000", "--pair-join-ms", str(join_ms)]
+    with (
+        running_server(redis_url(), args=args, env=env) as maker,
+        running_server(redis_url(), args=args, env=env) as keeper,
+    ):
+        yield maker, keeper
+
+
+async def queue_up(*players: tuple[ServerProc, str]) -> list[WsClient]:
+    """Each (instance, name) connects there and queues for a 4-cell quick race."""
+    clients = [await WsClient.connect(srv.ws_url, name) for srv, name in players]
+    for c in clients:
+        await c.send({"type": "queue", "cells": 4})
+        await c.expect("queued")
+    return clients
+
+
+@contextlib.contextmanager
+def stopped(srv: ServerProc) -> Iterator[None]:
+    """``srv`` stopped (SIGSTOP) for the block: it neither pairs nor answers meanwhile."""
+    os.kill(srv.proc.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(srv.proc.pid, signal.SIGCONT)
+
+
 async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
     key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
@@ -458,21 +491,10 @@ async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
     # so only the maker runs pairing passes) and is killed before their sockets can come in
     # and it could start the room. The end of the wait is a deadline in Redis: the keeper
     # starts the race with them.
-    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
-    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
-    args += ["--pair-fourth-ms", "1000", "--pair-join-ms", "1500"]
     paired_key = Keys(key_prefix).queue_paired(4)
-    with (
-        running_server(redis_url(), args=args, env=env) as maker,
-        running_server(redis_url(), args=args, env=env) as keeper,
-    ):
-        ann = await WsClient.connect(keeper.ws_url, "Ann")
-        bob = await WsClient.connect(keeper.ws_url, "Bob")
-        for c in (ann, bob):
-            await c.send({"type": "queue", "cells": 4})
-            await c.expect("queued")
-        os.kill(keeper.proc.pid, signal.SIGSTOP)
-        try:
+    with maker_and_keeper(key_prefix, 1500) as (maker, keeper):
+        ann, bob = await queue_up((keeper, "Ann"), (keeper, "Bob"))
+        with stopped(keeper):
 
             async def paired() -> bool:
                 return await redis_client.hget(paired_key, ann.player_id) is not None
@@ -481,8 +503,6 @@ async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
             maker.proc.kill()
             maker.proc.wait(timeout=10)
             room = await redis_client.hget(paired_key, bob.player_id)
-        finally:
-            os.kill(keeper.proc.pid, signal.SIGCONT)
         for c in (ann, bob):
             snap = await c.expect("snapshot", timeout=8)
             assert snap["room_id"] == room and snap["paired"] and snap["host"] is None
@@ -499,35 +519,19 @@ async def test_a_player_brought_in_too_late_waits_again_in_place(
     # the three and, Cy not coming, starts the race with two. Cy's instance, back, finds
     # the race under way: Cy waits again (no snapshot of that room) and is paired with the
     # next player at once, having waited longer than the wait for a fourth.
-    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
-    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
-    args += ["--pair-fourth-ms", "1000", "--pair-join-ms", "1000"]
     wait_key = Keys(key_prefix).queue_wait(4)
-    with (
-        running_server(redis_url(), args=args, env=env) as maker,
-        running_server(redis_url(), args=args, env=env) as keeper,
-    ):
-        ann = await WsClient.connect(maker.ws_url, "Ann")
-        bob = await WsClient.connect(maker.ws_url, "Bob")
-        cy = await WsClient.connect(keeper.ws_url, "Cy")
-        for c in (cy, ann, bob):
-            await c.send({"type": "queue", "cells": 4})
-            await c.expect("queued")
-        os.kill(keeper.proc.pid, signal.SIGSTOP)
-        try:
+    with maker_and_keeper(key_prefix, 1000) as (maker, keeper):
+        cy, ann, bob = await queue_up((keeper, "Cy"), (maker, "Ann"), (maker, "Bob"))
+        with stopped(keeper):
             room = (await ann.expect("snapshot", timeout=10))["room_id"]
             started = await ann.expect("started", timeout=10)
             assert sorted(started["players"]) == sorted((ann.player_id, bob.player_id))
-        finally:
-            os.kill(keeper.proc.pid, signal.SIGCONT)
 
         async def back_in_queue() -> bool:
             return await redis_client.zscore(wait_key, cy.player_id) is not None
 
         await until(back_in_queue)
-        dee = await WsClient.connect(maker.ws_url, "Dee")
-        await dee.send({"type": "queue", "cells": 4})
-        await dee.expect("queued")
+        [dee] = await queue_up((maker, "Dee"))
         again = await cy.expect("snapshot", timeout=8)
         assert again["room_id"] != room
         assert (await dee.expect("snapshot", timeout=8))["room_id"] == again["room_id"]
