@@ -24,6 +24,6 @@ async def test_a_burst_of_commands_waits_for_connections_instead_of_failing(
     assert sorted(answers) == sorted(
         k for t in range(tags) for k in range(1, len(range(t, burst, tags)) + 1)
     )
-    counts = [int(await client.get(f"burst:{{t{t}}}")) for t in range(tags)]
+    counts = [int(str(await client.get(f"burst:{{t{t}}}"))) for t in range(tags)]
     assert sum(counts) == burst
     await client.aclose()
