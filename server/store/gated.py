@@ -10,16 +10,16 @@ that a burst queues for a moment instead, as it does on a plain Redis.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Final
 
 from redis.asyncio.cluster import RedisCluster
 
 #: Commands in flight at once through one client. Each node's pool holds more connections
 #: than this (:data:`NODE_CONNECTIONS`), so a command never finds its node's pool empty.
-IN_FLIGHT = 256
+IN_FLIGHT: Final = 256
 #: The most connections a client opens to one node: the gated commands, and the pipelines
 #: (which take a connection per node for a moment) beside them.
-NODE_CONNECTIONS = 1024
+NODE_CONNECTIONS: Final = 1024
 
 
 class GatedCluster(RedisCluster):
