@@ -89,7 +89,9 @@ async def test_a_failing_command_stops_the_batch_with_its_error(plain_store: Sto
     batch = plain_store.batch().expire(k.dodges("p9"), 30).incr(k.dodges("p9"))
     with pytest.raises(ResponseError, match="not an integer"):
         await batch.execute()
+    # Like MULTI/EXEC, what ran before the failing command stays done: the expiry is set.
     assert await plain_store.redis.get(k.dodges("p9")) == "not a number"
+    assert 0 < await plain_store.redis.ttl(k.dodges("p9")) <= 30
     assert await plain_store.batch().execute() == []
 
 
