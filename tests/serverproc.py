@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import redis as redis_sync
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -204,6 +205,15 @@ def start_server(
         time.sleep(0.05)
     srv.stop()
     raise RuntimeError(f"server not healthy after {timeout}s:\n{srv.log()}")
+
+
+def drop_keys(prefix: str) -> None:
+    """Delete every key of the machine's Redis under ``prefix`` (a test's own keys)."""
+    client = redis_sync.Redis.from_url(redis_url(), decode_responses=True)
+    keys = list(client.scan_iter(match=prefix + "*", count=1000))
+    if keys:
+        client.delete(*keys)
+    client.close()
 
 
 @contextlib.contextmanager

@@ -8,13 +8,12 @@ import secrets
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-import redis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from server.store.keys import Keys
 from tests.rediscluster import RedisClusterProc, available
-from tests.serverproc import FAST, ServerProc, redis_url, running_server
+from tests.serverproc import FAST, ServerProc, drop_keys, redis_url, running_server
 
 #: Tests on a real Redis Cluster: skipped where ``redis-server`` is missing, failing instead
 #: under ``SEAHAVEN_REQUIRE_CLUSTER=1`` (CI).
@@ -35,11 +34,7 @@ def race_server() -> Iterator[ServerProc]:
     """One server for the session's race tests, on the machine's Redis."""
     with running_server(redis_url(), args=FAST, env={"SEAHAVEN_KEY_PREFIX": RACE_PREFIX}) as srv:
         yield srv
-    client = redis.Redis.from_url(redis_url(), decode_responses=True)
-    keys = list(client.scan_iter(match=RACE_PREFIX + "*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
+    drop_keys(RACE_PREFIX)
 
 
 @pytest.fixture

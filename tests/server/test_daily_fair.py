@@ -30,7 +30,7 @@ from server.daily.replays import replay_id
 from server.store.keys import Keys
 from tests.cli import run_seahaven
 from tests.server.test_daily_server import get, line_of, wire
-from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.serverproc import FAST, ServerProc, WsClient, drop_keys, redis_url, running_server
 
 PAST = "2026-03-14"
 #: The pace rules and the human pauses of these tests are the real ones divided by this.
@@ -63,11 +63,7 @@ def fair() -> Iterator[Fair]:
     code = daily_deal(date).code
     with running_server(redis_url(), args=FAST, env=env) as srv:
         yield Fair(srv, prefix, date, code, line_of(code))
-    client = redis.Redis.from_url(redis_url(), decode_responses=True)
-    keys = list(client.scan_iter(match=prefix + "*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
+    drop_keys(prefix)
 
 
 async def reveal(client: WsClient, **fields: Any) -> dict[str, Any]:

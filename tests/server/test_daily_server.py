@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import redis
 
 from server.daily.deal import daily_deal, daily_json, today
 from server.daily.replays import replay_id
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests.cli import run_seahaven
-from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.serverproc import FAST, ServerProc, WsClient, drop_keys, redis_url, running_server
 
 PAST = "2026-03-14"
 PACE = 0.025
@@ -47,11 +46,7 @@ def daily_server(prefix: str) -> Iterator[tuple[ServerProc, dict[str, str]]]:
     env = {**ENV, "SEAHAVEN_KEY_PREFIX": prefix}
     with running_server(redis_url(), args=FAST, env=env) as srv:
         yield srv, env
-    client = redis.Redis.from_url(redis_url(), decode_responses=True)
-    keys = list(client.scan_iter(match=prefix + "*", count=1000))
-    if keys:
-        client.delete(*keys)
-    client.close()
+    drop_keys(prefix)
 
 
 @pytest.fixture(scope="module")

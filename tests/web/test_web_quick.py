@@ -13,12 +13,11 @@ from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import redis
 from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, redis_url, running_server
+from tests.serverproc import ServerProc, drop_keys, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
@@ -61,11 +60,7 @@ def own_server(*args: str) -> Iterator[ServerProc]:
         with running_server(redis_url(), args=[*SERVE_ARGS, *args], env=env) as srv:
             yield srv
     finally:
-        client = redis.Redis.from_url(redis_url(), decode_responses=True)
-        keys = list(client.scan_iter(match=prefix + "*", count=1000))
-        if keys:
-            client.delete(*keys)
-        client.close()
+        drop_keys(prefix)
 
 
 @pytest.fixture(scope="module")
