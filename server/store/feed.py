@@ -64,14 +64,14 @@ class FeedPipe(_Pipe):
         self.closed.set()
 
 
-#: Seconds a quiet subscribed connection waits before it checks that Redis still answers.
+#: Seconds between two checks that Redis still answers on a subscribed connection.
 HEALTH_CHECK_S = 10.0
 
 
 async def watch(pipe: FeedPipe, timeout: float) -> None:
-    """Return when a subscribed connection ends, or stops answering: a quiet connection
-    sends ``PING`` every :data:`HEALTH_CHECK_S` and is closed when no answer comes within
-    ``timeout`` (a connection cut without a reset would otherwise stay silent for ever)."""
+    """Return when a subscribed connection ends, or stops answering: it sends ``PING``
+    every :data:`HEALTH_CHECK_S` and is closed when no answer comes within ``timeout`` (a
+    connection cut without a reset would otherwise stay silent for ever)."""
     while True:
         try:
             await asyncio.wait_for(pipe.closed.wait(), HEALTH_CHECK_S)
