@@ -79,7 +79,7 @@ class Conn:
         "allowance",
         "cid",
         "ctx",
-        "flush_scheduled",
+        "flush_handle",
         "held",
         "held_timer",
         "last_check",
@@ -100,7 +100,7 @@ class Conn:
         self.address = address
         self.cid = f"{ctx.instance_id}.{secrets.token_hex(4)}"
         self.out: list[str] = []
-        self.flush_scheduled = False
+        self.flush_handle: asyncio.Handle | None = None
         self.pid: str | None = None
         self.name = ""
         self.token = ""
@@ -116,13 +116,17 @@ class Conn:
         """Queue a frame; every frame queued in one turn of the event loop goes out in one
         socket write, which matters when each system call is expensive."""
         self.out.append(text)
-        if not self.flush_scheduled:
-            self.flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+        if self.flush_handle is None:
+            self.flush_handle = asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        """Write the queued frames (dropped if the socket is closing)."""
-        self.flush_scheduled = False
+        """Write the queued frames now (dropped if the socket is closing); called by the loop
+        at the end of the turn, or earlier by a caller that wants them out at once."""
+        if self.flush_handle is not None:  # a flush at once makes the one scheduled moot
+            self.flush_handle.cancel()
+            self.flush_handle = None
+        if not self.out:
+            return
         frames, self.out = self.out, []
         protocol = self.ws.protocol
         transport = self.ws.transport

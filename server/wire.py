@@ -18,7 +18,7 @@ import orjson
 
 from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
 
-from .engine import Board, Delta, Move
+from .engine import Board, Delta
 from .store.records import WatchMode, deal_shown
 
 _SEPARATORS: Final = (",", ":")
@@ -232,19 +232,15 @@ def delta_body(
     )[1:]
 
 
-def legal_view(board: Board, moves: list[Move] | None = None) -> dict[str, Any]:
+def legal_view(board: Board) -> dict[str, Any]:
     """``LegalMoves`` of a player's own board: each source's legal destinations (foundations
-    by suit) and whether every card left can go home by foundation moves alone (``moves``:
-    the board's :meth:`~server.engine.Board.legal_moves`, if already listed)."""
-    return {
-        "moves": {src.name: [d.name for d in dsts] for src, dsts in board.targets(moves).items()},
-        "send_home": board.can_send_home(),
-    }
+    by suit) and whether every card left can go home by foundation moves alone."""
+    return {"moves": board.target_names(), "send_home": board.can_send_home()}
 
 
-def legal(board: Board, moves: list[Move] | None = None) -> str:
+def legal(board: Board) -> str:
     """:func:`legal_view` as JSON, as the move script keeps it beside a ``delta``."""
-    return fast_dumps(legal_view(board, moves))
+    return fast_dumps(legal_view(board))
 
 
 def with_legal(message: str, legal_json: str) -> str:

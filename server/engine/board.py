@@ -9,7 +9,8 @@ check next to the sentence it implements. A refused action raises
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, TypeVar
 
 from .cards import KING, SUITS, Card, card_name, parse_card
 from .codes import GameCode, format_code, parse_code, shuffle
@@ -30,6 +31,14 @@ from .moves import (
     Tap,
     Undo,
 )
+
+#: A place as :meth:`Board._scan` writes it: a :class:`Loc`, or its notation.
+_At = TypeVar("_At", Loc, str)
+
+#: The notation of every place, by index (``COL_NAMES[2] == "col3"``).
+COL_NAMES = tuple(loc.name for loc in COL)
+CELL_NAMES = tuple(loc.name for loc in CELL)
+FOUND_NAMES = tuple(loc.name for loc in FOUND)
 
 # RULES.md, Score.
 POINTS_FOUNDATION = 10
@@ -392,14 +401,72 @@ class Board:
         """Each movable card's (or group's) legal destinations, by source.
 
         The legal moves of :meth:`legal_moves` (``legal``, if already listed for this very
-        table), grouped by where they start, with the foundation named by the card's suit
-        (``found:S``), as deltas name it: a top card can go home exactly when its source lists
-        a foundation. Sources with no legal move are left out.
+        table), grouped by where they start, in the same order, with the foundation named by
+        the card's suit (``found:S``), as deltas name it: a top card can go home exactly when
+        its source lists a foundation. Sources with no legal move are left out.
         """
+        if legal is not None:
+            return self._group(legal)
+        return self._scan(COL, CELL, FOUND)
+
+    def target_names(self) -> dict[str, list[str]]:
+        """:meth:`targets` in notation (``{"col3": ["found:H", "cell2"]}``), as a player's
+        own board is sent after each of their actions."""
+        return self._scan(COL_NAMES, CELL_NAMES, FOUND_NAMES)
+
+    def _scan(
+        self, col: Sequence[_At], cell: Sequence[_At], found: Sequence[_At]
+    ) -> dict[_At, list[_At]]:
+        """The legal destinations by source, each place written as ``col[i]``, ``cell[i]``
+        or ``found[suit]``: the same scan as :meth:`legal_moves`, straight into groups (it
+        runs after every action of every player, and a Move per destination costs more)."""
+        columns, cells, foundations = self.columns, self.cells, self.foundations
+        free = [i for i, c in enumerate(cells) if c is None]
+        to_free = [cell[i] for i in free]
+        empty = [col[i] for i, column in enumerate(columns) if not column]
+        base = len(free) + 1
+        cap_onto = base << len(empty)
+        cap_into_empty = base << (len(empty) - 1) if empty else 0
+        by_top = {column[-1]: col[i] for i, column in enumerate(columns) if column}
+        out: dict[_At, list[_At]] = {}
+        for i, column in enumerate(columns):
+            if not column:
+                continue
+            card = column[-1]
+            dsts: list[_At] = [found[card // 13]] if foundations[card // 13] == card % 13 else []
+            bottom = _run_bottom(column)
+            # The card of the top group that fits a column's top, within the group capacity.
+            for fit in range(card, min(bottom, card + cap_onto - 1) + 1):
+                if fit % 13 != KING - 1:
+                    onto = by_top.get(fit + 1)
+                    if onto is not None:
+                        dsts.append(onto)
+            if empty and bottom % 13 == KING - 1 and bottom - card < cap_into_empty:
+                dsts += empty
+            dsts += to_free
+            if dsts:
+                out[col[i]] = dsts
+        singles = [(cell[i], held, True, i) for i, held in enumerate(cells) if held is not None]
+        singles += [(found[s], s * 13 + n - 1, False, -1) for s, n in enumerate(foundations) if n]
+        for src, card, homeward, at in singles:
+            dsts = [found[card // 13]] if homeward and foundations[card // 13] == card % 13 else []
+            if card % 13 != KING - 1:
+                onto = by_top.get(card + 1)
+                if onto is not None:
+                    dsts.append(onto)
+            else:
+                dsts += empty
+            dsts += [cell[i] for i in free if i != at]
+            if dsts:
+                out[src] = dsts
+        return out
+
+    def _group(self, legal: list[Move]) -> dict[Loc, list[Loc]]:
+        """Legal moves grouped by source, foundations by suit (see :meth:`targets`)."""
         out: dict[Loc, list[Loc]] = {}
         last: Loc | None = None
         dsts: list[Loc] = []
-        for src, dst in self.legal_moves() if legal is None else legal:
+        for src, dst in legal:
             if dst.index < 0:  # the card's own foundation (the only place with no index)
                 card = self.card_at(src)
                 assert card is not None
@@ -454,6 +521,16 @@ class Board:
         """
         if self.is_won():
             return False
+        # A card above a lower card of its own suit waits for it and covers it: never home.
+        # Most tables in play have one, and finding it is cheaper than the walk below.
+        for col in self.columns:
+            lowest = [13, 13, 13, 13]
+            for card in col:
+                suit, rank = divmod(card, 13)
+                if rank > lowest[suit]:
+                    return False
+                if rank < lowest[suit]:
+                    lowest[suit] = rank
         where: dict[Card, tuple[int, int]] = {}
         for i, col in enumerate(self.columns):
             for j, card in enumerate(col):
@@ -517,8 +594,44 @@ class Board:
         :meth:`legal_moves` if already listed)."""
         if self.is_won():
             return False
-        moves = self.legal_moves() if legal is None else legal
-        return not any(self.is_useful(m) for m in moves)
+        if legal is None:
+            return not self._any_useful_move()
+        return not any(self.is_useful(m) for m in legal)
+
+    def _any_useful_move(self) -> bool:
+        """Whether one of :meth:`useful_moves` exists, found without listing them: asked
+        after every action, and almost always answered by the first column looked at."""
+        columns, cells, foundations = self.columns, self.cells, self.foundations
+        free = cells.count(None)
+        empty = sum(1 for col in columns if not col)
+        tops = {col[-1] for col in columns if col}
+        cap_onto = (free + 1) << empty
+        cap_into_empty = (free + 1) << (empty - 1) if empty else 0
+        for col in columns:
+            if not col:
+                continue
+            card = col[-1]
+            if free or foundations[card // 13] == card % 13:
+                return True  # into a cell, or home
+            bottom = _run_bottom(col)
+            for fit in range(card, min(bottom, card + cap_onto - 1) + 1):
+                if fit % 13 != KING - 1 and fit + 1 in tops:
+                    return True
+            # A King-led group into an empty column, unless it is the whole column.
+            king_led = bottom % 13 == KING - 1 and col[0] != bottom
+            if empty and king_led and bottom - card < cap_into_empty:
+                return True
+        for held in cells:
+            if held is None:
+                continue
+            if foundations[held // 13] == held % 13:
+                return True
+            if held % 13 == KING - 1:
+                if empty:
+                    return True  # a King into an empty column
+            elif held + 1 in tops:
+                return True
+        return False
 
     # -- actions --------------------------------------------------------------------------
 

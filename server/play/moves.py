@@ -173,9 +173,7 @@ def events(
     elapsed = max(0, now - clock_from)
     won = board.is_won()
     texts = [str(step.action) for step in steps]
-    # Each board's legal moves are listed once: its delta's "lost" and its "legal" use them.
-    legal_moves = [step.board.legal_moves() for step in steps]
-    lost = [step.board.is_lost(moves) for step, moves in zip(steps, legal_moves, strict=True)]
+    lost = [step.board.is_lost() for step in steps]
     ids = (
         [str(action_id)]
         if len(steps) == 1
@@ -193,9 +191,7 @@ def events(
             for text, step, step_lost in zip(texts, steps, lost, strict=True)
         ),
         progress_bodies=tuple(wire.progress_body(pid, state.round, s.board) for s in steps),
-        legal=tuple(
-            wire.legal(step.board, moves) for step, moves in zip(steps, legal_moves, strict=True)
-        ),
+        legal=tuple(wire.legal(step.board) for step in steps),
         finishing=won,
         time_ms=elapsed,
         moves=board.moves,

@@ -134,6 +134,12 @@ class _Pipe(asyncio.Protocol):
         # Else the connection is lost: its waiting commands have failed (connection_lost).
 
 
+def _expire(future: asyncio.Future[Any], timeout: float) -> None:
+    """Fail a call Redis has not answered in time (its answer, if it comes, is dropped)."""
+    if not future.done():
+        future.set_exception(RedisTimeoutError(f"Redis did not answer within {timeout} s"))
+
+
 #: Answers of a cluster node that mean the script did not run there: send it again.
 _REDIRECTS = ("MOVED ", "ASK ", "TRYAGAIN", "CLUSTERDOWN")
 
@@ -380,10 +386,13 @@ class ScriptBatcher:
     async def _answer(self, future: asyncio.Future[Any]) -> Any:
         # The answers of one connection come in order: a call that gave up leaves its place
         # in the queue, and its answer, if it ever comes, is read and dropped there.
+        # A timer that fails the future, not asyncio.wait_for: this runs for every move, and
+        # wait_for's extra future and callbacks cost as much again as the wait itself.
+        timer = asyncio.get_running_loop().call_later(self.timeout, _expire, future, self.timeout)
         try:
-            return await asyncio.wait_for(future, self.timeout)
-        except TimeoutError:
-            raise RedisTimeoutError(f"Redis did not answer within {self.timeout} s") from None
+            return await future
+        finally:
+            timer.cancel()
 
     async def aclose(self) -> None:
         """Close the connections."""

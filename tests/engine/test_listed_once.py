@@ -46,6 +46,8 @@ def test_targets_and_is_lost_agree_with_their_definitions(
         # Same sources, same destinations, in the same order (the JSON the player gets).
         assert list(board.targets().items()) == expected
         assert list(board.targets(legal).items()) == expected
+        named = [(src.name, [dst.name for dst in dsts]) for src, dsts in expected]
+        assert list(board.target_names().items()) == named
         assert board.is_lost() == board.is_lost(legal) == plain_is_lost(board)
         if not legal:
             break
