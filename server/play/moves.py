@@ -172,33 +172,38 @@ def events(
     clock_from = state.starts_at if state.mode in (Mode.RACE, Mode.DAILY) else first
     elapsed = max(0, now - clock_from)
     won = board.is_won()
-    texts = [str(step.action) for step in steps]
-    lost = [step.board.is_lost() for step in steps]
-    ids = (
-        [str(action_id)]
-        if len(steps) == 1
-        else [f"{action_id}.{n}" for n in range(1, len(steps) + 1)]
-    )
+    log_entries: list[str] = []
+    delta_bodies: list[str] = []
+    progress_bodies: list[str] = []
+    legal: list[str] = []
+    lost = False
+    for n, step in enumerate(steps, 1):  # one loop: this runs for every action
+        text = str(step.action)
+        log_id = action_id if len(steps) == 1 else f"{action_id}.{n}"
+        lost = step.board.is_lost()
+        log_entries.append(f"{now}\t{log_id}\t{text}")
+        delta_bodies.append(
+            wire.delta_body(pid, state.round, text, step.delta, step.board, elapsed, lost)
+        )
+        progress_bodies.append(wire.progress_body(pid, state.round, step.board))
+        legal.append(wire.legal(step.board))
     return MoveCommit(
         room=state.room,
         round=state.round,
         pid=pid,
         action_id=action_id,
         version=entry.version,
-        log_entries=tuple(f"{now}\t{i}\t{text}" for i, text in zip(ids, texts, strict=True)),
-        delta_bodies=tuple(
-            wire.delta_body(pid, state.round, text, step.delta, step.board, elapsed, step_lost)
-            for text, step, step_lost in zip(texts, steps, lost, strict=True)
-        ),
-        progress_bodies=tuple(wire.progress_body(pid, state.round, s.board) for s in steps),
-        legal=tuple(wire.legal(step.board) for step in steps),
+        log_entries=tuple(log_entries),
+        delta_bodies=tuple(delta_bodies),
+        progress_bodies=tuple(progress_bodies),
+        legal=tuple(legal),
         finishing=won,
         time_ms=elapsed,
         moves=board.moves,
         result=wire.result(pid, conn.name, "finished", elapsed, board.moves) if won else "",
         origin=conn.cid,
         now=now,
-        lost=lost[-1],  # the last step's board is the board itself
+        lost=lost,  # the last step's board is the board itself
     )
 
 
