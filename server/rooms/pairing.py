@@ -50,7 +50,7 @@ TICK_S: Final = 0.25
 LOST_MS: Final = 3_000
 #: The bots' names (one is picked per player, always the same one).
 BOT_NAMES: Final = ("Bot Otter", "Bot Heron", "Bot Lynx", "Bot Puffin", "Bot Marten", "Bot Ibis")
-VARIANTS: Final = (4, 2, 1)
+VARIANTS: Final = queue.VARIANTS
 
 
 def penalty_s(dodges: int) -> int:

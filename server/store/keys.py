@@ -180,20 +180,21 @@ class Keys:
         return f"{self.prefix}replay:{replay_id}"
 
     # -- quick race and ratings -----------------------------------------------------------
-    # A variant's queue keys share the tag ``{qC}`` (one slot: the pairing script's); a
-    # player's rating keys share ``{P}`` (one slot: the script that applies a race to them).
+    # Every variant's queue keys share the tag ``{q}`` (one slot: joining one queue checks
+    # the others in the same script); a player's rating keys share ``{P}`` (one slot: the
+    # script that applies a race to them).
 
     def queue_wait(self, cells: int) -> str:
         """Sorted set of the players waiting for a quick race (score: their skill ``mu``)."""
-        return f"{self.prefix}queue:{{q{cells}}}:wait"
+        return f"{self.prefix}queue:{{q}}:{cells}:wait"
 
     def queue_info(self, cells: int) -> str:
         """Hash player id -> ``{since, ready, inst}`` of each waiting player."""
-        return f"{self.prefix}queue:{{q{cells}}}:info"
+        return f"{self.prefix}queue:{{q}}:{cells}:info"
 
     def queue_paired(self, cells: int) -> str:
         """Hash player id -> the room a pairing put them in, until their instance takes it."""
-        return f"{self.prefix}queue:{{q{cells}}}:paired"
+        return f"{self.prefix}queue:{{q}}:{cells}:paired"
 
     def room_rated(self, room: str, round_: int) -> str:
         """The ratings of a room's round, once applied (the marker that it counted)."""
@@ -233,7 +234,7 @@ class Family:
     Attributes:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
             ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code, ``V``
-            a variant (cells), ``{P}``/``{Q}`` a player's / a variant queue's hash tag.
+            a variant (cells), ``{P}`` a player's hash tag.
         kind: the Redis type.
         bound: what its size is bounded by.
         lifetime: how long it lives; ``expires`` says whether Redis expires it.
@@ -248,7 +249,7 @@ class Family:
     def regex(self) -> re.Pattern[str]:
         """A pattern matching the names of this family (after the prefix)."""
         parts = re.split(
-            r"(\{R\}|\{C\}|\{P\}|\{Q\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b)",
+            r"(\{R\}|\{C\}|\{P\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b)",
             self.pattern,
         )
         out = []
@@ -259,8 +260,6 @@ class Family:
                 out.append(r"\{SH1-C[421]-[A-Z2-7]{7}\}")
             elif part == "{P}":
                 out.append(r"\{[A-Za-z0-9_-]+\}")
-            elif part == "{Q}":
-                out.append(r"\{q[421]\}")
             elif part == "V":
                 out.append("[421]")
             elif part in ("R", "N", "P", "T", "D", "K", "ID"):
@@ -322,10 +321,15 @@ FAMILIES: Final = (
         "rooms:live", "zset", "500 public rooms (MAX_LISTED)", "room TTL after the last listing"
     ),
     Family(
-        "queue:{Q}:wait", "zset", "5000 waiting players (MAX_WAITING)", "1 h after its last change"
+        "queue:{q}:V:wait",
+        "zset",
+        "5000 waiting players (MAX_WAITING)",
+        "1 h after its last change",
     ),
-    Family("queue:{Q}:info", "hash", "one per waiting player", "1 h after its last change"),
-    Family("queue:{Q}:paired", "hash", "players paired, until taken", "1 h after its last change"),
+    Family("queue:{q}:V:info", "hash", "one per waiting player", "1 h after its last change"),
+    Family(
+        "queue:{q}:V:paired", "hash", "players paired, until taken", "1 h after its last change"
+    ),
     Family("room:{R}:rated:N", "string", "one round's rating changes", "room TTL"),
     Family(
         "rating:{P}:V", "hash", "mu, sigma, rating, games, name", "history-days after last race"

@@ -1,8 +1,10 @@
 """The quick-race queue in Redis: one per variant (4, 2 or 1 cells), shared by every instance.
 
-A variant's keys (``queue:{qC}:wait``, ``:info``, ``:paired``) share one hash tag, so the
-pairing script touches one cluster slot; it never touches a room's keys (the rooms of its
-groups are made afterwards, by the instance that ran it). See :mod:`server.rooms.pairing`.
+Every variant's keys (``queue:{q}:C:wait``, ``:info``, ``:paired``) share one hash tag, so
+each script touches one cluster slot: joining a queue checks the others in the same script
+(two sockets of a player, on two instances, never wait in two queues at once), and the
+pairing script never touches a room's keys (the rooms of its groups are made afterwards, by
+the instance that ran it). See :mod:`server.rooms.pairing`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any, Final
 from .scripts import source
 from .store import Store
 
+#: The variants (cells) with a queue each.
+VARIANTS: Final = (4, 2, 1)
 #: Players one variant's queue holds at most (a ``queue`` past it hears ``busy``).
 MAX_WAITING: Final = 5000
 #: Ready players one pairing pass looks at (the lowest skills first), and groups it makes at
@@ -49,14 +53,15 @@ async def add(
     store: Store, cells: int, pid: str, mu: float, since: int, ready: int, inst: str, now: int
 ) -> str:
     """Put a player in the queue of ``cells``, waiting since ``since`` and ready to be paired
-    from ``ready`` (both ms; ``now`` is the time now); ``ok``, ``already_queued`` or
-    ``full``."""
+    from ``ready`` (both ms; ``now`` is the time now); ``ok``, ``already_queued`` (waiting in
+    this queue or another variant's) or ``full``."""
     info = json.dumps(
         {"since": since, "ready": ready, "inst": inst, "mu": mu}, separators=(",", ":")
     )
     score = mu if ready <= now else HELD + ready
+    others = [store.keys.queue_wait(other) for other in VARIANTS if other != cells]
     out = await script(store, "queue_add")(
-        keys=_keys(store, cells), args=[pid, score, info, MAX_WAITING, QUEUE_TTL]
+        keys=[*_keys(store, cells), *others], args=[pid, score, info, MAX_WAITING, QUEUE_TTL]
     )
     return str(out)
 
@@ -64,10 +69,10 @@ async def add(
 async def queued_in(store: Store, pid: str) -> int | None:
     """The variant whose queue holds ``pid``, or None."""
     async with store.redis.pipeline(transaction=False) as pipe:
-        for cells in (4, 2, 1):
+        for cells in VARIANTS:
             pipe.zscore(store.keys.queue_wait(cells), pid)
         found = await pipe.execute()
-    for cells, score in zip((4, 2, 1), found, strict=True):
+    for cells, score in zip(VARIANTS, found, strict=True):
         if score is not None:
             return cells
     return None

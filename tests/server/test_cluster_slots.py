@@ -110,7 +110,10 @@ SCRIPT_KEYS: dict[str, Callable[[Keys], list[str]]] = {
         k.leaderboard_entries("2026-11-30", "daily"),
     ],
     "attempt_claim": lambda k: [k.daily_attempts("2026-11-30", "daily")],
-    "queue_add": lambda k: [k.queue_wait(4), k.queue_info(4), k.queue_paired(4)],
+    "queue_add": lambda k: [
+        *(k.queue_wait(4), k.queue_info(4), k.queue_paired(4)),
+        *(k.queue_wait(2), k.queue_wait(1)),
+    ],
     "queue_pair": lambda k: [k.queue_wait(2), k.queue_info(2)],
     "rate_claim": lambda k: [k.room("R1"), k.events("R1"), k.room_rated("R1", 2)],
     "rate_apply": lambda k: [
@@ -205,7 +208,9 @@ async def test_keys_of_the_old_names_are_renamed_with_their_ttl() -> None:
         await r.set(f"{prefix}player:{{p2}}:days", "new")  # written under the new name
         await r.set(f"{prefix}player:p2:days", "old")  # not over it
         await r.set(f"{prefix}player:p3:other", "x")  # not a family: left alone
-        assert await retag(r, prefix) == 2
+        await r.zadd(f"{prefix}queue:{{q2}}:wait", {"p4": 25.0})  # a queue of one variant
+        assert await retag(r, prefix) == 3
+        assert await r.zscore(f"{prefix}queue:{{q}}:2:wait", "p4") == 25.0
         assert await r.hget(f"{prefix}player:{{p1}}:races", "played") == "3"
         assert 0 < await r.ttl(f"{prefix}player:{{p1}}:races") <= 1000
         assert await r.zscore(f"{prefix}daily:{{2026-11-30:hard}}:rank", "m") == 1

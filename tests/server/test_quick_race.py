@@ -261,6 +261,48 @@ async def test_hostile_inputs_get_clear_errors_and_change_nothing(
         await c.close()
 
 
+async def queue_reply(client: WsClient) -> dict[str, Any]:
+    """The answer to a ``queue``: ``queued`` or an ``error``, whichever comes."""
+    found: list[dict[str, Any]] = []
+
+    async def answered() -> bool:
+        reply = client.find("queued") or client.find("error")
+        if reply is not None:
+            found.append(reply)
+        return bool(found)
+
+    await until(answered)
+    return found[0]
+
+
+async def test_two_sockets_of_one_player_never_wait_in_two_queues(
+    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    """Two tabs of one identity, on two instances, ask for two variants at the same moment:
+    one waits, the other hears ``already_queued`` (the queues are checked and joined in one
+    script), never both waiting to be paired twice."""
+    one, two = pair
+    keys = Keys(key_prefix)
+    ann = await WsClient.connect(one.ws_url, "Ann")
+    ann2 = await WsClient.connect(two.ws_url, "Ann", token=ann.token)
+    for _ in range(10):
+        await asyncio.gather(
+            ann.send({"type": "queue", "cells": 4}), ann2.send({"type": "queue", "cells": 2})
+        )
+        replies = [await queue_reply(ann), await queue_reply(ann2)]
+        kinds = sorted(r["type"] for r in replies)
+        assert kinds == ["error", "queued"], replies
+        assert [r["code"] for r in replies if r["type"] == "error"] == ["already_queued"]
+        waiting = [await redis_client.zcard(keys.queue_wait(cells)) for cells in (4, 2)]
+        assert sorted(waiting) == [0, 1]
+        queued = ann if replies[0]["type"] == "queued" else ann2
+        await queued.send({"type": "unqueue"})
+        await queued.expect("unqueued")
+        assert [await redis_client.zcard(keys.queue_wait(c)) for c in (4, 2)] == [0, 0]
+    for c in (ann, ann2):
+        await c.close()
+
+
 async def race_invite(url: str, rated: bool) -> tuple[WsClient, WsClient, dict[str, Any]]:
     """Ann hosts an invite room (rated or not), Bob joins, Ann wins, Bob gives up."""
     ann = await WsClient.connect(url, "Ann")
