@@ -189,10 +189,11 @@ def cluster_client(url: str, timeout: float) -> RedisCluster:
     connections (:mod:`server.store.batch`, :mod:`server.store.shards`), but its slot map.
 
     Raises:
-        ValueError: the URL is not ``redis://HOST:PORT`` (TLS is not supported on a cluster).
+        ValueError: the URL is not ``redis://HOST:PORT`` or, for TLS, ``rediss://HOST:PORT``
+            (with the ``ssl_*`` query of redis-py's URLs, say ``?ssl_ca_certs=PATH``).
     """
-    if not url.startswith("redis://"):
-        raise ValueError(f"--redis-cluster takes redis://HOST:PORT, not {url!r}")
+    if not url.startswith(("redis://", "rediss://")):
+        raise ValueError(f"--redis-cluster takes redis://HOST:PORT or rediss://, not {url!r}")
     return GatedCluster.from_url(
         url,
         decode_responses=True,

@@ -40,8 +40,11 @@ class Settings(BaseSettings):
     )
     redis_cluster: str | None = Field(
         default=None,
-        pattern=r"^redis://[^/?#]+$",
-        description="a seed node of a Redis Cluster (redis://HOST:PORT) instead of --redis-url",
+        pattern=r"^rediss?://[^/?#]+/?(\?[^#]*)?$",
+        description=(
+            "a seed node of a Redis Cluster (redis://HOST:PORT; TLS: rediss://HOST:PORT, "
+            "with ?ssl_ca_certs=PATH and the other ssl_* options) instead of --redis-url"
+        ),
     )
     durable: bool = Field(
         default=False,

@@ -60,11 +60,30 @@ def _free_ports(n: int) -> list[int]:
     return ports
 
 
+#: ``redis-cli``'s TLS options for the nodes of a cluster started with ``tls``, by port.
+_TLS_CLI: dict[int, list[str]] = {}
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    """A throwaway self-signed certificate for 127.0.0.1 and its key (``openssl``)."""
+    cert, key = folder / "redis.crt", folder / "redis.key"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
+            *("-keyout", str(key), "-out", str(cert)),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
 def cli(port: int, *args: str, timeout: float = 5.0) -> str:
     """``redis-cli -p PORT ARGS...``'s output ('' if the node does not answer)."""
     try:
         done = subprocess.run(
-            ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+            ["redis-cli", *_TLS_CLI.get(port, []), "-h", "127.0.0.1", "-p", str(port), *args],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -87,6 +106,8 @@ class RedisClusterProc:
     sync_delay_s: int = 0
     #: Each node's cluster id, by port.
     _ids: dict[int, str] = field(default_factory=dict)
+    #: With TLS: the certificate (also the CA) and key every node serves and clients trust.
+    tls: tuple[Path, Path] | None = None
 
     @property
     def ports(self) -> list[int]:
@@ -98,6 +119,8 @@ class RedisClusterProc:
         """A URL of a live node, for ``--redis-cluster``."""
         for port, proc in sorted(self.procs.items()):
             if proc.poll() is None:
+                if self.tls is not None:
+                    return f"rediss://127.0.0.1:{port}?ssl_ca_certs={self.tls[0]}"
                 return f"redis://127.0.0.1:{port}"
         raise RuntimeError("no node of the cluster runs")
 
@@ -108,11 +131,13 @@ class RedisClusterProc:
         replicas: int = 1,
         timeout: float = 30.0,
         first_sync_delay_s: int = 0,
+        tls: bool = False,
     ) -> RedisClusterProc:
         """Start the nodes, create the cluster and wait until every node says
         ``cluster_state:ok`` (and every replica is in sync, unless ``first_sync_delay_s``
         holds back each master's first full sync to its replica that long: a test of a
-        replica that has nothing yet).
+        replica that has nothing yet). With ``tls`` every node speaks TLS only, to clients,
+        replicas and the cluster bus, with a throwaway certificate (needs ``openssl``).
 
         Raises:
             RuntimeError: a tool is missing or the cluster did not come up in time.
@@ -123,11 +148,14 @@ class RedisClusterProc:
         folder = Path(tempfile.mkdtemp(prefix="seahaven-cluster-"))
         cluster = cls(folder, sync_delay_s=first_sync_delay_s)
         try:
+            if tls:
+                cluster.tls = make_certificate(folder)
             for port in _free_ports(masters * (1 + replicas)):
                 cluster._start_node(port)
             cluster._wait(lambda p: cli(p, "ping").strip() == "PONG", timeout, "answer PING")
             addresses = [f"127.0.0.1:{port}" for port in cluster.ports]
-            create = ["redis-cli", "--cluster", "create", *addresses]
+            create = ["redis-cli", *_TLS_CLI.get(cluster.ports[0], []), "--cluster", "create"]
+            create += addresses
             created = subprocess.run(
                 [*create, "--cluster-replicas", str(replicas), "--cluster-yes"],
                 capture_output=True,
@@ -184,10 +212,19 @@ class RedisClusterProc:
         node_dir = self.folder / str(port)
         node_dir.mkdir(exist_ok=True)
         log = (node_dir / "redis.log").open("ab")
+        listen = ["--port", str(port)]
+        if self.tls is not None:
+            cert, key = (str(path) for path in self.tls)
+            listen = ["--port", "0", "--tls-port", str(port), "--tls-cert-file", cert]
+            listen += ["--tls-key-file", key, "--tls-ca-cert-file", cert]
+            listen += ["--tls-auth-clients", "no", "--tls-cluster", "yes"]
+            listen += ["--tls-replication", "yes"]
+            _TLS_CLI[port] = ["--tls", "--cacert", cert]
         self.procs[port] = subprocess.Popen(
             [
                 "redis-server",
-                *("--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir)),
+                *listen,
+                *("--bind", "127.0.0.1", "--dir", str(node_dir)),
                 *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
                 *("--cluster-node-timeout", str(NODE_TIMEOUT_MS)),
                 # Fail over as soon as a master is gone, however long the replica was apart.
@@ -313,6 +350,8 @@ class RedisClusterProc:
 
     def stop(self) -> None:
         """Stop every node and remove the folder."""
+        for port in self.procs:
+            _TLS_CLI.pop(port, None)
         for proc in self.procs.values():
             if proc.poll() is None:
                 proc.terminate()

@@ -257,6 +257,22 @@ def link_settings(redis: aioredis.Redis) -> tuple[dict[str, Any], Callable[[], A
     return dict(pool.connection_kwargs), tls
 
 
+def cluster_link_settings(
+    cluster: RedisCluster,
+) -> tuple[dict[str, Any], Callable[[], Any] | None]:
+    """:func:`link_settings` of a Redis Cluster's nodes: the cluster client's connection
+    settings (credentials, timeouts; each link adds its node's address) and, for a
+    ``rediss://`` seed, what makes the TLS context every node is reached with."""
+    settings = dict(cluster.nodes_manager.connection_kwargs)
+    connection_class = settings.pop("connection_class", None)
+    tls = None
+    if isinstance(connection_class, type) and issubclass(connection_class, SSLConnection):
+        # A node's own connection settings hold the ssl_* query of the seed's URL.
+        node = cluster.get_nodes()[0]
+        tls = connection_class(**node.connection_kwargs).ssl_context.get
+    return settings, tls
+
+
 class ScriptBatcher:
     """Pipelined calls of one registered script on connections of its own.
 
@@ -287,8 +303,7 @@ class ScriptBatcher:
         if isinstance(redis, RedisCluster):
             self._cluster: RedisCluster | None = redis
             self._shared: Any = None
-            self._settings = dict(redis.nodes_manager.connection_kwargs)
-            self._tls: Callable[[], Any] | None = None
+            self._settings, self._tls = cluster_link_settings(redis)
         else:
             self._cluster = None
             self._shared = redis.connection_pool

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from redis.asyncio.cluster import RedisCluster
 
-from .batch import _Link, pack
+from .batch import _Link, cluster_link_settings, pack
 from .feed import FeedPipe, watch
 
 log = logging.getLogger(__name__)
@@ -40,10 +40,11 @@ class _Node:
         name: str,
         settings: dict[str, Any],
         timeout: float,
+        tls: Callable[[], Any] | None,
         on_push: Callable[[_Node, list[Any]], None],
     ) -> None:
         self.name = name
-        self.link = _Link(settings, timeout, None, lambda: None, lambda: FeedPipe(self._pushed))
+        self.link = _Link(settings, timeout, tls, lambda: None, lambda: FeedPipe(self._pushed))
         self.on_push = on_push
         self.channels: set[str] = set()
         self.task: asyncio.Task[None] | None = None
@@ -166,7 +167,7 @@ class ShardSubscriber:
         name = f"{host}:{port}"
         node = self.nodes.get(name)
         if node is None:
-            s = self.cluster.nodes_manager.connection_kwargs
+            s, tls = cluster_link_settings(self.cluster)
             settings = {
                 "host": host,
                 "port": port,
@@ -174,7 +175,7 @@ class ShardSubscriber:
                 "password": s.get("password"),
             }
             timeout = s.get("socket_connect_timeout") or 5.0
-            node = self.nodes[name] = _Node(name, settings, timeout, self._push)
+            node = self.nodes[name] = _Node(name, settings, timeout, tls, self._push)
         return node
 
     async def _watch(self, node: _Node, pipe: FeedPipe) -> None:

@@ -8,6 +8,7 @@ fail instead.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,6 +112,27 @@ async def test_race_across_two_instances_on_the_cluster(cluster: RedisClusterPro
     # The room's events went out on sharded pub/sub only (a PUBLISH reaches every node).
     assert command_calls(cluster, "publish") == published[0]
     assert command_calls(cluster, "spublish") >= published[1] + 2 * len(line)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl to make a certificate")
+async def test_a_race_on_a_cluster_that_speaks_only_tls() -> None:
+    """``--redis-cluster rediss://``: the shared client, the move pipeline and the shard
+    connections of the room channels all reach nodes that accept TLS only."""
+    line = solve(Board.from_code(CODE), timeout=10).moves[:6]
+    with RedisClusterProc.start(replicas=0, tls=True) as cluster:
+        assert cluster.seed_url.startswith("rediss://")
+        with on_cluster(cluster) as one, on_cluster(cluster) as two:
+            _, ann, bob, spy = await open_race(one, two)
+            for i, text in enumerate(line):
+                await ann.send(wire(text, i))
+                await ann.expect("ack", id=i)
+            # The other instance's sockets heard every move (sharded pub/sub over TLS).
+            await spy.expect("delta", player_id=ann.player_id, moves=len(line))
+            await bob.expect("progress", player_id=ann.player_id, moves=len(line))
+            for c in (ann, bob, spy):
+                await c.close()
+            assert one.health()["ok"] and two.health()["ok"]
+        assert command_calls(cluster, "spublish") >= len(line)
 
 
 async def test_every_room_script_runs_on_the_cluster(cluster: RedisClusterProc) -> None:

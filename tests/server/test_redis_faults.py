@@ -23,6 +23,7 @@ import pytest
 from server.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
+from tests.rediscluster import make_certificate
 from tests.serverproc import QUICK, ServerProc, WsClient, free_port, running_server, start_server
 
 CODE = "SH1-C4-AAAAAAB"
@@ -115,21 +116,6 @@ async def test_a_hung_redis_answers_busy_and_recovers() -> None:
             await bob.close()
     # Three actions, each once: the third's seq is the room's third event after the opening.
     assert ack["seq"] == 3
-
-
-def make_certificate(folder: Path) -> tuple[Path, Path]:
-    """A throwaway self-signed certificate for 127.0.0.1 and its key."""
-    cert, key = folder / "redis.crt", folder / "redis.key"
-    subprocess.run(
-        [
-            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
-            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
-            *("-keyout", str(key), "-out", str(cert)),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl to make a certificate")
