@@ -267,9 +267,10 @@ def cluster_link_settings(
     connection_class = settings.pop("connection_class", None)
     tls = None
     if isinstance(connection_class, type) and issubclass(connection_class, SSLConnection):
-        # A node's own connection settings hold the ssl_* query of the seed's URL.
-        node = cluster.get_nodes()[0]
-        tls = connection_class(**node.connection_kwargs).ssl_context.get
+        # A node's own connection settings hold the ssl_* query of the seed's URL (the seed
+        # is a node before the client has learnt the others).
+        nodes = cluster.get_nodes() or list(cluster.nodes_manager.startup_nodes.values())
+        tls = connection_class(**nodes[0].connection_kwargs).ssl_context.get
     return settings, tls
 
 
