@@ -23,9 +23,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Options whose value may begin with ``-``: a session token is URL-safe base64.
+VALUES_THAT_MAY_LOOK_LIKE_OPTIONS = ("--token",)
+
+
+def joined(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--token VALUE`` written ``--token=VALUE``, which argparse reads
+    whatever the value begins with (given apart, a token beginning with ``-`` would be taken
+    for an unknown option)."""
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word in VALUES_THAT_MAY_LOOK_LIKE_OPTIONS:
+            value = next(words, None)
+            out.append(word if value is None else f"{word}={value}")
+        else:
+            out.append(word)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for usage errors)."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(joined(sys.argv[1:] if argv is None else argv))
     try:
         status: int = args.func(args)
     except KeyboardInterrupt:

@@ -75,13 +75,16 @@ def test_a_missing_file_exits_2(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def http_replay() -> Iterator[tuple[str, dict[str, object]]]:
-    """A real HTTP server on 127.0.0.1 serving one replay at /api/replay/r1."""
+def http_replay() -> Iterator[tuple[str, list[str | None]]]:
+    """A real HTTP server on 127.0.0.1 serving one replay at /api/replay/r1, and the
+    Authorization header of each request it got."""
     data = honest(CODE, kind="solo").to_json()
     payload = json.dumps(data).encode()
+    bearers: list[str | None] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            bearers.append(self.headers.get("Authorization"))
             if self.path != "/api/replay/r1":
                 self.send_error(404)
                 return
@@ -98,17 +101,30 @@ def http_replay() -> Iterator[tuple[str, dict[str, object]]]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", data
+        yield f"http://127.0.0.1:{server.server_address[1]}", bearers
     finally:
         server.shutdown()
         server.server_close()
 
 
-def test_a_url_is_fetched_and_verified(http_replay: tuple[str, dict[str, object]]) -> None:
-    base, _data = http_replay
+def test_a_url_is_fetched_and_verified(http_replay: tuple[str, list[str | None]]) -> None:
+    base, _bearers = http_replay
     assert run_seahaven("verify", f"{base}/api/replay/r1").returncode == 0
     missing = run_seahaven("verify", f"{base}/api/replay/nope")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_a_token_that_begins_with_a_dash_is_sent(
+    http_replay: tuple[str, list[str | None]],
+) -> None:
+    """Tokens are URL-safe base64, so one in 64 begins with ``-``: ``--token -AbC`` must not
+    be read as an unknown option."""
+    base, bearers = http_replay
+    token = "-" + "Ab3_" * 8
+    for given in (["--token", token], [f"--token={token}"]):
+        out = run_seahaven("verify", f"{base}/api/replay/r1", *given)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert bearers[-1] == f"Bearer {token}"
 
 
 def test_a_daily_replay_must_be_on_that_days_deal(tmp_path: Path) -> None:
