@@ -57,56 +57,13 @@ class Listing:
         return sum(self.foundations) == 52
 
     def legal_moves(self) -> list[Move]:
-        """Every legal move, each destination once (foundations as ``found``)."""
-        columns, cells, foundations = self.columns, self.cells, self.foundations
-        free = [CELL[i] for i, c in enumerate(cells) if c is None]
-        empty = [COL[i] for i, col in enumerate(columns) if not col]
-        base = len(free) + 1
-        cap_onto = base << len(empty)
-        cap_into_empty = base << (len(empty) - 1) if empty else 0
-        by_top = {col[-1]: COL[i] for i, col in enumerate(columns) if col}
-        moves: list[Move] = []
-        add = moves.append
-
-        def single(src: Loc, card: Card, to_foundation: bool) -> None:
-            if to_foundation and foundations[card // 13] == card % 13:
-                add(Move(src, OWN_FOUNDATION))
-            if card % 13 != KING - 1:
-                onto = by_top.get(card + 1)
-                if onto is not None:
-                    add(Move(src, onto))
-            else:
-                for dst in empty:
-                    add(Move(src, dst))
-            for dst in free:
-                if dst is not src:  # both from CELL: identity is equality, and cheaper
-                    add(Move(src, dst))
-
-        for i, col in enumerate(columns):
-            if not col:
-                continue
-            src = COL[i]
-            card = col[-1]
-            if foundations[card // 13] == card % 13:
-                add(Move(src, OWN_FOUNDATION))
-            bottom = run_bottom(col)
-            for fit in range(card, bottom + 1):
-                if fit % 13 != KING - 1:
-                    onto = by_top.get(fit + 1)
-                    if onto is not None and fit - card < cap_onto:
-                        add(Move(src, onto))
-            if bottom % 13 == KING - 1 and bottom - card < cap_into_empty:
-                for dst in empty:
-                    add(Move(src, dst))
-            for dst in free:
-                add(Move(src, dst))
-        for i, held in enumerate(cells):
-            if held is not None:
-                single(CELL[i], held, True)
-        for suit, n in enumerate(foundations):
-            if n:
-                single(FOUND[suit], suit * 13 + n - 1, False)
-        return moves
+        """Every legal move, each destination once (foundations as ``found``): the scan of
+        :meth:`targets`, one move per destination, in the same order."""
+        return [
+            Move(src, OWN_FOUNDATION if dst.kind == "found" else dst)
+            for src, dsts in self._scan(COL, CELL, FOUND).items()
+            for dst in dsts
+        ]
 
     def targets(self, legal: list[Move] | None = None) -> dict[Loc, list[Loc]]:
         """Each movable card's (or group's) legal destinations, by source.
@@ -129,8 +86,9 @@ class Listing:
         self, col: Sequence[_At], cell: Sequence[_At], found: Sequence[_At]
     ) -> dict[_At, list[_At]]:
         """The legal destinations by source, each place written as ``col[i]``, ``cell[i]``
-        or ``found[suit]``: the same scan as :meth:`legal_moves`, straight into groups (it
-        runs after every action of every player, and a Move per destination costs more)."""
+        or ``found[suit]`` (a foundation is only ever the moving card's own): the one scan of
+        the table that every listing here comes from. It writes the groups straight away
+        (it runs after every action of every player, and a Move per destination costs more)."""
         columns, cells, foundations = self.columns, self.cells, self.foundations
         free = [i for i, c in enumerate(cells) if c is None]
         to_free = [cell[i] for i in free]
