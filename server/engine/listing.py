@@ -268,36 +268,13 @@ class Listing:
         return not any(self.is_useful(m) for m in legal)
 
     def _any_useful_move(self) -> bool:
-        """Whether one of :meth:`useful_moves` exists, found without listing them: asked
-        after every action, and almost always answered by the first column looked at."""
-        columns, cells, foundations = self.columns, self.cells, self.foundations
-        free = cells.count(None)
-        empty = sum(1 for col in columns if not col)
-        tops = {col[-1] for col in columns if col}
-        cap_onto = (free + 1) << empty
-        cap_into_empty = (free + 1) << (empty - 1) if empty else 0
-        for col in columns:
-            if not col:
-                continue
-            card = col[-1]
-            if free or foundations[card // 13] == card % 13:
-                return True  # into a cell, or home
-            bottom = run_bottom(col)
-            for fit in range(card, min(bottom, card + cap_onto - 1) + 1):
-                if fit % 13 != KING - 1 and fit + 1 in tops:
-                    return True
-            # A King-led group into an empty column, unless it is the whole column.
-            king_led = bottom % 13 == KING - 1 and col[0] != bottom
-            if empty and king_led and bottom - card < cap_into_empty:
-                return True
-        for held in cells:
-            if held is None:
-                continue
-            if foundations[held // 13] == held % 13:
-                return True
-            if held % 13 == KING - 1:
-                if empty:
-                    return True  # a King into an empty column
-            elif held + 1 in tops:
-                return True
-        return False
+        """Whether one of :meth:`useful_moves` exists. Asked after every action, so the two
+        answers almost every table in play gives come first: a column's top card has a free
+        cell to go to, or a card can go home (both useful); else the moves are listed."""
+        tops = [col[-1] for col in self.columns if col]
+        if tops and None in self.cells:
+            return True
+        held = [card for card in self.cells if card is not None]
+        if any(self.foundations[card // 13] == card % 13 for card in tops + held):
+            return True
+        return any(self.is_useful(move) for move in self.legal_moves())
