@@ -457,7 +457,8 @@ class PlayerState(_Message):
 
 class DailyGame(_Message):
     """What a daily game counts for, in its snapshot: the day's one ranked attempt (the
-    first game you began that day) or practice; ``ranked`` and ``rank`` once it is won."""
+    first game you began that day) or practice; ``ranked``, ``rank`` and the player's own
+    ``replay_id`` once it is won."""
 
     date: Date
     kind: Literal["daily", "hard"]
@@ -465,6 +466,7 @@ class DailyGame(_Message):
     ranked: bool | None = None
     rank: int | None = None
     unranked_reason: UnrankedReason | None = None
+    replay_id: str | None = None
 
 
 class Snapshot(_Message):

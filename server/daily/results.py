@@ -121,7 +121,10 @@ async def record_finish(
         )
         note = await store.daily_note(room)
         if note is not None:
-            note.update(ranked=ranked, rank=outcome.rank, unranked_reason=reason)
+            # The replay's id too: a reload (a snapshot) still offers the player's replay.
+            note.update(
+                ranked=ranked, rank=outcome.rank, unranked_reason=reason, replay_id=replay.id
+            )
             await store.set_daily(room, note)
     elif replay.kind == "race":
         verdict = verify(replay, min_ms_per_action=0)

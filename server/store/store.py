@@ -523,7 +523,7 @@ class Store:
         """Write the note of a daily game's room (kept as long as the room, and longer).
 
         The note is the snapshot's ``daily`` object: ``{date, kind, attempt, ranked, rank,
-        unranked_reason}`` (``protocol.models.DailyGame``).
+        unranked_reason}`` and, once won, ``replay_id`` (``protocol.models.DailyGame``).
         """
         value = json.dumps(note, separators=(",", ":"))
         await self.redis.set(self.keys.daily_room(room), value, ex=max(self.ttl, 86_400) * 2)

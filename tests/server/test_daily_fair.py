@@ -165,6 +165,7 @@ async def test_the_clock_starts_at_the_reveal_and_a_machine_pace_is_not_ranked(
     )
     again = await back.expect("snapshot")
     assert again["daily"]["ranked"] is False and again["daily"]["unranked_reason"] == "too_fast"
+    assert again["daily"]["replay_id"] == result["replay_id"]  # a reload offers the replay
     await back.close()
 
 

@@ -136,6 +136,9 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     # through the server's deltas: every step matches the engine.
     alice.go_back()
     alice.wait_for_function("location.hash === '#/play'")
+    # A reload rebuilds the game from a snapshot alone: it still says ranked, with the replay.
+    alice.reload()
+    wait_ready(alice)
     alice.locator('[data-daily="ranked"]').get_by_role("link", name="Replay").click()
     alice.wait_for_function("document.querySelector('[data-board=\"replay\"] .pile') !== null")
     steps = int(alice.locator('[data-act="seek"]').get_attribute("max") or 0)
