@@ -37,7 +37,7 @@ def build_schema() -> dict[str, Any]:
         "description": (
             f"Protocol version {PROTOCOL_VERSION}. Every websocket text frame is one JSON "
             "object: a ClientMessage from the client, a ServerMessage from the server. "
-            "Generated from protocol/models.py by `python -m protocol.schema`."
+            "Generated from the models of protocol/ by `python -m protocol.schema`."
         ),
         "x-protocol-version": PROTOCOL_VERSION,
         "x-error-codes": ERROR_CODES,

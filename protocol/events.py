@@ -1,0 +1,467 @@
+"""The messages the server sends, and the one union that validates them (clients and
+tests use it; the server builds its messages in ``server/wire.py``).
+
+Each is one JSON object (one websocket text frame) tagged by its ``type``;
+``protocol/README.md`` documents each with an example.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal
+
+from pydantic import Field, TypeAdapter
+
+from .fields import (
+    PROTOCOL_VERSION,
+    CardName,
+    Cells,
+    Date,
+    DelayS,
+    Location,
+    Message,
+    MsEpoch,
+    MsgId,
+    Name,
+    PlayerId,
+    Role,
+    RoomId,
+    Seq,
+    Token,
+    UnqueueReason,
+    UnrankedReason,
+    UnratedReason,
+    WatchModeName,
+)
+
+
+class Welcome(Message):
+    """Answer to ``hello`` (or a ``resume``): your id and the token to resume with."""
+
+    type: Literal["welcome"]
+    player_id: PlayerId
+    token: Token
+    name: Name
+    v: int = PROTOCOL_VERSION
+    now: MsEpoch
+
+
+class PlayerEntry(Message):
+    """A member of a room as ``room`` lists it."""
+
+    player_id: PlayerId
+    name: Name
+    role: Role
+
+
+class RoomInfo(Message):
+    """A room's identity and members; sent on create, join and every change of members.
+
+    ``code`` is null until the race starts, unless the host typed it (``code_typed``);
+    ``public``: the room is listed for anyone to watch; ``rated``: the race changes the
+    racers' ratings; ``paired``: the quick-race queue made the room (no host: the server
+    starts it).
+    """
+
+    type: Literal["room"]
+    room_id: RoomId
+    invite: str
+    code: str | None
+    code_typed: bool
+    public: bool = False
+    rated: bool = False
+    paired: bool = False
+    watch: WatchModeName
+    delay_s: DelayS | None
+    cells: Cells
+    mode: Literal["race", "solo", "daily"]
+    state: Literal["lobby", "countdown", "racing", "done"]
+    round: int
+    host: PlayerId | None
+    players: list[PlayerEntry] = Field(max_length=64)
+    spectators: int
+    seq: Seq
+
+
+class BoardView(Message):
+    """A whole board: cells 1..N (null when free), columns bottom to top, foundations."""
+
+    cells: list[CardName | None] = Field(min_length=1, max_length=4)
+    columns: list[list[CardName]] = Field(min_length=10, max_length=10)
+    foundations: dict[Literal["S", "H", "D", "C"], int]
+
+
+class LegalMoves(Message):
+    """Your own board's legal moves, with each update of it (never another's board, never
+    to spectators): every source that has one (a column's top card or group, a cell, a
+    foundation's top card) and its destinations, foundations by suit; a top card can go home
+    when its list holds a foundation. ``send_home``: every card left can reach the
+    foundations by foundation moves alone (``send_home`` sends them)."""
+
+    moves: dict[Location, list[Location]] = Field(max_length=18)
+    send_home: bool
+
+
+class PlayerState(Message):
+    """One racer in a snapshot: progress for everyone, the board only when you may see it."""
+
+    player_id: PlayerId
+    name: Name
+    status: Literal["waiting", "playing", "finished", "gave_up"]
+    foundation_cards: int
+    moves: int
+    score: int | None = None
+    time_ms: int | None = None
+    rank: int | None = None
+    lost: bool = False
+    board: BoardView | None = None
+    legal: LegalMoves | None = None
+
+
+class DailyGame(Message):
+    """What a daily game counts for, in its snapshot: the day's one ranked attempt (the
+    first game you began that day) or practice; ``ranked``, ``rank`` and the player's own
+    ``replay_id`` once it is won."""
+
+    date: Date
+    kind: Literal["daily", "hard"]
+    attempt: Literal["ranked", "practice"]
+    ranked: bool | None = None
+    rank: int | None = None
+    unranked_reason: UnrankedReason | None = None
+    replay_id: str | None = None
+
+
+class Snapshot(Message):
+    """The whole room as you may see it, as of ``seq``: replace everything you hold.
+
+    Before the start it holds no board and ``code`` is null unless the host typed it; a
+    spectator of a ``delayed`` race gets the boards as they were ``delay_s`` seconds ago
+    (and ``seq`` of that moment), of a ``progress`` race no board until the race is over.
+    """
+
+    type: Literal["snapshot"]
+    room_id: RoomId
+    seq: Seq
+    round: int
+    mode: Literal["race", "solo", "daily"]
+    state: Literal["lobby", "countdown", "racing", "done"]
+    code: str | None
+    code_typed: bool
+    public: bool = False
+    rated: bool = False
+    paired: bool = False
+    watch: WatchModeName
+    delay_s: DelayS | None
+    cells: Cells
+    host: PlayerId | None
+    you: PlayerId
+    role: Role
+    starts_at: MsEpoch | None
+    now: MsEpoch
+    players: list[PlayerState] = Field(max_length=64)
+    spectators: int
+    daily: DailyGame | None = None
+    #: A rated round that is over and settled: each racer's rating change, as ``ratings``
+    #: gave it (so a reload of the results still shows them).
+    ratings: list[RatingChange] | None = Field(default=None, max_length=64)
+
+
+class Countdown(Message):
+    """The race starts at server time ``starts_at`` (ms since the epoch)."""
+
+    type: Literal["countdown"]
+    seq: Seq
+    round: int
+    starts_at: MsEpoch
+    now: MsEpoch
+
+
+class Started(Message):
+    """Play! Every racer holds the same opening ``board`` of deal ``code`` (a racer's comes
+    with its ``legal`` moves)."""
+
+    type: Literal["started"]
+    seq: Seq
+    round: int
+    code: str
+    cells: Cells
+    started_at: MsEpoch
+    board: BoardView
+    players: list[PlayerId] = Field(max_length=64)
+    legal: LegalMoves | None = None
+
+
+class Ack(Message):
+    """Your action ``id`` is committed as event ``seq``; it is never lost."""
+
+    type: Literal["ack"]
+    id: MsgId
+    seq: Seq
+
+
+class Reject(Message):
+    """Your action ``id`` was refused and nothing changed; ``reason`` is a stable code."""
+
+    type: Literal["reject"]
+    id: MsgId
+    reason: str
+    message: str
+
+
+class ChangeView(Message):
+    """Take ``cards`` (bottom first) off the top of ``src`` and put them on top of ``dst``."""
+
+    cards: list[CardName] = Field(min_length=1, max_length=13)
+    src: Location
+    dst: Location
+
+
+class DeltaMsg(Message):
+    """An accepted action on ``player_id``'s board (to that player, with ``legal``, and to
+    spectators)."""
+
+    type: Literal["delta"]
+    player_id: PlayerId
+    seq: Seq
+    round: int
+    action: str
+    changes: list[ChangeView] = Field(max_length=4)
+    points: int
+    score: int
+    undo: bool
+    moves: int
+    foundation_cards: int
+    finished: bool
+    lost: bool
+    t: int
+    legal: LegalMoves | None = None
+
+
+class Progress(Message):
+    """What a racer sees of another racer's action: counts only, never the board."""
+
+    type: Literal["progress"]
+    player_id: PlayerId
+    seq: Seq
+    round: int
+    foundation_cards: int
+    moves: int
+    finished: bool
+
+
+class Finished(Message):
+    """``player_id`` won in ``time_ms`` (server-timed) and ``moves`` actions, placing ``rank``."""
+
+    type: Literal["finished"]
+    player_id: PlayerId
+    seq: Seq
+    round: int
+    time_ms: int
+    moves: int
+    rank: int
+
+
+class GaveUp(Message):
+    """``player_id`` gave up (or left during the race)."""
+
+    type: Literal["gave_up"]
+    player_id: PlayerId
+    seq: Seq
+    round: int
+    moves: int
+
+
+class ResultEntry(Message):
+    """One line of a race's results: finishers by rank, then those who gave up."""
+
+    player_id: PlayerId
+    name: Name
+    status: Literal["finished", "gave_up", "playing"]
+    rank: int | None
+    time_ms: int | None
+    moves: int
+
+
+class RaceOver(Message):
+    """Every racer has finished or given up: the final results of this round."""
+
+    type: Literal["race_over"]
+    seq: Seq
+    round: int
+    results: list[ResultEntry] = Field(max_length=64)
+
+
+class Lost(Message):
+    """Your position is practically lost (no useful move); undo or give up."""
+
+    type: Literal["lost"]
+    player_id: PlayerId
+
+
+class HintMsg(Message):
+    """Answer to ``hint``: a move to play, or that the position is lost or unknown."""
+
+    type: Literal["hint"]
+    id: MsgId
+    status: Literal["move", "lost", "unknown"]
+    move: str | None = None
+
+
+class LeaderboardEntry(Message):
+    """One finisher of a daily challenge."""
+
+    rank: int
+    player_id: PlayerId
+    name: Name
+    time_ms: int
+    moves: int
+    replay_id: str | None = None  # absent while the day runs: replays are private until then
+
+
+class DailyResult(Message):
+    """To the player alone, after winning a daily game: on the leaderboard, or why not."""
+
+    type: Literal["daily_result"]
+    date: Date
+    kind: Literal["daily", "hard"]
+    ranked: bool
+    rank: int | None
+    unranked_reason: UnrankedReason | None
+    message: str
+    replay_id: str
+
+
+class Leaderboard(Message):
+    """A day's leaderboard (pushed again on every change while you watch it)."""
+
+    type: Literal["leaderboard"]
+    date: Date
+    kind: Literal["daily", "hard"]
+    finishers: int
+    entries: list[LeaderboardEntry] = Field(max_length=200)
+
+
+class Left(Message):
+    """Answer to ``leave``: you are out of the room."""
+
+    type: Literal["left"]
+    room_id: RoomId
+
+
+class Pong(Message):
+    """Answer to ``ping``."""
+
+    type: Literal["pong"]
+    now: MsEpoch | None = None
+
+
+class Queued(Message):
+    """You wait for a quick race of ``cells`` cells, at ``rating`` (that variant's).
+
+    ``penalty_s``: seconds you wait before you can be paired at all, because you left
+    paired races before their start (0 normally).
+    """
+
+    type: Literal["queued"]
+    cells: Cells
+    rating: int
+    games: int
+    penalty_s: int = Field(ge=0)
+    now: MsEpoch
+
+
+class Unqueued(Message):
+    """You no longer wait for a quick race: you asked (``unqueue``), or you entered a room
+    (``join``, ``create_room``, ``solo``, ``daily``, ``accept_bot``)."""
+
+    type: Literal["unqueued"]
+    cells: Cells
+    reason: UnqueueReason
+
+
+class BotEntry(Message):
+    """The bot racer a ``bot_offer`` proposes."""
+
+    name: Name
+    rating: int
+
+
+class BotOffer(Message):
+    """Nobody else waits for this variant: race a bot at about your pace (``accept_bot``)
+    or keep waiting (you stay in the queue; a player who comes is paired with you and the
+    offer lapses)."""
+
+    type: Literal["bot_offer"]
+    cells: Cells
+    bot: BotEntry
+    waited_s: int
+
+
+class RatingChange(Message):
+    """One racer's rating after a rated race: ``rating`` now, ``change`` from before,
+    ``games`` rated races of that variant; ``unrated_reason`` when it did not change."""
+
+    player_id: PlayerId
+    name: Name
+    rating: int
+    change: int
+    games: int
+    unrated_reason: UnratedReason | None = None
+
+
+class Ratings(Message):
+    """After ``race_over`` of a rated race: each racer's rating change (variant ``cells``)."""
+
+    type: Literal["ratings"]
+    seq: Seq
+    round: int
+    cells: Cells
+    changes: list[RatingChange] = Field(max_length=64)
+
+
+class Error(Message):
+    """A message was refused; nothing changed and the connection stays open."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+
+
+ServerMessage = Annotated[
+    Welcome
+    | RoomInfo
+    | Snapshot
+    | Countdown
+    | Started
+    | Ack
+    | Reject
+    | DeltaMsg
+    | Progress
+    | Finished
+    | GaveUp
+    | RaceOver
+    | Lost
+    | Left
+    | HintMsg
+    | Leaderboard
+    | DailyResult
+    | Pong
+    | Queued
+    | Unqueued
+    | BotOffer
+    | Ratings
+    | Error,
+    Field(discriminator="type"),
+]
+
+#: Built once: validating through a shared adapter avoids per-message setup.
+SERVER_ADAPTER: Final[TypeAdapter[ServerMessage]] = TypeAdapter(ServerMessage)
+
+
+def parse_server(data: str | bytes) -> ServerMessage:
+    """Validate one server frame (clients and tests).
+
+    Raises:
+        pydantic.ValidationError: the frame is not a valid server message.
+    """
+    return SERVER_ADAPTER.validate_json(data)

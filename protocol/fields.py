@@ -1,0 +1,153 @@
+"""What every message of the protocol is made of: its limits, its codes and their meanings,
+the bounded field types, and the base of every model.
+
+Every model forbids unknown fields and is frozen; every string and list is bounded, so a
+message that validates is safe to act on. The messages themselves are in
+:mod:`protocol.commands` (client to server) and :mod:`protocol.events` (server to client).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Final, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+)
+
+#: The protocol version; a client names the version it speaks in ``hello.v``.
+PROTOCOL_VERSION: Final = 1
+
+#: The largest text frame the server reads, in bytes (larger frames get ``too_large``).
+MAX_FRAME: Final = 4096
+
+#: Most players racing in one room.
+MAX_PLAYERS: Final = 8
+
+#: The largest client-chosen id (2^53 - 1, exact in JavaScript).
+MAX_ID: Final = 9_007_199_254_740_991
+
+#: How late spectators see the boards in the ``delayed`` watch mode, in seconds.
+MIN_DELAY_S: Final = 10
+MAX_DELAY_S: Final = 120
+DEFAULT_DELAY_S: Final = 30
+
+#: Codes of ``error`` messages and what each means.
+ERROR_CODES: Final[dict[str, str]] = {
+    "bad_json": "the frame is not a JSON object",
+    "too_large": f"the frame is larger than {MAX_FRAME} bytes",
+    "unknown_type": "the message type is not part of the protocol",
+    "invalid_message": "a field is missing, unknown, of the wrong type or out of bounds",
+    "rate_limited": "too many messages; slow down",
+    "hello_first": "send hello (or resume) before anything else",
+    "unsupported_version": "the server does not speak this protocol version",
+    "bad_token": "the token is unknown or expired",
+    "room_not_found": "no room has this id (or it expired)",
+    "room_full": f"the room already has {MAX_PLAYERS} players",
+    "spectators_full": "the room has as many spectators as it takes",
+    "too_many_identities": "this address made too many new players lately; use your token",
+    "not_in_room": "you are not in a room (or not in this one)",
+    "already_in_room": "leave your room before joining or creating another",
+    "not_host": "only the room's host may do this",
+    "wrong_state": "the room is not in a state that allows this",
+    "race_in_progress": "players join before the start; join as a spectator instead",
+    "not_racing": "you are not racing in this room",
+    "racing_here": "you race in this room, so you cannot also watch it",
+    "daily_running": "the room shows a daily deal whose day runs: nobody may watch it yet",
+    "public_room": "a public room races a drawn deal and never shows the boards live",
+    "bad_code": "the game code is not valid",
+    "already_queued": "you already wait for a quick race",
+    "not_queued": "you are not waiting for a quick race",
+    "no_bot_offer": "no bot racer is offered to you now",
+    "bad_date": "the date is not a day with a daily challenge",
+    "unavailable": "this feature is not available on this server",
+    "busy": "the server is busy; retry",
+    "internal": "the server failed on this message; nothing changed",
+}
+
+#: Reasons of ``reject`` added by the server to the engine's reason codes
+#: (``server/engine/errors.py`` ``REASONS``: ``not_same_suit``, ``cell_occupied`` ...).
+SERVER_REJECT_REASONS: Final[dict[str, str]] = {
+    "bad_notation": "the location is not colN, cellN, found or found:S/H/D/C",
+    "not_racing": "you are not racing in this room (a spectator, or not in a room)",
+    "not_started": "the race has not started yet",
+    "finished": "your game is over (won or given up)",
+    "conflict": "the move raced another change of your board; it was not applied",
+    "hints_off": "no solver hints for a deal being raced, nor on a daily deal of today",
+    "rate_limited": "too many actions on this board at once; slow down",
+    "too_many_actions": "this board has taken the most actions one game may have",
+    "busy": "the solver is busy (a hint of yours is running, or too many wait); retry",
+}
+
+#: Why a daily game is not on the leaderboard (``unranked_reason``), and what each means.
+UNRANKED_REASONS: Final[dict[str, str]] = {
+    "practice": "only your first game of the day is ranked; this one is practice",
+    "after_day": "the day is over: its deal is practice now",
+    "late_finish": "a ranked game must be won before its day ends (UTC)",
+    "fast_start": "the first move came sooner after the board opened than a person can act",
+    "too_fast": "the moves came faster than a person plays",
+    "fast_bursts": "too many moves came faster than a person can react",
+    "not_verified": "the replay of this game did not verify",
+}
+
+_FORBID = ConfigDict(extra="forbid", frozen=True)
+
+#: Unicode categories a name may not hold: control (Cc), format (Cf: zero-width and bidi
+#: controls), surrogate (Cs), private use (Co), unassigned (Cn), line and paragraph
+#: separators (Zl, Zp). They make two names look alike or reorder what is shown around them.
+REFUSED_IN_NAMES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def clean_name(value: str) -> str:
+    """A name in Unicode NFC, trimmed, refused if it holds an invisible or unassigned
+    character (named in the error) or nothing visible."""
+    name = unicodedata.normalize("NFC", value)
+    for char in name:
+        if unicodedata.category(char) in REFUSED_IN_NAMES:
+            code = f"U+{ord(char):04X}"
+            label = unicodedata.name(char, "an unnamed character")
+            raise ValueError(f"a name may not hold {code} ({label})")
+    name = name.strip()
+    if not name:
+        raise ValueError("a name needs a visible character")
+    return name
+
+
+Name = Annotated[str, AfterValidator(clean_name), Field(min_length=1, max_length=24)]
+Token = Annotated[str, Field(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+RoomId = Annotated[str, Field(min_length=4, max_length=16, pattern=r"^[A-Za-z0-9]+$")]
+PlayerId = Annotated[str, Field(min_length=1, max_length=32)]
+MsgId = Annotated[StrictInt, Field(ge=0, le=MAX_ID)]
+Seq = Annotated[StrictInt, Field(ge=0)]
+Location = Annotated[
+    str, Field(max_length=8, pattern=r"^(col([1-9]|10)|cell[1-4]|found(:[SHDC])?)$")
+]
+CardName = Annotated[str, Field(pattern=r"^[A2-9TJQK][SHDC]$")]
+Cells = Literal[4, 2, 1]
+GameCodeText = Annotated[str, Field(min_length=1, max_length=32)]
+Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+MsEpoch = Annotated[int, Field(ge=0)]
+Role = Literal["player", "spectator"]
+#: The codes of :data:`UNRANKED_REASONS`.
+UnrankedReason = Literal[
+    "practice", "after_day", "late_finish", "fast_start", "too_fast", "fast_bursts", "not_verified"
+]
+#: What spectators see while a race runs: every board move by move, the boards
+#: ``delay_s`` seconds late, or the racers' progress only (boards once the race is over).
+WatchModeName = Literal["live", "delayed", "progress"]
+DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
+#: Why a racer's result did not change their rating (``RatingChange.unrated_reason``): the
+#: human-pace rule of the daily challenge (``server/daily/pace.py``) refused their pace.
+UnratedReason = Literal["fast_start", "too_fast", "fast_bursts"]
+#: Why a player left the quick-race queue (``unqueued.reason``).
+UnqueueReason = Literal["asked", "room"]
+
+
+class Message(BaseModel):
+    """The base of every message and of every object inside one."""
+
+    model_config = _FORBID
