@@ -318,3 +318,25 @@ class WsClient:
         await self.ws.close()
         if self._task is not None:
             await self._task
+
+
+async def open_race(
+    code: str,
+    host: WsClient,
+    racers: Sequence[WsClient] = (),
+    spectators: Sequence[WsClient] = (),
+) -> str:
+    """``host`` makes a room on ``code``, ``racers`` join it as players and ``spectators``
+    watch; the host starts it and everyone hears ``started``. Returns the room's id."""
+    await host.send({"type": "create_room", "code": code})
+    room = str((await host.expect("snapshot"))["room_id"])
+    for client in racers:
+        await client.send({"type": "join", "room": room, "role": "player"})
+        await client.expect("snapshot")
+    for client in spectators:
+        await client.send({"type": "join", "room": room, "role": "spectator"})
+        await client.expect("snapshot")
+    await host.send({"type": "start"})
+    for client in (host, *racers, *spectators):
+        await client.expect("started")
+    return room

@@ -27,7 +27,7 @@ from tests.rediscluster import RedisClusterProc, cli
 from tests.server.conftest import needs_cluster
 from tests.server.test_daily_server import ENV, line_of, play, start_daily
 from tests.server.test_redis_faults import private_redis
-from tests.serverproc import FAST, ServerProc, WsClient, running_server
+from tests.serverproc import FAST, ServerProc, WsClient, open_race, running_server
 
 CODE = "SH1-C4-AAAAAAD"
 KEYS = Keys()
@@ -57,22 +57,14 @@ def wire(text: str, action_id: int) -> dict[str, Any]:
     return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
 
 
-async def open_race(
+async def race_on_two(
     host: ServerProc, other: ServerProc
 ) -> tuple[str, WsClient, WsClient, WsClient]:
     """ann hosts on ``host``; bob races and spy watches on ``other``; the race starts."""
     ann = await WsClient.connect(host.ws_url, "ann")
     bob = await WsClient.connect(other.ws_url, "bob")
     spy = await WsClient.connect(other.ws_url, "spy")
-    await ann.send({"type": "create_room", "code": CODE})
-    room = str((await ann.expect("snapshot"))["room_id"])
-    await bob.send({"type": "join", "room": room, "role": "player"})
-    await bob.expect("snapshot")
-    await spy.send({"type": "join", "room": room, "role": "spectator"})
-    await spy.expect("snapshot")
-    await ann.send({"type": "start"})
-    for c in (ann, bob, spy):
-        await c.expect("started")
+    room = await open_race(CODE, ann, [bob], [spy])
     return room, ann, bob, spy
 
 
@@ -80,7 +72,7 @@ async def test_race_across_two_instances_on_the_cluster(cluster: RedisClusterPro
     line = solve(Board.from_code(CODE), timeout=10).moves
     published = command_calls(cluster, "publish"), command_calls(cluster, "spublish")
     with on_cluster(cluster) as one, on_cluster(cluster) as two:
-        _, ann, bob, spy = await open_race(one, two)
+        _, ann, bob, spy = await race_on_two(one, two)
         for i, text in enumerate(line):
             await ann.send(wire(text, i))
             await ann.expect("ack", id=i)
@@ -122,7 +114,7 @@ async def test_a_race_on_a_cluster_that_speaks_only_tls() -> None:
     with RedisClusterProc.start(replicas=0, tls=True) as cluster:
         assert cluster.seed_url.startswith("rediss://")
         with on_cluster(cluster) as one, on_cluster(cluster) as two:
-            _, ann, bob, spy = await open_race(one, two)
+            _, ann, bob, spy = await race_on_two(one, two)
             for i, text in enumerate(line):
                 await ann.send(wire(text, i))
                 await ann.expect("ack", id=i)
@@ -347,21 +339,12 @@ async def race_through_failover(
     await r.initialize()
     try:
         with on_cluster(cluster, *flags) as one, on_cluster(cluster, *flags) as two:
-            host = await WsClient.connect(one.ws_url, "r0")
-            await host.send({"type": "create_room", "code": CODE})
-            room = str((await host.expect("snapshot"))["room_id"])
-            clients = [host]
-            for n in range(1, 2 * per_instance):
-                c = await WsClient.connect((one if n % 2 == 0 else two).ws_url, f"r{n}")
-                await c.send({"type": "join", "room": room, "role": "player"})
-                await c.expect("snapshot")
-                clients.append(c)
+            clients = [
+                await WsClient.connect((one if n % 2 == 0 else two).ws_url, f"r{n}")
+                for n in range(2 * per_instance)
+            ]
             spy = await WsClient.connect(two.ws_url, "spy")
-            await spy.send({"type": "join", "room": room, "role": "spectator"})
-            await spy.expect("snapshot")
-            await host.send({"type": "start"})
-            for c in (*clients, spy):
-                await c.expect("started")
+            room = await open_race(CODE, clients[0], clients[1:], [spy])
             racers = [
                 Racer(f"r{n}", one if n % 2 == 0 else two, line, room, c)
                 for n, c in enumerate(clients)
@@ -432,7 +415,7 @@ async def test_a_race_goes_on_while_its_slot_moves_to_another_master(
     await r.initialize()
     try:
         with on_cluster(cluster) as one, on_cluster(cluster) as two:
-            room, ann_c, bob_c, spy = await open_race(one, two)
+            room, ann_c, bob_c, spy = await race_on_two(one, two)
             racers = [
                 Racer("ann", one, line, room, ann_c, pace=0.02),
                 Racer("bob", two, line, room, bob_c, pace=0.02),

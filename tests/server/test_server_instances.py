@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.serverproc import FAST, WsClient, decoded, redis_url, running_server
+from tests.serverproc import FAST, WsClient, decoded, open_race, redis_url, running_server
 
 ids_key, log_key = Keys().ids, Keys().log
 
@@ -31,16 +31,7 @@ async def test_race_across_instances_survives_a_killed_instance() -> None:
         bob = await WsClient.connect(two.ws_url, "bob")
         spy1 = await WsClient.connect(one.ws_url, "spy1")
         spy2 = await WsClient.connect(two.ws_url, "spy2")
-        await ann.send({"type": "create_room", "code": CODE})
-        room = str((await ann.expect("snapshot"))["room_id"])
-        await bob.send({"type": "join", "room": room, "role": "player"})
-        await bob.expect("snapshot")
-        for spy in (spy1, spy2):
-            await spy.send({"type": "join", "room": room, "role": "spectator"})
-            await spy.expect("snapshot")
-        await ann.send({"type": "start"})
-        for c in (ann, bob, spy1, spy2):
-            await c.expect("started")
+        room = await open_race(CODE, ann, [bob], [spy1, spy2])
         line = solve(Board.from_code(CODE), timeout=10).moves
 
         acked: dict[int, int] = {}

@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests.server.conftest import RACE_KEYS
-from tests.serverproc import ServerProc, WsClient, redis_url
+from tests.serverproc import ServerProc, WsClient, open_race, redis_url
 
 log_key = RACE_KEYS.log
 
@@ -37,13 +37,7 @@ async def log_length(room: str, pid: str) -> int:
 async def race(url: str) -> tuple[WsClient, WsClient, str, tuple[str, ...]]:
     ann = await WsClient.connect(url, "ann")
     bob = await WsClient.connect(url, "bob")
-    await ann.send({"type": "create_room", "code": CODE})
-    room = str((await ann.expect("snapshot"))["room_id"])
-    await bob.send({"type": "join", "room": room, "role": "player"})
-    await bob.expect("snapshot")
-    await ann.send({"type": "start"})
-    await ann.expect("started")
-    await bob.expect("started")
+    room = await open_race(CODE, ann, [bob])
     return ann, bob, room, solve(Board.from_code(CODE), timeout=10).moves
 
 

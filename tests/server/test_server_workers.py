@@ -29,7 +29,7 @@ from tests import ROOT
 from tests.cli import seahaven_command
 from tests.rediscluster import RedisClusterProc
 from tests.server.conftest import needs_cluster
-from tests.serverproc import FAST, ServerProc, WsClient, free_port, redis_url
+from tests.serverproc import FAST, ServerProc, WsClient, free_port, open_race, redis_url
 
 CODE = "SH1-C4-AAAAAAD"
 SERVING = re.compile(r"seahaven serving on http://127\.0\.0\.1:(\d+)/ \(ws at /ws\), (\d+) workers")
@@ -171,15 +171,7 @@ async def race_across_workers(srv: ServerProc) -> None:
     """A racer on one worker, one on the other and a spectator race one room to a finish."""
     ann, bob = await one_on_each(srv, "ann")
     spy, _ = await one_on_each(srv, "spy")
-    await ann.send({"type": "create_room", "code": CODE})
-    room = str((await ann.expect("snapshot"))["room_id"])
-    await bob.send({"type": "join", "room": room, "role": "player"})
-    await bob.expect("snapshot")
-    await spy.send({"type": "join", "room": room, "role": "spectator"})
-    await spy.expect("snapshot")
-    await ann.send({"type": "start"})
-    for c in (ann, bob, spy):
-        await c.expect("started")
+    await open_race(CODE, ann, [bob], [spy])
     line = solve(Board.from_code(CODE), timeout=10).moves
     for i in range(5):
         await bob.send(wire(line[i], i))
@@ -220,13 +212,7 @@ async def test_a_killed_worker_is_restarted_and_clients_resume(
     args = [*FAST, "--workers", "2", "--key-prefix", key_prefix]
     with running_workers(args, redis=redis_url(), tmp=tmp_path) as srv:
         ann, bob = await one_on_each(srv, "ann")
-        await ann.send({"type": "create_room", "code": CODE})
-        room = str((await ann.expect("snapshot"))["room_id"])
-        await bob.send({"type": "join", "room": room, "role": "player"})
-        await bob.expect("snapshot")
-        await ann.send({"type": "start"})
-        await ann.expect("started")
-        await bob.expect("started")
+        room = await open_race(CODE, ann, [bob])
         line = solve(Board.from_code(CODE), timeout=10).moves
         for i in range(3):
             await ann.send(wire(line[i], i))
