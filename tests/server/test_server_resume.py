@@ -136,3 +136,35 @@ async def test_a_spectator_resumes_and_sees_the_missed_deltas(race_server: Serve
     assert missed["moves"] == 1 and missed["changes"]
     for c in (ann, bob, again):
         await c.close()
+
+
+async def test_a_finished_round_still_shows_racers_who_left(race_server: ServerProc) -> None:
+    ann, bob, room, line = await race(race_server.ws_url)
+    for i, text in enumerate(line):
+        await ann.send(wire(text, i))
+        await ann.expect("ack", id=i)
+    await bob.send({"type": "give_up"})
+    await ann.expect("race_over")
+    await ann.close()  # a closed tab after the race ends the membership ...
+    await bob.close()
+    # ... but not the round: reloading, Ann finds her won board and her result,
+    back = await WsClient.connect(race_server.ws_url, "ann", token=ann.token)
+    await back.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 10**15})
+    snap = await back.expect("snapshot")
+    assert snap["state"] == "done"
+    seen = {p["player_id"]: p for p in snap["players"]}
+    assert seen[ann.player_id]["status"] == "finished" and seen[ann.player_id]["rank"] == 1
+    assert sum(seen[ann.player_id]["board"]["foundations"].values()) == 52
+    assert seen[ann.player_id]["time_ms"] is not None
+    assert seen[bob.player_id]["status"] == "gave_up"
+    # and a spectator who comes later sees the round as it ended, boards and all.
+    eve = await WsClient.connect(race_server.ws_url, "eve")
+    await eve.send({"type": "join", "room": room, "role": "spectator"})
+    late = await eve.expect("snapshot")
+    assert {p["player_id"]: p["status"] for p in late["players"]} == {
+        ann.player_id: "finished",
+        bob.player_id: "gave_up",
+    }
+    assert all("board" in p for p in late["players"])
+    for c in (back, eve):
+        await c.close()

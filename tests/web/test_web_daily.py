@@ -136,9 +136,16 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     # through the server's deltas: every step matches the engine.
     alice.go_back()
     alice.wait_for_function("location.hash === '#/play'")
-    # A reload rebuilds the game from a snapshot alone: it still says ranked, with the replay.
+    # A reload rebuilds the game from a snapshot alone: the won board, its time and moves,
+    # ranked, with the replay.
     alice.reload()
     wait_ready(alice)
+    alice.locator('[data-daily="ranked"] a', has_text="Replay").wait_for()
+    alice.wait_for_function(
+        "seahaven.game.me()?.status === 'finished' && seahaven.game.me().foundation_cards === 52"
+    )
+    assert f"with {len(line)} moves" in alice.locator(".banner.won").nth(1).inner_text()
+    shoot(alice, "daily-reloaded")
     alice.locator('[data-daily="ranked"]').get_by_role("link", name="Replay").click()
     alice.wait_for_function("document.querySelector('[data-board=\"replay\"] .pile') !== null")
     steps = int(alice.locator('[data-act="seek"]').get_attribute("max") or 0)

@@ -16,7 +16,10 @@ if role == 'player' then
     emit(KEYS[1], KEYS[3], ch, origin, pid, ARGV[5], '', maxev)
     maybe_over(KEYS[1], KEYS[3], KEYS[4], ch, origin, st[3], maxev)
   end
-  if st[1] == 'lobby' or st[1] == 'done' then redis.call('HDEL', KEYS[1], 'st:' .. pid) end
+  -- A racer who leaves the lobby is no racer; one who leaves a finished round keeps its
+  -- status there, so that the round's snapshot (theirs after a reload, a spectator's)
+  -- still shows their board and result. A rematch starts the next round without them.
+  if st[1] == 'lobby' then redis.call('HDEL', KEYS[1], 'st:' .. pid) end
   redis.call('HINCRBY', KEYS[1], 'np', -1)
 else
   redis.call('HINCRBY', KEYS[1], 'ns', -1)
