@@ -37,6 +37,9 @@ class FeedPipe(_Pipe):
     """A subscribed connection: pushed messages to ``on_push``, other answers (``AUTH``,
     ``SELECT`` while connecting) to their callers in order."""
 
+    #: Pushed messages are not answers: a command is written at once.
+    batch_in_flight = False
+
     def __init__(self, on_push: Callable[[list[Any]], None]) -> None:
         super().__init__()
         self.on_push = on_push

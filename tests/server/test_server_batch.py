@@ -103,3 +103,44 @@ async def test_on_reply_runs_when_the_answer_is_read(private_redis: str) -> None
     assert seen == [4]
     await batch.aclose()
     await r.aclose()
+
+
+SLOW = """
+local t = redis.call('TIME')
+local until_us = (tonumber(t[1]) * 1000000 + tonumber(t[2])) + tonumber(ARGV[2])
+while true do
+  local n = redis.call('TIME')
+  if tonumber(n[1]) * 1000000 + tonumber(n[2]) >= until_us then break end
+end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+"""
+
+
+async def test_calls_made_while_a_batch_is_answered_go_out_together(private_redis: str) -> None:
+    """One batch in flight at a time: the calls of many loop turns that come while Redis runs
+    the first one are written in one go when its answer comes, and answered in order."""
+    r: Any = aioredis.Redis.from_url(private_redis, decode_responses=True)
+    batch = ScriptBatcher(r, r.register_script(SLOW))
+    assert await batch(keys=["w"], args=[1, 0]) == 1  # connected, script loaded
+    pipe = await batch._links[""].get()
+    writes: list[int] = []
+    transport = pipe.transport
+    assert transport is not None
+    real_write = transport.write
+
+    def counted(data: bytes | bytearray | memoryview) -> None:
+        writes.append(len(data))
+        real_write(data)
+
+    transport.write = counted  # type: ignore[method-assign]
+    first = asyncio.ensure_future(batch(keys=["w"], args=[1, 50_000]))  # 50 ms in Redis
+    await asyncio.sleep(0.005)
+    later = []
+    for _ in range(20):  # one call a loop turn, while the first runs
+        later.append(asyncio.ensure_future(batch(keys=["w"], args=[1, 0])))
+        await asyncio.sleep(0)
+    assert await first == 2
+    assert [await call for call in later] == list(range(3, 23))
+    assert len(writes) == 2, writes  # the first call, then the twenty together
+    await batch.aclose()
+    await r.aclose()
