@@ -308,10 +308,11 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
     """Come back into a room after a dropped connection (on any instance).
 
     A member keeps their role. A membership that ended with the socket (a spectator, or a
-    racer in the lobby) is taken up again, by the rules of :func:`join`: as a racer while
-    the room is in its lobby and has a place, else as a spectator, which an identity racing
-    this round may not be (``racing_here``), nor anyone while the room shows a running
-    day's daily deal (``daily_running``).
+    racer in the lobby or after the race) is taken up again, by the rules of :func:`join`:
+    as a racer while the room is in its lobby and has a place, or in the finished round
+    the player raced, else as a spectator, which an identity racing this round may not be
+    (``racing_here``), nor anyone while the room shows a running day's daily deal
+    (``daily_running``).
 
     Returns:
         ``ok`` or the store's refusal.
@@ -326,7 +327,10 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
     else:
         if not fields:
             return "room_not_found"
-        role = Role.PLAYER if fields.get("state") == RoomPhase.LOBBY else Role.SPECTATOR
+        # Back in the lobby, or in the finished round they raced: a racer's seat again.
+        phase = fields.get("state")
+        back = phase == RoomPhase.DONE and f"st:{pid}" in fields
+        role = Role.PLAYER if phase == RoomPhase.LOBBY or back else Role.SPECTATOR
         if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
             return "daily_running"
         out = await ctx.store.join(

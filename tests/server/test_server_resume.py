@@ -145,26 +145,36 @@ async def test_a_finished_round_still_shows_racers_who_left(race_server: ServerP
         await ann.expect("ack", id=i)
     await bob.send({"type": "give_up"})
     await ann.expect("race_over")
-    await ann.close()  # a closed tab after the race ends the membership ...
-    await bob.close()
-    # ... but not the round: reloading, Ann finds her won board and her result,
-    back = await WsClient.connect(race_server.ws_url, "ann", token=ann.token)
-    await back.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 10**15})
-    snap = await back.expect("snapshot")
-    assert snap["state"] == "done"
-    seen = {p["player_id"]: p for p in snap["players"]}
-    assert seen[ann.player_id]["status"] == "finished" and seen[ann.player_id]["rank"] == 1
-    assert sum(seen[ann.player_id]["board"]["foundations"].values()) == 52
-    assert seen[ann.player_id]["time_ms"] is not None
-    assert seen[bob.player_id]["status"] == "gave_up"
-    # and a spectator who comes later sees the round as it ended, boards and all.
     eve = await WsClient.connect(race_server.ws_url, "eve")
     await eve.send({"type": "join", "room": room, "role": "spectator"})
-    late = await eve.expect("snapshot")
+    await eve.expect("snapshot")
+    await ann.close()  # a closed tab after the race ends the membership ...
+    await bob.close()
+    await eve.expect("room", players=[])  # both leaves are done
+    # ... but not the round: a later spectator sees it as it ended, boards and all,
+    cy = await WsClient.connect(race_server.ws_url, "cy")
+    await cy.send({"type": "join", "room": room, "role": "spectator"})
+    late = await cy.expect("snapshot")
     assert {p["player_id"]: p["status"] for p in late["players"]} == {
         ann.player_id: "finished",
         bob.player_id: "gave_up",
     }
     assert all("board" in p for p in late["players"])
-    for c in (back, eve):
+    # and Ann, reloading, takes her racer's seat again, with her won board and her result.
+    back = await WsClient.connect(race_server.ws_url, "ann", token=ann.token)
+    await back.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 10**15})
+    snap = await back.expect("snapshot")
+    assert snap["state"] == "done" and snap["role"] == "player"
+    seen = {p["player_id"]: p for p in snap["players"]}
+    assert seen[ann.player_id]["status"] == "finished" and seen[ann.player_id]["rank"] == 1
+    assert sum(seen[ann.player_id]["board"]["foundations"].values()) == 52
+    assert seen[ann.player_id]["time_ms"] is not None
+    assert "board" not in seen[bob.player_id]  # a racer still sees only her own board
+    # The host's seat went with the last racer; back, Ann holds it and starts a rematch,
+    # which counts her in and not Bob, who is gone.
+    assert snap["host"] == ann.player_id
+    await back.send({"type": "rematch"})
+    lobby = await eve.expect("room", state="lobby")
+    assert [p["player_id"] for p in lobby["players"] if p["role"] == "player"] == [ann.player_id]
+    for c in (back, eve, cy):
         await c.close()

@@ -1,5 +1,6 @@
 -- uses: common
--- Add a member, or change a member's role (a racer only in the lobby).
+-- Add a member, or change a member's role (a racer only in the lobby, or back in the
+-- finished round they raced).
 -- KEYS: meta, members, events. ARGV: pid, role, member JSON, max racers, origin, maxev, ttl,
 -- max spectators. Returns {status, seq}.
 local pid, role, entry, maxp, origin, maxev, ttl = ARGV[1], ARGV[2], ARGV[3],
@@ -20,10 +21,13 @@ if old then
   if was == 'player' and st[1] ~= 'lobby' then return {'race_in_progress', 0} end
 end
 if role == 'player' then
-  if st[1] ~= 'lobby' then return {'race_in_progress', 0} end
+  -- A racer of a finished round who left it (a closed tab, a reload) takes their seat
+  -- again, their result kept, so that a rematch counts them in.
+  local back = st[1] == 'done' and redis.call('HEXISTS', KEYS[1], 'st:' .. pid) == 1
+  if st[1] ~= 'lobby' and not back then return {'race_in_progress', 0} end
   if tonumber(st[2] or '0') >= maxp then return {'room_full', 0} end
   redis.call('HINCRBY', KEYS[1], 'np', 1)
-  redis.call('HSET', KEYS[1], 'st:' .. pid, 'waiting')
+  if not back then redis.call('HSET', KEYS[1], 'st:' .. pid, 'waiting') end
   -- A paired room (made by the quick-race queue) has no host: the server starts it.
   if (not redis.call('HGET', KEYS[1], 'host') or redis.call('HGET', KEYS[1], 'host') == '')
       and redis.call('HGET', KEYS[1], 'paired') ~= '1' then
