@@ -65,7 +65,13 @@ def test_head_answers_as_get_without_the_body(server: ServerProc, path: str) -> 
     assert head.status == got.status
     assert head.body == b""
     assert got.body != b""
-    assert head.header("content-length") == str(len(got.body))
+    length = int(head.header("content-length") or 0)
+    if path == "/metrics":
+        # Its counters and CPU times move between the two requests: the same page, not
+        # the same bytes.
+        assert abs(length - len(got.body)) < len(got.body) // 10
+    else:
+        assert length == len(got.body)
     for name in ("content-type", "cache-control"):
         assert head.header(name) == got.header(name)
 
