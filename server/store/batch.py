@@ -1,9 +1,9 @@
 """Auto-pipelining of the move script: every call goes to one Redis connection of its own,
 many calls in flight at once, and the answers are matched to their calls in order as they
-come back. The calls of one turn of the event loop go out in
-one write; while a write waits for its answers, the calls that come meanwhile gather and go
-out in one write when the answers are in (one batch in flight: under load fewer, larger
-writes, each costing a system call here and a read in Redis; idle, a call goes out at once).
+come back. The calls of one turn of the event loop go out in one write; while a write waits
+for its answers, the calls that come meanwhile gather and go out in one write when the
+answers are in (one batch in flight: under load fewer, larger writes, each costing a system
+call here and a read in Redis; idle, a call goes out at once).
 
 Redis answers the commands of a connection in the order it received them, so one connection
 carries any number of calls in flight (which costs less CPU in the server and in Redis than
