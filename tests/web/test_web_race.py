@@ -158,6 +158,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
     )
     assert "Finished #2" in bob.locator(".banner.won").inner_text()
     assert bob.locator("table.results tbody tr").count() == 2
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     shoot(bob, "race-results-reloaded")
     # Only the host offers a rematch: a new deal, everyone back in the lobby.
     assert bob.get_by_role("button", name="Rematch").count() == 0
@@ -165,7 +166,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
     for page in (alice, bob, carol):
         page.wait_for_function("seahaven.game.state === 'lobby' && seahaven.game.round === 2")
     assert bob.locator(".players").inner_text().count("/52") == 0
-    assert bob.evaluate("seahaven.game.role") == "player"  # his reload kept him a racer
+    bob.wait_for_function("seahaven.game.role === 'player'")  # his reload kept him a racer
     alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     assert alice.get_by_role("button", name="Start the race").count() == 1
     assert bob.locator('.board[data-board="mine"]').count() == 0
