@@ -53,32 +53,37 @@ class PlayerEntry(Message):
     role: Role
 
 
-class RoomInfo(Message):
-    """A room's identity and members; sent on create, join and every change of members.
+class RoomFacts(Message):
+    """What ``room`` and ``snapshot`` both say of a room (each field's meaning is in the
+    schema)."""
 
-    ``code`` is null until the race starts, unless the host typed it (``code_typed``);
-    ``public``: the room is listed for anyone to watch; ``rated``: the race changes the
-    racers' ratings; ``paired``: the quick-race queue made the room (no host: the server
-    starts it).
-    """
+    round: int
+    mode: Literal["race", "solo", "daily"]
+    state: Literal["lobby", "countdown", "racing", "done"]
+    code: str | None = Field(
+        description="null until the race starts, unless the host typed it (code_typed)"
+    )
+    code_typed: bool
+    public: bool = Field(default=False, description="the room is listed for anyone to watch")
+    rated: bool = Field(default=False, description="the race changes the racers' ratings")
+    paired: bool = Field(
+        default=False,
+        description="the quick-race queue made the room (no host: the server starts it)",
+    )
+    watch: WatchModeName
+    delay_s: DelayS | None
+    cells: Cells
+    host: PlayerId | None
+    spectators: int
+
+
+class RoomInfo(RoomFacts):
+    """A room's identity and members; sent on create, join and every change of members."""
 
     type: Literal["room"]
     room_id: RoomId
     invite: str
-    code: str | None
-    code_typed: bool
-    public: bool = False
-    rated: bool = False
-    paired: bool = False
-    watch: WatchModeName
-    delay_s: DelayS | None
-    cells: Cells
-    mode: Literal["race", "solo", "daily"]
-    state: Literal["lobby", "countdown", "racing", "done"]
-    round: int
-    host: PlayerId | None
     players: list[PlayerEntry] = Field(max_length=64)
-    spectators: int
     seq: Seq
 
 
@@ -131,7 +136,7 @@ class DailyGame(Message):
     replay_id: str | None = None
 
 
-class Snapshot(Message):
+class Snapshot(RoomFacts):
     """The whole room as you may see it, as of ``seq``: replace everything you hold.
 
     Before the start it holds no board and ``code`` is null unless the host typed it; a
@@ -142,24 +147,11 @@ class Snapshot(Message):
     type: Literal["snapshot"]
     room_id: RoomId
     seq: Seq
-    round: int
-    mode: Literal["race", "solo", "daily"]
-    state: Literal["lobby", "countdown", "racing", "done"]
-    code: str | None
-    code_typed: bool
-    public: bool = False
-    rated: bool = False
-    paired: bool = False
-    watch: WatchModeName
-    delay_s: DelayS | None
-    cells: Cells
-    host: PlayerId | None
     you: PlayerId
     role: Role
     starts_at: MsEpoch | None
     now: MsEpoch
     players: list[PlayerState] = Field(max_length=64)
-    spectators: int
     daily: DailyGame | None = None
     #: A rated round that is over and settled: each racer's rating change, as ``ratings``
     #: gave it (so a reload of the results still shows them).
