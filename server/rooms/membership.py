@@ -270,8 +270,9 @@ async def daily_unwatchable(ctx: Context, room: str, fields: dict[str, str], pid
     over, which nobody but its own players may watch: a spectator there would see today's
     ranked line played, and play it in their own daily game. A daily room, a solo game or
     a race on that code alike; a race's drawn deal in the lobby is not shown yet, so it
-    says nothing. Its players are those with a status this round (``st:PID``) or, once
-    they left a finished game, a result."""
+    says nothing. Its players are those with a status this round (``st:PID``, kept when
+    they leave a finished round) or a result (a round whose racers left before statuses
+    were kept: rooms live for hours across a restart)."""
     if fields.get("code") not in running_codes() or f"st:{pid}" in fields:
         return False
     if not deal_shown(fields.get("state", ""), fields.get("typed") == "1"):
