@@ -3,15 +3,20 @@ than latency.
 
 Starts ``seahaven serve`` from a source tree (``--tree``, default this one; give a worktree of
 another commit to compare) on a private ``redis-server`` of its own (no persistence), races
-it with the load of ``bench/race_load.py`` (rooms of 4 racers and a spectator, one move a
-second per racer, in ``--load-procs`` processes) and, over the same window of the race,
-reads the server process's CPU seconds and the moves it acknowledged (its ``/metrics``
-move-latency count): CPU ms per move is the one divided by the other. Redis's CPU per move
-is printed beside it. ``--runs`` repeats the whole thing and prints the median;
-``--profile FILE`` samples the server's stacks over the window (needs ``py-spy`` installed)
-into FILE as collapsed stacks.
+it with the load of ``bench/race_load.py`` (rooms of 4 racers and ``--spectators``
+spectators, one by default; one move a second per racer, in ``--load-procs`` processes)
+and, over the same window of the race, reads the server process's CPU seconds and the moves
+it acknowledged (its ``/metrics`` move-latency count): CPU ms per move is the one divided by
+the other. Redis's and the load clients' CPU per move are printed beside it. ``--runs``
+repeats the whole thing and prints the median; ``--profile FILE`` samples the server's
+stacks over the window (needs ``py-spy`` installed) into FILE as collapsed stacks.
 
-Run: ``.venv/bin/python bench/move_cost.py --racers 400 --seconds 20 --runs 3 [--tree DIR]``.
+``--floor`` runs, before each run of the server, the same load on its peer,
+``bench/fanout_floor.py``: a bare ``websockets`` server that writes the frames of each move
+and does nothing else. It prints the peer's CPU per move and the ratio of the two.
+
+Run: ``.venv/bin/python bench/move_cost.py --racers 400 --seconds 20 --runs 3 [--tree DIR]``;
+``.venv/bin/python bench/move_cost.py --racers 2000 --seconds 15 --runs 3 --floor``.
 """
 
 from __future__ import annotations
@@ -93,8 +98,11 @@ def wrapper(out: str) -> Path:
     return path
 
 
-def one_run(args: argparse.Namespace, tree: Path) -> dict[str, Any]:
-    """Start Redis and the server, race them, return the figures of the window."""
+def one_run(args: argparse.Namespace, tree: Path, floor: bool = False) -> dict[str, Any]:
+    """Start Redis and the server (``floor``: ``bench/fanout_floor.py`` instead), race
+    them, return the figures of the window."""
+    cprofile = None if floor else args.cprofile  # the floor is not profiled
+    spy_file = None if floor else args.profile
     rooms = max(1, args.racers // ROOM_SIZE)
     racers = rooms * ROOM_SIZE
     codes = deal_codes()  # the deals and their lines, before the server starts
@@ -105,15 +113,18 @@ def one_run(args: argparse.Namespace, tree: Path) -> dict[str, Any]:
     )
     log = Path(tempfile.mkdtemp(prefix="move-cost-")) / "server.log"
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    profiled = [str(wrapper(args.cprofile)), args.cprofile] if args.cprofile else ["-m"]
+    profiled = [str(wrapper(cprofile)), cprofile] if cprofile else ["-m"]
     flags = [
         *("--host", "127.0.0.1", "--port", str(port)),
         *("--redis-url", f"redis://127.0.0.1:{redis_port}/0", "--countdown-ms", "500", *QUICK),
         *("--sockets-per-address", str(racers * 2 + 100), "--hello-timeout-s", "120"),
     ]
+    command = [sys.executable, *profiled, "server.cli", "serve", *flags]
+    if floor:
+        command = [sys.executable, str(HERE / "fanout_floor.py"), "--port", str(port)]
     with log.open("wb") as out:
         server = subprocess.Popen(
-            [sys.executable, *profiled, "server.cli", "serve", *flags],
+            command,
             cwd=tree,
             env=env,
             stdout=out,
@@ -132,9 +143,11 @@ def one_run(args: argparse.Namespace, tree: Path) -> dict[str, Any]:
         procs, first = [], 0
         for k in per:
             ws_url = f"ws://127.0.0.1:{port}/ws"
-            # One spectator a room, as race_load.py's default.
+            watchers = args.spectators
             procs.append(
-                mp.Process(target=load_worker, args=(ws_url, first, k, 1, codes, ready, go, queue))
+                mp.Process(
+                    target=load_worker, args=(ws_url, first, k, watchers, codes, ready, go, queue)
+                )
             )
             first += k
         for p in procs:
@@ -156,24 +169,27 @@ def one_run(args: argparse.Namespace, tree: Path) -> dict[str, Any]:
             if pace >= 0.9 * racers:
                 break
         spy = None
-        if args.profile:
+        if spy_file:
             window = max(1, int(stop_at - time.time() - 1))
             spy_bin = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
             spy = subprocess.Popen(
                 [
                     *(spy_bin, "record", "--pid", str(server.pid), "--duration", str(window)),
                     *("--format", "raw", "--rate", "200", "--gil", "--nonblocking"),
-                    *("--output", args.profile),
+                    *("--output", spy_file),
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-        if args.cprofile:
+        if cprofile:
             server.send_signal(signal.SIGUSR1)
+        loads = [psutil.Process(p.pid) for p in procs if p.pid is not None]
+        l0 = sum(sum(cpu_s(p)) for p in loads)
         m0, c0, r0, t0 = moves_acked(http_url), cpu_s(sproc), cpu_s(rproc), time.perf_counter()
         time.sleep(max(0.0, stop_at - time.time() - 0.5))
         m1, c1, r1, t1 = moves_acked(http_url), cpu_s(sproc), cpu_s(rproc), time.perf_counter()
-        if args.cprofile:
+        l1 = sum(sum(cpu_s(p)) for p in loads)
+        if cprofile:
             server.send_signal(signal.SIGUSR2)
         results = [queue.get(timeout=setup_s + args.seconds + 120) for _ in procs]
         for p in procs:
@@ -193,6 +209,7 @@ def one_run(args: argparse.Namespace, tree: Path) -> dict[str, Any]:
             "user_ms_per_move": user * per,
             "sys_ms_per_move": system * per,
             "redis_ms_per_move": sum(r1) * per - sum(r0) * per,
+            "load_ms_per_move": (l1 - l0) * per,
             "rejects": sum(r["rejects"] for r in results),
             "unanswered": sum(r["unanswered"] for r in results),
             "failed": len(failed),
@@ -213,27 +230,58 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20, help="measured race time")
     parser.add_argument("--runs", type=int, default=3, help="runs; the median is printed")
     parser.add_argument("--load-procs", type=int, default=2, help="load processes")
+    parser.add_argument(
+        "--spectators", type=int, default=1, help="spectators a room (1: race_load.py's default)"
+    )
     parser.add_argument("--tree", type=Path, default=HERE.parent, help="the source tree to serve")
     parser.add_argument("--profile", help="collapsed stacks of the server (py-spy) to this file")
     parser.add_argument("--cprofile", help="run the server under cProfile, its stats to this file")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="before each run, the same load on bench/fanout_floor.py (websockets alone)",
+    )
     args = parser.parse_args()
     tree = args.tree.resolve()
-    print(f"tree {tree}: {args.racers} racers, {args.seconds:.0f} s, {args.runs} runs")
-    runs = []
+    print(
+        f"tree {tree}: {args.racers} racers, {args.spectators} spectator(s) a room of "
+        f"{ROOM_SIZE}, {args.seconds:.0f} s, {args.runs} runs"
+    )
+    runs, floors = [], []
     for i in range(args.runs):
+        if args.floor:
+            f = one_run(args, tree, floor=True)
+            floors.append(f)
+            report(f"floor {i + 1}", f)
         r = one_run(args, tree)
         runs.append(r)
-        print(
-            f"  run {i + 1}: {r['moves']:.0f} moves ({r['moves_s']:.0f}/s), server CPU "
-            f"{r['cpu_pct']:.0f}% = {r['ms_per_move']:.3f} ms/move (user "
-            f"{r['user_ms_per_move']:.3f}, system {r['sys_ms_per_move']:.3f}), Redis "
-            f"{r['redis_ms_per_move']:.3f} ms/move, rejects {r['rejects']}, unanswered "
-            f"{r['unanswered']}, rooms failed {r['failed']}, load avg {os.getloadavg()[0]:.1f}"
-        )
+        report(f"run {i + 1}", r)
+        if args.floor:
+            print(f"    server / floor: {r['ms_per_move'] / f['ms_per_move']:.2f}")
     med = statistics.median(r["ms_per_move"] for r in runs)
     red = statistics.median(r["redis_ms_per_move"] for r in runs)
     print(f"median server CPU per acknowledged move: {med:.3f} ms (Redis {red:.3f} ms)")
+    if floors:
+        low = statistics.median(f["ms_per_move"] for f in floors)
+        pairs = zip(runs, floors, strict=True)
+        ratio = statistics.median(r["ms_per_move"] / f["ms_per_move"] for r, f in pairs)
+        print(
+            f"median floor (websockets alone, the same frames): {low:.3f} ms a move; "
+            f"server / floor, median of the runs' ratios: {ratio:.2f}"
+        )
     return 0
+
+
+def report(name: str, r: dict[str, Any]) -> None:
+    """One run's line."""
+    print(
+        f"  {name}: {r['moves']:.0f} moves ({r['moves_s']:.0f}/s), server CPU "
+        f"{r['cpu_pct']:.0f}% = {r['ms_per_move']:.3f} ms/move (user "
+        f"{r['user_ms_per_move']:.3f}, system {r['sys_ms_per_move']:.3f}), Redis "
+        f"{r['redis_ms_per_move']:.3f} ms/move, load clients {r['load_ms_per_move']:.3f} "
+        f"ms/move, rejects {r['rejects']}, unanswered "
+        f"{r['unanswered']}, rooms failed {r['failed']}, load avg {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":
