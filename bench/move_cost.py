@@ -146,7 +146,9 @@ def one_run(args: argparse.Namespace, tree: Path, floor: bool = False) -> dict[s
             watchers = args.spectators
             procs.append(
                 mp.Process(
-                    target=load_worker, args=(ws_url, first, k, watchers, codes, ready, go, queue)
+                    target=load_worker,
+                    args=(ws_url, first, k, watchers, codes, ready, go, queue),
+                    kwargs={"lean": not args.websockets_clients},
                 )
             )
             first += k
@@ -236,6 +238,11 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, default=HERE.parent, help="the source tree to serve")
     parser.add_argument("--profile", help="collapsed stacks of the server (py-spy) to this file")
     parser.add_argument("--cprofile", help="run the server under cProfile, its stats to this file")
+    parser.add_argument(
+        "--websockets-clients",
+        action="store_true",
+        help="load clients on websockets' client, not the lean one (bench/lean_client.py)",
+    )
     parser.add_argument(
         "--floor",
         action="store_true",

@@ -14,10 +14,12 @@ import multiprocessing as mp
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 
+from bench.lean_client import lean_connect
 from server.bot import action_message, plan
 from server.engine import Board
 
@@ -27,12 +29,20 @@ ROOM_SIZE = 4
 # -- the race load --------------------------------------------------------------------------
 
 
+class Link(Protocol):
+    """A load client's connection: ``websockets``' or the lean one (:mod:`bench.lean_client`)."""
+
+    async def send(self, message: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
 class Racer:
     """One connection: a racer sends its solver line, one action a second; a spectator
     only counts what it receives."""
 
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
+    def __init__(self) -> None:
+        self.ws: Link
         self.pending: dict[int, float] = {}
         self.latencies: list[float] = []
         self.when: list[float] = []
@@ -43,32 +53,36 @@ class Racer:
         self.task: asyncio.Task[None] | None = None
         self.racing = False
 
-    async def reader(self) -> None:
+    def on_text(self, raw: str) -> None:
+        """One message from the server."""
+        now = time.perf_counter()
+        self.received += 1
+        if raw.startswith('{"type":"ack"'):
+            msg = json.loads(raw)
+            sent = self.pending.pop(msg["id"], None)
+            if sent is not None:
+                self.latencies.append(now - sent)
+                self.when.append(time.time())
+            return
+        if self.racing and raw.startswith('{"seq"'):
+            return  # deltas and progress: counted, not parsed (keep the load cheap)
+        msg = json.loads(raw)
+        if msg["type"] == "reject":
+            self.rejects += 1
+            self.pending.pop(msg["id"], None)
+        if self.racing and msg["type"] == "error":
+            # An error answers a move that failed (busy: Redis failed); it carries no
+            # id, so the oldest unanswered move is taken as the one it answers.
+            self.errors[msg["code"]] = self.errors.get(msg["code"], 0) + 1
+            if self.pending:
+                del self.pending[min(self.pending)]
+            return
+        self.inbox.put_nowait(msg)
+
+    async def reader(self, ws: ClientConnection) -> None:
         try:
-            async for raw in self.ws:
-                now = time.perf_counter()
-                self.received += 1
-                if raw.startswith('{"type":"ack"'):
-                    msg = json.loads(raw)
-                    sent = self.pending.pop(msg["id"], None)
-                    if sent is not None:
-                        self.latencies.append(now - sent)
-                        self.when.append(time.time())
-                    continue
-                if self.racing and raw.startswith('{"seq"'):
-                    continue  # deltas and progress: counted, not parsed (keep the load cheap)
-                msg = json.loads(raw)
-                if msg["type"] == "reject":
-                    self.rejects += 1
-                    self.pending.pop(msg["id"], None)
-                if self.racing and msg["type"] == "error":
-                    # An error answers a move that failed (busy: Redis failed); it carries no
-                    # id, so the oldest unanswered move is taken as the one it answers.
-                    self.errors[msg["code"]] = self.errors.get(msg["code"], 0) + 1
-                    if self.pending:
-                        del self.pending[min(self.pending)]
-                    continue
-                await self.inbox.put(msg)
+            async for raw in ws:
+                self.on_text(str(raw))
         except Exception:
             pass
 
@@ -81,11 +95,17 @@ class Racer:
                 raise RuntimeError(str(msg))
 
 
-async def open_racer(url: str, name: str) -> Racer:
-    ws = await connect(url, max_size=2**20, open_timeout=120, ping_interval=None)
-    racer = Racer(ws)
-    racer.task = asyncio.create_task(racer.reader())
-    await ws.send(json.dumps({"type": "hello", "name": name}))
+async def open_racer(url: str, name: str, lean: bool = True) -> Racer:
+    """A connection that said hello (``lean``: :mod:`bench.lean_client`, else
+    ``websockets``' client)."""
+    racer = Racer()
+    if lean:
+        racer.ws = await lean_connect(url, racer.on_text)
+    else:
+        ws = await connect(url, max_size=2**20, open_timeout=120, ping_interval=None)
+        racer.ws = ws
+        racer.task = asyncio.create_task(racer.reader(ws))
+    await racer.ws.send(json.dumps({"type": "hello", "name": name}))
     await racer.expect("welcome")
     return racer
 
@@ -105,10 +125,10 @@ class Room:
     code: str
 
 
-async def set_up_room(url: str, index: int, code: str, spectators: int) -> Room:
+async def set_up_room(url: str, index: int, code: str, spectators: int, lean: bool = True) -> Room:
     """One room: 4 racers joined (the first its host) and ``spectators`` watching."""
-    racers = [await open_racer(url, f"r{index}-{i}") for i in range(ROOM_SIZE)]
-    watchers = [await open_racer(url, f"s{index}-{i}") for i in range(spectators)]
+    racers = [await open_racer(url, f"r{index}-{i}", lean) for i in range(ROOM_SIZE)]
+    watchers = [await open_racer(url, f"s{index}-{i}", lean) for i in range(spectators)]
     host = racers[0]
     # The host types a certified deal: a drawn one stays hidden until the start, and the
     # solver line is worked out now, during the setup (solving at the start would hold up
@@ -187,9 +207,11 @@ def load_worker(
     ready: mp.Queue[int],
     go: mp.Queue[tuple[float, float]],
     results: mp.Queue[dict[str, Any]],
+    lean: bool = True,
 ) -> None:
-    """A load process: sets up ``rooms`` rooms on its own event loop, says how many are
-    ready, waits for the common start and races them."""
+    """A load process: sets up ``rooms`` rooms on its own event loop (uvloop), says how
+    many are ready, waits for the common start and races them; its clients are the lean
+    ones of :mod:`bench.lean_client` unless ``lean`` is false (``websockets``' client)."""
     # The measuring clients should not add collector pauses of their own to the figures.
     gc.collect()
     gc.freeze()
@@ -201,7 +223,7 @@ def load_worker(
 
         async def one(i: int) -> Room:
             async with sem:
-                return await set_up_room(url, i, codes[i % len(codes)], spectators)
+                return await set_up_room(url, i, codes[i % len(codes)], spectators, lean)
 
         made = await asyncio.gather(
             *(one(first_room + i) for i in range(rooms)), return_exceptions=True
@@ -218,7 +240,7 @@ def load_worker(
         return out
 
     try:
-        results.put(asyncio.run(main()))
+        results.put(uvloop.run(main()))
     except BaseException as exc:  # always report, so the parent never waits forever
         failed = empty_result()
         failed["failed"] = [f"load process failed: {exc!r}"]

@@ -166,6 +166,11 @@ def parser() -> argparse.ArgumentParser:
         help="start a 3-master cluster for the run (tests/rediscluster.py)",
     )
     p.add_argument("--no-echo", action="store_true", help="skip the echo floor")
+    p.add_argument(
+        "--websockets-clients",
+        action="store_true",
+        help="load clients on websockets' client, not the lean one (bench/lean_client.py)",
+    )
     p.add_argument("--timeline", action="store_true", help="latency per 5-second window")
     p.add_argument("--embedded", action="store_true", help="the server's embedded Redis")
     p.add_argument("--nice", type=int, default=0, help="renice the server (root: < 0)")
@@ -205,6 +210,7 @@ def main() -> int:
             nice=args.nice,
             url=args.url,
             pid=args.pid,
+            lean_clients=not args.websockets_clients,
         )
         run = run_load(opts)
     print_run(run, args.timeline)

@@ -61,6 +61,7 @@ class Options:
     url: str | None = None  # an already running server
     pid: int | None = None
     extra: list[str] = field(default_factory=list)
+    lean_clients: bool = True  # False: websockets' client (see bench/lean_client.py)
 
     @property
     def rooms(self) -> int:
@@ -180,6 +181,7 @@ def _race(opts: Options, srv: Any, http_url: str, ws_url: str, pid: int) -> dict
             mp.Process(
                 target=load_worker,
                 args=(ws_url, first, count, opts.spectators, codes, ready, go, results),
+                kwargs={"lean": opts.lean_clients},
             )
         )
         first += count

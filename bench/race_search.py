@@ -186,6 +186,7 @@ def search_main(args: argparse.Namespace) -> int:
             load_procs=args.load_procs,
             redis_url=None if args.embedded else redis_url,
             nice=args.nice,
+            lean_clients=not args.websockets_clients,
         )
         configs = [("one Redis", replace(base, workers=w)) for w in workers]
         if cluster:
