@@ -101,6 +101,7 @@ def build_context(
         nice=settings.solver_nice,
     )
     metrics.solver_jobs.set_function(lambda: solver.jobs)
+    metrics.board_rebuilds.set_function(lambda: boards.rebuilds)
     ctx = Context(
         settings=settings,
         redis=redis,
@@ -130,6 +131,10 @@ def build_context(
         data = json.loads(full)
         kind = str(data.get("type"))
         ctx.rooms.follow(room, kind, data)
+        if kind == "started":  # before the racers' first actions, which all come at once
+            racers = {str(p) for p in data.get("players", ())}
+            here = {c.pid for c in ctx.hub.rooms.get(room, ()) if c.pid in racers}
+            ctx.boards.deal(room, int(data["round"]), sorted(p for p in here if p), data["code"])
         if kind == "race_over":  # hints for its deal again; spectators see everything
             ctx.spawn(membership.race_over(ctx, room))
 

@@ -55,6 +55,11 @@ class Metrics:
         self.solver_jobs = Gauge(
             "seahaven_solver_jobs", "Hints running or waiting in the solver processes.", registry=r
         )
+        self.board_rebuilds = Gauge(
+            "seahaven_board_rebuilds",
+            "Boards rebuilt from their log in Redis (not dealt here at the start, or stale).",
+            registry=r,
+        )
         self.late_begins = Counter(
             "seahaven_late_begins", "Races started by a move after the countdown.", registry=r
         )

@@ -10,6 +10,7 @@ the room-wide events passing through this instance.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..engine import Board, parse_action
@@ -58,15 +59,35 @@ class BoardCache:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.entries: dict[tuple[str, int, str], BoardEntry] = {}
+        #: Boards rebuilt from their log in Redis: a board not dealt here, or a stale copy.
+        self.rebuilds = 0
 
     async def get(self, room: str, round_: int, pid: str, code: str) -> BoardEntry:
         """The cached board, or one rebuilt from its log."""
         key = (room, round_, pid)
         entry = self.entries.get(key)
         if entry is None:
+            self.rebuilds += 1
             entry = replay(code, await self.store.read_log(room, round_, pid))
             self.put(key, entry)
         return entry
+
+    def deal(self, room: str, round_: int, pids: Iterable[str], code: str) -> None:
+        """Keep the opening board of a round that has just started for each of ``pids``
+        (its racers with a socket here), so that their first actions read no log: at the
+        start every log is empty, and every racer presses at once.
+
+        A copy that is stale by the time it is used (another instance committed an action
+        of that board first) fails the move script's version check and is rebuilt, as any.
+        """
+        opening: Board | None = None
+        for pid in pids:
+            key = (room, round_, pid)
+            if key in self.entries:  # an action came first: that copy is the newer one
+                continue
+            if opening is None:
+                opening = Board.from_code(code)
+            self.put(key, BoardEntry(opening.copy(), 0, None, None))
 
     def put(self, key: tuple[str, int, str], entry: BoardEntry) -> None:
         """Keep a board read elsewhere (a snapshot), replacing an older copy."""
