@@ -93,7 +93,7 @@ def build_context(
         settings.spectators_per_room,
         settings.durable_timeout_ms if settings.durable else 0,
     )
-    boards = BoardCache(store)
+    boards = BoardCache(store, metrics.board_rebuilds.inc)
     solver = SolverPool(
         settings.solver_workers,
         settings.solver_queue,
@@ -101,7 +101,6 @@ def build_context(
         nice=settings.solver_nice,
     )
     metrics.solver_jobs.set_function(lambda: solver.jobs)
-    metrics.board_rebuilds.set_function(lambda: boards.rebuilds)
     ctx = Context(
         settings=settings,
         redis=redis,

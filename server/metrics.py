@@ -55,7 +55,7 @@ class Metrics:
         self.solver_jobs = Gauge(
             "seahaven_solver_jobs", "Hints running or waiting in the solver processes.", registry=r
         )
-        self.board_rebuilds = Gauge(
+        self.board_rebuilds = Counter(
             "seahaven_board_rebuilds",
             "Boards rebuilt from their log in Redis (not dealt here at the start, or stale).",
             registry=r,

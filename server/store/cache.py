@@ -10,7 +10,7 @@ the room-wide events passing through this instance.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..engine import Board, parse_action
@@ -56,18 +56,20 @@ def replay(code: str, log: list[str]) -> BoardEntry:
 class BoardCache:
     """Boards by (room, round, player id)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, on_rebuild: Callable[[], None] | None = None) -> None:
         self.store = store
         self.entries: dict[tuple[str, int, str], BoardEntry] = {}
-        #: Boards rebuilt from their log in Redis: a board not dealt here, or a stale copy.
-        self.rebuilds = 0
+        #: Called for each board rebuilt from its log in Redis (one not dealt here at its
+        #: round's start, or a copy dropped as stale).
+        self.on_rebuild = on_rebuild
 
     async def get(self, room: str, round_: int, pid: str, code: str) -> BoardEntry:
         """The cached board, or one rebuilt from its log."""
         key = (room, round_, pid)
         entry = self.entries.get(key)
         if entry is None:
-            self.rebuilds += 1
+            if self.on_rebuild is not None:
+                self.on_rebuild()
             entry = replay(code, await self.store.read_log(room, round_, pid))
             self.put(key, entry)
         return entry

@@ -30,9 +30,9 @@ def rebuilds(srv: ServerProc) -> float:
     """The server's count of boards rebuilt from their log."""
     with urllib.request.urlopen(srv.http_url + "/metrics", timeout=5) as res:
         for line in res.read().decode().splitlines():
-            if line.startswith("seahaven_board_rebuilds "):
+            if line.startswith("seahaven_board_rebuilds_total "):
                 return float(line.split()[1])
-    raise AssertionError("no seahaven_board_rebuilds in /metrics")
+    raise AssertionError("no seahaven_board_rebuilds_total in /metrics")
 
 
 async def rematch(host: WsClient, racers: list[WsClient]) -> str:
