@@ -143,11 +143,10 @@ def one_run(args: argparse.Namespace, tree: Path, floor: bool = False) -> dict[s
         procs, first = [], 0
         for k in per:
             ws_url = f"ws://127.0.0.1:{port}/ws"
-            watchers = args.spectators
             procs.append(
                 mp.Process(
                     target=load_worker,
-                    args=(ws_url, first, k, watchers, codes, ready, go, queue),
+                    args=(ws_url, first, k, args.spectators, codes, ready, go, queue),
                     kwargs={"lean": not args.websockets_clients},
                 )
             )
