@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import gc
 import itertools
-import struct
 import sys
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -39,17 +38,7 @@ from bench.race_clients import line_of
 from server import wire
 from server.engine import Board, parse_action
 from server.pools import draw
-
-
-def frame(text: str) -> bytes:
-    """A server's text frame (RFC 6455 section 5.2), as the real server frames it."""
-    data = text.encode()
-    n = len(data)
-    if n < 126:
-        return bytes((0x81, n)) + data
-    if n < 1 << 16:
-        return struct.pack("!BBH", 0x81, 126, n) + data
-    return struct.pack("!BBQ", 0x81, 127, n) + data
+from server.session import frame  # the server's own framing, cached as there
 
 
 @dataclass

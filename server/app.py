@@ -131,9 +131,9 @@ def build_context(
         kind = str(data.get("type"))
         ctx.rooms.follow(room, kind, data)
         if kind == "started":  # before the racers' first actions, which all come at once
-            racers = {str(p) for p in data.get("players", ())}
-            here = {c.pid for c in ctx.hub.rooms.get(room, ()) if c.pid in racers}
-            ctx.boards.deal(room, int(data["round"]), sorted(p for p in here if p), data["code"])
+            racers = set(data["players"])
+            here = [c.pid for c in ctx.hub.rooms.get(room, ()) if c.pid and c.pid in racers]
+            ctx.boards.deal(room, int(data["round"]), here, data["code"])
         if kind == "race_over":  # hints for its deal again; spectators see everything
             ctx.spawn(membership.race_over(ctx, room))
 
