@@ -56,7 +56,7 @@ sys.path.insert(0, str(ROOT))
 from bench.chaos_procs import Cluster, RedisProc  # noqa: E402
 from bench.chaos_racer import ROUND, Racer, open_link  # noqa: E402
 from bench.stats import percentile  # noqa: E402
-from server.bot import plan  # noqa: E402  (the bot's moves and solver line)
+from server.clients.bot import plan  # noqa: E402  (the bot's moves and solver line)
 from server.engine import Board, parse_action  # noqa: E402
 from server.pools import draw  # noqa: E402
 from server.store.keys import Keys  # noqa: E402

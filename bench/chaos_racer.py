@@ -18,7 +18,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from bench.chaos_procs import Cluster
-from server.bot import action_message
+from server.clients.bot import action_message
 from server.engine import Board, parse_action
 
 #: Seconds without any answer to an action (or a resume) before the socket counts as dead.

@@ -1,4 +1,4 @@
-"""An atomic batch on a Redis Cluster: ``server/store/atomic.py`` (one call of
+"""An atomic batch on a Redis Cluster: ``server/transport/atomic.py`` (one call of
 ``lua/batch.lua``) against its peer, ``redis-py``'s cluster transaction pipeline (which
 runs each queued command in a thread with an event loop of its own).
 
@@ -28,7 +28,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 
 from bench.redis_procs import started_cluster
-from server.store.atomic import Batch, register
+from server.store.scripts import register_batch as register
+from server.transport.atomic import Batch
 
 KEYS = ("bench:{r1}:room", "bench:{r1}:members", "bench:{r1}:results", "bench:{r1}:log")
 

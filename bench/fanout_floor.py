@@ -5,7 +5,7 @@ It speaks just enough of the protocol for the race load of ``bench/race_clients.
 (``hello``, ``create_room``, ``join``, ``start``, and the actions), keeps its rooms in
 memory and checks nothing: no validation, no engine, no Redis, no pub/sub. Each action is
 answered as the real server answers it, with the same frames of the same sizes (made once,
-at start, by :mod:`server.wire` from a real board in mid-game): the ack and the mover's
+at start, by :mod:`server.net.wire` from a real board in mid-game): the ack and the mover's
 delta with its legal moves in one write, the ``progress`` to each rival, the ``delta`` to
 each spectator. What a move costs here is what ``websockets`` on this event loop and the
 kernel's loopback cost for the frames a move makes: the part of the server's CPU per move
@@ -35,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from websockets.asyncio.server import Request, Response, ServerConnection, serve
 
 from bench.race_clients import line_of
-from server import wire
 from server.engine import Board, parse_action
+from server.net import wire
+from server.net.session import frame  # the server's own framing, cached as there
 from server.pools import draw
-from server.session import frame  # the server's own framing, cached as there
 
 
 @dataclass

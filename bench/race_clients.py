@@ -20,7 +20,7 @@ import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 
 from bench.lean_client import lean_connect
-from server.bot import action_message, plan
+from server.clients.bot import action_message, plan
 from server.engine import Board
 
 ROOM_SIZE = 4

@@ -23,30 +23,30 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from .bot import Bot
+from .cache import BoardCache, RoomCache
+from .clients.bot import Bot
 from .context import Context
 from .daily.pace import Pace
 from .daily.services import Daily
-from .embedded import start_embedded_redis, stop_embedded_redis, supervise
 from .http import api
 from .http import server as http_server
 from .http.connection import HttpConnection
-from .hub import Hub
-from .limits import TokenBuckets
 from .metrics import Metrics
+from .net.hub import Hub
+from .net.limits import TokenBuckets
+from .net.registry import Registry
+from .net.session import serve_connection
 from .play import hints, identity, leaderboard, moves, queue, rooms, solo
-from .registry import Registry
 from .rooms import membership
 from .rooms.pairing import pairing_loop
 from .rooms.rounds import janitor
-from .session import serve_connection
 from .settings import Settings
 from .solver_pool import SolverPool
-from .store.cache import BoardCache, RoomCache
-from .store.gated import NODE_CONNECTIONS, GatedCluster
 from .store.keys import Keys
 from .store.retag import retag
 from .store.store import BoardLimits, Store
+from .transport.embedded import start_embedded_redis, stop_embedded_redis, supervise
+from .transport.gated import NODE_CONNECTIONS, GatedCluster
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,7 @@ def redis_client(url: str, timeout: float) -> aioredis.Redis:
     A blocking pool: under a burst, commands wait for a free connection instead of failing.
     Every call fails after ``timeout`` seconds without an answer (a hung Redis makes the
     client hear ``busy``, never silence). Moves do not use this pool: their scripts are
-    pipelined on a connection of their own (:mod:`server.store.batch`).
+    pipelined on a connection of their own (:mod:`server.transport.batch`).
     """
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
@@ -189,8 +189,8 @@ def cluster_client(url: str, timeout: float) -> RedisCluster:
 
     The client learns every node and slot from the seed, follows ``MOVED``/``ASK`` and reads
     the slot map again when a node fails; a burst of commands waits for connections instead
-    of failing (:mod:`server.store.gated`). Moves and room channels do not use its
-    connections (:mod:`server.store.batch`, :mod:`server.store.shards`), but its slot map.
+    of failing (:mod:`server.transport.gated`). Moves and room channels do not use its
+    connections (:mod:`server.transport.batch`, :mod:`server.transport.shards`), but its slot map.
 
     Raises:
         ValueError: the URL is not ``redis://HOST:PORT`` or, for TLS, ``rediss://HOST:PORT``
@@ -221,8 +221,8 @@ async def run(
         settings: the instance's settings.
         ready: set once the port is bound.
         worker: run as one worker of ``seahaven serve --workers N``
-            (:mod:`server.workers`): bind the port with ``SO_REUSEPORT``, beside the other
-            workers, and leave announcing the port to the parent.
+            (:mod:`server.commands.serve.workers`): bind the port with ``SO_REUSEPORT``,
+            beside the other workers, and leave announcing the port to the parent.
         shared_embedded: ``settings.redis_url`` is the embedded Redis that the parent
             started for all its workers (``/healthz`` says so).
 

@@ -13,14 +13,14 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cache import BoardCache, RoomCache
 from .daily.services import Daily
-from .hub import Hub
-from .limits import TokenBuckets
 from .metrics import Metrics
+from .net.hub import Hub
+from .net.limits import TokenBuckets
 from .quiet import Quiet
 from .settings import Settings
 from .solver_pool import SolverPool
-from .store.cache import BoardCache, RoomCache
 from .store.keys import Keys
 from .store.store import Store
 
@@ -59,7 +59,7 @@ class Context:
     instance_id: str
     embedded: bool = False
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
-    #: Open websockets by client address (as :func:`server.limits.bucket_key` counts).
+    #: Open websockets by client address (as :func:`server.net.limits.bucket_key` counts).
     sockets_by_address: Counter[str] = field(default_factory=Counter)
     #: New identities by client address (made in ``build_context``).
     identities: TokenBuckets | None = None

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Race once; 0 when the bot finished, 1 when it gave up, 2 on a failure."""
-    from server.bot import Bot
+    from server.clients.bot import Bot
 
     name = args.name or f"bot-{secrets.token_hex(2)}"
     bot = Bot(args.url, name=name, speed=args.speed)

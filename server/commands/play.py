@@ -8,9 +8,9 @@ import secrets
 import sys
 from typing import Any, TextIO
 
+from ..clients.terminal import render
 from ..engine import Board, CodeError, EngineError, format_code, parse_action, parse_code
 from ..engine.codes import MAX_DEAL
-from ..terminal import render
 
 
 def register(sub: Any) -> None:

@@ -1,4 +1,6 @@
-"""The daily challenge and what outlives a game: the day's deal (:mod:`.deal`), replays
-and their verification (:mod:`.replays`), leaderboards (:mod:`.leaderboard`), race history
-(:mod:`.history`), what happens when a board is won or given up (:mod:`.results`) and the
-sockets watching a leaderboard (:mod:`.watchers`)."""
+"""The daily challenge and what outlives a game: the day's deal (:mod:`.deal`), the pace
+a ranked attempt must keep (:mod:`.pace`), replays and their verification
+(:mod:`.replays`), leaderboards (:mod:`.leaderboard`), race history (:mod:`.history`), a
+player's recent dailies (:mod:`.profile`), what happens when a board is won or given up
+(:mod:`.results`), the sockets watching a leaderboard (:mod:`.watchers`), and the stores
+of one instance made from its Redis and settings (:mod:`.services`)."""

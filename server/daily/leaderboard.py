@@ -29,9 +29,9 @@ from typing import Any, Final, cast
 
 import redis.asyncio as aioredis
 
-from ..store import atomic
 from ..store.keys import Keys
-from ..store.scripts import source
+from ..store.scripts import register_batch, source
+from ..transport import atomic
 from .deal import DailyError, daily_deal, day_bounds, is_running
 from .pace import Pace, judge, presses
 from .replays import MIN_MS_PER_ACTION, Replay, verify
@@ -124,7 +124,7 @@ class Leaderboard:
         self.redis = redis
         self.keys = keys
         self.keep_s = keep_s
-        self._batch = atomic.register(redis)
+        self._batch = register_batch(redis)
         self.min_ms_per_action = min_ms_per_action
         self.pace = pace if pace is not None else Pace()
         self._submit = redis.register_script(source("leaderboard_submit"))

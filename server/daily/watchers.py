@@ -12,8 +12,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .. import wire
-from ..hub import Listener
+from ..net import wire
+from ..net.hub import Listener
 from ..quiet import Quiet
 from .leaderboard import Leaderboard
 

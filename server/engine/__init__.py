@@ -1,7 +1,13 @@
 """The pure rules engine of Seahaven Towers: standard library only, no I/O.
 
-The public names below are the engine's API; the server, the command line and the
-solver use nothing else.
+The names below are the API of a game: the board (:mod:`.board`, with what a table allows
+listed in :mod:`.listing`), cards (:mod:`.cards`), game codes and the shuffle
+(:mod:`.codes`), errors with their reason codes (:mod:`.errors`), moves and deltas
+(:mod:`.moves`) and notation (:mod:`.notation`). Two parts are imported from their own
+modules instead: the solver (:mod:`.solver`, its search :mod:`.solver_search` and the
+shortening of its lines :mod:`.solver_shorten`), which only hints, certification, the
+daily's deal and the bot use, and the constants of the deck and of the codes
+(``SUITS``, ``RANKS``, ``MAX_DEAL``, ``CELL_COUNTS``, ...).
 """
 
 from .board import Board, apply_delta

@@ -1,7 +1,9 @@
 """The table and the rules of play: a board with a move stack (push / undo).
 
-Every rule of ``../shared/RULES.md`` that decides legality lives in this module, each
-check next to the sentence it implements. A refused action raises
+Every rule of ``../shared/RULES.md`` that decides whether one action is legal lives in
+this module, each check next to the sentence it implements; the one refusal made
+elsewhere is a send home as a whole (``cannot_send_home``, :mod:`server.engine.listing`),
+which is a sequence of taps that this module checks one by one. A refused action raises
 :class:`~server.engine.errors.IllegalAction` and changes nothing; an accepted one returns a
 :class:`~server.engine.moves.Delta`. What a table allows, listed (the legal moves, whether
 a useful move is left, a send home), is in :mod:`server.engine.listing`.

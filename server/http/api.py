@@ -41,10 +41,10 @@ from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import MAX_LIMIT
 from ..daily.profile import daily_history
 from ..daily.replays import Replay, ReplayFormatError, view_json
-from ..registry import HttpRequest, HttpResponse, Routes
+from ..net.registry import HttpRequest, HttpResponse, Routes
+from ..rooms.records import RoomPhase
 from ..store import ratings
 from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
-from ..store.records import RoomPhase
 
 routes = Routes()
 

@@ -19,9 +19,9 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from ..context import Context
-from ..limits import Address, TokenBuckets, bucket_key, client_address, peer_of, within
 from ..metrics import CONTENT_TYPE
-from ..registry import HttpRequest, HttpResponse, Registry, Routes
+from ..net.limits import Address, TokenBuckets, bucket_key, client_address, peer_of, within
+from ..net.registry import HttpRequest, HttpResponse, Registry, Routes
 from .connection import has_body
 
 log = logging.getLogger(__name__)

@@ -18,15 +18,15 @@ import logging
 
 from protocol import models as m
 
-from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import running_codes
 from ..engine.solver import Hint
-from ..registry import Routes
-from ..session import Conn
+from ..net import wire
+from ..net.registry import Routes
+from ..net.session import Conn
+from ..rooms.records import Mode, Role, RoomPhase
 from ..solver_pool import SolverFailed
-from ..store.records import Mode, Role, RoomPhase
 
 log = logging.getLogger(__name__)
 

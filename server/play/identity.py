@@ -7,11 +7,11 @@ import secrets
 from protocol import models as m
 from protocol.models import PROTOCOL_VERSION
 
-from .. import wire
 from ..clock import now_ms
 from ..context import Context
-from ..registry import Routes
-from ..session import Conn
+from ..net import wire
+from ..net.registry import Routes
+from ..net.session import Conn
 
 routes = Routes()
 

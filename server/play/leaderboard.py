@@ -6,8 +6,8 @@ from protocol import models as m
 
 from ..context import Context
 from ..daily.deal import DailyError, parse_date
-from ..registry import Routes
-from ..session import Conn
+from ..net.registry import Routes
+from ..net.session import Conn
 
 routes = Routes()
 

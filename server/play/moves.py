@@ -4,7 +4,7 @@ An action goes through three steps: the engine decides it on the instance's cach
 the board (:func:`decide`), a pure function writes its events (:func:`events`), and the
 store commits them in one script that checks the board's version (:func:`commit`). Only
 then is it acknowledged; the ack and the mover's own delta leave in one write, the delta
-with the board's legal moves (``legal``: for that player alone, see :mod:`server.hub`).
+with the board's legal moves (``legal``: for that player alone, see :mod:`server.net.hub`).
 
 A ``send_home`` is one request for several actions: the engine lists the taps it stands for
 (RULES.md, Send home), each is played, logged and sent as a ``tap`` of its own (its own
@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from protocol import models as m
 
-from .. import wire
+from ..cache import BoardEntry, RoomState
 from ..clock import now_ms
 from ..context import Context
 from ..daily.results import record_finish
@@ -35,11 +35,11 @@ from ..engine import (
     Undo,
     parse_location,
 )
-from ..registry import Routes
+from ..net import wire
+from ..net.registry import Routes
+from ..net.session import Conn
 from ..rooms import rounds
-from ..session import Conn
-from ..store.cache import BoardEntry
-from ..store.records import Mode, Role, RoomPhase, RoomState
+from ..rooms.records import Mode, Role, RoomPhase
 from ..store.store import MoveCommit, Outcome
 
 routes = Routes()

@@ -7,9 +7,9 @@ from __future__ import annotations
 from protocol import models as m
 
 from ..context import Context
-from ..registry import Routes
+from ..net.registry import Routes
+from ..net.session import Conn
 from ..rooms import pairing, waiting
-from ..session import Conn
 from ..store import ratings
 
 routes = Routes()

@@ -6,16 +6,16 @@ from __future__ import annotations
 from protocol import models as m
 from protocol.models import DEFAULT_DELAY_S
 
-from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
 from ..engine import CodeError, format_code, parse_code
-from ..registry import Routes
+from ..net import wire
+from ..net.registry import Routes
+from ..net.session import Conn
 from ..rooms import membership, rounds
-from ..session import Conn
+from ..rooms.records import Mode, Role
 from ..store import listing
-from ..store.records import Mode, Role
 
 routes = Routes()
 

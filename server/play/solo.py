@@ -13,10 +13,10 @@ from protocol import models as m
 
 from ..context import Context
 from ..daily.deal import KIND_CELLS, DailyError, daily_deal, is_running, today
-from ..registry import Routes
+from ..net.registry import Routes
+from ..net.session import Conn
 from ..rooms import membership
-from ..session import Conn
-from ..store.records import Mode, Role, RoomPhase
+from ..rooms.records import Mode, Role, RoomPhase
 from .rooms import deal_for
 
 routes = Routes()

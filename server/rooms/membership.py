@@ -15,16 +15,18 @@ from typing import Final
 
 from protocol.models import DEFAULT_DELAY_S, MAX_PLAYERS
 
-from .. import wire
+from ..cache import BoardEntry, replay
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import running_codes
 from ..daily.results import record_give_up
-from ..hub import Seen
-from ..session import Conn
+from ..net import wire
+from ..net.hub import Seen
+from ..net.member import Member
 from ..store import listing, queue
-from ..store.cache import BoardEntry, replay
-from ..store.records import (
+from ..store.store import RoomRead
+from . import ratings, rounds, waiting
+from .records import (
     IN_PLAY,
     Mode,
     Role,
@@ -33,8 +35,6 @@ from ..store.records import (
     deal_shown,
     default_watch,
 )
-from ..store.store import RoomRead
-from . import ratings, rounds, waiting
 from .views import players
 
 ROOM_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -50,7 +50,7 @@ async def new_room(
     mode: Mode,
     code: str,
     cells: int,
-    solo: Conn | None = None,
+    solo: Member | None = None,
     typed: bool = False,
     public: bool = False,
     rated: bool = False,
@@ -113,7 +113,7 @@ class Snap:
     then: list[Seen] = field(default_factory=list)
 
 
-async def snapshot(ctx: Context, conn: Conn, room: str, role: str) -> Snap | None:
+async def snapshot(ctx: Context, conn: Member, room: str, role: str) -> Snap | None:
     """The ``snapshot`` of a room for one socket, or None if the room is gone."""
     read = await ctx.store.read_room(room)
     if read is None:
@@ -145,7 +145,7 @@ async def snapshot(ctx: Context, conn: Conn, room: str, role: str) -> Snap | Non
     return Snap(text, int(read.meta.get("seq", 0)))
 
 
-async def delayed_snapshot(ctx: Context, conn: Conn, read: RoomRead) -> Snap | None:
+async def delayed_snapshot(ctx: Context, conn: Member, read: RoomRead) -> Snap | None:
     """A delayed race as its spectator may see it: the boards of ``delay_s`` seconds ago.
 
     The snapshot is as of the last event before the first action played since then (each
@@ -195,7 +195,7 @@ async def delayed_snapshot(ctx: Context, conn: Conn, read: RoomRead) -> Snap | N
 
 
 async def enter(
-    ctx: Context, conn: Conn, room: str, role: str, last_seq: int | None = None
+    ctx: Context, conn: Member, room: str, role: str, last_seq: int | None = None
 ) -> bool:
     """Put a socket in a room and bring it up to date.
 
@@ -255,7 +255,7 @@ async def enter(
     return True
 
 
-async def leave_socket(ctx: Context, conn: Conn) -> None:
+async def leave_socket(ctx: Context, conn: Member) -> None:
     """Take a socket out of its room on this instance (the membership stays)."""
     room = conn.room
     conn.room, conn.syncing = None, None
@@ -283,7 +283,7 @@ async def daily_unwatchable(ctx: Context, room: str, fields: dict[str, str], pid
     return result is None
 
 
-async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
+async def join(ctx: Context, conn: Member, room: str, role: str) -> str:
     """Become a member of ``room`` as ``role`` (or change role) and enter it.
 
     Returns:
@@ -305,7 +305,7 @@ async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
     return "ok"
 
 
-async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> str:
+async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) -> str:
     """Come back into a room after a dropped connection (on any instance).
 
     A member keeps their role. A membership that ended with the socket (a spectator, or a
@@ -357,7 +357,7 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
     return "ok"
 
 
-async def leave(ctx: Context, conn: Conn, room: str) -> None:
+async def leave(ctx: Context, conn: Member, room: str) -> None:
     """End the membership (the ``leave`` message, or a socket lost in the lobby); a racer in
     a running race gives up."""
     state = await ctx.rooms.get(room)
@@ -383,7 +383,7 @@ async def leave(ctx: Context, conn: Conn, room: str) -> None:
     await leave_socket(ctx, conn)
 
 
-async def on_close(ctx: Context, conn: Conn) -> None:
+async def on_close(ctx: Context, conn: Member) -> None:
     """A socket closed: in the lobby (or as a spectator) that is leaving the room; a racer
     mid-race has :data:`Settings.away_grace_ms` to come back before giving up."""
     ctx.daily.watchers.forget(conn)
@@ -424,5 +424,5 @@ async def race_over(ctx: Context, room: str) -> None:
     if state.watch == WatchMode.LIVE:
         return
     for conn in list(ctx.hub.rooms.get(room, ())):
-        if isinstance(conn, Conn) and conn.room == room and conn.role == Role.SPECTATOR:
+        if isinstance(conn, Member) and conn.room == room and conn.role == Role.SPECTATOR:
             await enter(ctx, conn, room, Role.SPECTATOR)

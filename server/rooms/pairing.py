@@ -25,19 +25,18 @@ import zlib
 from typing import Final
 
 from redis.exceptions import RedisError
-from websockets.protocol import State
 
-from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
+from ..net import wire
+from ..net.member import Member
 from ..quiet import Quiet
-from ..session import Conn
 from ..store import listing, queue
 from ..store import ratings as stored
-from ..store.records import Mode, Role
 from . import membership, rounds
 from .ratings import START, shown
+from .records import Mode, Role
 from .waiting import Waiting, of
 
 log = logging.getLogger(__name__)
@@ -70,11 +69,11 @@ def bot_name(pid: str) -> str:
     return BOT_NAMES[zlib.crc32(pid.encode()) % len(BOT_NAMES)]
 
 
-def _open(conn: Conn) -> bool:
-    return conn.ws.protocol.state is State.OPEN
+def _open(conn: Member) -> bool:
+    return conn.is_open()
 
 
-async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
+async def enqueue(ctx: Context, conn: Member, cells: int) -> str:
     """Put a socket's player in the queue of ``cells`` (``queue``); ``ok`` or the refusal."""
     pid = conn.pid or ""
     if conn.room is not None:
@@ -225,7 +224,7 @@ async def maybe_lost(ctx: Context, entry: Waiting, pid: str, now: int) -> None:
     await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, ctx.instance_id, now)
 
 
-async def accept_bot(ctx: Context, conn: Conn) -> str:
+async def accept_bot(ctx: Context, conn: Member) -> str:
     """Race the offered bot now (``accept_bot``); ``ok`` or the refusal."""
     entry = of(ctx, conn)
     if entry is None or not entry.offered:

@@ -19,14 +19,14 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
-from .. import wire
 from ..clock import now_ms
 from ..context import Context
 from ..daily.pace import judge, presses
+from ..net import wire
 from ..quiet import Quiet
 from ..store import ratings as stored
-from ..store.records import Mode, RoomPhase
 from ..store.store import RoomRead
+from .records import Mode, RoomPhase
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)

@@ -18,15 +18,16 @@ import secrets
 import time
 from typing import Final
 
-from .. import wire
+from ..cache import RoomState
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
 from ..daily.results import record_give_up
+from ..net import wire
 from ..quiet import Quiet
 from ..store import listing
-from ..store.records import IN_PLAY, Mode, RoomPhase, RoomState, WatchMode, watch_modes
 from . import ratings
+from .records import IN_PLAY, Mode, RoomPhase, WatchMode, watch_modes
 
 #: How long a mark "this deal is being raced" holds unless an instance serving the race
 #: renews it (every :data:`RENEW_S`): after a crash of every such instance it lapses.

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import wire
-from ..store.cache import BoardEntry
-from ..store.records import Role, RoomPhase, WatchMode
+from ..cache import BoardEntry
+from ..net import wire
 from ..store.store import RoomRead
+from .records import Role, RoomPhase, WatchMode
 
 
 def sees_board(phase: str, watch: str, role: str, own: bool) -> bool:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import wire
 from ..context import Context
-from ..session import Conn
+from ..net import wire
+from ..net.member import Member
 from ..store import queue
 
 
@@ -32,7 +32,7 @@ class Waiting:
     """
 
     pid: str
-    conn: Conn
+    conn: Member
     cells: int
     since: int
     rating: int
@@ -40,7 +40,7 @@ class Waiting:
     missing: int = 0
 
 
-def of(ctx: Context, conn: Conn) -> Waiting | None:
+def of(ctx: Context, conn: Member) -> Waiting | None:
     """The wait of this socket, or None (also when the socket has said ``hello`` as someone
     else since it queued: the wait is the socket's, under the player it queued as)."""
     entry = ctx.waiting.get(conn.pid or "")
@@ -51,7 +51,7 @@ def of(ctx: Context, conn: Conn) -> Waiting | None:
     )
 
 
-async def leave(ctx: Context, conn: Conn, reason: str | None) -> bool:
+async def leave(ctx: Context, conn: Member, reason: str | None) -> bool:
     """Take this socket's player out of the queue, telling it ``unqueued`` with ``reason``
     (None: say nothing, the socket is gone). False when it was not waiting here."""
     entry = of(ctx, conn)

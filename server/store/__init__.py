@@ -1,3 +1,5 @@
-"""Redis: every key name (:mod:`.keys`), the atomic scripts (``lua/``), the room operations
-(:mod:`.store`), the pipelined move connection (:mod:`.batch`) and the typed room record
-with the caches kept of it on each instance (:mod:`.records`, :mod:`.cache`)."""
+"""Persistence in Redis: every key name (:mod:`.keys`), the atomic scripts (``lua/``, read
+by :mod:`.scripts`), the room operations (:mod:`.store`), the public rooms listed live
+(:mod:`.listing`), the quick race's queue (:mod:`.queue`), ratings (:mod:`.ratings`), and
+the renaming of keys written before their hash tags (:mod:`.retag`). How commands reach
+Redis (the pipelined move connection, pub/sub, the cluster) is :mod:`server.transport`."""

@@ -38,7 +38,7 @@ claims the due members; the room each names is then changed by the room's own sc
 separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
 candidate only; each room's fields are then read separately, and decide), ``rooms:live``
 (the index is read, then each room in its own slot), ``instance:ID``, ``session:T`` and
-``replay:ID``. Atomic batches (:mod:`server.store.atomic`, one script call in place of
+``replay:ID``. Atomic batches (:mod:`server.transport.atomic`, one script call in place of
 ``MULTI``) hold the keys of one tag; the pipelines that read many rooms or days at once
 (``listing.live_rooms``, ``daily/profile.py``) are not atomic and hold one key a command,
 which the cluster client sends node by node.

@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from .records import RoomPhase, WatchMode
+from protocol.vocabulary import RoomPhase, WatchMode
+
 from .store import Store
 
 #: Rooms the index keeps at most (the most recently listed).

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import Any
+
+from redis.commands.core import AsyncScript
 
 _USES_COMMON = "-- uses: common"
 _PUBLISH = "redis.call('PUBLISH', "
@@ -34,3 +37,10 @@ def source(name: str, sharded: bool = False) -> str:
     if text.startswith(_USES_COMMON):
         text = _read("common") + text
     return text.replace(_PUBLISH, "redis.call('SPUBLISH', ") if sharded else text
+
+
+def register_batch(redis: Any) -> AsyncScript:
+    """``lua/batch.lua`` registered on ``redis``, for the atomic batches run on it
+    (:class:`server.transport.atomic.Batch`, which runs whatever script it is given)."""
+    script: AsyncScript = redis.register_script(source("batch"))
+    return script

@@ -17,10 +17,10 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 
-from . import atomic
-from .batch import ScriptBatcher
+from ..transport import atomic
+from ..transport.batch import ScriptBatcher
 from .keys import Keys
-from .scripts import source
+from .scripts import register_batch, source
 
 #: Events kept per room for resume; an older last_seq gets a snapshot.
 MAX_EVENTS: Final = 2000
@@ -65,8 +65,8 @@ class MoveCommit:
         version: the board's version (log length) the request was played on.
         log_entries: ``MS\\tID\\tACTION`` for the action log, each.
         delta_bodies, progress_bodies: the events for the board's viewers and for the other
-            racers (message bodies from :mod:`server.wire`, the seq still to stamp), each.
-        legal: each delta's board's legal moves (JSON, :func:`server.wire.legal`), which
+            racers (message bodies from :mod:`server.net.wire`, the seq still to stamp), each.
+        legal: each delta's board's legal moves (JSON, :func:`server.net.wire.legal`), which
             the board's own player alone receives with it.
         finishing: the request wins the board.
         time_ms, moves: the finish's clock and moves (used when ``finishing``).
@@ -200,7 +200,7 @@ class Store:
         self._watch = script("watch")
         self._events_after = script("events_after")
         self._claim = script("claim_deadlines")
-        self._batch = atomic.register(redis)
+        self._batch = register_batch(redis)
         # --durable: a resend found committed is acknowledged only once a replica has it.
         self._confirm = (
             ScriptBatcher(redis, script("confirm"), timeout, durable_ms) if durable_ms else None

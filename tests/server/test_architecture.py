@@ -58,3 +58,26 @@ def test_the_checker_catches_an_impure_import(tmp_path: Path) -> None:
     names = [name for name, _ in imports(bad)]
     assert names == ["asyncio", "pydantic", ""]
     assert "pydantic" not in sys.stdlib_module_names
+
+
+def _package_docstring_names(init: Path) -> str:
+    return ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+
+
+@pytest.mark.parametrize(
+    "package",
+    sorted(
+        p.parent
+        for p in (ROOT / "server").rglob("__init__.py")
+        if p.parent != ROOT / "server" and any(p.parent.glob("*.py"))
+    ),
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
+def test_each_package_docstring_names_every_module(package: Path) -> None:
+    """A package's docstring is its map: it names each of its modules and subpackages
+    (``:mod:`.name```), so a newcomer finds every file from the package's first lines."""
+    doc = _package_docstring_names(package / "__init__.py")
+    members = [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
+    members += [p.name for p in package.iterdir() if (p / "__init__.py").exists()]
+    missing = [m for m in sorted(members) if f":mod:`.{m}`" not in doc]
+    assert missing == [], f"{package.relative_to(ROOT)}/__init__.py does not name {missing}"

@@ -1,4 +1,4 @@
-"""Atomic batches (``server/store/atomic.py``, ``lua/batch.lua``) on a real Redis and on a
+"""Atomic batches (``server/transport/atomic.py``, ``lua/batch.lua``) on a real Redis and on a
 real Redis Cluster: every batch the store runs answers alike on both, and on the cluster
 none of them starts a thread (``redis-py``'s cluster transaction pipeline ran each queued
 command in a thread of its own and held the event loop meanwhile); a failing command stops

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from server.app import cluster_client
-from server.store.gated import IN_FLIGHT
+from server.transport.gated import IN_FLIGHT
 from tests.rediscluster import RedisClusterProc
 from tests.server.conftest import needs_cluster
 

@@ -123,7 +123,7 @@ SCRIPT_KEYS: dict[str, Callable[[Keys], list[str]]] = {
         k.rating_races("p"),
     ],
     "rated": lambda k: [k.room("R1"), k.members("R1"), k.events("R1")],
-    # The largest batch of server/store/atomic.py: a room read at one instant.
+    # The largest batch of server/transport/atomic.py: a room read at one instant.
     "batch": lambda k: [
         k.room("R1"),
         k.members("R1"),

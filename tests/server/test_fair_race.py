@@ -233,7 +233,7 @@ async def test_finished_lines_stay_hidden_until_the_race_is_over(race_server: Se
 
 
 def test_public_rooms_never_watch_live() -> None:
-    from server.store.records import WatchMode, default_watch, watch_modes
+    from server.rooms.records import WatchMode, default_watch, watch_modes
 
     assert default_watch(public=False) == WatchMode.LIVE
     assert WatchMode.LIVE not in watch_modes(public=True)

@@ -1,4 +1,4 @@
-"""The room channels' reader (``server.store.feed``) on a Redis of the test's own: messages
+"""The room channels' reader (``server.transport.feed``) on a Redis of the test's own: messages
 as they are published, and a connection that stops answering is opened again, its channels
 subscribed again and reported for catch-up."""
 
@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 import redis.asyncio as aioredis
 
-from server.store import feed as feed_module
-from server.store.feed import Feed
+from server.transport import feed as feed_module
+from server.transport.feed import Feed
 from tests.server.test_redis_faults import (
     private_redis,
     pytestmark,  # noqa: F401  (needs redis-server)

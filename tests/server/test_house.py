@@ -16,10 +16,10 @@ import redis.asyncio as aioredis
 
 from protocol.models import ClientMessage
 from server.app import HANDLER_MODULES, build_registry
-from server.bot import action_message
+from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
-from server.registry import DuplicateHandler, Registry, Routes
+from server.net.registry import DuplicateHandler, Registry, Routes
 from server.settings import Settings
 from server.store import scripts
 from server.store.store import BoardLimits, MoveCommit

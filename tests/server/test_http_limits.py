@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ipaddress import ip_address, ip_network
 
-from server.limits import TokenBuckets, bucket_key, client_address, parse_address
+from server.net.limits import TokenBuckets, bucket_key, client_address, parse_address
 
 
 class Clock:

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
-from server.hub import Hub, fields, view
 from server.metrics import Metrics
+from server.net.hub import Hub, fields, view
 from server.store.keys import Keys
 from tests.serverproc import redis_url
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from server import wire
-from server.bot import action_message
+from server.clients.bot import action_message
 from server.daily.pace import presses
 from server.daily.replays import Replay, replay_id, verify
 from server.engine import Board, parse_action
 from server.engine.solver import solve
+from server.net import wire
 from tests.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAJ2"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from websockets.asyncio.client import connect
 
-from server.bot import action_message
+from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
 from tests.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server

@@ -8,7 +8,7 @@ from typing import Any
 
 from server.engine import Board, Move, apply_delta, parse_action
 from server.engine.solver import solve
-from server.wire import board_view
+from server.net.wire import board_view
 from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from server.bot import Bot
+from server.clients.bot import Bot
 from tests.cli import run_seahaven, start_seahaven
 from tests.serverproc import ServerProc, WsClient
 

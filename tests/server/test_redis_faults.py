@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from server.bot import action_message
+from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
 from tests.rediscluster import make_certificate

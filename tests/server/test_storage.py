@@ -10,7 +10,7 @@ import re
 
 import redis.asyncio as aioredis
 
-from server.bot import action_message
+from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import FAMILIES, Family

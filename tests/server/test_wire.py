@@ -1,4 +1,4 @@
-"""Every server message is built by one builder in server/wire.py: each builder's output
+"""Every server message is built by one builder in server/net/wire.py: each builder's output
 validates against its protocol model and equals the example documented for it in
 protocol/README.md. Room events whose values only a Lua script knows go through the same
 path as in production: a record as the script writes it, rendered by ``wire.render``."""
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from protocol.models import parse_server
-from server import wire
 from server.engine import Board, parse_action
+from server.net import wire
 from tests import ROOT
 
 CODE = "SH1-C4-AAAAAAB"
@@ -233,7 +233,7 @@ def message_pattern() -> re.Pattern[str]:
 
 
 def test_no_module_but_wire_writes_a_server_message() -> None:
-    # One wire: a server message's JSON is written in server/wire.py only (the scripts write
+    # One wire: a server message's JSON is written in server/net/wire.py only (the scripts write
     # records; the bot is a client and writes client messages).
     written = message_pattern()
     offenders = []

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from server import wire
 from server.engine import Board
 from server.engine.codes import MAX_DEAL
-from server.session import frame
+from server.net import wire
+from server.net.session import frame
 
 # JSON values as the wire builders put them together: no floats (none is sent per move).
 scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=40)

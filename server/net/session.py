@@ -1,7 +1,7 @@
 """One websocket connection: frame limits, the rate limit, validation and dispatch.
 
 Every frame is checked (size, rate, JSON, the protocol models) before the handler of its
-type (from the table that :mod:`server.registry` builds) sees it. Whatever a handler raises
+type (from the table that :mod:`server.net.registry` builds) sees it. Whatever a handler raises
 is answered with an ``error`` and the connection carries on; nothing a client sends can
 stop the server.
 """
@@ -14,9 +14,9 @@ import logging
 import secrets
 import struct
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 from redis.exceptions import RedisError
@@ -26,10 +26,11 @@ from websockets.protocol import State
 
 from protocol.models import CLIENT_ADAPTER, ERROR_CODES, MAX_FRAME
 
+from ..metrics import Metrics
+from ..quiet import Quiet
+from ..settings import Settings
 from . import wire
-from .context import Context
 from .limits import bucket_key, client_address, peer_of
-from .quiet import Quiet
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -40,8 +41,26 @@ MAX_BUFFERED = 1 << 20
 #: Messages a connection may send before ``hello``.
 BEFORE_HELLO = frozenset({"hello", "resume", "ping"})
 
-#: A websocket handler gets the context, the connection and the validated message.
-Handler = Callable[[Context, "Conn", Any], Awaitable[None]]
+
+class Instance(Protocol):
+    """What a socket needs of the instance that serves it. The full context
+    (:class:`server.context.Context`) has this and more; the socket layer hands it on to the
+    handlers without knowing the rest, so it stays below the handlers and the services."""
+
+    instance_id: str
+    settings: Settings
+    metrics: Metrics
+    #: Open websockets by client address (as :func:`server.net.limits.bucket_key` counts).
+    sockets_by_address: Counter[str]
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run a coroutine in the background."""
+
+
+#: A websocket handler gets the context, the connection and the validated message. The
+#: context is typed by each handler (:class:`server.context.Context`); to the socket layer
+#: it is the :class:`Instance` it was given.
+Handler = Callable[[Any, "Conn", Any], Awaitable[None]]
 
 
 @functools.lru_cache(maxsize=128)
@@ -50,7 +69,7 @@ def frame(text: str) -> bytes:
     6455 section 5.2), byte for byte what ``websockets`` writes for it.
 
     Cached: an event's text is one object for every socket of a room that sees the same view
-    of it (:mod:`server.hub`), so it is encoded and framed once for all of them.
+    of it (:mod:`server.net.hub`), so it is encoded and framed once for all of them.
     """
     data = text.encode()
     n = len(data)
@@ -93,10 +112,10 @@ class Conn:
         "ws",
     )
 
-    def __init__(self, ctx: Context, ws: ServerConnection, address: str = "") -> None:
+    def __init__(self, ctx: Instance, ws: ServerConnection, address: str = "") -> None:
         self.ctx = ctx
         self.ws = ws
-        #: The client's address as the limits count it (see :mod:`server.limits`).
+        #: The client's address as the limits count it (see :mod:`server.net.limits`).
         self.address = address
         self.cid = f"{ctx.instance_id}.{secrets.token_hex(4)}"
         self.out: list[str] = []
@@ -192,6 +211,10 @@ class Conn:
         while self.held:
             self.queue(self.held.popleft()[1])
 
+    def is_open(self) -> bool:
+        """Whether the socket can still be written to."""
+        return self.ws.protocol.state is State.OPEN
+
     def drop_held(self) -> None:
         """Forget the held events (the socket leaves the room they came from)."""
         if self.held_timer is not None:
@@ -267,16 +290,19 @@ def _classify(exc: ValidationError) -> tuple[str, str]:
     return "invalid_message", f"{where}: {first['msg']}"[:200]
 
 
-def _close_if_anonymous(ctx: Context, conn: Conn) -> None:
+def _close_if_anonymous(ctx: Instance, conn: Conn) -> None:
     if conn.pid is None:
         ctx.spawn(conn.ws.close(1008, "send hello or resume first"))
 
 
+_I = TypeVar("_I", bound=Instance)
+
+
 async def serve_connection(
-    ctx: Context,
+    ctx: _I,
     ws: ServerConnection,
     handlers: Mapping[str, Handler],
-    on_close: Callable[[Context, Conn], Awaitable[None]],
+    on_close: Callable[[_I, Conn], Awaitable[None]],
 ) -> None:
     """The lifetime of one websocket: read frames until it closes, then ``on_close``.
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv6Address
 from typing import Any, TypeVar
 
-from .context import Context
 from .session import Handler
 
 
@@ -43,7 +42,9 @@ class HttpResponse:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-HttpHandler = Callable[[Context, HttpRequest], Awaitable[HttpResponse]]
+#: A route handler gets the context (typed by each handler, as a websocket handler's is)
+#: and the request.
+HttpHandler = Callable[[Any, HttpRequest], Awaitable[HttpResponse]]
 _H = TypeVar("_H", bound=Callable[..., Awaitable[Any]])
 
 

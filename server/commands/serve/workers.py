@@ -49,9 +49,9 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Final
 
-from .app import run
-from .embedded import start_embedded_redis, stop_embedded_redis, supervise
-from .settings import Settings
+from ...app import run
+from ...settings import Settings
+from ...transport.embedded import start_embedded_redis, stop_embedded_redis, supervise
 
 log = logging.getLogger(__name__)
 
@@ -315,7 +315,7 @@ async def serve_workers(settings: Settings) -> int:
 
     Returns:
         The exit status: 0; :data:`STARTUP_FAILED`; or the embedded Redis's
-        :data:`~server.embedded.EMBEDDED_DIED`.
+        :data:`~server.transport.embedded.EMBEDDED_DIED`.
     """
     loop = asyncio.get_running_loop()
     stop: asyncio.Future[int] = loop.create_future()

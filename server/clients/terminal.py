@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .engine import Board
-from .engine.cards import RANKS, SUIT_SYMBOLS, SUITS, Card
+from ..engine import Board
+from ..engine.cards import RANKS, SUIT_SYMBOLS, SUITS, Card
 
 _RED = "\x1b[31m"
 _DIM = "\x1b[2m"

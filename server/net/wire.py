@@ -17,9 +17,9 @@ from typing import Any, Final
 import orjson
 
 from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
+from protocol.vocabulary import WatchMode, deal_shown
 
-from .engine import Board, Delta
-from .store.records import WatchMode, deal_shown
+from ..engine import Board, Delta
 
 _SEPARATORS: Final = (",", ":")
 
@@ -297,7 +297,7 @@ def board_view(board: Board) -> dict[str, Any]:
 
 def _deal_fields(fields: Mapping[str, str]) -> dict[str, Any]:
     """The deal and watch fields of ``room`` and ``snapshot``: the code only once it may be
-    known (:func:`~server.store.records.deal_shown`), whether the room is public, the watch
+    known (:func:`~protocol.vocabulary.deal_shown`), whether the room is public, the watch
     mode and its delay."""
     typed = fields.get("typed", "0") == "1"
     watch = fields.get("watch") or WatchMode.LIVE

@@ -21,12 +21,12 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
+from ..metrics import Metrics
+from ..quiet import Quiet
+from ..store.keys import Keys
+from ..transport.feed import Feed
+from ..transport.shards import ShardSubscriber
 from . import wire
-from .metrics import Metrics
-from .quiet import Quiet
-from .store.feed import Feed
-from .store.keys import Keys
-from .store.shards import ShardSubscriber
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)

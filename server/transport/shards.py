@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 class _Node:
     """The pub/sub connection to one master and the channels it carries. Its messages are
-    parsed in the protocol's data callback (:class:`server.store.feed.FeedPipe`)."""
+    parsed in the protocol's data callback (:class:`server.transport.feed.FeedPipe`)."""
 
     def __init__(
         self,

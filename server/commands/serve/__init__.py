@@ -1,4 +1,5 @@
-"""``seahaven serve``: run a race server instance.
+"""``seahaven serve``: run a race server instance, or several on one port
+(:mod:`.workers`, which supervises their processes).
 
 Its flags are made from :class:`server.settings.Settings`: one flag a setting, its help
 giving the default and the environment variable that may set it instead.
@@ -66,7 +67,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
 def main(args: argparse.Namespace) -> int:
     """Run until interrupted: one instance, or ``--workers`` of them on one port."""
     from server.app import run
-    from server.workers import can_share_ports, run_loop, serve_workers
+    from server.commands.serve.workers import can_share_ports, run_loop, serve_workers
 
     try:
         settings = settings_of(args)

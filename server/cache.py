@@ -13,12 +13,69 @@ import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..engine import Board, parse_action
-from .records import RoomState, WatchMode
-from .store import Store
+from protocol.models import DEFAULT_DELAY_S
+from protocol.vocabulary import TRANSITIONS, Mode, RoomPhase, WatchMode
+
+from .engine import Board, parse_action
+from .store.store import Store
 
 #: Boards kept per instance before the oldest are dropped.
 CACHE_LIMIT = 50_000
+
+
+@dataclass(slots=True)
+class RoomState:
+    """What an instance remembers of a room between events (refreshed from Redis).
+
+    ``seq`` is the room's last event as of this state: a read from Redis that answers
+    after a newer event passed through must not replace what that event taught.
+    """
+
+    room: str
+    code: str
+    cells: int
+    round: int
+    phase: RoomPhase
+    starts_at: int
+    mode: Mode
+    watch: WatchMode = WatchMode.LIVE
+    delay_s: int = DEFAULT_DELAY_S
+    seq: int = 0
+    public: bool = False  # listed for anyone to watch (never changes after creation)
+    paired: bool = False  # made by the quick-race queue: no host (never changes either)
+
+    @classmethod
+    def from_fields(cls, room: str, fields: dict[str, str]) -> RoomState:
+        """The state of a room's field hash."""
+        return cls(
+            room,
+            fields["code"],
+            int(fields["cells"]),
+            int(fields["round"]),
+            RoomPhase(fields["state"]),
+            int(fields.get("starts_at") or 0),
+            Mode(fields["mode"]),
+            WatchMode(fields.get("watch") or WatchMode.LIVE),
+            int(fields.get("delay_s") or DEFAULT_DELAY_S),
+            int(fields.get("seq") or 0),
+            fields.get("public") == "1",
+            fields.get("paired") == "1",
+        )
+
+    def follow(self, kind: str, phase: str | None = None) -> bool:
+        """Apply a room-wide event's change of phase (``phase``: a ``room`` event's state).
+
+        Returns:
+            False when the event does not fit the phase held (the cache is stale).
+        """
+        rule = TRANSITIONS.get(kind)
+        if rule is None:
+            return True
+        before, after = rule
+        if self.phase not in before:
+            return False
+        self.phase = RoomPhase(phase) if after is None and phase else (after or self.phase)
+        return True
 
 
 @dataclass(slots=True)

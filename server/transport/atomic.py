@@ -19,15 +19,7 @@ from typing import Any
 
 from redis.commands.core import AsyncScript
 
-from .scripts import source
-
 Word = str | int | float
-
-
-def register(redis: Any) -> AsyncScript:
-    """``lua/batch.lua`` registered on ``redis``, for the batches run on it."""
-    script: AsyncScript = redis.register_script(source("batch"))
-    return script
 
 
 def _as_dict(raw: Any) -> dict[str, str]:
@@ -46,7 +38,7 @@ class Batch:
 
     Args:
         script: ``lua/batch.lua`` registered on the shared client (``decode_responses=True``),
-            plain or a ``RedisCluster`` (:func:`register`).
+            plain or a ``RedisCluster`` (:func:`server.store.scripts.register_batch`).
     """
 
     def __init__(self, script: AsyncScript) -> None:

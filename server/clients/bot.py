@@ -16,8 +16,8 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from .engine import Board, DoubleTap, Move, Tap, Undo, parse_action
-from .engine.solver import solve
+from ..engine import Board, DoubleTap, Move, Tap, Undo, parse_action
+from ..engine.solver import solve
 
 
 @dataclass

@@ -3,7 +3,7 @@
 Every move publishes one event that each instance with a socket in the room reads; read
 through ``redis-py``'s ``PubSub.get_message`` (a task woken per message, its parser, its
 dicts) that cost about twice the CPU of parsing the replies with ``hiredis`` in the
-protocol's data callback, as the move pipeline does (:mod:`server.store.batch`). So the
+protocol's data callback, as the move pipeline does (:mod:`server.transport.batch`). So the
 instance's channels are followed on a connection of its own, opened like the pipeline's
 (same address, credentials, database and TLS), and each message is handed on as it is read.
 

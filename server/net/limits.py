@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ipaddress import IPv4Address, IPv6Address, IPv6Network, ip_address
 from typing import Final
 
-from .settings import Network
+from ..settings import Network
 
 #: An IPv4 or IPv6 address.
 Address = IPv4Address | IPv6Address
