@@ -81,3 +81,20 @@ def test_each_package_docstring_names_every_module(package: Path) -> None:
     members += [p.name for p in package.iterdir() if (p / "__init__.py").exists()]
     missing = [m for m in sorted(members) if f":mod:`.{m}`" not in doc]
     assert missing == [], f"{package.relative_to(ROOT)}/__init__.py does not name {missing}"
+
+
+def test_the_architecture_page_lists_every_module() -> None:
+    """``docs/architecture.md`` has the tree one line a module: a module added or moved
+    without its line there fails here."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = {
+        line.split()[0] for line in page.splitlines() if line.startswith(("server/", "protocol/"))
+    }
+    modules = {
+        p.relative_to(ROOT).as_posix()
+        for base in ("server", "protocol")
+        for p in (ROOT / base).rglob("*.py")
+        if p.name != "__init__.py" or p.parent.name in ("pools", "serve")
+    }
+    assert sorted(modules - listed) == [], "modules missing from docs/architecture.md"
+    assert sorted(listed - modules) == [], "docs/architecture.md lists modules that are gone"
