@@ -3,7 +3,8 @@
 A clone must hold everything it names: the rules are ``docs/RULES.md``, never a folder
 beside the checkout. Code, tests and docs cite a rule by the heading of its section in
 double quotes, after ``RULES.md``; each such heading must exist, and every section must be
-cited by at least one test, so that no rule goes without one.
+cited by at least one test, so that no rule goes without one. The pre-commit hooks run the
+linters of ``scripts/test``, from the checkout.
 """
 
 from __future__ import annotations
@@ -135,3 +136,15 @@ def test_a_citation_without_quotes_is_caught() -> None:
     assert LOOSE.search("RULES.md: The deal")
     assert not LOOSE.search('(RULES.md, "Score")')
     assert not LOOSE.search("RULES.md notation (RULES.md).")
+
+
+def test_pre_commit_runs_the_linters_of_scripts_test_from_the_checkout() -> None:
+    script = (ROOT / "scripts" / "test").read_text()
+    config = (ROOT / ".pre-commit-config.yaml").read_text()
+    assert re.findall(r"^  - repo: (.+)$", config, re.M) == ["local"], "nothing to download"
+    assert set(re.findall(r"^\s+language: (.+)$", config, re.M)) == {"system"}
+    entries = re.findall(r"^\s+entry: (.+)$", config, re.M)
+    for linter in ("ruff check", "ruff format --check", "mypy", "lint-imports", "lint-js"):
+        assert any(linter in entry for entry in entries), f"no hook runs {linter}"
+    for entry in entries:
+        assert entry in script, f"scripts/test does not run {entry}"
