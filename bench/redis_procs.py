@@ -21,8 +21,9 @@ def redis_nodes(redis_url: str | None, cluster: str | None) -> tuple[list[str], 
 
     if cluster:
         client = redis.RedisCluster.from_url(cluster, decode_responses=True)
-        masters, replicas = [], []
-        for node in client.get_nodes():
+        masters: list[str] = []
+        replicas: list[str] = []
+        for node in client.get_nodes():  # type: ignore[no-untyped-call]  # redis-py: untyped
             url = f"redis://{node.host}:{node.port}/0"
             (replicas if node.server_type == "replica" else masters).append(url)
         client.close()

@@ -26,11 +26,17 @@ async function load(l) {
   return res.json();
 }
 
+// Languages asked for so far: a choice whose texts arrive after a later choice's gives way.
+let asked = 0;
+
 /** Switch language: load its texts, relabel the page, tell listeners. */
 export async function setLang(l) {
   if (!LANGS.includes(l)) l = "en";
+  const mine = ++asked;
   if (!Object.keys(fallback).length) fallback = await load("en");
-  texts = l === "en" ? fallback : await load(l);
+  const chosen = l === "en" ? fallback : await load(l);
+  if (mine !== asked) return; // chosen again while these texts loaded
+  texts = chosen;
   lang = l;
   localStorage.setItem(KEY, l);
   document.documentElement.lang = l;

@@ -64,7 +64,7 @@ export class Net extends Emitter {
     let ws;
     try {
       ws = new WebSocket(this.url);
-    } catch (err) {
+    } catch {
       this.scheduleReconnect();
       return;
     }

@@ -1,9 +1,9 @@
 """The table and the rules of play: a board with a move stack (push / undo).
 
-Every rule of ``../shared/RULES.md`` that decides whether one action is legal lives in
-this module, each check next to the sentence it implements; the one refusal made
-elsewhere is a send home as a whole (``cannot_send_home``, :mod:`server.engine.listing`),
-which is a sequence of taps that this module checks one by one. A refused action raises
+Every rule of ``docs/RULES.md`` that decides whether one action is legal lives in this
+module, each check next to the sentence it implements; the one refusal made elsewhere is a
+send home as a whole (``cannot_send_home``, :mod:`server.engine.listing`), a sequence of
+taps that this module checks one by one. A refused action raises
 :class:`~server.engine.errors.IllegalAction` and changes nothing; an accepted one returns a
 :class:`~server.engine.moves.Delta`. What a table allows, listed (the legal moves, whether
 a useful move is left, a send home), is in :mod:`server.engine.listing`.
@@ -35,7 +35,7 @@ from .moves import (
     Undo,
 )
 
-# RULES.md, Score.
+# RULES.md, "Score".
 POINTS_FOUNDATION = 10
 POINTS_CELL_TO_COLUMN = 5
 
@@ -56,7 +56,7 @@ class Board(Listing):
         columns: the 10 columns, each a list of cards from bottom to top.
         cells: one entry per cell, a card or None.
         foundations: cards on each foundation, by suit index (S, H, D, C).
-        score: the score (RULES.md, Score).
+        score: the score (RULES.md, "Score").
         moves: accepted actions so far, undos included.
         code: the game code of the deal, if the board came from one.
     """
@@ -94,7 +94,7 @@ class Board(Listing):
 
     @classmethod
     def deal(cls, deal: int, cells: int) -> Board:
-        """The opening table of a deal number and cell count (RULES.md, The deal).
+        """The opening table of a deal number and cell count (RULES.md, "The deal").
 
         Cards 1-50 of the shuffle go round the columns left to right, five rounds; card 51
         goes to cell 1; card 52 to cell 2, or on top of column 2 with a single cell.
@@ -203,7 +203,7 @@ class Board(Listing):
         return sum(1 for col in self.columns if not col)
 
     def capacity(self, into_empty: bool) -> int:
-        """The largest group that may move (RULES.md, Group moves).
+        """The largest group that may move (RULES.md, "Group moves").
 
         ``(free cells + 1) x 2 ^ (empty columns)``, and an empty destination column does not
         count itself: ``x 2 ^ (empty columns - 1)``.
@@ -363,7 +363,10 @@ class Board(Listing):
             self.foundations[loc.index] += 1
 
     def tap(self, at: Loc) -> Delta:
-        """Tap a top card: send it to its foundation when allowed (RULES.md, tap).
+        """Tap a top card: send it to its foundation when allowed.
+
+        RULES.md, "No automatic moves, tap and double tap": a tap that the foundation
+        refuses does nothing.
 
         Raises:
             IllegalAction: ``not_a_top_card`` for a foundation, ``empty_source``, or
@@ -376,12 +379,13 @@ class Board(Listing):
             raise IllegalAction("no_foundation_move") from exc
 
     def double_tap(self, at: Loc) -> Delta:
-        """Double tap a top card; the card moves alone (RULES.md, double tap).
+        """Double tap a top card; the card moves alone.
 
-        Tries, in order: its foundation; the longest column that accepts it (leftmost on a
-        tie); for a King the leftmost empty column; the leftmost free cell. Each step is a
-        legal move, so a card already in a cell may go to another cell and a lone King to
-        another empty column, exactly as RULES.md orders it.
+        RULES.md, "No automatic moves, tap and double tap". Tries, in order: its
+        foundation; the longest column that accepts it (leftmost on a tie); for a King the
+        leftmost empty column; the leftmost free cell. Each step is a legal move, so a card
+        already in a cell may go to another cell and a lone King to another empty column,
+        exactly as RULES.md orders it.
 
         Raises:
             IllegalAction: ``not_a_top_card``, ``empty_source`` or ``no_destination``.
@@ -417,7 +421,7 @@ class Board(Listing):
         return card
 
     def undo(self) -> Delta:
-        """Take back the most recent action, within the last 100 (RULES.md, Undo).
+        """Take back the most recent action, within the last 100 (RULES.md, "Undo").
 
         The inverse delta removes the points the action gave; the score stays >= 0.
 

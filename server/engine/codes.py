@@ -59,7 +59,7 @@ def format_code(deal: int, cells: int) -> str:
 
 
 def parse_code(text: str) -> GameCode:
-    """Parse a game code; input is trimmed and upper-cased first (RULES.md, Game codes).
+    """Parse a game code; input is trimmed and upper-cased first (RULES.md, "Game codes").
 
     Raises:
         CodeError: with a reason naming the fault: ``malformed``, ``unknown_version``,

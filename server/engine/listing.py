@@ -1,5 +1,6 @@
 """What a table allows, listed: its legal moves, their destinations by source, whether a
-useful move is left, and whether the cards left can all go home (RULES.md, Send home).
+useful move is left, and whether the cards left can all go home (the send home of
+RULES.md, "No automatic moves, tap and double tap").
 
 :class:`Listing` is mixed into :class:`~server.engine.board.Board`, where each move is
 judged (``Board.is_legal``, next to the rules it implements); what is here lists the moves
@@ -28,7 +29,7 @@ FOUND_NAMES = tuple(loc.name for loc in FOUND)
 def run_bottom(column: list[Card]) -> int:
     """The deepest card of the ordered group at the top of a non-empty column.
 
-    A group is the same suit with consecutive ranks going down (RULES.md, Group moves):
+    A group is the same suit with consecutive ranks going down (RULES.md, "Group moves"):
     in card numbers each card is one less than the card under it, within one suit.
     """
     i = len(column) - 1
@@ -180,8 +181,10 @@ class Listing:
         return order if sum(foundations) == 52 else None
 
     def can_send_home(self) -> bool:
-        """Every card left can reach the foundations by foundation moves alone (RULES.md,
-        Send home); false once the game is won (nothing is left to send).
+        """Every card left can reach the foundations by foundation moves alone.
+
+        This is when RULES.md, "No automatic moves, tap and double tap", allows a send
+        home; false once the game is won (nothing is left to send).
 
         Each suit's next card goes home while it is a top card (a cell's card, or the last
         card left of its column); it works when every suit reaches its King. The same answer
@@ -239,7 +242,9 @@ class Listing:
         return [Tap(at) for at in order]
 
     def is_useful(self, move: Move) -> bool:
-        """Whether a legal move counts towards "a useful move is left" (RULES.md, end).
+        """Whether a legal move counts towards "a useful move is left".
+
+        RULES.md, "The end of a game".
 
         Not useful: a card from one cell to another, a foundation take-back, and moving a
         whole column that is one King-led group into an empty column.

@@ -57,7 +57,10 @@ class Move(NamedTuple):
 
 
 class Tap(NamedTuple):
-    """Tap a top card: it goes to its foundation if allowed (RULES.md, tap)."""
+    """Tap a top card: it goes to its foundation if allowed.
+
+    RULES.md, "No automatic moves, tap and double tap".
+    """
 
     at: Loc
 

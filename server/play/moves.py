@@ -7,10 +7,11 @@ then is it acknowledged; the ack and the mover's own delta leave in one write, t
 with the board's legal moves (``legal``: for that player alone, see :mod:`server.net.hub`).
 
 A ``send_home`` is one request for several actions: the engine lists the taps it stands for
-(RULES.md, Send home), each is played, logged and sent as a ``tap`` of its own (its own
-delta and seq; replays and their verification see taps), and the move script commits them
-all at once. The board's rate limit counts it once: it is one press, and a bucket of taps
-paced out would only delay the player's finish (and bunch the end of every replay anyway).
+(RULES.md, "No automatic moves, tap and double tap"), each is played, logged and sent as a
+``tap`` of its own (its own delta and seq; replays and their verification see taps), and
+the move script commits them all at once. The board's rate limit counts it once: it is one
+press, and a bucket of taps paced out would only delay the player's finish (and bunch the
+end of every replay anyway).
 """
 
 from __future__ import annotations

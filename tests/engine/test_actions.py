@@ -14,7 +14,7 @@ from server.engine import (
 )
 from tests.engine.positions import cards, full_cells, play, refused, table
 
-# -- tap --------------------------------------------------------------------------------
+# -- tap: RULES.md, "No automatic moves, tap and double tap" ----------------------------
 
 
 def test_tap_sends_a_top_card_or_a_cell_card_to_its_foundation() -> None:
@@ -50,6 +50,16 @@ def test_double_tap_then_the_column_that_accepts_the_card() -> None:
     play(board, "dtap col1")
     assert board.columns[1] == cards("4C 5D 8H 7H")
     assert board.cells == [None] * 4
+
+
+def test_double_tap_prefers_the_longest_column_that_accepts_the_card() -> None:
+    # Two 8s of hearts only on a hand-made table: the longer column wins, the leftmost on a tie.
+    board = table({1: "3C 7H", 2: "4C 8H", 3: "5C 6D 8H"}, cells=[None] * 4)
+    play(board, "dtap col1")
+    assert board.columns[2] == cards("5C 6D 8H 7H") and board.columns[1] == cards("4C 8H")
+    board = table({1: "3C 7H", 2: "4C 8H", 3: "5C 8H"}, cells=[None] * 4)
+    play(board, "dtap col1")
+    assert board.columns[1] == cards("4C 8H 7H") and board.columns[2] == cards("5C 8H")
 
 
 def test_double_tap_a_king_goes_to_the_leftmost_empty_column() -> None:
@@ -108,7 +118,7 @@ def test_double_tap_a_lone_king_tries_an_empty_column_before_a_cell() -> None:
     assert board.cells[0] == cards("KH")[0]
 
 
-# -- undo -------------------------------------------------------------------------------
+# -- RULES.md, "Undo" -------------------------------------------------------------------
 
 
 def test_undo_takes_back_the_most_recent_action_and_its_points() -> None:
@@ -158,7 +168,7 @@ def test_score_never_goes_below_zero() -> None:
     assert board.score == 0 and delta.points == -4
 
 
-# -- score ------------------------------------------------------------------------------
+# -- RULES.md, "Score" ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -191,7 +201,7 @@ def test_points(action: str, points: int) -> None:
     assert board.score == points
 
 
-# -- the end of a game ------------------------------------------------------------------
+# -- RULES.md, "The end of a game" ------------------------------------------------------
 
 
 def test_won_when_all_52_cards_are_on_the_foundations() -> None:
@@ -288,7 +298,7 @@ def test_a_thin_client_applies_deltas_without_rules() -> None:
         assert mirror.key() == board.key() and mirror.score == board.score
 
 
-# -- notation ---------------------------------------------------------------------------
+# -- RULES.md, "Notation" ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

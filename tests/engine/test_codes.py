@@ -1,4 +1,4 @@
-"""Game codes and the SH1 deal (RULES.md: The deal, Game codes)."""
+"""Game codes and the SH1 deal (RULES.md, "The deal", "Game codes")."""
 
 from __future__ import annotations
 

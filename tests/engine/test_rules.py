@@ -2,10 +2,43 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from server.engine import Board, IllegalAction, Move, parse_location
+from server.engine import Board, IllegalAction, Move, card_name, parse_location
+from server.engine.cards import card_label
 from tests.engine.positions import cards, play, refused, table
+
+# -- RULES.md, "Cards and table" -------------------------------------------------------
+
+
+@pytest.mark.parametrize("cells", [4, 2, 1])
+def test_one_deck_face_up_on_ten_columns_the_cells_and_four_foundations(cells: int) -> None:
+    board = Board.deal(314, cells)
+    assert len(board.columns) == 10 and len(board.cells) == cells
+    assert len(board.foundations) == 4
+    # One deck, no joker, nothing hidden: the table's picture names each of the 52 cards.
+    shown = [card_name(c) for col in board.columns for c in col]
+    shown += [card_name(c) for c in board.cells if c is not None]
+    assert sorted(shown) == sorted(rank + suit for suit in "SHDC" for rank in "A23456789TJQK")
+    assert all(f'"{name}"' in json.dumps(board.to_json()) for name in shown)
+
+
+def test_ranks_run_from_the_ace_up_to_the_king_in_four_suits() -> None:
+    assert [card_label(c) for c in (0, 1, 9, 10, 11, 12)] == [
+        "Ace of spades", "2 of spades", "10 of spades", "Jack of spades", "Queen of spades",
+        "King of spades",
+    ]  # fmt: skip
+    assert [card_label(13 * s) for s in range(4)] == [
+        "Ace of spades", "Ace of hearts", "Ace of diamonds", "Ace of clubs",
+    ]  # fmt: skip
+    # The foundations' order is the ranks': a foundation's count is the rank of its top card.
+    board = table({1: "3H 2H AH"})
+    for rank in (1, 2, 3):
+        play(board, "tap col1")
+        assert board.foundations[1] == rank
+
 
 # -- onto a column: same suit, exactly one rank lower --------------------------------------
 
@@ -120,7 +153,7 @@ def test_the_king_closes_a_foundation() -> None:
     assert refused(board, "found:H found") == "foundation_to_foundation"
 
 
-# -- empty columns take only a King -----------------------------------------------------
+# -- RULES.md, "Empty columns take only a King" -----------------------------------------
 
 
 def test_an_empty_column_takes_a_king() -> None:
@@ -153,7 +186,7 @@ def test_a_king_from_a_cell_into_an_empty_column_scores_five() -> None:
     assert board.columns[4] == cards("KD") and board.score == 5
 
 
-# -- group moves ------------------------------------------------------------------------
+# -- RULES.md, "Group moves" ------------------------------------------------------------
 
 
 def test_the_whole_group_moves_when_its_bottom_card_fits() -> None:
@@ -254,8 +287,8 @@ def test_group_size_table(free: int, column: int, limit: int) -> None:
 
 
 def test_example_one_free_cell_two_empty_columns() -> None:
-    # RULES.md: up to 8 cards onto an occupied column, a King-led group of at most 4 into
-    # one of the empty columns.
+    # RULES.md, "Group moves": up to 8 cards onto an occupied column, a King-led group of
+    # at most 4 into one of the empty columns.
     board, move = _group_table(1, 2, 8, into_empty=False)
     play(board, move)
     board, move = _group_table(1, 2, 4, into_empty=True)
@@ -272,7 +305,7 @@ def test_removed_cells_do_not_count_towards_group_sizes() -> None:
     assert refused(board, "col1 col2") == "group_too_large"
 
 
-# -- take-back --------------------------------------------------------------------------
+# -- RULES.md, "Take-back" --------------------------------------------------------------
 
 
 def test_take_back_to_a_column_that_accepts_it() -> None:
@@ -320,6 +353,7 @@ def test_source_and_destination_must_differ_and_hold_a_card() -> None:
 
 
 def test_no_card_ever_moves_to_a_foundation_by_itself() -> None:
+    # RULES.md, "No automatic moves, tap and double tap": only a tap or a move sends it.
     board = table({1: "AS 2H", 2: "2S"})
     play(board, "col1 cell1")  # uncovers the Ace of spades
     assert board.foundations == [0, 0, 0, 0]

@@ -22,7 +22,7 @@ from tests.web.pages import (
 )
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Route
 
 I18N = ROOT / "client_web" / "i18n"
 LANGS = ["en", "da", "de", "ru", "th"]
@@ -79,6 +79,37 @@ def test_language_from_the_browser_then_the_switch(
     page.reload()
     wait_ready(page)
     assert page.locator('nav a[data-view="play"]').inner_text() == NAV_PLAY["th"]
+    assert js_errors(page) == []
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_the_last_language_chosen_wins_when_an_earlier_one_loads_slower(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.http_url + "/#/play")
+    wait_ready(page)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)  # German's texts wait until released
+
+    page.route("**/i18n/de.json", hold)
+    with page.expect_request("**/i18n/de.json"):
+        page.select_option("#lang", "de")
+    page.select_option("#lang", "ru")
+    page.wait_for_function("document.documentElement.lang === 'ru'")
+    assert len(held) == 1
+    with page.expect_event("requestfinished", lambda r: r.url.endswith("/i18n/de.json")):
+        held[0].continue_()
+    page.unroute("**/i18n/de.json")
+    # A round trip to the server, long after the page has read the German texts.
+    page.evaluate("fetch('i18n/de.json', { cache: 'no-store' }).then((r) => r.json())")
+    # German arrived last, but Russian was chosen last: the page stays Russian.
+    assert page.evaluate("document.documentElement.lang") == "ru"
+    assert page.locator('nav a[data-view="play"]').inner_text() == NAV_PLAY["ru"]
+    assert page.locator("#lang").input_value() == "ru"
     assert js_errors(page) == []
 
 
