@@ -148,3 +148,38 @@ def test_pre_commit_runs_the_linters_of_scripts_test_from_the_checkout() -> None
         assert any(linter in entry for entry in entries), f"no hook runs {linter}"
     for entry in entries:
         assert entry in script, f"scripts/test does not run {entry}"
+
+
+#: ``[label](target)`` in Markdown, the target without spaces.
+MD_LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
+
+
+def _heading_anchors(text: str) -> set[str]:
+    """The anchors a Markdown renderer gives the headings of ``text``."""
+    anchors = set()
+    for line in text.splitlines():
+        m = re.match(r"^#{1,6} (.*)", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            anchors.add(slug)
+    return anchors
+
+
+def test_every_relative_link_of_the_docs_leads_somewhere() -> None:
+    """A link in a tracked Markdown file names a file of the checkout, and a heading of it
+    when it has an anchor: a page moved or a section renamed breaks no reader's way."""
+    broken = []
+    for name, text in tracked_texts().items():
+        if not name.endswith(".md") or "/vendor/" in name:
+            continue
+        here = (ROOT / name).parent
+        for target in MD_LINK.findall(text):
+            if re.match(r"^[a-z]+:", target) or target.startswith("/"):
+                continue  # another site, or a path on the server
+            path, _, frag = target.partition("#")
+            file = (here / path).resolve() if path else ROOT / name
+            if not file.exists():
+                broken.append(f"{name}: {target}")
+            elif frag and file.suffix == ".md" and frag not in _heading_anchors(file.read_text()):
+                broken.append(f"{name}: {target} (no such heading)")
+    assert broken == []
