@@ -10,8 +10,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from server.daily.replays import replay_id
 from server.engine import Board
 from server.engine.solver import solve
@@ -21,7 +19,7 @@ from tests.web.pages import Player, js_errors, needs_chromium, new_page, send_li
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 VENDOR = Path(__file__).parent / "vendor"
 AXE = VENDOR / "axe.min.js"

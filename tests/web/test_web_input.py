@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from server.engine import COL, Board, Move, parse_action
 from server.engine.solver import solve
 from tests.serverproc import ServerProc
@@ -16,7 +14,7 @@ from tests.web.pages import Player, board_json, js_errors, needs_chromium, new_p
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 CODE = "SH1-C4-AAAAAAB"  # the AS on top of column 4 can go home at once; 2D (col6) onto 3D
 ENDGAME_CODE = "SH1-C4-AAAAAJ2"

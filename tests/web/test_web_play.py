@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-import pytest
-
 from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
 from tests.web.pages import (
@@ -22,7 +20,7 @@ from tests.web.pages import (
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, WebSocketRoute
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (protocol README)
 

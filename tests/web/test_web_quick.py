@@ -34,7 +34,7 @@ from tests.web.test_web_a11y import _axe, _axe_sizes
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 #: A rating change as the page writes it: +12, −8 (a real minus sign), ±0.
 CHANGE = re.compile(r"([+−±])(\d+)")

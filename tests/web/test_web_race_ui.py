@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
 from tests.web.pages import (
@@ -24,7 +22,7 @@ from tests.web.pages import (
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 #: A deal whose fifth card in column 5 is the King of clubs: the line below, found with the
 #: engine (a best-first search over legal moves that never moves column 5), lays the King of

@@ -39,7 +39,7 @@ from tests.web.pages import (
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 #: A card name standing alone: a shared line or a list showing one gives the deal away.
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
