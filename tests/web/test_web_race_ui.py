@@ -15,6 +15,7 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    resize,
     send_line,
     wait_ready,
 )
@@ -180,8 +181,7 @@ def test_a_spectator_has_one_board_per_racer_whatever_the_window_does(
     assert _mini_counts(carol) == (2, 2)
     # Resizing, turning the phone, switching language: still one board per racer.
     for width, height in [(1366, 768), (390, 844), (844, 390), (1280, 860)]:
-        carol.set_viewport_size({"width": width, "height": height})
-        carol.wait_for_timeout(120)
+        resize(carol, width, height)
         assert _mini_counts(carol) == (2, 2), (width, height)
     for lang in ("de", "ru", "en"):
         carol.select_option("#lang", lang)
@@ -221,8 +221,7 @@ def test_spectator_cards_keep_the_card_shape(web_server: ServerProc, browser: Br
     own = _card_ratios(alice, '.board[data-board="mine"] .card')
     assert own and all(abs(r - 1.4) < 0.03 for r in own), own[:3]
     for width, height in [(1280, 860), (390, 844)]:
-        carol.set_viewport_size({"width": width, "height": height})
-        carol.wait_for_timeout(120)
+        resize(carol, width, height)
         seen = _card_ratios(carol, ".mini .board .card")
         assert len(seen) == 104
         assert all(abs(r - own[0]) < 0.03 for r in seen), (width, seen[:3])
@@ -289,8 +288,7 @@ def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
     send_line(alice, LONG_LINE)
     assert board_json(alice)["columns"] == longest.to_json()["columns"]
     for width, height in VIEWPORTS:
-        alice.set_viewport_size({"width": width, "height": height})
-        alice.wait_for_timeout(200)
+        resize(alice, width, height)
         _check_fits(alice, f"race {width}x{height}")
     # The Play view fits the same table.
     solo = new_page(browser, name="Solo")
@@ -299,8 +297,7 @@ def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
     solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
     send_line(solo, LONG_LINE)
     for width, height in VIEWPORTS:
-        solo.set_viewport_size({"width": width, "height": height})
-        solo.wait_for_timeout(200)
+        resize(solo, width, height)
         _check_fits(solo, f"play {width}x{height}")
     for page in (alice, bob, solo):
         assert js_errors(page) == []

@@ -33,6 +33,7 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    resize,
     wait_ready,
 )
 
@@ -101,8 +102,7 @@ def shoot(page: Page, name: str) -> None:
     """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png)."""
     size = page.viewport_size
     for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(200)
+        resize(page, width, height)
         page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
     if size is not None:
         page.set_viewport_size(size)
