@@ -15,9 +15,10 @@ condition holds and fail with ``what`` when it does not hold in ``timeout`` seco
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -25,12 +26,26 @@ T = TypeVar("T")
 STEP = 0.02
 
 
+@overload
 async def until(
-    check: Callable[[], T | Awaitable[T]],
+    check: Callable[[], Awaitable[T]],
+    timeout: float = ...,
+    what: str = ...,
+    step: float = ...,
+) -> T: ...
+@overload
+async def until(
+    check: Callable[[], T],
+    timeout: float = ...,
+    what: str = ...,
+    step: float = ...,
+) -> T: ...
+async def until(
+    check: Callable[[], Any],
     timeout: float = 10.0,
     what: str = "the condition",
     step: float = STEP,
-) -> T:
+) -> Any:
     """Poll ``check`` (a function, or a coroutine function) until it returns something true;
     return that.
 
@@ -41,7 +56,7 @@ async def until(
     deadline = loop.time() + timeout
     while True:
         got = check()
-        if isinstance(got, Awaitable):
+        if inspect.isawaitable(got):
             got = await got
         if got:
             return got
