@@ -4,7 +4,8 @@ that ``-m "not browser and not cluster"`` (``./scripts/test --fast``) can trust 
 - ``browser``: the test uses the ``browser`` fixture (Debian's Chromium through Playwright)
   or launches Chromium itself;
 - ``cluster``: the test uses the ``cluster`` fixture (a Redis Cluster of six
-  ``redis-server`` processes) or starts a cluster itself (``RedisClusterProc.start``);
+  ``redis-server`` processes), starts a cluster itself (``RedisClusterProc.start``) or is
+  gated on the cluster's tools (``needs_cluster``);
 - ``slow``: put by hand on the tests that take more than a few seconds on their own.
 
 Under pytest-xdist (``--dist loadgroup``, as ``./scripts/test`` runs) the cluster tests run
@@ -15,8 +16,8 @@ server and Chromium start once. ``tests/test_markers.py`` checks the rule.
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
+import functools
+from pathlib import Path
 
 import pytest
 
@@ -28,27 +29,41 @@ CLUSTER_FIXTURES = frozenset({"cluster", "cluster_client"})
 CLUSTER_CALLS = ("RedisClusterProc.start",)
 
 
-def names_any(source: str, names: tuple[str, ...]) -> bool:
-    """Whether the code ``source`` names any of ``names`` (as ``x.y`` or a name ending so;
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
+def names_any(tree: ast.AST, names: tuple[str, ...]) -> bool:
+    """Whether the code ``tree`` names any of ``names`` (as ``x.y`` or a name ending so;
     strings and docstrings do not count)."""
-    try:
-        tree = ast.parse(textwrap.dedent(source))
-    except SyntaxError:
-        return False
     return any(
         isinstance(node, ast.Attribute | ast.Name)
-        and any(ast.unparse(node).endswith(name) for name in names)
+        and any(_dotted(node).endswith(name) for name in names)
         for node in ast.walk(tree)
+    )
+
+
+@functools.cache
+def _naming(path: Path, names: tuple[str, ...]) -> frozenset[str]:
+    """The functions of the module at ``path`` whose code names any of ``names`` (each
+    module parsed once; most are not parsed at all, for none of the names is in them)."""
+    text = path.read_text()
+    if not any(name.rsplit(".", 1)[-1] in text for name in names):
+        return frozenset()
+    return frozenset(
+        node.name
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and names_any(node, names)
     )
 
 
 def _calls(item: pytest.Item, names: tuple[str, ...]) -> bool:
     function = getattr(item, "function", None)
-    try:
-        source = inspect.getsource(function) if function is not None else ""
-    except (OSError, TypeError):
-        return False
-    return names_any(source, names)
+    return function is not None and function.__name__ in _naming(item.path, names)
 
 
 def launches_chromium(item: pytest.Item) -> bool:
@@ -58,9 +73,13 @@ def launches_chromium(item: pytest.Item) -> bool:
 
 
 def starts_cluster(item: pytest.Item) -> bool:
-    """Whether the test runs on a Redis Cluster of its own processes."""
+    """Whether the test runs on a Redis Cluster of its own processes, or on the cluster's
+    tools (``needs_cluster``: those of test_cluster.py that start replicas of their own)."""
+    from tests.server.conftest import needs_cluster
+
     names = set(getattr(item, "fixturenames", ()))
-    return bool(names & CLUSTER_FIXTURES) or _calls(item, CLUSTER_CALLS)
+    gated = any(mark == needs_cluster.mark for mark in item.iter_markers("skipif"))
+    return gated or bool(names & CLUSTER_FIXTURES) or _calls(item, CLUSTER_CALLS)
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the markers

@@ -177,7 +177,7 @@ def start_server(
     data_dir: str | Path | None = None,
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
-    timeout: float = 20,
+    timeout: float = 60,
 ) -> ServerProc:
     """Start ``seahaven serve`` and wait until ``/healthz`` answers 200.
 
@@ -229,7 +229,7 @@ def running_server(
     data_dir: str | Path | None = None,
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
-    timeout: float = 20,
+    timeout: float = 60,
 ) -> Iterator[ServerProc]:
     """``start_server`` as a context manager that always stops the process."""
     srv = start_server(redis, data_dir=data_dir, args=args, env=env, timeout=timeout)

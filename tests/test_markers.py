@@ -7,6 +7,7 @@ for it, so none is left out of the fast loop for nothing."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tests.conftest import launches_chromium, names_any, starts_cluster
 
 def _module_calls(path: Path, names: tuple[str, ...]) -> bool:
     """Whether the module's code names any of ``names``."""
-    return names_any(path.read_text(), names)
+    return names_any(ast.parse(path.read_text()), names)
 
 
 def test_every_chromium_and_cluster_test_is_marked(request: pytest.FixtureRequest) -> None:

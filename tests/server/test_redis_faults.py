@@ -70,6 +70,7 @@ def redis_pid(port: int) -> int:
     return int(next(x for x in out.splitlines() if x.startswith("process_id:")).split(":")[1])
 
 
+@pytest.mark.slow
 async def test_a_hung_redis_answers_busy_and_recovers() -> None:
     line = solve(Board.from_code(CODE)).moves
     with private_redis() as port:
@@ -162,6 +163,7 @@ def embedded_redis(data_dir: Path) -> int:
     raise AssertionError("no embedded redis-server found")
 
 
+@pytest.mark.slow
 def test_a_dead_embedded_redis_stops_the_server_with_one_message(tmp_path: Path) -> None:
     srv = start_server(None, data_dir=tmp_path / "data")
     try:
