@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from server.bot import action_message
@@ -25,6 +26,7 @@ from server.engine import Board
 from server.engine.solver import solve
 from tests.rediscluster import make_certificate
 from tests.serverproc import QUICK, ServerProc, WsClient, free_port, running_server, start_server
+from tests.waits import until
 
 CODE = "SH1-C4-AAAAAAB"
 REDIS_SERVER = shutil.which("redis-server")
@@ -60,6 +62,14 @@ def health(srv: ServerProc, timeout: float = 3.0) -> int:
             return int(res.status)
     except urllib.error.HTTPError as exc:
         return exc.code
+
+
+def exited(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a child of ours not yet waited for included)."""
+    try:
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return True
 
 
 def redis_pid(port: int) -> int:
@@ -217,8 +227,9 @@ async def test_events_during_a_redis_restart_reach_every_socket(tmp_path: Path) 
             first = (await eve.expect("delta"))["seq"]
 
             # Redis stops (writing its append-only file) and starts again on the same data.
-            os.kill(redis_pid(port), signal.SIGTERM)
-            await asyncio.sleep(0.5)
+            pid = redis_pid(port)
+            os.kill(pid, signal.SIGTERM)
+            await until(lambda: exited(pid), what="the old Redis exited")
             restarted = subprocess.Popen(
                 [str(REDIS_SERVER), "--bind", "127.0.0.1", "--save", "", *durable],
                 stdout=subprocess.DEVNULL,
