@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -42,22 +43,39 @@ def available() -> bool:
     return shutil.which("redis-server") is not None and shutil.which("redis-cli") is not None
 
 
+#: Where a cluster's ports are drawn from: below the kernel's ephemeral range (32768 up),
+#: bus ports (+10000) included, so no connection's local port takes one; each xdist worker
+#: (``gw0``, ``gw1``, ...) has a slice of its own, so two workers never pick the same port.
+_PORT_BASE, _PORT_SLICE = 12000, 1000
+
+
+def _port_slice() -> range:
+    """This process's slice of cluster ports (by its xdist worker's number, 0 without)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    index = int(worker) % 10 if worker.isdigit() else 0
+    start = _PORT_BASE + index * _PORT_SLICE
+    return range(start, start + _PORT_SLICE)
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def _free_ports(n: int) -> list[int]:
-    """``n`` ports free on 127.0.0.1, each with its cluster bus port (+10000) free too."""
+    """``n`` ports free on 127.0.0.1 from this worker's slice, each with its cluster bus port
+    (+10000) free too."""
     ports: list[int] = []
-    while len(ports) < n:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
-        if port + 10000 > 65535 or port in ports:
-            continue
-        with socket.socket() as bus:
-            try:
-                bus.bind(("127.0.0.1", port + 10000))
-            except OSError:
-                continue
-        ports.append(port)
-    return ports
+    for port in random.sample(_port_slice(), len(_port_slice())):
+        if _bindable(port) and _bindable(port + 10000):
+            ports.append(port)
+            if len(ports) == n:
+                return ports
+    raise RuntimeError(f"no {n} free ports in {_port_slice()}")
 
 
 #: ``redis-cli``'s TLS options for the nodes of a cluster started with ``tls``, by port.

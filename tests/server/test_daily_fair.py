@@ -169,6 +169,7 @@ async def test_the_clock_starts_at_the_reveal_and_a_machine_pace_is_not_ranked(
     await back.close()
 
 
+@pytest.mark.slow
 async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fair) -> None:
     server, date, line = fair.server, fair.date, fair.line
     watcher = await WsClient.connect(server.ws_url, "watcher")

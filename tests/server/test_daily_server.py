@@ -188,6 +188,7 @@ def test_leaderboard_parameters_are_checked(server: ServerProc) -> None:
 # -- playing it -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     fresh: Today,
 ) -> None:

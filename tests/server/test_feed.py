@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable
 
 import pytest
 import redis.asyncio as aioredis
@@ -19,14 +18,7 @@ from tests.server.test_redis_faults import (
     pytestmark,  # noqa: F401  (needs redis-server)
     redis_pid,
 )
-
-
-async def until(check: Callable[[], object], timeout: float = 10.0) -> None:
-    """Wait until ``check()`` is true."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
+from tests.waits import until
 
 
 async def test_a_hung_connection_is_opened_again_and_its_channels_resubscribed(
@@ -70,9 +62,13 @@ async def test_a_hung_connection_is_opened_again_and_its_channels_resubscribed(
             await until(lambda: got[-1] == ("room:1", "two"))
 
             feed.unsubscribe("room:1")
-            await asyncio.sleep(0.1)
-            await client.publish("room:1", "three")
-            await asyncio.sleep(0.2)
+
+            async def unsubscribed() -> bool:
+                return dict(await client.pubsub_numsub("room:1")).get("room:1") == 0
+
+            await until(unsubscribed, what="Redis has the channel unsubscribed")
+            assert await client.publish("room:1", "three") == 0  # nobody hears it
+            await asyncio.sleep(0.1)  # nor does the feed, a moment later
             assert got[-1] == ("room:1", "two")
         finally:
             await feed.close()

@@ -33,8 +33,10 @@ POOL = ["--solver-workers", "1", "--solver-queue", "1"]
 
 @pytest.fixture(scope="module")
 def hint_server() -> Iterator[ServerProc]:
-    """A server with a one-process solver pool and a queue of one."""
-    with running_server(redis_url(), args=[*FAST, *POOL]) as srv:
+    """A server with a one-process solver pool and a queue of one, at the solver's default
+    scheduling (idle, niced)."""
+    env = {"SEAHAVEN_SOLVER_POLICY": "idle", "SEAHAVEN_SOLVER_NICE": str(WORKER_NICE)}
+    with running_server(redis_url(), args=[*FAST, *POOL], env=env) as srv:
         yield srv
 
 

@@ -371,6 +371,7 @@ async def test_a_settled_rated_round_keeps_its_changes_in_the_snapshot(
         await c.close()
 
 
+@pytest.mark.slow
 async def test_a_lone_player_is_offered_a_bot_and_races_it(
     key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
@@ -554,6 +555,7 @@ async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
             await c.close()
 
 
+@pytest.mark.slow
 async def test_a_player_brought_in_too_late_waits_again_in_place(
     key_prefix: str, redis_client: aioredis.Redis
 ) -> None:

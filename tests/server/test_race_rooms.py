@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import redis.asyncio as aioredis
+
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
+from server.store.keys import Keys
 from tests.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
+from tests.waits import until
 
 
 def wire(text: str, action_id: int) -> dict[str, Any]:
@@ -165,8 +169,11 @@ async def test_a_lost_position_is_announced(race_server: ServerProc) -> None:
     await c.close()
 
 
+async def _gone(r: aioredis.Redis, key: str) -> bool:
+    return not await r.exists(key)
+
+
 async def test_idle_rooms_expire() -> None:
-    import asyncio
 
     from tests.serverproc import redis_url, running_server
 
@@ -175,7 +182,11 @@ async def test_idle_rooms_expire() -> None:
         await c.send({"type": "create_room", "cells": 4})
         room = (await c.expect("snapshot"))["room_id"]
         await c.close()
-        await asyncio.sleep(2.2)
+        r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+        try:  # gone once its second without a visit is over (this server's prefix is "")
+            await until(lambda: _gone(r, Keys().room(room)), timeout=10, what="the room expired")
+        finally:
+            await r.aclose()
         d = await WsClient.connect(srv.ws_url, "late")
         await d.send({"type": "join", "room": room, "role": "spectator"})
         assert (await d.expect("error"))["code"] == "room_not_found"
@@ -233,7 +244,9 @@ async def test_a_racer_who_never_comes_back_gives_up_so_the_race_ends() -> None:
         await cat.expect("welcome")
         gone = await ann.expect("gave_up", player_id=bob.player_id, timeout=5)
         assert gone["round"] == 1
-        await asyncio.sleep(1.0)  # past Cat's grace too: she came back, so she plays on
+        # Cat dropped a moment after Bob, so her grace ends a moment after his: past it too,
+        # she came back, so she plays on.
+        await asyncio.sleep(0.3)
         line = solve(Board.from_code("SH1-C4-AAAAAAB"), timeout=10).moves
         await cat.send(wire(line[0], 1))
         await cat.expect("ack", id=1)

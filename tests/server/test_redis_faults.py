@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from server.clients.bot import action_message
@@ -25,6 +26,7 @@ from server.engine import Board
 from server.engine.solver import solve
 from tests.rediscluster import make_certificate
 from tests.serverproc import QUICK, ServerProc, WsClient, free_port, running_server, start_server
+from tests.waits import until
 
 CODE = "SH1-C4-AAAAAAB"
 REDIS_SERVER = shutil.which("redis-server")
@@ -62,6 +64,14 @@ def health(srv: ServerProc, timeout: float = 3.0) -> int:
         return exc.code
 
 
+def exited(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a child of ours not yet waited for included)."""
+    try:
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return True
+
+
 def redis_pid(port: int) -> int:
     """The pid of the redis-server listening on ``port``."""
     out = subprocess.run(
@@ -70,6 +80,7 @@ def redis_pid(port: int) -> int:
     return int(next(x for x in out.splitlines() if x.startswith("process_id:")).split(":")[1])
 
 
+@pytest.mark.slow
 async def test_a_hung_redis_answers_busy_and_recovers() -> None:
     line = solve(Board.from_code(CODE)).moves
     with private_redis() as port:
@@ -162,6 +173,7 @@ def embedded_redis(data_dir: Path) -> int:
     raise AssertionError("no embedded redis-server found")
 
 
+@pytest.mark.slow
 def test_a_dead_embedded_redis_stops_the_server_with_one_message(tmp_path: Path) -> None:
     srv = start_server(None, data_dir=tmp_path / "data")
     try:
@@ -215,8 +227,9 @@ async def test_events_during_a_redis_restart_reach_every_socket(tmp_path: Path) 
             first = (await eve.expect("delta"))["seq"]
 
             # Redis stops (writing its append-only file) and starts again on the same data.
-            os.kill(redis_pid(port), signal.SIGTERM)
-            await asyncio.sleep(0.5)
+            pid = redis_pid(port)
+            os.kill(pid, signal.SIGTERM)
+            await until(lambda: exited(pid), what="the old Redis exited")
             restarted = subprocess.Popen(
                 [str(REDIS_SERVER), "--bind", "127.0.0.1", "--save", "", *durable],
                 stdout=subprocess.DEVNULL,

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.serverproc import WsClient, running_server
 
 
+@pytest.mark.slow
 async def test_embedded_redis_keeps_rooms_across_restarts(tmp_path: Path) -> None:
     data = tmp_path / "data"
     with running_server(None, data_dir=data) as srv:

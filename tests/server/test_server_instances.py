@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.engine import Board, Move, parse_action
@@ -22,6 +23,7 @@ def wire(text: str, action_id: int) -> dict[str, Any]:
     return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
 
 
+@pytest.mark.slow
 async def test_race_across_instances_survives_a_killed_instance() -> None:
     with (
         running_server(redis_url(), args=FAST) as one,

@@ -29,7 +29,15 @@ from tests import ROOT
 from tests.cli import seahaven_command
 from tests.rediscluster import RedisClusterProc
 from tests.server.conftest import needs_cluster
-from tests.serverproc import FAST, ServerProc, WsClient, free_port, open_race, redis_url
+from tests.serverproc import (
+    FAST,
+    TEST_ENV,
+    ServerProc,
+    WsClient,
+    free_port,
+    open_race,
+    redis_url,
+)
 
 CODE = "SH1-C4-AAAAAAD"
 SERVING = re.compile(r"seahaven serving on http://127\.0\.0\.1:(\d+)/ \(ws at /ws\), (\d+) workers")
@@ -43,7 +51,7 @@ def start_workers(
     """Start ``seahaven serve --port 0 ARGS`` and wait for its one "serving on" line, which
     names the port the parent chose for every worker."""
     cmd = seahaven_command("serve", "--host", "127.0.0.1", "--port", "0", *args)
-    env = dict(os.environ)
+    env = {**os.environ, **TEST_ENV}
     if redis is None:
         env.pop("REDIS_URL", None)
         cmd += ["--data-dir", str(tmp / "data")]
@@ -358,7 +366,11 @@ async def test_a_second_server_on_the_same_port_is_refused(key_prefix: str, tmp_
     log_path = tmp_path / "first.log"
     with log_path.open("wb") as out:
         first = ServerProc(
-            subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT), port, log_path
+            subprocess.Popen(
+                cmd, cwd=ROOT, env={**os.environ, **TEST_ENV}, stdout=out, stderr=subprocess.STDOUT
+            ),
+            port,
+            log_path,
         )
     try:
         await wait_for(lambda: "seahaven serving on" in first.log())

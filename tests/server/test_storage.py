@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.clients.bot import action_message
@@ -73,6 +74,7 @@ def test_the_readme_shows_every_family() -> None:
         assert row in readme, row
 
 
+@pytest.mark.slow
 async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> None:
     prefix = key_prefix
     env = {"SEAHAVEN_KEY_PREFIX": prefix}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from websockets.protocol import State
@@ -26,6 +27,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.text(max_size=12), values, max_size=8))
 def test_fast_dumps_writes_what_dumps_writes(data: dict[str, Any]) -> None:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +22,7 @@ import pytest
 from websockets.sync.client import ClientConnection
 
 from server.engine import Board, Move, parse_action
+from tests import ROOT
 from tests.serverproc import QUICK
 
 if TYPE_CHECKING:
@@ -97,13 +101,50 @@ def wait_ready(page: Page) -> None:
     page.wait_for_function("window.seahaven && window.seahaven.welcomed", timeout=10_000)
 
 
+def resize(page: Page, width: int, height: int) -> None:
+    """Set the viewport and return once the page has laid itself out at that size: its
+    ``resize`` handlers run before the next frame's callbacks, so two frames later they have
+    drawn (instead of a guessed wait)."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function(f"innerWidth === {width} && innerHeight === {height}", polling=10)
+    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def let_timers_run(page: Page, ms: int) -> None:
+    """Return once every timer the page set up to now for at most ``ms`` has fired: a timer
+    of the page's own for ``ms`` runs after them (a check that something did *not* happen,
+    for instance within the double tap's window, waits no longer than the page itself)."""
+    page.evaluate(f"new Promise(r => setTimeout(r, {ms}))")
+
+
+#: The web client's double tap window (``DOUBLE_MS`` of client_web/js/dnd.js), and a little:
+#: a click that may be the first of two is decided once it has passed.
+_DND = (ROOT / "client_web" / "js" / "dnd.js").read_text()
+DOUBLE_TAP_WINDOW_MS = int(re.search(r"const DOUBLE_MS = (\d+);", _DND).group(1)) + 20  # type: ignore[union-attr]
+
+
+def until_page(
+    page: Page, check: Callable[[], object], timeout: float = 10, what: str = "the condition"
+) -> None:
+    """Poll ``check`` (Python state that the page's routes and events update, which they do
+    while Playwright waits) until it is true.
+
+    Raises:
+        AssertionError: still false after ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout} s")
+        page.wait_for_timeout(20)
+
+
 def shoot(page: Page, name: str) -> None:
     """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png);
     the page gets its own size back afterwards."""
     size = page.viewport_size
     for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
+        resize(page, width, height)
         page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
     if size is not None:
         page.set_viewport_size(size)

@@ -10,18 +10,24 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from server.daily.replays import replay_id
 from server.engine import Board
 from server.engine.solver import solve
 from tests.serverproc import ServerProc
-from tests.web.pages import Player, js_errors, needs_chromium, new_page, send_line, wait_ready
+from tests.web.pages import (
+    Player,
+    js_errors,
+    needs_chromium,
+    new_page,
+    resize,
+    send_line,
+    wait_ready,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 VENDOR = Path(__file__).parent / "vendor"
 AXE = VENDOR / "axe.min.js"
@@ -84,8 +90,7 @@ def _axe(page: Page, where: str) -> None:
 def _axe_sizes(page: Page, where: str) -> None:
     size = page.viewport_size
     for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
+        resize(page, width, height)
         _axe(page, f"{where} at {width}x{height}")
     if size:
         page.set_viewport_size(size)

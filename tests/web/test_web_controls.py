@@ -16,7 +16,7 @@ from tests.web.pages import Player, board_json, js_errors, needs_chromium, new_p
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 CODE = "SH1-C4-AAAAAJ2"
 LANGS = ["en", "da", "de", "ru", "th"]

@@ -32,7 +32,7 @@ from tests.web.pages import (
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 
 #: The human pace rules off: the browser plays as fast as a test can click.

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS, UNRANKED_REASONS
 from server.engine.errors import REASONS
 from tests import ROOT
@@ -54,7 +52,6 @@ def test_every_language_explains_every_refusal_and_error() -> None:
         assert _keys(texts) == _keys(english), lang
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_language_from_the_browser_then_the_switch(
     web_server: ServerProc, browser: Browser
@@ -82,7 +79,6 @@ def test_language_from_the_browser_then_the_switch(
     assert js_errors(page) == []
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_the_last_language_chosen_wins_when_an_earlier_one_loads_slower(
     web_server: ServerProc, browser: Browser
@@ -113,7 +109,6 @@ def test_the_last_language_chosen_wins_when_an_earlier_one_loads_slower(
     assert js_errors(page) == []
 
 
-@pytest.mark.browser
 @needs_chromium
 def test_a_refusal_is_explained_in_the_players_language(
     web_server: ServerProc, browser: Browser

@@ -6,17 +6,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from server.engine import COL, Board, Move, parse_action
 from server.engine.solver import solve
 from tests.serverproc import ServerProc
-from tests.web.pages import Player, board_json, js_errors, needs_chromium, new_page, wait_ready
+from tests.web.pages import (
+    DOUBLE_TAP_WINDOW_MS,
+    Player,
+    board_json,
+    js_errors,
+    let_timers_run,
+    needs_chromium,
+    new_page,
+    wait_ready,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 CODE = "SH1-C4-AAAAAAB"  # the AS on top of column 4 can go home at once; 2D (col6) onto 3D
 ENDGAME_CODE = "SH1-C4-AAAAAJ2"
@@ -70,7 +77,7 @@ def test_a_tap_that_can_go_home_is_sent_at_once(web_server: ServerProc, browser:
     # A single click on a card that cannot go home sends nothing and says nothing.
     _settled(page)
     p.top("col1").click()
-    page.wait_for_timeout(600)
+    let_timers_run(page, DOUBLE_TAP_WINDOW_MS)  # the click waited for a second one: none
     assert len(_sent(page)) == 1 and p.moves() == 1
     assert page.locator("#toast").is_hidden()
     assert js_errors(page) == []
@@ -91,7 +98,7 @@ def test_a_double_tap_still_works(web_server: ServerProc, browser: Browser) -> N
     _settled(page)
     p.double_click("col4")
     p.wait_moves(2)
-    page.wait_for_timeout(600)
+    let_timers_run(page, DOUBLE_TAP_WINDOW_MS)
     assert _sent(page)[1:] == [{"type": "tap", "at": "col4", "inEvent": True}]
     assert p.moves() == 2 and p.top("col4").get_attribute("data-card") == "5S"
     assert js_errors(page) == []

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
-
 from tests.serverproc import ServerProc
 from tests.web.pages import needs_chromium, new_page, wait_ready
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 
 def test_two_racers_named_alike_are_told_apart(web_server: ServerProc, browser: Browser) -> None:

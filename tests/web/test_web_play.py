@@ -6,23 +6,24 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-import pytest
-
 from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
 from tests.web.pages import (
+    DOUBLE_TAP_WINDOW_MS,
     Player,
     board_json,
     js_errors,
+    let_timers_run,
     needs_chromium,
     new_page,
+    until_page,
     wait_ready,
 )
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, WebSocketRoute
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (protocol README)
 
@@ -79,7 +80,7 @@ def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Brows
     # A single click on a card that cannot go home does nothing, and says nothing.
     page.evaluate("document.getElementById('toast').hidden = true")
     p.top("col1").click()
-    page.wait_for_timeout(600)
+    let_timers_run(page, DOUBLE_TAP_WINDOW_MS)  # the click waited for a second one: none
     assert p.moves() == 1
     assert page.locator("#toast").is_hidden()
     # Undo puts it back.
@@ -203,8 +204,7 @@ def test_a_lost_delta_is_noticed_and_the_board_resynced(
     state["drop"] = True
     p.double_click("col5")  # 2D to cell 3: acknowledged, but its delta never arrives
     page.wait_for_function("seahaven.net.pending.size === 0")
-    page.wait_for_timeout(300)
-    assert state["dropped"] == 1
+    until_page(page, lambda: state["dropped"] == 1, what="the delta dropped")
     assert _tops(page)[4] == "2D"  # the page has not seen the move
     p.double_click("col1")  # 6D onto 7D: its delta's seq skips one, so the page resyncs
     page.wait_for_function("seahaven.game.me() && seahaven.game.me().moves === 2")
@@ -251,6 +251,7 @@ def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
     page = new_page(browser)
     state = {"cut": False}
     sockets: list[WebSocketRoute] = []
+    lost: list[str] = []
 
     def route(ws: WebSocketRoute) -> None:
         server = ws.connect_to_server()
@@ -258,6 +259,7 @@ def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
 
         def from_server(msg: str | bytes) -> None:
             if state["cut"]:
+                lost.append(msg if isinstance(msg, str) else "")
                 return  # the connection is failing: nothing reaches the page
             ws.send(msg)
 
@@ -269,7 +271,11 @@ def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
     state["cut"] = True
     p.double_click("col5")  # reaches the server, but its ack and delta are lost
     page.wait_for_function("seahaven.net.pending.size === 1")
-    page.wait_for_timeout(300)
+    until_page(
+        page,
+        lambda: all(any(f'"type":"{kind}"' in m for m in lost) for kind in ("ack", "delta")),
+        what="the move's ack and delta lost",
+    )
     state["cut"] = False
     sockets[-1].close()  # the socket drops
     page.wait_for_function("seahaven.net.pending.size === 0", timeout=10_000)

@@ -25,6 +25,7 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    resize,
     send_line,
     wait_ready,
 )
@@ -34,7 +35,7 @@ from tests.web.test_web_a11y import _axe, _axe_sizes
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 #: A rating change as the page writes it: +12, −8 (a real minus sign), ±0.
 CHANGE = re.compile(r"([+−±])(\d+)")
@@ -78,8 +79,7 @@ def shoot(page: Page, name: str, show: str | None = None) -> None:
         return
     size = page.viewport_size
     for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
+        resize(page, width, height)
         page.locator(show).evaluate("(el) => el.scrollIntoView({block: 'end'})")
         page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
     if size is not None:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from server.engine import Board
 from server.engine.solver import solve
 from tests.serverproc import ServerProc
@@ -28,7 +26,7 @@ from tests.web.pages import (
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 
 def _state(page: Page) -> str:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
 from tests.web.pages import (
@@ -17,6 +15,7 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    resize,
     send_line,
     wait_ready,
 )
@@ -24,7 +23,7 @@ from tests.web.pages import (
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 #: A deal whose fifth card in column 5 is the King of clubs: the line below, found with the
 #: engine (a best-first search over legal moves that never moves column 5), lays the King of
@@ -182,8 +181,7 @@ def test_a_spectator_has_one_board_per_racer_whatever_the_window_does(
     assert _mini_counts(carol) == (2, 2)
     # Resizing, turning the phone, switching language: still one board per racer.
     for width, height in [(1366, 768), (390, 844), (844, 390), (1280, 860)]:
-        carol.set_viewport_size({"width": width, "height": height})
-        carol.wait_for_timeout(120)
+        resize(carol, width, height)
         assert _mini_counts(carol) == (2, 2), (width, height)
     for lang in ("de", "ru", "en"):
         carol.select_option("#lang", lang)
@@ -223,8 +221,7 @@ def test_spectator_cards_keep_the_card_shape(web_server: ServerProc, browser: Br
     own = _card_ratios(alice, '.board[data-board="mine"] .card')
     assert own and all(abs(r - 1.4) < 0.03 for r in own), own[:3]
     for width, height in [(1280, 860), (390, 844)]:
-        carol.set_viewport_size({"width": width, "height": height})
-        carol.wait_for_timeout(120)
+        resize(carol, width, height)
         seen = _card_ratios(carol, ".mini .board .card")
         assert len(seen) == 104
         assert all(abs(r - own[0]) < 0.03 for r in seen), (width, seen[:3])
@@ -291,8 +288,7 @@ def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
     send_line(alice, LONG_LINE)
     assert board_json(alice)["columns"] == longest.to_json()["columns"]
     for width, height in VIEWPORTS:
-        alice.set_viewport_size({"width": width, "height": height})
-        alice.wait_for_timeout(200)
+        resize(alice, width, height)
         _check_fits(alice, f"race {width}x{height}")
     # The Play view fits the same table.
     solo = new_page(browser, name="Solo")
@@ -301,8 +297,7 @@ def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
     solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
     send_line(solo, LONG_LINE)
     for width, height in VIEWPORTS:
-        solo.set_viewport_size({"width": width, "height": height})
-        solo.wait_for_timeout(200)
+        resize(solo, width, height)
         _check_fits(solo, f"play {width}x{height}")
     for page in (alice, bob, solo):
         assert js_errors(page) == []

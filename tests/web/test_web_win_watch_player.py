@@ -33,13 +33,14 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    resize,
     wait_ready,
 )
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [pytest.mark.browser, needs_chromium]
+pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 #: A card name standing alone: a shared line or a list showing one gives the deal away.
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
@@ -101,8 +102,7 @@ def shoot(page: Page, name: str) -> None:
     """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png)."""
     size = page.viewport_size
     for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(200)
+        resize(page, width, height)
         page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
     if size is not None:
         page.set_viewport_size(size)
