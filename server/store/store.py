@@ -21,6 +21,7 @@ from . import atomic
 from .batch import ScriptBatcher
 from .keys import Keys
 from .scripts import source
+from .status import Status, status_of
 
 #: Events kept per room for resume; an older last_seq gets a snapshot.
 MAX_EVENTS: Final = 2000
@@ -30,11 +31,11 @@ SESSION_TTL: Final = 7 * 24 * 3600
 
 @dataclass(slots=True)
 class Outcome:
-    """What a script answered: a status word, the seq of its (last) event, maybe a rank,
-    and the seq of its first event (the move script: its deltas run from ``first`` to
-    ``seq``)."""
+    """What a script answered (:data:`~server.store.status.ANSWER`): its status, the seq
+    of its (last) event, maybe a rank, and the seq of its first event (the move script: its
+    deltas run from ``first`` to ``seq``)."""
 
-    status: str
+    status: Status
     seq: int = 0
     rank: int = 0
     first: int = 0
@@ -134,7 +135,7 @@ def _text(value: Any) -> str:
 
 def _outcome(raw: Any) -> Outcome:
     items = list(raw)
-    status = _text(items[0])
+    status = status_of(items[0])
     seq = int(items[1]) if len(items) > 1 else 0
     rank = int(items[2]) if len(items) > 2 else 0
     first = int(items[3]) if len(items) > 3 else seq
