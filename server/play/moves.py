@@ -39,6 +39,7 @@ from ..registry import Routes
 from ..rooms import rounds
 from ..session import Conn
 from ..store.cache import BoardEntry
+from ..store.events import stamp
 from ..store.records import Mode, Role, RoomPhase, RoomState
 from ..store.status import Status
 from ..store.store import MoveCommit, Outcome
@@ -232,7 +233,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         # (the channel skips this socket); waiting for the next loop turn only adds latency.
         conn.queue(wire.ack(move.action_id, out.seq))
         for n, (body, legal) in enumerate(zip(move.delta_bodies, move.legal, strict=True)):
-            conn.queue(wire.stamp(out.first + n, wire.with_legal(body, legal)))
+            conn.queue(wire.own_view(stamp(out.first + n, body), legal))
         if lost:
             conn.queue(wire.lost(move.pid))
         conn.flush()

@@ -19,6 +19,7 @@ from redis.commands.core import AsyncScript
 
 from . import atomic
 from .batch import ScriptBatcher
+from .events import RoomEvent
 from .keys import Keys
 from .scripts import source
 from .status import Status, status_of
@@ -434,8 +435,12 @@ class Store:
 
     # -- reading --------------------------------------------------------------------------
 
-    async def events_after(self, room: str, last_seq: int) -> tuple[int, list[str]] | None:
-        """(current seq, events after ``last_seq``), or None if some were dropped."""
+    async def events_after(self, room: str, last_seq: int) -> tuple[int, list[RoomEvent]] | None:
+        """(current seq, events after ``last_seq``), or None if some were dropped.
+
+        Raises:
+            EventError: a stored event not of the form the scripts write.
+        """
         raw = await self._events_after(
             keys=[self.keys.room(room), self.keys.events(room)], args=[last_seq]
         )
@@ -443,7 +448,7 @@ class Store:
         seq, first = int(items[0]), int(items[1])
         if last_seq + 1 < first or last_seq > seq:
             return None
-        return seq, [_text(x) for x in items[2:]]
+        return seq, [RoomEvent.parse(_text(x)) for x in items[2:]]
 
     async def read_room(self, room: str) -> RoomRead | None:
         """The room at one instant, or None when it does not exist."""
