@@ -72,29 +72,9 @@ def view(conn: Listener, event: RoomEvent, full: str, racer: str | None) -> tupl
     return racer, 0
 
 
-def is_own(conn: Listener, pid: str, racers: frozenset[str]) -> bool:
-    """Whether an event is about this socket's own board: the player's ``delta`` (on any of
-    their sockets), or the ``started`` of a round it races. Only such a socket gets the
-    board's legal moves (:func:`wire.own_text`)."""
-    if conn.role != "player" or not conn.pid:
-        return False
-    return pid == conn.pid if pid else conn.pid in racers
-
-
 def racers_of(event: RoomEvent) -> frozenset[str]:
     """The racers of a round, if the event is its ``started`` (else none)."""
     return frozenset(event.rest()) if event.kind == "started" else _NO_RACERS
-
-
-def seat(conn: Listener, racers: frozenset[str]) -> None:
-    """At ``started``, every socket of an identity that races this round becomes a racer's.
-
-    An identity racing in a room cannot also watch it: a second socket that entered as a
-    spectator in the lobby (before its identity took a racer's seat again) would otherwise
-    see every rival's board.
-    """
-    if conn.pid in racers:
-        conn.role = "player"
 
 
 #: What the sockets of a room may receive of one event, made once for all of them: its
@@ -112,11 +92,25 @@ def texts(event: RoomEvent) -> Texts:
 
 def shown(conn: Listener, event: RoomEvent, made: Texts) -> tuple[str | None, int]:
     """What ``conn`` receives of ``event`` (the text or None, and the ms it waits): the
-    player's own view on the sockets of the board's player, else :func:`view`; at
-    ``started``, the socket takes its racer's seat first."""
+    player's own view on the sockets of that player's own board, else :func:`view`.
+
+    At ``started``, every socket of an identity that races this round becomes a racer's
+    first: an identity racing in a room cannot also watch it, and a second socket that
+    entered as a spectator in the lobby (before its identity took a racer's seat again)
+    would otherwise see every rival's board. The own view goes to a racer's sockets alone:
+    for a board's ``delta`` those of its player (any of them), for ``started`` those of
+    each racer of the round.
+    """
     full, racer, own, racers = made
-    seat(conn, racers)
-    if own is not None and is_own(conn, event.pid, racers):
+    pid = conn.pid
+    if pid in racers:
+        conn.role = "player"
+    if (
+        own is not None
+        and pid
+        and conn.role == "player"
+        and (event.pid == pid if event.pid else pid in racers)
+    ):
         return own, 0
     return view(conn, event, full, racer)
 

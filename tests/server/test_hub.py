@@ -16,7 +16,7 @@ DELTA = '{"seq":7,"type":"delta","player_id":"pA","t":1500}'
 PROGRESS = '{"seq":7,"type":"progress","player_id":"pA"}'
 
 
-@dataclass
+@dataclass(eq=False)
 class Socket:
     """A listener as the hub sees it."""
 
@@ -90,3 +90,22 @@ def test_a_racing_identitys_spectator_socket_takes_a_racers_seat_at_the_start() 
     assert ghost.role == "player"
     assert seq == 5 and text is not None and '"legal":' in text  # its own opening board
     assert view(ghost, event(f"pB\t{DELTA}\t{PROGRESS}\t"), DELTA, PROGRESS) == (PROGRESS, 0)
+
+
+def test_the_players_own_view_goes_to_that_players_other_sockets_alone() -> None:
+    legal = '{"moves":{},"send_home":false}'
+    own = DELTA[:-1] + ',"legal":' + legal + "}"
+    mover, tab = Socket("pA", "player", cid="c1"), Socket("pA", "player", cid="c2")
+    rival, spectator = Socket("pB", "player", cid="c3"), Socket("pS", "spectator", cid="c4")
+    fan_out = hub()
+    fan_out.rooms["R"] = {mover, tab, rival, spectator}
+    fan_out._shard_message(Keys().channel("R"), f"c1\tpA\t{DELTA}\t{PROGRESS}\t\t{legal}")
+    assert mover.sent == []  # its delta went out with its ack
+    assert tab.sent == [(own, 0)]
+    assert rival.sent == [(PROGRESS, 0)]
+    assert spectator.sent == [(DELTA, 0)]
+    assert fan_out.last_seq["R"] == 7
+    # A replay gives the player the same view; a malformed event reaches nobody.
+    assert hub().seen(tab, [event(f"pA\t{DELTA}\t{PROGRESS}\t\t{legal}")]) == [(7, own, 0)]
+    fan_out._shard_message(Keys().channel("R"), "c1\tpA\tnot an event\t\t")
+    assert len(tab.sent) == len(rival.sent) == len(spectator.sent) == 1
