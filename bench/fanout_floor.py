@@ -63,7 +63,7 @@ class Bodies:
         pid = "p" * 22  # the length of a player id
         body = wire.delta_body(pid, 1, text, delta, board, 61_234)
         return cls(
-            own=wire.with_legal(body, wire.legal(board)),
+            own=wire.own_view(body, wire.legal(board)),
             delta=body,
             progress=wire.progress_body(pid, 1, board),
         )

@@ -4,25 +4,28 @@ forwards every event to those sockets, each seeing what its role may see.
 Racers see another racer's actions as ``progress`` (counts only); the player whose board it
 is sees the ``delta`` with the board's legal moves (``legal``), and spectators what the
 room's watch mode allows: the ``delta`` at once (live), the ``delta`` some seconds late
-(delayed) or the ``progress`` (progress). See ``store/lua/common.lua`` for the form of an
-event; records are turned into messages once per event, here, by :func:`wire.render`.
+(delayed) or the ``progress`` (progress). An event is read once (a
+:class:`~server.store.events.RoomEvent`) and turned into its texts once (:func:`texts`, by
+:mod:`server.net.wire`) for every socket of the room here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Final, Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
+from protocol.vocabulary import WatchMode
+
 from ..metrics import Metrics
 from ..quiet import Quiet
+from ..store.events import RoomEvent
 from ..store.keys import Keys
 from ..transport.feed import Feed
 from ..transport.shards import ShardSubscriber
@@ -54,54 +57,63 @@ class Listener(Protocol):
 #: One event as a socket receives it: its seq, the text (None: nothing) and the delay in ms.
 Seen = tuple[int, str | None, int]
 
-
-def fields(entry: str, n: int) -> list[str]:
-    """The ``n`` tab-separated fields of a stored or published event; an event stored before
-    events carried their WATCH or OWN field (rooms outlive a restart) has it empty."""
-    parts = entry.split("\t", n - 1)
-    return parts + [""] * (n - len(parts))
+_NO_RACERS: Final[frozenset[str]] = frozenset()
 
 
-def view(conn: Listener, pid: str, full: str, racer: str, watch: str) -> tuple[str | None, int]:
-    """The text a connection receives for an event (or None) and how many ms later."""
+def view(conn: Listener, event: RoomEvent, full: str, racer: str | None) -> tuple[str | None, int]:
+    """The text a connection receives for an event (or None) and how many ms later, by its
+    role and the room's watch mode (``full``: the event's message, ``racer``: what the other
+    racers receive instead, None nothing)."""
     if conn.role == "spectator":
-        if not watch:
-            return full, 0
-        if watch == "p":  # progress only: what the other racers see
-            return (None if racer == "-" else racer or full), 0
-        return full, int(watch[1:])  # "dMS": the board, MS late
-    if not pid or pid == conn.pid or not racer:
+        if event.watch is WatchMode.PROGRESS:  # progress only: what the other racers see
+            return racer, 0
+        return full, event.delay_ms  # delayed: the board, late; live: at once
+    if not event.pid or event.pid == conn.pid:
         return full, 0
-    if racer == "-":
-        return None, 0
     return racer, 0
 
 
-def is_own(conn: Listener, pid: str, racers: frozenset[str]) -> bool:
-    """Whether an event is about this socket's own board: the player's ``delta`` (on any of
-    their sockets), or the ``started`` of a round it races. Only such a socket gets the
-    board's legal moves (:func:`wire.own_text`)."""
-    if conn.role != "player" or not conn.pid:
-        return False
-    return pid == conn.pid if pid else conn.pid in racers
-
-
-def racers_of(raw: str, full: str) -> frozenset[str]:
+def racers_of(event: RoomEvent) -> frozenset[str]:
     """The racers of a round, if the event is its ``started`` (else none)."""
-    if not raw.startswith('["started"'):
-        return frozenset()
-    return frozenset(json.loads(full)["players"])
+    return frozenset(event.rest()) if event.kind == "started" else _NO_RACERS
 
 
-def seat(conn: Listener, racers: frozenset[str]) -> None:
-    """At ``started``, every socket of an identity that races this round becomes a racer's.
+#: What the sockets of a room may receive of one event, made once for all of them: its
+#: message, what the other racers receive instead (None: nothing), the player's own view
+#: (None: the event has none) and the racers of the round it starts (else none).
+Texts = tuple[str, str | None, str | None, frozenset[str]]
 
-    An identity racing in a room cannot also watch it: a second socket that entered as a
-    spectator in the lobby (before its identity took a racer's seat again) would otherwise
-    see every rival's board.
+
+def texts(event: RoomEvent) -> Texts:
+    """The texts of ``event``."""
+    full = wire.render(event)
+    racer = full if event.racer == "" else event.racer
+    return full, racer, wire.own_text(event, full), racers_of(event)
+
+
+def shown(conn: Listener, event: RoomEvent, made: Texts) -> tuple[str | None, int]:
+    """What ``conn`` receives of ``event`` (the text or None, and the ms it waits): the
+    player's own view on the sockets of that player's own board, else :func:`view`.
+
+    At ``started``, every socket of an identity that races this round becomes a racer's
+    first: an identity racing in a room cannot also watch it, and a second socket that
+    entered as a spectator in the lobby (before its identity took a racer's seat again)
+    would otherwise see every rival's board. The own view goes to a racer's sockets alone:
+    for a board's ``delta`` those of its player (any of them), for ``started`` those of
+    each racer of the round.
     """
-    if conn.pid in racers:
+    full, racer, own, racers = made
+    pid = conn.pid
+    if pid in racers:
         conn.role = "player"
+    if (
+        own is not None
+        and pid
+        and conn.role == "player"
+        and (event.pid == pid if event.pid else pid in racers)
+    ):
+        return own, 0
+    return view(conn, event, full, racer)
 
 
 class Hub:
@@ -127,9 +139,9 @@ class Hub:
         #: The highest seq forwarded to each room's sockets here, to catch up from.
         self.last_seq: dict[str, int] = {}
         #: Reads a room's stored events after a seq (the store's ``events_after``).
-        self.fetch_after: Callable[[str, int], Awaitable[tuple[int, list[str]] | None]] | None = (
-            None
-        )
+        self.fetch_after: (
+            Callable[[str, int], Awaitable[tuple[int, list[RoomEvent]] | None]] | None
+        ) = None
         self._catching_up: set[asyncio.Task[object]] = set()
         #: Called with the room id when its last local socket goes (forget its caches).
         self.on_room_empty: Callable[[str], None] | None = None
@@ -187,7 +199,7 @@ class Hub:
     def _shard_message(self, channel: str, data: str) -> None:
         """A room event from a room's channel (on a cluster, its shard's)."""
         try:
-            self._forward(Keys.room_of_channel(channel), data)
+            self._forward(Keys.room_of_channel(channel), RoomEvent.parse_published(data))
         except Exception:  # one bad event must not end the fan-out of every room
             log.exception("forwarding an event failed")
 
@@ -220,8 +232,8 @@ class Hub:
             return False
         if found is None:
             return True  # too many to replay: each socket resyncs at the next event it sees
-        for entry in found[1]:
-            self._forward(room, "\t" + entry)  # no origin: the mover drops its own twice
+        for event in found[1]:
+            self._forward(room, event)  # no origin: the mover drops its own twice
         return True
 
     async def _catch_up_until_done(self, room: str) -> None:
@@ -232,19 +244,16 @@ class Hub:
                 return
             await asyncio.sleep(0.1 * attempt)
 
-    def _forward(self, room: str, data: str) -> None:
+    def _forward(self, room: str, event: RoomEvent) -> None:
         conns = self.rooms.get(room)
         if not conns:
             return
-        origin, pid, raw, racer, watch, own_field = fields(data, 6)
-        full = wire.render(raw)  # once for every socket of the room
-        own = wire.own_text(raw, full, own_field)
-        seq = wire.event_seq(full)
+        made = texts(event)  # once for every socket of the room
+        seq, origin = event.seq, event.origin
         self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
-        if not pid and self.on_room_event is not None:
-            self.on_room_event(room, full)
-        over = raw.startswith('["race_over"')
-        racers = racers_of(raw, full)
+        if not event.pid and self.on_room_event is not None:
+            self.on_room_event(room, made[0])
+        over = event.kind == "race_over"
         for conn in conns:
             if conn.cid == origin:  # the mover's own delta went out with its ack
                 continue
@@ -252,37 +261,24 @@ class Hub:
                 # It has left (or is leaving) this room and waits for the unsubscribe:
                 # a late event of the old room must not reach it.
                 continue
-            seat(conn, racers)
             if over:  # the race is over: nothing is secret any more
                 conn.release_held()
-            if own is not None and is_own(conn, pid, racers):
-                conn.push(own, seq)
-                continue
-            text, delay = view(conn, pid, full, racer, watch)
+            text, delay = shown(conn, event, made)
             if text is not None:
                 conn.push(text, seq, delay)
 
     def seen(
-        self, conn: Listener, entries: list[str], age: Callable[[str], int] | None = None
+        self, conn: Listener, events: list[RoomEvent], age: Callable[[str], int] | None = None
     ) -> list[Seen]:
-        """What one socket receives of stored events (``PID\\tFULL\\tRACER\\tWATCH\\tOWN``).
+        """What one socket receives of stored events.
 
         ``age`` gives how many ms ago a delayed event happened, to take off its delay
         (without it the delay runs from now: late, never early).
         """
         out: list[Seen] = []
-        for entry in entries:
-            pid, raw, racer, watch, own_field = fields(entry, 5)
-            full = wire.render(raw)
-            racers = racers_of(raw, full)
-            seat(conn, racers)
-            if is_own(conn, pid, racers):
-                own = wire.own_text(raw, full, own_field)
-                if own is not None:
-                    out.append((wire.event_seq(full), own, 0))
-                    continue
-            text, delay = view(conn, pid, full, racer, watch)
+        for event in events:
+            text, delay = shown(conn, event, texts(event))
             if delay and text is not None and age is not None:
                 delay = max(0, delay - age(text))
-            out.append((wire.event_seq(full), text, delay))
+            out.append((event.seq, text, delay))
         return out

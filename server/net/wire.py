@@ -5,7 +5,8 @@ every builder against its model and the examples of ``protocol/README.md``). Roo
 are built in two halves: the server writes a message *body* (a JSON object without its
 opening brace, see :func:`body`) and the store's script stamps the room's ``seq`` in front;
 events whose values only the script knows (the members, a rank, the results) come back from
-Redis as *records* (``[kind, seq, values...]``) that :func:`render` turns into messages.
+Redis as *records* (``[kind, seq, values...]``, read by :mod:`server.store.events`) that
+:func:`render` turns into messages.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
 from protocol.vocabulary import WatchMode, deal_shown
 
 from ..engine import Board, Delta
+from ..store.events import RECORDS, RoomEvent
 
 _SEPARATORS: Final = (",", ":")
 
@@ -44,18 +46,6 @@ def fast_dumps(data: Mapping[str, Any]) -> str:
 def body(data: Mapping[str, Any]) -> str:
     """A message without its opening brace, for a script to stamp the ``seq`` in front."""
     return dumps(data)[1:]
-
-
-def stamp(seq: int, message_body: str) -> str:
-    """A body with its ``seq`` in front, as the scripts stamp it."""
-    return f'{{"seq":{seq},{message_body}'
-
-
-def event_seq(full: str) -> int:
-    """The seq of a stored event: a stamped message or a record."""
-    if full.startswith("["):
-        return int(json.loads(full)[1])
-    return int(full[7 : full.index(",", 7)])
 
 
 # -- answers to one client ----------------------------------------------------------------
@@ -243,20 +233,23 @@ def legal(board: Board) -> str:
     return fast_dumps(legal_view(board))
 
 
-def with_legal(message: str, legal_json: str) -> str:
-    """A message (or a body) with ``legal`` added at its end: what the board's own player
-    receives instead of the message everyone else may get."""
+def own_view(message: str, legal_json: str) -> str:
+    """The player's own view of an event about their board: its message with the board's
+    legal moves (``legal``, see :func:`legal`) added at its end, which that player's sockets
+    alone receive instead of the message everyone else may get. The one place it is made:
+    for the mover with the ack (``server/play/moves.py``), for their other sockets and on a
+    replay from the event (:func:`own_text`)."""
     return f'{message[:-1]},"legal":{legal_json}}}'
 
 
-def own_text(raw: str, full: str, own: str) -> str | None:
-    """What the player whose board an event is about receives instead of ``full``: a
-    ``delta`` with the ``legal`` the move script kept beside it (``own``), the opening board
-    of ``started`` with its legal moves (for each racer of the round); else None."""
-    if own:
-        return with_legal(full, own)
-    if raw.startswith('["started"'):
-        return with_legal(full, legal(Board.from_code(json.loads(raw)[3])))
+def own_text(event: RoomEvent, full: str) -> str | None:
+    """The player's own view of ``event`` (``full`` its message): a ``delta`` with the
+    ``legal`` the move script kept beside it, the opening board of ``started`` with its
+    legal moves (for each racer of the round); None for an event that has none."""
+    if event.own:
+        return own_view(full, event.own)
+    if event.kind == "started":
+        return own_view(full, legal(Board.from_code(event.fields()["code"])))
     return None
 
 
@@ -382,57 +375,35 @@ def race_over(seq: int, round_: int, results: list[dict[str, Any]]) -> str:
     return dumps({"seq": seq, "type": "race_over", "round": round_, "results": results})
 
 
-_ROOM_FIELDS: Final = (
-    "room_id",
-    "code",
-    "cells",
-    "mode",
-    "state",
-    "round",
-    "host",
-    "ns",
-    "typed",
-    "watch",
-    "delay_s",
-    "public",
-    "rated",
-    "paired",
-)
-
-
-def render(full: str) -> str:
-    """The message of a stored event: a stamped body as it is, a record built here.
+def render(event: RoomEvent) -> str:
+    """The message of an event: a stamped body as it is, a record's built here.
 
     Raises:
-        ValueError: an unknown record (a script and this module disagree).
+        ValueError: a record of no kind of :data:`~server.store.events.RECORDS`.
     """
-    if not full.startswith("["):
-        return full
-    kind, seq_text, *values = json.loads(full)
-    seq = int(seq_text)
+    kind, seq = event.kind, event.seq
+    if not kind:
+        return event.full
+    if kind not in RECORDS:
+        raise ValueError(f"unknown event record {kind!r}")
     if kind == "room":
-        # The members (JSON objects) follow the fields; a record stored before the later
-        # fields (typed, watch, delay_s; public; rated, paired) were added has fewer of them.
-        n = next((i for i, v in enumerate(values) if v.startswith("{")), len(values))
-        n = min(n, len(_ROOM_FIELDS))
-        fields = dict(zip(_ROOM_FIELDS, values[:n], strict=False))
-        return room(seq, fields, values[n:])
+        return room(seq, event.fields(), list(event.rest()))
+    v = event.fields()
     if kind == "countdown":
-        return countdown(seq, int(values[0]), int(values[1]), int(values[2]))
+        return countdown(seq, int(v["round"]), int(v["starts_at"]), int(v["now"]))
     if kind == "started":
-        rnd, code, cells, at, *players = values
-        return started(seq, int(rnd), code, int(cells), int(at), players)
+        at, players = int(v["started_at"]), list(event.rest())
+        return started(seq, int(v["round"]), v["code"], int(v["cells"]), at, players)
     if kind == "finished":
-        pid, rnd, time_ms, moves, rank = values
-        return finished(seq, pid, int(rnd), int(time_ms), int(moves), int(rank))
-    if kind == "race_over":
-        results = []
-        for rank, text in zip(values[1::2], values[2::2], strict=True):
-            entry = json.loads(text)
-            entry["rank"] = int(rank) if rank else None
-            results.append(entry)
-        return race_over(seq, int(values[0]), results)
-    raise ValueError(f"unknown event record {kind!r}")
+        time_ms, moves = int(v["time_ms"]), int(v["moves"])
+        return finished(seq, v["pid"], int(v["round"]), time_ms, moves, int(v["rank"]))
+    rest = event.rest()  # race_over: each result its rank ('' for none) and its JSON
+    results = []
+    for rank, text in zip(rest[0::2], rest[1::2], strict=True):
+        entry = json.loads(text)
+        entry["rank"] = int(rank) if rank else None
+        results.append(entry)
+    return race_over(seq, int(v["round"]), results)
 
 
 # -- the snapshot -------------------------------------------------------------------------

@@ -41,6 +41,8 @@ from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import rounds
 from ..rooms.records import Mode, Role, RoomPhase
+from ..store.events import stamp
+from ..store.status import Status
 from ..store.store import MoveCommit, Outcome
 
 routes = Routes()
@@ -220,7 +222,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
     def acknowledge(out: Outcome) -> None:
         # Called as soon as Redis's answer is read (a loop turn before the await returns).
         nonlocal acked
-        if acked or out.status != "ok":
+        if acked or out.status is not Status.OK:
             return
         acked = True
         entry.version += len(move.log_entries)
@@ -232,7 +234,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         # (the channel skips this socket); waiting for the next loop turn only adds latency.
         conn.queue(wire.ack(move.action_id, out.seq))
         for n, (body, legal) in enumerate(zip(move.delta_bodies, move.legal, strict=True)):
-            conn.queue(wire.stamp(out.first + n, wire.with_legal(body, legal)))
+            conn.queue(wire.own_view(stamp(out.first + n, body), legal))
         if lost:
             conn.queue(wire.lost(move.pid))
         conn.flush()
@@ -246,20 +248,20 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         ctx.boards.drop(move.room, move.round, move.pid)
         raise
     ctx.metrics.move_script.observe(time.perf_counter() - redis_started)
-    if out.status == "ok":
+    if out.status is Status.OK:
         acknowledge(out)  # already done when Redis's answer was read; not twice
         if move.finishing:  # keep the replay; verify and rank a daily win; race history
             ctx.spawn(finish(ctx, conn, move, out.rank))
         return True
     ctx.boards.drop(move.room, move.round, move.pid)  # the copy took an action Redis did not
-    if out.status == "stale":
+    if out.status is Status.STALE:
         return False
-    if out.status == "dup":
+    if out.status is Status.DUP:
         await ack_again(ctx, conn, move.room, move.action_id, out.seq)
         return True
-    if out.status in ("round", "room_not_found", "not_started"):
+    if out.status in (Status.ROUND, Status.ROOM_NOT_FOUND, Status.NOT_STARTED):
         await ctx.rooms.get(move.room, refresh=True)
-        reason = "not_started" if out.status == "not_started" else "not_racing"
+        reason = Status.NOT_STARTED if out.status is Status.NOT_STARTED else Status.NOT_RACING
     else:
         reason = out.status
     conn.reject(move.action_id, reason)

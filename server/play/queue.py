@@ -11,6 +11,7 @@ from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import pairing, waiting
 from ..store import ratings
+from ..store.status import Status
 
 routes = Routes()
 
@@ -19,7 +20,7 @@ routes = Routes()
 async def on_queue(ctx: Context, conn: Conn, msg: m.Queue) -> None:
     """Wait for a quick race of ``cells`` cells."""
     status = await pairing.enqueue(ctx, conn, msg.cells)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
 
 
@@ -34,7 +35,7 @@ async def on_unqueue(ctx: Context, conn: Conn, msg: m.Unqueue) -> None:
 async def on_accept_bot(ctx: Context, conn: Conn, msg: m.AcceptBot) -> None:
     """Race the bot offered."""
     status = await pairing.accept_bot(ctx, conn)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
 
 
@@ -47,5 +48,5 @@ async def on_rated(ctx: Context, conn: Conn, msg: m.SetRated) -> None:
     status = await ratings.set_rated(
         ctx.store, conn.room, conn.pid or "", msg.rated, ctx.instance_id
     )
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)

@@ -16,6 +16,7 @@ from ..net.session import Conn
 from ..rooms import membership, rounds
 from ..rooms.records import Mode, Role
 from ..store import listing
+from ..store.status import Status
 
 routes = Routes()
 
@@ -51,7 +52,7 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
     typed = msg.code is not None
     room = await membership.new_room(ctx, Mode.RACE, code, cells, typed=typed, public=msg.public)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
     elif msg.public:
         await listing.list_room(ctx.store, room, now_ms())  # on the Watch list from now on
@@ -65,7 +66,7 @@ async def on_watch_mode(ctx: Context, conn: Conn, msg: m.WatchMode) -> None:
         return
     delay_s = msg.delay_s or DEFAULT_DELAY_S
     status = await rounds.set_watch(ctx, conn.room, conn.pid or "", msg.mode, delay_s)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
 
 
@@ -76,7 +77,7 @@ async def on_join(ctx: Context, conn: Conn, msg: m.Join) -> None:
         conn.error("already_in_room")
         return
     status = await membership.join(ctx, conn, msg.room.upper(), msg.role)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
 
 
@@ -92,7 +93,7 @@ async def on_resume(ctx: Context, conn: Conn, msg: m.Resume) -> None:
         return
     conn.pid, conn.name, conn.token = session[0], session[1], msg.token
     status = await membership.resume(ctx, conn, msg.room.upper(), msg.last_seq)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
 
 
@@ -114,7 +115,7 @@ async def on_start(ctx: Context, conn: Conn, msg: m.Start) -> None:
         conn.error("not_in_room")
         return
     status = await rounds.start(ctx, conn.room, conn.pid or "")
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
 
 
@@ -127,7 +128,7 @@ async def on_give_up(ctx: Context, conn: Conn, msg: m.GiveUp) -> None:
         conn.error("not_racing")
         return
     status = await rounds.give_up(ctx, room, state.round, state.code, conn.pid or "", conn.name)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)
 
 
@@ -140,5 +141,5 @@ async def on_rematch(ctx: Context, conn: Conn, msg: m.Rematch) -> None:
         conn.error("not_in_room")
         return
     status = await rounds.rematch(ctx, room, conn.pid or "", state.cells)
-    if status != "ok":
+    if status is not Status.OK:
         conn.error(status)

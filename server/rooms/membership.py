@@ -24,6 +24,7 @@ from ..net import wire
 from ..net.hub import Seen
 from ..net.member import Member
 from ..store import listing, queue
+from ..store.status import Status
 from ..store.store import RoomRead
 from . import ratings, rounds, waiting
 from .records import (
@@ -283,7 +284,7 @@ async def daily_unwatchable(ctx: Context, room: str, fields: dict[str, str], pid
     return result is None
 
 
-async def join(ctx: Context, conn: Member, room: str, role: str) -> str:
+async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
     """Become a member of ``room`` as ``role`` (or change role) and enter it.
 
     Returns:
@@ -295,17 +296,17 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> str:
     if role == Role.SPECTATOR:
         fields = await ctx.store.room_fields(room)
         if await daily_unwatchable(ctx, room, fields, pid):
-            return "daily_running"
+            return Status.DAILY_RUNNING
     out = await ctx.store.join(
         room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
     )
-    if out.status != "ok":
+    if out.status is not Status.OK:
         return out.status
     await enter(ctx, conn, room, role)
-    return "ok"
+    return Status.OK
 
 
-async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) -> str:
+async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) -> Status:
     """Come back into a room after a dropped connection (on any instance).
 
     A member keeps their role. A membership that ended with the socket (a spectator, or a
@@ -324,27 +325,27 @@ async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) ->
     if member is not None:
         role = str(member["role"])
         if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
-            return "daily_running"  # seated before the rule; no way back in
+            return Status.DAILY_RUNNING  # seated before the rule; no way back in
     else:
         if not fields:
-            return "room_not_found"
+            return Status.ROOM_NOT_FOUND
         # Back in the lobby, or in the finished round they raced: a racer's seat again.
         phase = fields.get("state")
         back = phase == RoomPhase.DONE and f"st:{pid}" in fields
         role = Role.PLAYER if phase == RoomPhase.LOBBY or back else Role.SPECTATOR
         if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
-            return "daily_running"
+            return Status.DAILY_RUNNING
         out = await ctx.store.join(
             room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
         )
-        if out.status == "room_full":
+        if out.status is Status.ROOM_FULL:
             role = Role.SPECTATOR
             if await daily_unwatchable(ctx, room, fields, pid):
-                return "daily_running"
+                return Status.DAILY_RUNNING
             out = await ctx.store.join(
                 room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
             )
-        if out.status != "ok":
+        if out.status is not Status.OK:
             return out.status
     if conn.room is not None and conn.room != room:
         # One room at a time: coming back into another room leaves this one, as `leave`
@@ -354,7 +355,7 @@ async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) ->
         await leave_socket(ctx, conn)
     conn.queue(wire.welcome(pid, conn.token, conn.name, now_ms()))
     await enter(ctx, conn, room, role, last_seq)
-    return "ok"
+    return Status.OK
 
 
 async def leave(ctx: Context, conn: Member, room: str) -> None:

@@ -34,6 +34,7 @@ from ..net.member import Member
 from ..quiet import Quiet
 from ..store import listing, queue
 from ..store import ratings as stored
+from ..store.status import Status
 from . import membership, rounds
 from .ratings import START, shown
 from .records import Mode, Role
@@ -73,36 +74,40 @@ def _open(conn: Member) -> bool:
     return conn.is_open()
 
 
-async def enqueue(ctx: Context, conn: Member, cells: int) -> str:
+async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
     """Put a socket's player in the queue of ``cells`` (``queue``); ``ok`` or the refusal."""
     pid = conn.pid or ""
     if conn.room is not None:
-        return "already_in_room"
+        return Status.ALREADY_IN_ROOM
     if of(ctx, conn) is not None or pid in ctx.waiting:
-        return "already_queued"
+        return Status.ALREADY_QUEUED
     if await queue.queued_in(ctx.store, pid) is not None:
-        return "already_queued"
+        return Status.ALREADY_QUEUED
     skill = (await stored.skills(ctx.store, [pid], cells, START))[pid]
     penalty = penalty_s(await queue.dodges(ctx.store, pid))
     now = now_ms()
     status = await queue.add(
         ctx.store, cells, pid, skill.mu, now, now + penalty * 1000, ctx.instance_id, now
     )
-    if status == "full":
-        return "busy"
-    if status != "ok":
+    if status is Status.FULL:
+        return Status.BUSY
+    if status is not Status.OK:
         return status
     # Meanwhile the socket may have closed, entered a room or queued elsewhere: undo.
-    late = "ok" if not _open(conn) else "already_in_room" if conn.room is not None else None
-    if late is None and pid in ctx.waiting:
-        late = "already_queued"
+    late: Status | None = None
+    if not _open(conn):
+        late = Status.OK
+    elif conn.room is not None:
+        late = Status.ALREADY_IN_ROOM
+    elif pid in ctx.waiting:
+        late = Status.ALREADY_QUEUED
     if late is not None:
         await queue.remove(ctx.store, cells, pid)
         return late
     rating = shown(skill.mu, skill.sigma)
     ctx.waiting[pid] = Waiting(pid, conn, cells, now, rating)
     conn.queue(wire.queued(cells, rating, skill.games, penalty, now))
-    return "ok"
+    return Status.OK
 
 
 async def pairing_loop(ctx: Context) -> None:
@@ -197,18 +202,18 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
     if not _open(conn) or conn.room is not None or conn.pid != pid:
         return  # gone, in a room, or someone else now: the race goes on without it
     status = await membership.join(ctx, conn, room, Role.PLAYER)
-    if status in ("race_in_progress", "room_not_found", "room_full"):
+    if status in (Status.RACE_IN_PROGRESS, Status.ROOM_NOT_FOUND, Status.ROOM_FULL):
         # Too late for that room (it started without this player): wait again, in place.
         skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
         now = now_ms()
         added = await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, "", now)
-        if added == "ok":
+        if added is Status.OK:
             if not _open(conn) or conn.room is not None or pid in ctx.waiting:
                 await queue.remove(ctx.store, entry.cells, pid)  # gone meanwhile
                 return
             entry.missing = 0
             ctx.waiting[pid] = entry
-    elif status != "ok":
+    elif status is not Status.OK:
         conn.error(status)
 
 
@@ -224,29 +229,29 @@ async def maybe_lost(ctx: Context, entry: Waiting, pid: str, now: int) -> None:
     await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, ctx.instance_id, now)
 
 
-async def accept_bot(ctx: Context, conn: Member) -> str:
+async def accept_bot(ctx: Context, conn: Member) -> Status:
     """Race the offered bot now (``accept_bot``); ``ok`` or the refusal."""
     entry = of(ctx, conn)
     if entry is None or not entry.offered:
-        return "no_bot_offer"
+        return Status.NO_BOT_OFFER
     if ctx.launch_bot is None:
-        return "unavailable"
+        return Status.UNAVAILABLE
     pid = entry.pid
     if conn.pid != pid:
-        return "no_bot_offer"
+        return Status.NO_BOT_OFFER
     if not await queue.remove(ctx.store, entry.cells, pid):
-        return "no_bot_offer"  # paired meanwhile: the room comes with the next pass
+        return Status.NO_BOT_OFFER  # paired meanwhile: the room comes with the next pass
     ctx.waiting.pop(pid, None)
     conn.queue(wire.unqueued(entry.cells, "room"))
     cells = entry.cells
     # A race with a bot is practice: not listed, not rated; the server starts it.
     room = await membership.new_room(ctx, Mode.RACE, draw_open(cells).code, cells, paired=True)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
-    if status != "ok":
+    if status is not Status.OK:
         return status
     token, bot_pid, name = secrets.token_urlsafe(24), "b" + secrets.token_hex(6), bot_name(pid)
     await ctx.store.save_session(token, bot_pid, name)
     ctx.launch_bot(room, name, token, bot_speed(entry.rating))
     await start_later(ctx, room)
     ctx.spawn(start_when_in(ctx, room, 2))
-    return "ok"
+    return Status.OK

@@ -26,6 +26,7 @@ from ..daily.results import record_give_up
 from ..net import wire
 from ..quiet import Quiet
 from ..store import listing
+from ..store.status import Status
 from . import ratings
 from .records import IN_PLAY, Mode, RoomPhase, WatchMode, watch_modes
 
@@ -41,7 +42,7 @@ async def keep_marked(ctx: Context, state: RoomState) -> None:
     await ctx.store.mark_racing(state.code, state.room, now_ms(), lease)
 
 
-async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int) -> str:
+async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int) -> Status:
     """The host picks what spectators see during the race (in the lobby only).
 
     Returns:
@@ -50,7 +51,7 @@ async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int)
     """
     state = await ctx.rooms.get(room)
     if state is not None and WatchMode(mode) not in watch_modes(state.public):
-        return "public_room"
+        return Status.PUBLIC_ROOM
     out = await ctx.store.set_watch(room, host, mode, delay_s, ctx.instance_id)
     return out.status
 
@@ -67,7 +68,7 @@ HEARTBEAT_S: Final = 5.0
 HEARTBEAT_TTL_S: Final = 15
 
 
-async def start(ctx: Context, room: str, host: str) -> str:
+async def start(ctx: Context, room: str, host: str) -> Status:
     """The host starts the countdown; every board opens at the same server time.
 
     Returns:
@@ -76,7 +77,7 @@ async def start(ctx: Context, room: str, host: str) -> str:
     now = now_ms()
     starts_at = now + ctx.settings.countdown_ms
     out = await ctx.store.start(room, host, starts_at, now, ctx.instance_id)
-    if out.status == "ok":
+    if out.status is Status.OK:
         # The deadline is the durable record; the local timer only makes the start punctual.
         await ctx.store.add_deadline(json.dumps({"kind": "begin", "room": room}), starts_at)
         ctx.spawn(begin_at(ctx, room, starts_at))
@@ -86,7 +87,7 @@ async def start(ctx: Context, room: str, host: str) -> str:
     return out.status
 
 
-async def start_paired(ctx: Context, room: str) -> str:
+async def start_paired(ctx: Context, room: str) -> Status:
     """A paired room (no host) whose racers are in, or whose wait for them is over: start
     its countdown with those who came; with none, take it off the list of live races and
     leave it to expire. Safe twice and on any instance (only a room still in its lobby is
@@ -98,13 +99,13 @@ async def start_paired(ctx: Context, room: str) -> str:
     """
     state = await ctx.rooms.get(room, refresh=True)
     if state is None or state.phase != RoomPhase.LOBBY:
-        return "wrong_state"
+        return Status.WRONG_STATE
     fields = await ctx.store.room_fields(room)
     if int(fields.get("np") or 0) == 0:
         await listing.unlist_room(ctx.store, room)
-        return "empty"
+        return Status.EMPTY
     status = await start(ctx, room, "")
-    if status not in ("ok", "wrong_state"):
+    if status not in (Status.OK, Status.WRONG_STATE):
         QUIET.failure("pair_start", "a paired room did not start: %s", status)
     return status
 
@@ -170,7 +171,7 @@ async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
         await give_up(ctx, room, state.round, state.code, pid, name)
 
 
-async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: str) -> str:
+async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: str) -> Status:
     """Record that a racer gives up this round; returns the store's status (``ok``...)."""
     entry = await ctx.boards.get(room, rnd, pid, code)
     moves = entry.board.moves
@@ -182,7 +183,7 @@ async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: 
         wire.result(pid, name, "gave_up", None, moves),
         ctx.instance_id,
     )
-    if out.status == "ok":
+    if out.status is Status.OK:
         entry.over = True
         ctx.spawn(record_give_up(ctx.store, ctx.daily, room, rnd, pid))  # race history
         ctx.spawn(ratings.settle(ctx, room))  # the last give-up ends a rated race
@@ -203,7 +204,7 @@ async def mark_away(ctx: Context, pid: str, room: str, rnd: int) -> None:
     await ctx.store.add_deadline(json.dumps(deadline), now_ms() + grace)
 
 
-async def rematch(ctx: Context, room: str, host: str, cells: int) -> str:
+async def rematch(ctx: Context, room: str, host: str, cells: int) -> Status:
     """The host, once the race is over: a new deal in the same room, back to the lobby.
 
     Returns:
@@ -211,6 +212,6 @@ async def rematch(ctx: Context, room: str, host: str, cells: int) -> str:
     """
     out = await ctx.store.rematch(room, host, draw_open(cells).code, ctx.instance_id)
     state = await ctx.rooms.get(room)
-    if out.status == "ok" and state is not None and state.public:
+    if out.status is Status.OK and state is not None and state.public:
         await listing.list_room(ctx.store, room, now_ms())  # a live race to watch again
     return out.status

@@ -13,6 +13,7 @@ import json
 from typing import Any, Final
 
 from .scripts import source
+from .status import Status, status_of
 from .store import Store
 
 #: The variants (cells) with a queue each.
@@ -51,7 +52,7 @@ def _keys(store: Store, cells: int) -> list[str]:
 
 async def add(
     store: Store, cells: int, pid: str, mu: float, since: int, ready: int, inst: str, now: int
-) -> str:
+) -> Status:
     """Put a player in the queue of ``cells``, waiting since ``since`` and ready to be paired
     from ``ready`` (both ms; ``now`` is the time now); ``ok``, ``already_queued`` (waiting in
     this queue or another variant's) or ``full``."""
@@ -63,7 +64,7 @@ async def add(
     out = await script(store, "queue_add")(
         keys=[*_keys(store, cells), *others], args=[pid, score, info, MAX_WAITING, QUEUE_TTL]
     )
-    return str(out)
+    return status_of(out)
 
 
 async def queued_in(store: Store, pid: str) -> int | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .queue import script
+from .status import Status, status_of
 from .store import MAX_EVENTS, Store
 
 #: Rating points kept per player and variant, races applied remembered, races listed.
@@ -60,7 +61,7 @@ async def claim(
         keys=[k.room(room), k.events(room), k.room_rated(room, round_)],
         args=[marker, body, origin, MAX_EVENTS, store.ttl],
     )
-    return str(raw[0]) == "ok", str(raw[1])
+    return status_of(raw[0]) is Status.OK, str(raw[1])
 
 
 async def settled(store: Store, room: str, round_: int) -> str | None:
@@ -173,7 +174,7 @@ async def profile(store: Store, pid: str) -> tuple[dict[str, Any], list[dict[str
     return ratings, [json.loads(r) for r in found[-1]]
 
 
-async def set_rated(store: Store, room: str, pid: str, rated: bool, origin: str) -> str:
+async def set_rated(store: Store, room: str, pid: str, rated: bool, origin: str) -> Status:
     """The host of an invite room says whether its race is rated (``lua/rated.lua``);
     ``ok`` or the refusal."""
     k = store.keys
@@ -182,4 +183,4 @@ async def set_rated(store: Store, room: str, pid: str, rated: bool, origin: str)
         args=[pid, 1 if rated else 0, origin, MAX_EVENTS, store.ttl],
     )
     status, _seq = raw
-    return str(status)
+    return status_of(status)

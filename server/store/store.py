@@ -19,8 +19,10 @@ from redis.commands.core import AsyncScript
 
 from ..transport import atomic
 from ..transport.batch import ScriptBatcher
+from .events import RoomEvent
 from .keys import Keys
 from .scripts import register_batch, source
+from .status import Status, status_of
 
 #: Events kept per room for resume; an older last_seq gets a snapshot.
 MAX_EVENTS: Final = 2000
@@ -30,11 +32,11 @@ SESSION_TTL: Final = 7 * 24 * 3600
 
 @dataclass(slots=True)
 class Outcome:
-    """What a script answered: a status word, the seq of its (last) event, maybe a rank,
-    and the seq of its first event (the move script: its deltas run from ``first`` to
-    ``seq``)."""
+    """What a script answered (:data:`~server.store.status.ANSWER`): its status, the seq
+    of its (last) event, maybe a rank, and the seq of its first event (the move script: its
+    deltas run from ``first`` to ``seq``)."""
 
-    status: str
+    status: Status
     seq: int = 0
     rank: int = 0
     first: int = 0
@@ -134,7 +136,7 @@ def _text(value: Any) -> str:
 
 def _outcome(raw: Any) -> Outcome:
     items = list(raw)
-    status = _text(items[0])
+    status = status_of(items[0])
     seq = int(items[1]) if len(items) > 1 else 0
     rank = int(items[2]) if len(items) > 2 else 0
     first = int(items[3]) if len(items) > 3 else seq
@@ -433,8 +435,12 @@ class Store:
 
     # -- reading --------------------------------------------------------------------------
 
-    async def events_after(self, room: str, last_seq: int) -> tuple[int, list[str]] | None:
-        """(current seq, events after ``last_seq``), or None if some were dropped."""
+    async def events_after(self, room: str, last_seq: int) -> tuple[int, list[RoomEvent]] | None:
+        """(current seq, events after ``last_seq``), or None if some were dropped.
+
+        Raises:
+            EventError: a stored event not of the form the scripts write.
+        """
         raw = await self._events_after(
             keys=[self.keys.room(room), self.keys.events(room)], args=[last_seq]
         )
@@ -442,7 +448,7 @@ class Store:
         seq, first = int(items[0]), int(items[1])
         if last_seq + 1 < first or last_seq > seq:
             return None
-        return seq, [_text(x) for x in items[2:]]
+        return seq, [RoomEvent.parse(_text(x)) for x in items[2:]]
 
     async def read_room(self, room: str) -> RoomRead | None:
         """The room at one instant, or None when it does not exist."""

@@ -1,7 +1,8 @@
 """Every server message is built by one builder in server/net/wire.py: each builder's output
 validates against its protocol model and equals the example documented for it in
 protocol/README.md. Room events whose values only a Lua script knows go through the same
-path as in production: a record as the script writes it, rendered by ``wire.render``."""
+path as in production: a record as the script writes it, read as a ``RoomEvent`` and rendered by
+``wire.render``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from protocol.models import parse_server
 from server.engine import Board, parse_action
 from server.net import wire
+from server.store.events import RoomEvent, stamp
 from tests import ROOT
 
 CODE = "SH1-C4-AAAAAAB"
@@ -40,6 +42,16 @@ def record(kind: str, seq: int, *values: object) -> str:
     return json.dumps([kind, str(seq), *(str(v) for v in values)])
 
 
+def event(full: str, own: str = "") -> RoomEvent:
+    """A room-wide event as the scripts store it, around ``full`` (a record or a message)."""
+    return RoomEvent.parse(f"\t{full}\t\t\t{own}")
+
+
+def rendered(kind: str, seq: int, *values: object) -> str:
+    """The message the wire makes of a record as the scripts write it."""
+    return wire.render(event(record(kind, seq, *values)))
+
+
 def first_move() -> tuple[Board, Any]:
     board = Board.from_code(CODE)
     delta = board.play(parse_action("col4 found"))
@@ -60,22 +72,19 @@ def built() -> dict[str, str]:
     room_fields = ["2C88GXUH", CODE, 4, "race", "lobby", 1, ANN, 0, 1, "live", 30, *members]
     return {
         "welcome": wire.welcome(ANN, "f20A-19M7ZsCj-qzPe1Dv1_a-gkhwCKY", "Ann", 1795976416581),
-        "room": wire.render(record("room", 2, *room_fields)),
-        "countdown": wire.render(record("countdown", 4, 1, 1795976419899, 1795976416899)),
-        "started": wire.render(record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN)),
+        "room": rendered("room", 2, *room_fields),
+        "countdown": rendered("countdown", 4, 1, 1795976419899, 1795976416899),
+        "started": rendered("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN),
         "ack": wire.ack(1, 6),
         "reject": wire.reject(1, "cell_occupied", "a cell holds one card and this one is taken"),
         # Ann's own delta: with her board's legal moves (spectators get it without).
-        "delta": wire.stamp(
-            6,
-            wire.with_legal(
-                wire.delta_body(ANN, 1, "col4 found", delta, board, 12), wire.legal(board)
-            ),
+        "delta": wire.own_view(
+            stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12)), wire.legal(board)
         ),
-        "progress": wire.stamp(7, wire.progress_body(BOB, 1, board)),
-        "finished": wire.render(record("finished", 76, ANN, 1, 314, 69, 1)),
-        "gave_up": wire.stamp(77, wire.gave_up_body(BOB, 1, 1)),
-        "race_over": wire.render(record("race_over", 78, 1, *results)),
+        "progress": stamp(7, wire.progress_body(BOB, 1, board)),
+        "finished": rendered("finished", 76, ANN, 1, 314, 69, 1),
+        "gave_up": stamp(77, wire.gave_up_body(BOB, 1, 1)),
+        "race_over": rendered("race_over", 78, 1, *results),
         "lost": wire.lost(ANN),
         "left": wire.left("2C88GXUH"),
         "hint": wire.hint(6, "move", "col3 found"),
@@ -90,7 +99,7 @@ def built() -> dict[str, str]:
         "queued": wire.queued(4, 1000, 0, 0, 1795976430000),
         "unqueued": wire.unqueued(4, "asked"),
         "bot_offer": wire.bot_offer(4, "Bot Otter", 1000, 20),
-        "ratings": wire.stamp(
+        "ratings": stamp(
             79,
             wire.ratings_body(
                 1,
@@ -156,19 +165,21 @@ def test_legal_lists_the_engines_legal_moves_by_source() -> None:
 
 def test_own_text_adds_legal_to_a_delta_and_to_a_racers_started() -> None:
     board, delta = first_move()
-    body = wire.stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12))
-    own = wire.own_text('{"seq":6,...', body, wire.legal(board))
+    body = stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12))
+    own = wire.own_text(event(body, wire.legal(board)), body)
     assert own is not None and json.loads(own) == {
         **json.loads(body),
         "legal": wire.legal_view(board),
     }
-    raw = record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN)
-    started = wire.own_text(raw, wire.render(raw), "")
+    # The mover's ack carries the same view, made by the same function.
+    assert own == wire.own_view(body, wire.legal(board))
+    started_event = event(record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN))
+    started = wire.own_text(started_event, wire.render(started_event))
     assert started is not None
     assert json.loads(started)["legal"] == wire.legal_view(Board.from_code(CODE))
     assert parse_server(started).type == "started"
     # Any other event is the same for everyone.
-    assert wire.own_text(record("countdown", 4, 1, 2, 3), BUILT["countdown"], "") is None
+    assert wire.own_text(event(record("countdown", 4, 1, 2, 3)), BUILT["countdown"]) is None
     assert "legal" not in json.loads(BUILT["started"])
 
 
@@ -177,19 +188,17 @@ def test_stamped_events_start_with_their_seq() -> None:
     for kind in ("delta", "progress", "gave_up", "room", "race_over", "finished"):
         text = BUILT[kind]
         assert re.match(r'\{"seq":\d+,', text), kind
-        assert wire.event_seq(text) == json.loads(text)["seq"]
+        assert event(text).seq == json.loads(text)["seq"]
 
 
 def test_render_leaves_stamped_messages_alone_and_refuses_unknown_records() -> None:
-    assert wire.render(BUILT["delta"]) == BUILT["delta"]
+    assert wire.render(event(BUILT["delta"])) == BUILT["delta"]
     with pytest.raises(ValueError, match="unknown event record"):
-        wire.render(record("teleport", 9, "x"))
+        rendered("teleport", 9, "x")
 
 
 def test_the_room_message_of_a_room_without_host_or_members() -> None:
-    text = wire.render(
-        record("room", 3, "ROOMROOM", CODE, 4, "race", "done", 2, "", 5, 0, "progress", 30)
-    )
+    text = rendered("room", 3, "ROOMROOM", CODE, 4, "race", "done", 2, "", 5, 0, "progress", 30)
     data = json.loads(text)
     assert data["host"] is None and data["players"] == [] and data["spectators"] == 5
     assert data["watch"] == "progress" and data["delay_s"] is None
@@ -217,8 +226,8 @@ def test_the_room_message_hides_a_drawn_deal_until_the_start() -> None:
         ("done", 0, CODE),
         ("lobby", 1, CODE),
     ]:
-        text = wire.render(
-            record("room", 4, "ROOMROOM", CODE, 4, "race", state, 1, "", 0, typed, "delayed", 45)
+        text = rendered(
+            "room", 4, "ROOMROOM", CODE, 4, "race", state, 1, "", 0, typed, "delayed", 45
         )
         data = json.loads(text)
         assert data["code"] == shown and data["code_typed"] is bool(typed), state
@@ -255,9 +264,7 @@ def test_the_check_above_finds_a_message_written_elsewhere() -> None:
 def test_a_room_record_stored_before_the_watch_fields_still_renders() -> None:
     # Rooms outlive a restart: a record written by the previous version has 8 fields.
     for members in ([], [wire.member(ANN, "Ann", "player")]):
-        text = wire.render(
-            record("room", 5, "ROOMROOM", CODE, 4, "race", "lobby", 1, ANN, 0, *members)
-        )
+        text = rendered("room", 5, "ROOMROOM", CODE, 4, "race", "lobby", 1, ANN, 0, *members)
         data = json.loads(text)
         assert data["code"] is None and data["code_typed"] is False and data["watch"] == "live"
         assert [p["player_id"] for p in data["players"]] == [ANN] * len(members)

@@ -6,7 +6,9 @@ if not st[1] then return {'room_not_found', 0} end
 if st[1] ~= 'countdown' or st[2] ~= ARGV[1] then return {'noop', 0} end
 if tonumber(ARGV[4]) < tonumber(st[3]) then return {'early', 0} end
 redis.call('HSET', KEYS[1], 'state', 'racing')
-local values = {st[2], st[4], st[5], st[3]}
+-- The record's values as server/store/events.py RECORDS lays them out, then the racers.
+local round, code, cells, started_at = st[2], st[4], st[5], st[3]
+local values = {round, code, cells, started_at}
 for _, k in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(k, 1, 3) == 'st:' then values[#values + 1] = string.sub(k, 4) end
 end

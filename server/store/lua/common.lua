@@ -7,12 +7,15 @@
 -- same as FULL, '-' nothing), WATCH what spectators receive under the room's watch mode: ''
 -- FULL, 'p' RACER (progress only), 'dMS' FULL, MS milliseconds late (delayed). OWN (a
 -- board's delta only) is the JSON of that board's legal moves, which that player's own
--- sockets alone receive added to FULL (server/net/wire.py own_text).
+-- sockets alone receive added to FULL (server/net/wire.py own_view).
 --
 -- FULL and RACER are either a message body the server wrote (a JSON object without its
 -- opening brace) with the seq stamped in front, or, for an event whose values only the
 -- script knows (a rank, the members, the results), a record: a JSON array
 -- [kind, seq, values...] that the server turns into its message (server/net/wire.py).
+-- server/store/events.py reads and writes this form (ENTRY); each record's values are built
+-- from locals named as its RECORDS lays them out, and a `room` record's fields are
+-- ROOM_FIELDS (tests/server/test_room_event.py holds both sides to it).
 
 local function next_seq(meta)
   return redis.call('HINCRBY', meta, 'seq', 1)

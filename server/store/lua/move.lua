@@ -69,7 +69,8 @@ if ARGV[8] == '1' then
   rank = redis.call('HINCRBY', KEYS[1], 'finishers', 1)
   redis.call('HINCRBY', KEYS[1], 'playing', -1)
   redis.call('HSET', KEYS[5], pid, ARGV[11], 'rank:' .. pid, rank)
-  emit_record(KEYS[1], KEYS[4], ch, '-', pid, 'finished', {pid, round, ARGV[9], ARGV[10], rank},
+  local time_ms, moves = ARGV[9], ARGV[10]
+  emit_record(KEYS[1], KEYS[4], ch, '-', pid, 'finished', {pid, round, time_ms, moves, rank},
     maxev)
   maybe_over(KEYS[1], KEYS[4], KEYS[5], ch, '-', round, maxev)
 end

@@ -20,7 +20,9 @@ for _, v in ipairs(redis.call('HVALS', KEYS[2])) do
 end
 redis.call('HSET', KEYS[1], 'state', 'countdown', 'starts_at', starts_at, 'playing', playing,
   'finishers', 0)
-local seq = emit_record(KEYS[1], KEYS[3], ch, origin, '', 'countdown', {st[3], starts_at, now},
+-- The record's values as server/store/events.py RECORDS lays them out.
+local round = st[3]
+local seq = emit_record(KEYS[1], KEYS[3], ch, origin, '', 'countdown', {round, starts_at, now},
   maxev)
 touch(ttl, KEYS)
 return {'ok', seq}

@@ -1,0 +1,243 @@
+"""A room's event as its scripts store and publish it: read and written here, and only here.
+
+Every change of a room is one script (``lua/``) that keeps its events in the room's event
+list and publishes each on the room's channel (``lua/common.lua``, ``push``). An event is
+one line of tab-separated fields, :data:`ENTRY`; published, the connection whose request
+made it (its ``origin``) comes in front. FULL is either a message body the server wrote
+with the room's seq stamped in front (:func:`stamp`), or, for an event whose values only
+the script knows, a record: a JSON array ``[kind, seq, values...]`` whose values are laid
+out as :data:`RECORDS` says (``tests/server/test_room_event.py`` holds the scripts to it).
+
+:class:`RoomEvent` is the event parsed once, for the hub, the wire and the move path; the
+wire turns it into the message each socket receives (``server/net/wire.py``, ``render``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final, NamedTuple
+
+from protocol.vocabulary import WatchMode
+
+#: The fields of a stored event, in order (``lua/common.lua`` ``push``): the player it is
+#: about ('' for a room-wide event), what spectators and that player receive, what the other
+#: racers receive instead ('' the same, ``-`` nothing), what spectators receive under the
+#: room's watch mode ('' the same as FULL, ``p`` RACER, ``dMS`` FULL MS milliseconds late),
+#: and the JSON of the board's legal moves, for that player's own sockets (a delta only).
+ENTRY: Final = ("pid", "full", "racer", "watch", "own")
+
+#: The fields of a room's hash that a ``room`` record carries, in order (``lua/common.lua``
+#: ``room_values``), each a string; the racers' member JSON follow them.
+ROOM_FIELDS: Final = (
+    "room_id",
+    "code",
+    "cells",
+    "mode",
+    "state",
+    "round",
+    "host",
+    "ns",
+    "typed",
+    "watch",
+    "delay_s",
+    "public",
+    "rated",
+    "paired",
+)
+
+#: The fields a ``room`` record written before the later ones (typed, watch, delay_s;
+#: public; rated, paired) has: rooms outlive a restart.
+_OLDEST_ROOM: Final = 8
+
+_NOTHING: Final = "-"
+_STAMP: Final = '{"seq":'
+_NO_VALUES: Final[tuple[str, ...]] = ()
+
+
+class Layout(NamedTuple):
+    """The values of one kind of record after its kind and seq: named fields in order,
+    then any number of items of one sort (``rest``, '' for none), ``per`` values each."""
+
+    fields: tuple[str, ...]
+    rest: str = ""
+    per: int = 1
+
+
+#: Each record a script writes, by kind. The scripts build each record's values from
+#: locals of these names, in this order (``room``: from ``room_values``).
+RECORDS: Final[dict[str, Layout]] = {
+    "room": Layout(ROOM_FIELDS, "members"),
+    "countdown": Layout(("round", "starts_at", "now")),
+    "started": Layout(("round", "code", "cells", "started_at"), "players"),
+    "finished": Layout(("pid", "round", "time_ms", "moves", "rank")),
+    # A result is two values: the rank ('' for none) and the result JSON.
+    "race_over": Layout(("round",), "results", 2),
+}
+
+
+class EventError(ValueError):
+    """A stored or published event that is not of the form the scripts write."""
+
+
+def stamp(seq: int, body: str) -> str:
+    """A message body with its seq in front, as the scripts stamp it (``common.lua``)."""
+    return f"{_STAMP}{seq},{body}"
+
+
+class RoomEvent(NamedTuple):
+    """One event of a room (a tuple: made for every event, it is the cheapest to make).
+
+    Attributes:
+        pid: the player the event is about ('' for a room-wide event).
+        full: what spectators and that player receive: a stamped message or a record.
+        racer: what the other racers receive instead: '' the same as ``full``, None nothing.
+        watch: what spectators receive while the race runs: ``full`` (live), ``racer``
+            (progress), or ``full`` ``delay_ms`` late (delayed).
+        delay_ms: how late spectators receive it under the delayed watch mode (else 0).
+        own: the board's legal moves (JSON) for that player's own sockets ('' for none).
+        seq: the event's seq in its room.
+        kind: a record's kind ('' when ``full`` is a stamped message).
+        values: a record's values after its kind and seq, laid out as :data:`RECORDS`.
+        origin: the connection whose request made it, as published ('' when unknown or
+            stored; the mover's socket receives its own events with its ack).
+    """
+
+    pid: str
+    full: str
+    racer: str | None
+    watch: WatchMode
+    delay_ms: int
+    own: str
+    seq: int
+    kind: str = ""
+    values: tuple[str, ...] = ()
+    origin: str = ""
+
+    @classmethod
+    def parse(cls, entry: str, origin: str = "") -> RoomEvent:
+        """An event as a room's event list keeps it.
+
+        An event stored before events carried their WATCH or OWN field has it empty.
+
+        Raises:
+            EventError: ``entry`` is not of the form the scripts write.
+        """
+        return _read(entry.split("\t", 4), 0, origin)
+
+    @classmethod
+    def parse_published(cls, data: str) -> RoomEvent:
+        """An event as a room's channel carries it: its origin, then the stored event.
+
+        Raises:
+            EventError: ``data`` is not of the form the scripts publish.
+        """
+        parts = data.split("\t", 5)
+        if len(parts) < 2:
+            raise EventError(f"a published room event starts with its origin: {data[:40]!r}")
+        return _read(parts, 1, parts[0])
+
+    def entry(self) -> str:
+        """The event as a room's event list keeps it (what :meth:`parse` reads)."""
+        racer = _NOTHING if self.racer is None else self.racer
+        if self.watch == _PROGRESS:
+            watch = "p"
+        elif self.watch == _DELAYED:
+            watch = f"d{self.delay_ms}"
+        else:
+            watch = ""
+        parts = [self.pid, self.full, racer, watch]
+        if self.own:
+            parts.append(self.own)
+        return "\t".join(parts)
+
+    def published(self) -> str:
+        """The event as a room's channel carries it (what :meth:`parse_published` reads)."""
+        return f"{self.origin}\t{self.entry()}"
+
+    def fields(self) -> dict[str, str]:
+        """A record's named values (:data:`RECORDS`); a ``room`` record's that an older
+        version wrote without its later fields has only the fields it wrote."""
+        names = RECORDS[self.kind].fields
+        if self.kind == "room":
+            return dict(zip(names, self.values[: self._room_count()], strict=False))
+        return dict(zip(names, self.values, strict=False))
+
+    def rest(self) -> tuple[str, ...]:
+        """A record's values after its named fields (members, players, results)."""
+        if self.kind == "room":
+            return self.values[self._room_count() :]
+        return self.values[len(RECORDS[self.kind].fields) :]
+
+    def _room_count(self) -> int:
+        # The members (JSON objects) follow the fields, of which an old record has fewer.
+        for i, value in enumerate(self.values[: len(ROOM_FIELDS)]):
+            if value.startswith("{"):
+                return i
+        return min(len(self.values), len(ROOM_FIELDS))
+
+
+_new = tuple.__new__
+_LIVE: Final = WatchMode.LIVE
+_PROGRESS: Final = WatchMode.PROGRESS
+_DELAYED: Final = WatchMode.DELAYED
+
+
+def _read(parts: list[str], at: int, origin: str) -> RoomEvent:
+    """The event whose fields (:data:`ENTRY`) start at ``parts[at]``: read once per event
+    and per instance, so kept to a few string operations for a move's."""
+    n = len(parts) - at
+    if n < 3:
+        raise EventError(f"a room event has 3 to 5 tab-separated fields, not {n}: {parts!r}")
+    full = parts[at + 1]
+    racer: str | None = parts[at + 2]
+    if racer == _NOTHING:
+        racer = None
+    watch_field = parts[at + 3] if n > 3 else ""
+    delay_ms = 0
+    if not watch_field:
+        watch = _LIVE
+    elif watch_field == "p":
+        watch = _PROGRESS
+    elif watch_field[0] == "d" and watch_field[1:].isdigit():
+        watch, delay_ms = _DELAYED, int(watch_field[1:])
+    else:
+        raise EventError(f"a room event's watch is '', 'p' or 'dMS', not {watch_field!r}")
+    own = parts[at + 4] if n > 4 else ""
+    if full.startswith(_STAMP):
+        try:
+            seq = int(full[7 : full.index(",", 7)])
+        except ValueError:
+            raise EventError(f"a stamped room event starts with its seq: {full[:40]!r}") from None
+        kind, values = "", _NO_VALUES
+    else:
+        kind, seq, values = _record(full)
+    fields = (parts[at], full, racer, watch, delay_ms, own, seq, kind, values, origin)
+    event: RoomEvent = _new(RoomEvent, fields)
+    return event
+
+
+def _record(full: str) -> tuple[str, int, tuple[str, ...]]:
+    """The kind, seq and values of a record, checked against its layout."""
+    try:
+        items = json.loads(full)
+    except ValueError:
+        items = None
+    if (
+        not isinstance(items, list)
+        or len(items) < 2
+        or not all(isinstance(v, str) for v in items)
+        or not items[1].isdigit()
+    ):
+        raise EventError(f"a room event is a stamped message or a record: {full[:40]!r}")
+    kind, seq, *values = items
+    layout = RECORDS.get(kind)
+    if layout is None:
+        raise EventError(f"unknown event record {kind!r}")
+    n, named = len(values), len(layout.fields)
+    if kind == "room":
+        fits = n >= _OLDEST_ROOM
+    else:
+        fits = n >= named and (n - named) % layout.per == 0 and (n == named or bool(layout.rest))
+    if not fits:
+        raise EventError(f"a {kind!r} record's values are {layout}, not these {n}: {values}")
+    return kind, int(seq), tuple(values)
