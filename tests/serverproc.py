@@ -34,6 +34,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.models import parse_server
+from server.daily.deal import TEST_SECRET
 from tests import ROOT
 from tests.cli import seahaven_command
 
@@ -185,7 +186,10 @@ def start_server(
     if data_dir is not None:
         cmd += ["--data-dir", str(data_dir)]
     cmd += list(args)
-    full_env = {**os.environ, **(env or {})}
+    # The documented test key of protocol/DAILY.md, unless the test gives its own (or ""
+    # for a server without one); an embedded Redis keeps its own in its data folder.
+    secret = {} if redis is None else {"SEAHAVEN_DAILY_SECRET": TEST_SECRET}
+    full_env = {**os.environ, **secret, **(env or {})}
     if redis is None:
         full_env.pop("REDIS_URL", None)
     log_path = Path(

@@ -19,10 +19,11 @@ import pytest
 import redis
 from redis.asyncio.cluster import RedisCluster
 
-from server.daily.deal import daily_deal, today
+from server.daily.deal import today
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
+from tests.dailies import daily_deal
 from tests.rediscluster import RedisClusterProc, cli
 from tests.server.conftest import needs_cluster
 from tests.server.test_daily_server import ENV, line_of, play, start_daily

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from server.daily.deal import daily_deal
 from server.engine import Board, parse_action
 from server.engine.solver import solve
+from tests.dailies import daily_deal
 from tests.serverproc import ServerProc, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
