@@ -248,8 +248,9 @@ class SolverPool:
         """Run one of the server's own jobs (a module-level function, its arguments
         picklable) in a solver process and wait for its answer.
 
-        Not bounded per player or by the queue: only the server submits these (the daily
-        certifier, one candidate at a time), so a job holds one slot among the hints.
+        Not bounded per player or by the queue, nor counted in :attr:`jobs`: only the
+        server submits these (the daily certifier, one candidate of a few milliseconds at a
+        time), so the hints' bounds stay as they are; a hint waits for one such job at most.
 
         Raises:
             SolverFailed: the process running it died.
@@ -264,14 +265,11 @@ class SolverPool:
             self._replace(executor)
             executor = self._executor
             work = executor.submit(job, *args, **kwargs)
-        self._jobs += 1
         try:
             return await asyncio.wrap_future(work)
         except BrokenProcessPool:
             self._replace(executor)
             raise SolverFailed("the solver process stopped before answering") from None
-        finally:
-            self._jobs -= 1
 
     def _settle(
         self,

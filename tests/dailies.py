@@ -10,6 +10,7 @@ server's Redis, as the certifier would have on that day.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 import redis as redis_sync
@@ -26,8 +27,8 @@ def daily_deal(date: str, kind: str = "daily") -> DailyDeal:
 
 
 def plant(prefix: str, *dates: str, url: str | None = None) -> None:
-    """Store the test key's deals of ``dates`` (both kinds) under ``prefix``, for a day
-    before the server's first start (kept an hour)."""
+    """Store the test key's deals of ``dates`` (both kinds) under ``prefix``, as a server
+    would have certified them (kept an hour; a deal already stored is kept)."""
     client = redis_sync.Redis.from_url(url or redis_url(), decode_responses=True)
     keys = Keys(prefix)
     for date in dates:
@@ -36,6 +37,16 @@ def plant(prefix: str, *dates: str, url: str | None = None) -> None:
                 keys.daily_deal(date, kind), daily_deal(date, kind).to_json(), nx=True, ex=3600
             )
     client.close()
+
+
+def prefix_of(args: Sequence[str], env: Mapping[str, str]) -> str:
+    """The key prefix a server is started with: ``--key-prefix``, else its environment's."""
+    for i, arg in enumerate(args):
+        if arg == "--key-prefix" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--key-prefix="):
+            return arg.split("=", 1)[1]
+    return env.get("SEAHAVEN_KEY_PREFIX", "")
 
 
 def wait_daily(srv: ServerProc, timeout: float = 60) -> dict[str, object]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import os
 import socket
@@ -188,8 +189,16 @@ def start_server(
     cmd += list(args)
     # The documented test key of protocol/DAILY.md, unless the test gives its own (or ""
     # for a server without one); an embedded Redis keeps its own in its data folder.
-    secret = {} if redis is None else {"SEAHAVEN_DAILY_SECRET": TEST_SECRET}
+    embedded = redis is None and "--redis-cluster" not in args
+    secret = {} if embedded else {"SEAHAVEN_DAILY_SECRET": TEST_SECRET}
     full_env = {**os.environ, **secret, **(env or {})}
+    if redis is not None and full_env.get("SEAHAVEN_DAILY_SECRET") == TEST_SECRET:
+        # Today's and tomorrow's deals stored as this server would certify them, as on any
+        # day but a deployment's first: the server's solver is left to the test
+        # (tests/server/test_daily_secret.py runs the certifier itself).
+        from tests.dailies import plant, prefix_of
+
+        plant(prefix_of(args, full_env), *ahead_dates(), url=redis)
     if redis is None:
         full_env.pop("REDIS_URL", None)
     log_path = Path(
@@ -209,6 +218,12 @@ def start_server(
         time.sleep(0.05)
     srv.stop()
     raise RuntimeError(f"server not healthy after {timeout}s:\n{srv.log()}")
+
+
+def ahead_dates() -> tuple[str, str]:
+    """Today and tomorrow (UTC): the days a server keeps certified."""
+    now = dt.datetime.now(dt.UTC).date()
+    return now.isoformat(), (now + dt.timedelta(days=1)).isoformat()
 
 
 def drop_keys(prefix: str) -> None:

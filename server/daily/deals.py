@@ -20,6 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import hashlib
+import hmac
+import json
 import logging
 from typing import Any, Final
 
@@ -87,6 +90,8 @@ class DailyDeals:
         self.secret = secret or None
         self.keep_s = keep_s
         self._cache: dict[tuple[str, str], DailyDeal] = {}
+        self._sid = None if self.secret is None else secret_id(self.secret)
+        self._warned = False
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
 
@@ -125,9 +130,12 @@ class DailyDeals:
                 continue
             try:
                 deal = DailyDeal.from_json(days[i][0], days[i][1], str(text))
+                sid = json.loads(str(text)).get("sid")
             except (ValueError, KeyError) as exc:
                 log.error("unreadable daily deal of %s: %s", days[i], exc)
                 continue
+            if self._sid is not None and sid is not None and sid != self._sid:
+                self._mismatch(days[i])
             if len(self._cache) >= CACHED:
                 self._cache.clear()
             self._cache[days[i]] = out[i] = deal
@@ -148,6 +156,17 @@ class DailyDeals:
             return False
         return number in await self.running(now=now)
 
+    def _mismatch(self, day: tuple[str, str]) -> None:
+        """Say once that another instance certified under another secret (its deal wins)."""
+        if not self._warned:
+            self._warned = True
+            log.warning(
+                "the %s deal of %s was certified under another daily secret than this "
+                "instance's: give every instance the same --daily-secret",
+                day[1],
+                day[0],
+            )
+
     # -- certifying -----------------------------------------------------------------------
 
     async def take_lease(self, holder: str) -> bool:
@@ -166,7 +185,12 @@ class DailyDeals:
         """Write a certified deal once (``SET NX``); the deal stored is the one returned."""
         expire_at = day_bounds(deal.date)[1] // 1000 + self.keep_s
         key = self.keys.daily_deal(deal.date, deal.kind)
-        await self.redis.set(key, deal.to_json(), nx=True, exat=expire_at)
+        record = json.loads(deal.to_json())
+        if self._sid is not None:
+            record["sid"] = self._sid  # which secret drew it (never the secret)
+        await self.redis.set(
+            key, json.dumps(record, separators=(",", ":")), nx=True, exat=expire_at
+        )
         self._cache.pop((deal.date, deal.kind), None)
         stored = (await self.stored([(deal.date, deal.kind)]))[0]
         return stored if stored is not None else deal
@@ -186,6 +210,13 @@ class DailyDeals:
             if found is not None:
                 return await self.store(found)
         raise DailyError("unavailable", f"no winnable {kind} deal for {date}")
+
+
+def secret_id(secret: str) -> str:
+    """A short fingerprint of a daily secret, stored with the deals it drew, so that an
+    instance given another secret says so; it tells nothing of the secret."""
+    mac = hmac.new(secret.encode("utf-8"), b"seahaven daily secret id", hashlib.sha256)
+    return mac.hexdigest()[:12]
 
 
 def ahead(now: dt.datetime | None = None) -> list[tuple[str, str]]:

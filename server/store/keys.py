@@ -161,7 +161,7 @@ class Keys:
         return f"{self.prefix}daily:{{{date}:{kind}}}:attempts"
 
     def daily_deal(self, date: str, kind: str) -> str:
-        """The certified deal of a day and kind (JSON ``{code, par, counter}``), written once."""
+        """The certified deal of a day and kind (JSON ``{code, par, counter, sid}``), set once."""
         return f"{self.prefix}daily:{{{date}:{kind}}}:deal"
 
     def daily_certifier(self) -> str:

@@ -106,6 +106,22 @@ def test_two_servers_on_one_redis_certify_once_and_serve_the_same(prefix: str) -
         assert len({line.split("certified the", 1)[1].split(" in ")[0] for line in lines}) == 4
 
 
+def test_an_instance_with_another_secret_serves_the_stored_deal_and_says_so(
+    prefix: str,
+) -> None:
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_DAILY_SECRET": SECRET}
+    with running_server(redis_url(), args=FAST, env=env) as one:
+        first = wait_daily(one)
+        other = {**env, "SEAHAVEN_DAILY_SECRET": "a misconfigured instance"}
+        with running_server(redis_url(), args=FAST, env=other) as two:
+            assert wait_daily(two) == first  # one deal a day for the deployment
+            deadline = time.monotonic() + 10
+            while "another daily secret" not in two.log():
+                assert time.monotonic() < deadline, two.log()
+                time.sleep(0.05)
+        assert "another daily secret" not in one.log()
+
+
 def test_a_restart_reuses_the_stored_deal(prefix: str) -> None:
     """What is stored wins: a restarted server (or one whose secret or solver timing
     differ) serves the day's stored deal and certifies nothing again."""

@@ -221,8 +221,8 @@ def test_the_static_server_serves_only_the_clients_own_files(race_server: Server
         info.value.close()
     # Every file the page loads is served: each one the client's tree holds outside its
     # tests and README.
-    for path in client.rglob("*"):
-        rel = path.relative_to(client).as_posix()
-        if path.is_file() and not rel.startswith("tests/") and rel != "README.md":
+    for file in client.rglob("*"):
+        rel = file.relative_to(client).as_posix()
+        if file.is_file() and not rel.startswith("tests/") and rel != "README.md":
             with urllib.request.urlopen(f"{race_server.http_url}/{rel}") as res:
                 assert res.status == 200, rel
