@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis.asyncio as aioredis
 
-from server.daily.deal import FIRST_DAY, daily_deal
+from server.daily.deal import FIRST_DAY, TEST_SECRET, certify
+from server.daily.deals import DailyDeals
 from server.daily.leaderboard import Leaderboard
 from server.daily.replays import Replay, Result, verify
 from server.engine import Board, parse_action
@@ -40,7 +41,7 @@ from server.store.keys import Keys
 def daily_replay(date: str, pid: str, start: int, step: int) -> Replay:
     """A true record of the solver's win of a day's deal, revealed a second before its
     first action at ``start``, ``step`` ms between actions."""
-    code = daily_deal(date).code
+    code = certify(TEST_SECRET, date, "daily").code  # the days of the documented test key
     board = Board.from_code(code)
     line = solve(board, timeout=20).moves
     for text in line:
@@ -83,8 +84,10 @@ async def main(players: int, url: str) -> None:
 
     client = aioredis.Redis.from_url(url, decode_responses=True)
     prefix = f"bench:daily:{secrets.token_hex(4)}:"
-    board = Leaderboard(client, Keys(prefix))
+    deals = DailyDeals(client, Keys(prefix), TEST_SECRET, 400 * 86_400)  # deleted at the end
+    board = Leaderboard(client, Keys(prefix), deals=deals)
     date = dates[-1]
+    await deals.store(certify(TEST_SECRET, date, "daily"))
     noon = int(dt.datetime.fromisoformat(f"{date}T12:00:00+00:00").timestamp() * 1000)
     base = daily_replay(date, "p", noon, 300)
     try:

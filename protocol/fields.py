@@ -58,6 +58,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "not_racing": "you are not racing in this room",
     "racing_here": "you race in this room, so you cannot also watch it",
     "daily_running": "the room shows a daily deal whose day runs: nobody may watch it yet",
+    "daily_only": "the typed code's deal is a daily deal whose day runs: play it in the daily",
     "public_room": "a public room races a drawn deal and never shows the boards live",
     "bad_code": "the game code is not valid",
     "already_queued": "you already wait for a quick race",
@@ -77,7 +78,8 @@ SERVER_REJECT_REASONS: Final[dict[str, str]] = {
     "not_started": "the race has not started yet",
     "finished": "your game is over (won or given up)",
     "conflict": "the move raced another change of your board; it was not applied",
-    "hints_off": "no solver hints for a deal being raced, nor on a daily deal of today",
+    "hints_off": "no solver hints for a deal being raced, nor on a daily deal of today "
+    "(any cell count of the deal)",
     "rate_limited": "too many actions on this board at once; slow down",
     "too_many_actions": "this board has taken the most actions one game may have",
     "busy": "the solver is busy (a hint of yours is running, or too many wait); retry",

@@ -20,12 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
+from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .cache import BoardCache, RoomCache
 from .clients.bot import Bot
 from .context import Context
+from .daily.deals import certify_loop
 from .daily.pace import Pace
 from .daily.services import Daily
 from .http import api
@@ -45,7 +47,12 @@ from .solver_pool import SolverPool
 from .store.keys import Keys
 from .store.retag import retag
 from .store.store import BoardLimits, Store
-from .transport.embedded import start_embedded_redis, stop_embedded_redis, supervise
+from .transport.embedded import (
+    embedded_secret,
+    start_embedded_redis,
+    stop_embedded_redis,
+    supervise,
+)
 from .transport.gated import NODE_CONNECTIONS, GatedCluster
 
 log = logging.getLogger(__name__)
@@ -116,6 +123,7 @@ def build_context(
             settings.replay_ttl,
             pace_of(settings),
             settings.history_days * 86_400,
+            settings.daily_key,
         ),
         metrics=metrics,
         solver=solver,
@@ -141,6 +149,15 @@ def build_context(
     ctx.hub.fetch_after = store.events_after
     ctx.hub.on_room_empty = ctx.rooms.forget
     return ctx
+
+
+def with_embedded_secret(settings: Settings) -> Settings:
+    """The settings of a server on its embedded Redis: without a daily secret given, the
+    one kept in its data folder (made on the first start)."""
+    if settings.daily_secret is not None:
+        return settings
+    secret = embedded_secret(settings.data_dir)
+    return settings.model_copy(update={"daily_secret": SecretStr(secret)})
 
 
 def tune_gc() -> None:
@@ -245,6 +262,7 @@ async def run(
             settings.embedded_maxmemory,
         )
         log.info("embedded redis at %s", url)
+        settings = with_embedded_secret(settings)
     if not settings.redis_cluster:
         redis = redis_client(url, settings.redis_timeout)
     await redis.ping()
@@ -314,6 +332,7 @@ async def serve_until_stopped(
     ctx.spawn(janitor(ctx))
     ctx.spawn(pairing_loop(ctx))
     ctx.spawn(watch_loop(ctx.metrics))
+    ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
 
     async def handler(ws: ServerConnection) -> None:
         await serve_connection(ctx, ws, registry.ws, membership.on_close)

@@ -11,7 +11,14 @@ from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Final, Literal
 
-from pydantic import AliasChoices, Field, IPvAnyNetwork, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    IPvAnyNetwork,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: The web client shipped beside the server package.
@@ -162,6 +169,14 @@ class Settings(BaseSettings):
     solver_nice: int = Field(
         default=10, ge=0, le=19, description="how much nicer than the server the solver runs"
     )
+    # The secret the days' deals are drawn under (protocol/DAILY.md): every instance of a
+    # deployment gives the same one. Without it no daily is served; the embedded Redis's
+    # default keeps one in --data-dir. Prefer the environment to the flag (ps shows flags).
+    daily_secret: SecretStr | None = Field(
+        default=None,
+        description="the secret the daily deals are drawn under, the same on every instance "
+        "(unset: none, no daily; with the embedded Redis: kept in --data-dir)",
+    )
     key_prefix: str = Field(default="", description="put before every Redis key and channel")
     min_ms_per_action: int = Field(default=50, ge=0, description="a ranked win's floor per action")
     # A human pace for a ranked daily (protocol/DAILY.md, "Fair play"); 0 turns a rule off.
@@ -202,6 +217,17 @@ class Settings(BaseSettings):
                 "(the embedded Redis has none)"
             )
         return self
+
+    @field_validator("daily_secret", mode="before")
+    @classmethod
+    def _no_empty_secret(cls, value: object) -> object:
+        """An empty secret is no secret (``SEAHAVEN_DAILY_SECRET=`` turns the daily off)."""
+        return None if value == "" else value
+
+    @property
+    def daily_key(self) -> str | None:
+        """The daily secret's text, or None."""
+        return None if self.daily_secret is None else self.daily_secret.get_secret_value()
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -40,15 +40,19 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Final
+from typing import Final, ParamSpec, TypeVar
 
 from .engine import Board
 from .engine.solver import Hint, hint
 
 log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 #: The solver's budget for one hint, in seconds (counted in the process, once it starts).
 HINT_SECONDS: Final = 1.0
@@ -239,6 +243,33 @@ class SolverPool:
 
         work.add_done_callback(finished)
         return answer
+
+    async def run(self, job: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run one of the server's own jobs (a module-level function, its arguments
+        picklable) in a solver process and wait for its answer.
+
+        Not bounded per player or by the queue, nor counted in :attr:`jobs`: only the
+        server submits these (the daily certifier, one candidate of a few milliseconds at a
+        time), so the hints' bounds stay as they are; a hint waits for one such job at most.
+
+        Raises:
+            SolverFailed: the process running it died.
+            RuntimeError: the pool is not started (or closed).
+        """
+        if self._executor is None:
+            raise RuntimeError("the solver pool is not started")
+        executor = self._executor
+        try:
+            work = executor.submit(job, *args, **kwargs)
+        except BrokenProcessPool:
+            self._replace(executor)
+            executor = self._executor
+            work = executor.submit(job, *args, **kwargs)
+        try:
+            return await asyncio.wrap_future(work)
+        except BrokenProcessPool:
+            self._replace(executor)
+            raise SolverFailed("the solver process stopped before answering") from None
 
     def _settle(
         self,

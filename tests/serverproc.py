@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import os
 import socket
@@ -34,6 +35,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.models import parse_server
+from server.daily.deal import TEST_SECRET
 from tests import ROOT
 from tests.cli import seahaven_command
 
@@ -191,7 +193,18 @@ def start_server(
     if data_dir is not None:
         cmd += ["--data-dir", str(data_dir)]
     cmd += list(args)
-    full_env = {**os.environ, **TEST_ENV, **(env or {})}
+    # The documented test key of protocol/DAILY.md, unless the test gives its own (or ""
+    # for a server without one); an embedded Redis keeps its own in its data folder.
+    embedded = redis is None and "--redis-cluster" not in args
+    secret = {} if embedded else {"SEAHAVEN_DAILY_SECRET": TEST_SECRET}
+    full_env = {**os.environ, **TEST_ENV, **secret, **(env or {})}
+    if redis is not None and full_env.get("SEAHAVEN_DAILY_SECRET") == TEST_SECRET:
+        # Today's and tomorrow's deals stored as this server would certify them, as on any
+        # day but a deployment's first: the server's solver is left to the test
+        # (tests/server/test_daily_secret.py runs the certifier itself).
+        from tests.dailies import plant, prefix_of
+
+        plant(prefix_of(args, full_env), *ahead_dates(), url=redis)
     if redis is None:
         full_env.pop("REDIS_URL", None)
     log_path = Path(
@@ -211,6 +224,12 @@ def start_server(
         time.sleep(0.05)
     srv.stop()
     raise RuntimeError(f"server not healthy after {timeout}s:\n{srv.log()}")
+
+
+def ahead_dates() -> tuple[str, str]:
+    """Today and tomorrow (UTC): the days a server keeps certified."""
+    now = dt.datetime.now(dt.UTC).date()
+    return now.isoformat(), (now + dt.timedelta(days=1)).isoformat()
 
 
 def drop_keys(prefix: str) -> None:

@@ -72,7 +72,10 @@ export class Table {
     this.el.querySelector('[data-act="undo"]').onclick = () => this.act("undo");
     this.el.querySelector('[data-act="sendHome"]').onclick = () => this.sendHome();
     this.el.querySelector('[data-act="hint"]').onclick = () => this.hint();
-    this.el.querySelector('[data-act="copy"]').onclick = () => this.game.code && copyText(this.game.code);
+    this.el.querySelector('[data-act="copy"]').onclick = () => {
+      const b = this.el.querySelector('[data-act="copy"]');
+      if (this.game.code && !b.hidden) copyText(this.game.code);
+    };
     this.offs.push(this.net.on("ack", () => this.pointer.settle()));
     this.offs.push(this.net.on("reject", (m) => this.onReject(m)));
     this.offs.push(this.net.on("hint", (m) => this.onHint(m)));
@@ -175,6 +178,10 @@ export class Table {
     const board = this.game.myBoard();
     const me = this.game.me();
     this.el.querySelector('[data-k="code"]').textContent = this.game.code || "–";
+    // A running day's daily deal is played only in the daily: no Copy to paste it elsewhere.
+    const daily = this.game.mode === "daily" ? this.game.daily : null;
+    const running = !!daily && daily.date >= new Date().toISOString().slice(0, 10);
+    this.el.querySelector('[data-act="copy"]').hidden = running;
     this.el.querySelector('[data-k="moves"]').textContent = String(me?.moves ?? 0);
     this.el.querySelector('[data-k="score"]').textContent = String(me?.score ?? 0);
     this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;

@@ -1,50 +1,63 @@
-"""The daily challenge: one certified deal per UTC date and kind, the same everywhere.
+"""The daily challenge: one certified deal per UTC date and kind, drawn under a secret.
 
-The deal of a date is a pure function of the date, the kind and the certified pool, so
-every server instance (and any client holding the pool) agrees on it, after any restart:
+A day's deal is drawn from the whole deal-number space (not from the shipped pools) under
+the deployment's secret (``--daily-secret``), so neither the source nor the published par
+narrows it down before the day is over:
 
-    digest = SHA-256(ASCII "SH1-daily-" + DATE + "-" + KIND)     DATE is YYYY-MM-DD
-    size   = min(len(pool), SPAN[KIND])
-    index  = (first 8 bytes of digest, big-endian unsigned) mod size
-    deal   = pool[index]                                          pool order as in the file
+    mac       = HMAC-SHA256(key = SECRET (UTF-8), message = ASCII DATE "|" KIND "|" COUNTER)
+    candidate = (first 8 bytes of mac, big-endian unsigned) mod 2^35   a deal number
+    deal      = the first candidate (COUNTER = 0, 1, 2 ...) that the solver proves winnable
+                within its budget (:data:`CERTIFY_SECONDS`), with the KIND's cell count
 
-``KIND`` is ``daily`` (the 4-cell pool ``server/pools/c4.txt``, span 5000) or ``hard``
-(the 1-cell pool ``c1.txt``, span 1000). Only the first ``SPAN`` entries are drawn from, so
-appending deals to a pool never changes a day's deal. The par is the pool entry's solver
-solution length. Days run from :data:`FIRST_DAY` to today (UTC); later dates are refused,
-as are malformed ones.
+``DATE`` is YYYY-MM-DD and ``KIND`` is ``daily`` (4 cells) or ``hard`` (1 cell); 2^35 is
+the number of deal numbers (``MAX_DEAL + 1``), so the reduction is exact. The search runs
+once per day and kind, ahead of the day, in one instance's solver processes
+(:mod:`server.daily.deals`), and its result (code, par, counter) is stored in Redis, where
+every instance reads it: a restart reuses it, and two instances never disagree. Days run
+from :data:`FIRST_DAY` to today (UTC); later dates are refused, as are malformed ones.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import hmac
+import json
 import random
 from dataclasses import dataclass
 from typing import Final
 
+from ..engine import Board, format_code, parse_code
+from ..engine.codes import MAX_DEAL
+from ..engine.solver import solve
 from ..pools import PoolEntry, draw, load_pool
 
-#: The pool (cell count) of each daily kind.
+#: The cell count of each daily kind.
 KIND_CELLS: Final[dict[str, int]] = {"daily": 4, "hard": 1}
 KINDS: Final = ("daily", "hard")
-
-#: How many entries of each pool the daily draws from (fixed, so that growing a pool
-#: keeps every day's deal).
-SPAN: Final[dict[str, int]] = {"daily": 5000, "hard": 1000}
 
 #: The first day with a daily challenge.
 FIRST_DAY: Final = dt.date(2026, 1, 1)
 
-#: The prefix of the hashed text; a new shuffle or pool format gets a new prefix.
-SALT: Final = "SH1-daily-"
+#: The solver's budget for one candidate, in seconds: a candidate not proven winnable in it
+#: is passed over (the shipped pools were certified with the same budget).
+CERTIFY_SECONDS: Final = 10.0
+
+#: Candidates tried for one day and kind at most (a 1-cell deal is winnable about one time
+#: in 45; a 4-cell one about 13 times in 14).
+MAX_COUNTER: Final = 5000
+
+#: The documented test key of protocol/DAILY.md's vectors; never a deployment's secret.
+TEST_SECRET: Final = "seahaven-test-key"
 
 
 class DailyError(ValueError):
     """A date or kind has no daily challenge; ``reason`` is a stable code.
 
     Reasons: ``bad_date`` (not a YYYY-MM-DD calendar date, or before the first day),
-    ``future_date`` (after today, UTC), ``bad_kind``, ``unavailable`` (no pool loaded).
+    ``future_date`` (after today, UTC), ``bad_kind``, ``unavailable`` (no deal certified
+    for that day: the server has no secret, or the day is not certified yet, or it came
+    before the deployment).
     """
 
     def __init__(self, reason: str, message: str) -> None:
@@ -54,13 +67,93 @@ class DailyError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class DailyDeal:
-    """The deal of one day and kind, with its par (the solver's solution length)."""
+    """The certified deal of one day and kind.
+
+    Attributes:
+        date, kind: the day (YYYY-MM-DD) and ``daily`` or ``hard``.
+        code: the game code.
+        par: the length in actions of the certifying solver's winning line.
+        counter: the counter of the candidate that was certified.
+    """
 
     date: str
     kind: str
     code: str
     par: int
-    index: int
+    counter: int
+
+    @property
+    def deal(self) -> int:
+        """The deal number (the same for every cell count of this deal)."""
+        return parse_code(self.code).deal
+
+    def to_json(self) -> str:
+        """The record kept in Redis (``daily:{DATE:KIND}:deal``)."""
+        return json.dumps(
+            {"code": self.code, "par": self.par, "counter": self.counter}, separators=(",", ":")
+        )
+
+    @classmethod
+    def from_json(cls, date: str, kind: str, text: str) -> DailyDeal:
+        """The deal of a stored record.
+
+        Raises:
+            ValueError: the record is not one :meth:`to_json` wrote.
+        """
+        data = json.loads(text)
+        code, par, counter = data["code"], data["par"], data["counter"]
+        if not isinstance(code, str) or not isinstance(par, int) or not isinstance(counter, int):
+            raise ValueError(f"not a daily deal record: {text[:80]!r}")
+        if parse_code(code).cells != KIND_CELLS[kind]:
+            raise ValueError(f"{code} is not a {kind} deal")
+        return cls(date, kind, code, par, counter)
+
+
+def candidate(secret: str, date: str, kind: str, counter: int) -> int:
+    """The deal number of one candidate of a day and kind (the function above)."""
+    message = f"{date}|{kind}|{counter}".encode("ascii")
+    mac = hmac.new(secret.encode("utf-8"), message, hashlib.sha256).digest()
+    return int.from_bytes(mac[:8], "big") % (MAX_DEAL + 1)
+
+
+def certified_par(moves: tuple[str, ...]) -> int:
+    """The par of a certified deal from the solver's winning line: its length.
+
+    The seam for an optimal par: once the engine can compute the shortest win, the
+    certification calls it here, and only here.
+    """
+    return len(moves)
+
+
+def certify(
+    secret: str, date: str, kind: str, *, seconds: float = CERTIFY_SECONDS, start: int = 0
+) -> DailyDeal:
+    """Search a day's deal: the first candidate from ``start`` proven winnable (CPU-bound:
+    run it in a solver process, never on the event loop).
+
+    Raises:
+        DailyError: ``bad_kind``, or ``unavailable`` when no candidate up to
+            :data:`MAX_COUNTER` is winnable within the budget (never seen).
+    """
+    if kind not in KIND_CELLS:
+        raise DailyError("bad_kind", f"kind {kind!r} is not daily or hard")
+    for counter in range(start, MAX_COUNTER):
+        found = certify_candidate(secret, date, kind, counter, seconds)
+        if found is not None:
+            return found
+    raise DailyError("unavailable", f"no winnable {kind} deal for {date} in {MAX_COUNTER} tries")
+
+
+def certify_candidate(
+    secret: str, date: str, kind: str, counter: int, seconds: float = CERTIFY_SECONDS
+) -> DailyDeal | None:
+    """One candidate, certified (with its par) or None when it is not proven winnable."""
+    cells = KIND_CELLS[kind]
+    number = candidate(secret, date, kind, counter)
+    answer = solve(Board.deal(number, cells), timeout=seconds)
+    if answer.result != "solved":
+        return None
+    return DailyDeal(date, kind, format_code(number, cells), certified_par(answer.moves), counter)
 
 
 def today(now: dt.datetime | None = None) -> dt.date:
@@ -88,40 +181,6 @@ def parse_date(text: str, *, now: dt.datetime | None = None) -> dt.date:
     return day
 
 
-def daily_index(date: str, kind: str, size: int) -> int:
-    """The pool index of a day's deal (the documented function above).
-
-    Raises:
-        DailyError: ``bad_kind`` or ``unavailable`` (an empty pool).
-    """
-    if kind not in KIND_CELLS:
-        raise DailyError("bad_kind", f"kind {kind!r} is not daily or hard")
-    if size <= 0:
-        raise DailyError("unavailable", f"the {kind} pool is empty")
-    digest = hashlib.sha256(f"{SALT}{date}-{kind}".encode("ascii")).digest()
-    return int.from_bytes(digest[:8], "big") % size
-
-
-def daily_deal(date: str, kind: str = "daily", *, now: dt.datetime | None = None) -> DailyDeal:
-    """The certified deal of a day and kind.
-
-    Args:
-        date: YYYY-MM-DD, from FIRST_DAY to today (UTC).
-        kind: ``daily`` (4 cells) or ``hard`` (1 cell).
-        now: the current time (tests); the real UTC clock when None.
-
-    Raises:
-        DailyError: the date or kind has no daily challenge, or the pool is missing.
-    """
-    day = parse_date(date, now=now).isoformat()
-    if kind not in KIND_CELLS:
-        raise DailyError("bad_kind", f"kind {kind!r} is not daily or hard")
-    pool = _pool(KIND_CELLS[kind])
-    index = daily_index(day, kind, min(len(pool), SPAN[kind]))
-    entry = pool[index]
-    return DailyDeal(day, kind, str(entry.code), int(entry.par), index)
-
-
 def day_bounds(date: str) -> tuple[int, int]:
     """The first ms of a day (UTC, ms since the epoch) and the first ms of the next."""
     start = dt.datetime.combine(dt.date.fromisoformat(date), dt.time(), dt.UTC)
@@ -138,48 +197,36 @@ def is_running(date: str, *, now: dt.datetime | None = None) -> bool:
     return date >= today(now).isoformat()
 
 
-def running_codes(*, now: dt.datetime | None = None) -> frozenset[str]:
-    """The codes of the daily deals whose day is not over (empty without pools)."""
-    day = today(now).isoformat()
-    try:
-        return frozenset(daily_deal(day, kind, now=now).code for kind in KINDS)
-    except DailyError:
-        return frozenset()
-
-
-def draw_open(cells: int, rng: random.Random | None = None) -> PoolEntry:
-    """A certified deal drawn at random (:func:`server.pools.draw`), never a daily deal
-    whose day runs: the daily deals come from the same pools, and a solo game or race that
-    drew one would show its player today's deal before their clock (and tell them which
-    deal it is, as its hints are refused).
+def draw_open(
+    cells: int, hidden: frozenset[int] = frozenset(), rng: random.Random | None = None
+) -> PoolEntry:
+    """A certified deal drawn at random (:func:`server.pools.draw`), never one whose deal
+    number is in ``hidden`` (the running days' daily deals, every cell count): a solo game
+    or race that drew one would show its player a daily deal before their clock.
 
     Raises:
         ValueError, OSError: as :func:`server.pools.draw`.
     """
-    hidden = running_codes()
-    for _ in range(32):  # two of thousands are hidden: the first draw nearly always does
+    for _ in range(32):  # the daily deals are drawn from 2^35: nearly never in a pool
         entry = draw(cells, rng)
-        if entry.code not in hidden:
+        if entry.deal not in hidden:
             return entry
-    open_ = [entry for entry in load_pool(cells) if entry.code not in hidden]
+    open_ = [entry for entry in load_pool(cells) if entry.deal not in hidden]
     if not open_:
         raise ValueError(f"the {cells}-cell pool has no deal but the running days'")
     return (rng or random.SystemRandom()).choice(open_)
 
 
-def daily_json(date: str | None = None, *, now: dt.datetime | None = None) -> dict[str, object]:
-    """The body of ``GET /api/daily[/DATE]``.
+def daily_json(
+    main: DailyDeal, hard: DailyDeal, *, now: dt.datetime | None = None
+) -> dict[str, object]:
+    """The body of ``GET /api/daily[/DATE]`` from the day's two certified deals.
 
     ``{date, running, ends_at, par, hard: {par}}`` while the day runs: its codes are
     revealed only by starting a game (the clock starts then); ``code`` and ``hard.code``
-    are added once the day is over.
-
-    Raises:
-        DailyError: the date has no daily challenge.
+    are added once the day is over. The par narrows nothing: a deal is one of 2^35, and
+    only solving a deal tells its par.
     """
-    day = date if date is not None else today(now).isoformat()
-    main = daily_deal(day, "daily", now=now)
-    hard = daily_deal(day, "hard", now=now)
     running = is_running(main.date, now=now)
     body: dict[str, object] = {
         "date": main.date,
@@ -192,13 +239,3 @@ def daily_json(date: str | None = None, *, now: dt.datetime | None = None) -> di
         body["code"] = main.code
         body["hard"] = {"code": hard.code, "par": hard.par}
     return body
-
-
-def _pool(cells: int) -> tuple[PoolEntry, ...]:
-    try:
-        pool = load_pool(cells)
-    except (OSError, ValueError) as exc:
-        raise DailyError("unavailable", f"the {cells}-cell pool cannot be read: {exc}") from None
-    if not pool:
-        raise DailyError("unavailable", f"the {cells}-cell pool is empty")
-    return tuple(pool)

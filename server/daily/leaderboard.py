@@ -32,7 +32,8 @@ import redis.asyncio as aioredis
 from ..store.keys import Keys
 from ..store.scripts import register_batch, source
 from ..transport import atomic
-from .deal import DailyError, daily_deal, day_bounds, is_running
+from .deal import DailyError, day_bounds, is_running
+from .deals import DailyDeals
 from .pace import Pace, judge, presses
 from .replays import MIN_MS_PER_ACTION, Replay, verify
 
@@ -111,6 +112,7 @@ class Leaderboard:
             entry.
         min_ms_per_action: the physical floor used when verifying submissions.
         pace: the human pace a ranked game must keep.
+        deals: the days' certified deals (None: the Redis's, without a secret of its own).
     """
 
     def __init__(
@@ -120,8 +122,11 @@ class Leaderboard:
         min_ms_per_action: int = MIN_MS_PER_ACTION,
         pace: Pace | None = None,
         keep_s: int = KEEP_S,
+        *,
+        deals: DailyDeals | None = None,
     ) -> None:
         self.redis = redis
+        self.deals = deals if deals is not None else DailyDeals(redis, keys, None, keep_s)
         self.keys = keys
         self.keep_s = keep_s
         self._batch = register_batch(redis)
@@ -176,7 +181,7 @@ class Leaderboard:
         if replay.kind != "daily" or date is None or kind is None:
             return Submission("refused", reason="not_daily", message="not a daily challenge")
         try:
-            deal = daily_deal(date, kind, now=now)
+            deal = await self.deals.get(date, kind, now=now)
         except DailyError as exc:
             return Submission("refused", reason=exc.reason, message=str(exc))
         if replay.code != deal.code:

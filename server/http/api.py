@@ -77,19 +77,23 @@ def _error(exc: DailyError) -> HttpResponse:
 @routes.get("/api/daily")
 async def get_today(ctx: Context, request: HttpRequest) -> HttpResponse:
     """Today's (UTC) daily challenge."""
-    try:
-        return _json(200, daily_json())
-    except DailyError as exc:
-        return _error(exc)
+    return await _day(ctx, today().isoformat())
 
 
 @routes.get(f"/api/daily/{_DATE}")
 async def get_day(ctx: Context, request: HttpRequest) -> HttpResponse:
     """A past day's daily challenge (or today's)."""
+    return await _day(ctx, request.params["date"])
+
+
+async def _day(ctx: Context, date: str) -> HttpResponse:
+    """The body of a day from its two certified deals; 503 ``unavailable`` without them."""
     try:
-        return _json(200, daily_json(request.params["date"]))
+        main = await ctx.daily.deals.get(date, "daily")
+        hard = await ctx.daily.deals.get(date, "hard")
     except DailyError as exc:
         return _error(exc)
+    return _json(200, daily_json(main, hard))
 
 
 @routes.get(f"/api/daily/{_DATE}/leaderboard")
@@ -126,8 +130,11 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     missing = _json(404, {"error": "not_found", "message": "no replay has this id"})
     if replay is None or await still_racing(ctx, replay):
         return missing  # a race's lines are nobody's until it is over
-    private = replay.kind == "daily" and is_running(replay.daily_date or "")
-    # A running day's replays are its players' own: one could copy the leader's line.
+    private = (replay.kind == "daily" and is_running(replay.daily_date or "")) or (
+        await ctx.daily.deals.is_running(replay.code)
+    )
+    # A running day's replays are its players' own: one could copy the leader's line; so is
+    # any game on a running day's deal (a solo game begun before its day, say).
     if private and await _bearer(ctx, request) != replay.player_id:
         return missing  # the same answer as no replay: its existence is not told either
     body = view_json(replay, svc.leaderboard.min_ms_per_action)

@@ -52,6 +52,32 @@ CONTENT_TYPES: Final = {
 }
 
 
+#: What the static server serves: the client's own files, by folder and extension. Anything
+#: else under the client's folder (its tests, its README, a stray file) answers 404, as does
+#: anything outside it: a folder holds only what the page loads.
+STATIC_ALLOWED: Final[dict[str, frozenset[str]]] = {
+    "": frozenset({".html"}),  # index.html
+    "css": frozenset({".css"}),
+    "i18n": frozenset({".json"}),
+    "img": frozenset({".svg", ".png", ".ico"}),
+    "js": frozenset({".js", ".mjs"}),
+    "rules": frozenset({".html"}),
+}
+
+
+def allowed_static(rel: Path) -> bool:
+    """Whether a path under the client's folder (relative) is one of the client's files:
+    its first folder is one of :data:`STATIC_ALLOWED` (``js`` also holds ``js/views``) and
+    its extension one that folder serves; nothing hidden."""
+    parts = rel.parts
+    if not parts or any(part.startswith(".") for part in parts):
+        return False
+    folder = parts[0] if len(parts) > 1 else ""
+    if len(parts) > 2 and folder != "js":
+        return False
+    return rel.suffix.lower() in STATIC_ALLOWED.get(folder, frozenset())
+
+
 @routes.get("/healthz")
 async def healthz(ctx: Context, request: HttpRequest) -> HttpResponse:
     """200 with ``{"ok": true, "redis": true}`` while Redis answers, else 503."""
@@ -232,7 +258,8 @@ def json_response(status: int, data: object) -> Response:
 
 
 def static_file(static_dir: str, path: str) -> Response:
-    """A file of the web client: ``/`` is ``index.html``; nothing outside the folder."""
+    """A file of the web client: ``/`` is ``index.html``; only the client's own files
+    (:func:`allowed_static`), nothing outside the folder."""
     root = Path(static_dir).resolve()
     rel = path.lstrip("/") or "index.html"
     target = (root / rel).resolve()
@@ -240,7 +267,7 @@ def static_file(static_dir: str, path: str) -> Response:
         return _plain(404, "not found")
     if target.is_dir():
         target = target / "index.html"
-    if not target.is_file():
+    if not target.is_file() or not allowed_static(target.relative_to(root)):
         return _plain(404, "not found")
     data = target.read_bytes()
     ctype = CONTENT_TYPES.get(target.suffix.lower()) or (

@@ -3,7 +3,9 @@
 Refused in a race room until its race is over, and for any board whose deal is being raced
 in some room right now, whatever room asks (``reject hints_off``: a race where the server
 hands out the winning line is not a race); on any board whose deal is a daily deal of a day
-not yet over, whatever the room (``reject hints_off``: it would hand out the ranked line);
+not yet over, whatever the room (``reject hints_off``: it would hand out the ranked line).
+Both keep to the deal number, not the code: a line that wins a deal with fewer cells wins
+its twin with more (the 2-cell twin of a raced 4-cell deal would hand out the race's line);
 and in any other daily game (``error unavailable``). The solver runs in the instance's
 solver processes (:mod:`server.solver_pool`), so that neither the event loop nor its GIL
 waits for a search. A player asks one hint at a time: a second one while the first runs,
@@ -20,7 +22,8 @@ from protocol import models as m
 
 from ..clock import now_ms
 from ..context import Context
-from ..daily.deal import running_codes
+from ..engine import format_code, parse_code
+from ..engine.codes import CELL_COUNTS
 from ..engine.solver import Hint
 from ..net import wire
 from ..net.registry import Routes
@@ -50,7 +53,7 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     if state is None:
         conn.error("not_racing")
         return
-    if daily_running(state.code):
+    if await ctx.daily.deals.is_running(state.code):
         conn.reject(msg.id, "hints_off", "no hints on a daily deal before its day is over")
         return
     if state.mode == Mode.DAILY:
@@ -68,17 +71,15 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     ctx.spawn(send_hint(ctx, conn, msg.id, answer))
 
 
-def daily_running(code: str) -> bool:
-    """Whether ``code`` is the deal of a daily challenge whose day is not over: a solo game
-    or a finished race on it (its code is known to whoever revealed it) must not get the
-    solver's line either."""
-    return code in running_codes()
-
-
 async def raced(ctx: Context, code: str) -> bool:
-    """Whether deal ``code`` is being raced in some room now (a solo game on a race's code,
+    """Whether the deal of ``code`` is being raced in some room now, with any cell count (a
+    solo game on a race's code or on its twin with fewer cells, whose line wins the race too,
     or a finished racer's board while another room still races that deal)."""
-    return await ctx.store.is_racing(code, now_ms())
+    number, now = parse_code(code).deal, now_ms()
+    marks = await asyncio.gather(
+        *(ctx.store.is_racing(format_code(number, cells), now) for cells in CELL_COUNTS)
+    )
+    return any(marks)
 
 
 async def send_hint(ctx: Context, conn: Conn, hint_id: int, answer: asyncio.Future[Hint]) -> None:

@@ -9,6 +9,7 @@ from protocol.models import DEFAULT_DELAY_S
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
+from ..daily.deals import DAILY_ONLY
 from ..engine import CodeError, format_code, parse_code
 from ..net import wire
 from ..net.registry import Routes
@@ -21,16 +22,27 @@ from ..store.status import Status
 routes = Routes()
 
 
-def deal_for(conn: Conn, code: str | None, cells: int) -> tuple[str, int] | None:
+async def deal_for(
+    ctx: Context, conn: Conn, code: str | None, cells: int
+) -> tuple[str, int] | None:
     """The game code and cell count of a new game: a typed code in its canonical form, or
     a certified deal with ``cells`` cells; None when the typed code is refused (the client
-    was told why)."""
+    was told why).
+
+    A typed code whose deal number (any cell count) is a daily deal of a day not over is
+    refused (``daily_only``): that deal is played in the daily alone until its day ends, or
+    a player could practise it with undos and hints, and publish its line at once.
+    """
+    running = await ctx.daily.deals.running()
     if code is None:
-        return draw_open(cells).code, cells
+        return draw_open(cells, running).code, cells
     try:
         parsed = parse_code(code)
     except CodeError as exc:
         conn.error("bad_code", str(exc)[:200])
+        return None
+    if parsed.deal in running:
+        conn.error("daily_only", DAILY_ONLY)
         return None
     return format_code(parsed.deal, parsed.cells), parsed.cells
 
@@ -45,7 +57,7 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
         # Strangers race in a public room: a deal its host chose may be one they studied.
         conn.error("public_room", "a public room races a drawn deal, not a typed code")
         return
-    found = deal_for(conn, msg.code, msg.cells)
+    found = await deal_for(ctx, conn, msg.code, msg.cells)
     if found is None:
         return
     code, cells = found

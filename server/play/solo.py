@@ -12,7 +12,7 @@ from __future__ import annotations
 from protocol import models as m
 
 from ..context import Context
-from ..daily.deal import KIND_CELLS, DailyError, daily_deal, is_running, today
+from ..daily.deal import KIND_CELLS, DailyError, is_running, today
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import membership
@@ -39,7 +39,7 @@ async def on_solo(ctx: Context, conn: Conn, msg: m.Solo) -> None:
     if conn.room is not None:
         conn.error("already_in_room")
         return
-    found = deal_for(conn, msg.code, msg.cells or 4)
+    found = await deal_for(ctx, conn, msg.code, msg.cells or 4)
     if found is None:
         return
     code, cells = found
@@ -61,7 +61,7 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
         return
     kind = "hard" if msg.hard else "daily"
     try:
-        deal = daily_deal(msg.date or today().isoformat(), kind)
+        deal = await ctx.daily.deals.get(msg.date or today().isoformat(), kind)
     except DailyError as exc:
         conn.error("unavailable" if exc.reason == "unavailable" else "bad_date", str(exc))
         return

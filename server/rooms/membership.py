@@ -18,7 +18,6 @@ from protocol.models import DEFAULT_DELAY_S, MAX_PLAYERS
 from ..cache import BoardEntry, replay
 from ..clock import now_ms
 from ..context import Context
-from ..daily.deal import running_codes
 from ..daily.results import record_give_up
 from ..net import wire
 from ..net.hub import Seen
@@ -274,7 +273,7 @@ async def daily_unwatchable(ctx: Context, room: str, fields: dict[str, str], pid
     says nothing. Its players are those with a status this round (``st:PID``, kept when
     they leave a finished round) or a result (a round whose racers left before statuses
     were kept: rooms live for hours across a restart)."""
-    if fields.get("code") not in running_codes() or f"st:{pid}" in fields:
+    if f"st:{pid}" in fields or not await ctx.daily.deals.is_running(fields.get("code", "")):
         return False
     if not deal_shown(fields.get("state", ""), fields.get("typed") == "1"):
         return False

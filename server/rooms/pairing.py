@@ -139,7 +139,12 @@ async def tick(ctx: Context) -> None:
 async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
     """A public, rated room on a certified deal for a group; its racers are told where."""
     room = await membership.new_room(
-        ctx, Mode.RACE, draw_open(cells).code, cells, public=True, paired=True
+        ctx,
+        Mode.RACE,
+        draw_open(cells, await ctx.daily.deals.running()).code,
+        cells,
+        public=True,
+        paired=True,
     )
     await listing.list_room(ctx.store, room, now_ms())
     await start_later(ctx, room)  # before anyone is told of the room
@@ -245,7 +250,8 @@ async def accept_bot(ctx: Context, conn: Member) -> Status:
     conn.queue(wire.unqueued(entry.cells, "room"))
     cells = entry.cells
     # A race with a bot is practice: not listed, not rated; the server starts it.
-    room = await membership.new_room(ctx, Mode.RACE, draw_open(cells).code, cells, paired=True)
+    drawn = draw_open(cells, await ctx.daily.deals.running()).code
+    room = await membership.new_room(ctx, Mode.RACE, drawn, cells, paired=True)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
     if status is not Status.OK:
         return status

@@ -210,7 +210,8 @@ async def rematch(ctx: Context, room: str, host: str, cells: int) -> Status:
     Returns:
         ``ok`` or the store's refusal.
     """
-    out = await ctx.store.rematch(room, host, draw_open(cells).code, ctx.instance_id)
+    drawn = draw_open(cells, await ctx.daily.deals.running()).code
+    out = await ctx.store.rematch(room, host, drawn, ctx.instance_id)
     state = await ctx.rooms.get(room)
     if out.status is Status.OK and state is not None and state.public:
         await listing.list_room(ctx.store, room, now_ms())  # a live race to watch again

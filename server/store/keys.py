@@ -25,6 +25,8 @@ set of the rooms racing that deal now, each scored with the ms until which its m
 unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:{DATE:KIND}:rank|entries``
 (a day's leaderboard) and its channel ``daily:DATE:KIND:ch``, ``daily:{DATE:KIND}:attempts``
 (hash player id -> the room of their ranked attempt, expiring two days after the day),
+``daily:{DATE:KIND}:deal`` (the day's certified deal, written once) and ``daily:certifier``
+(the lease of the instance certifying the deals),
 ``player:{PID}:days|races|recent|counted``, ``replay:ID`` and ``rooms:live`` (sorted set of
 the public rooms that may be live, scored by the ms they were made or rematched; see
 :mod:`server.store.listing`).
@@ -37,11 +39,11 @@ are always used alone, one key a command or script: ``deadlines`` (``claim_deadl
 claims the due members; the room each names is then changed by the room's own scripts,
 separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
 candidate only; each room's fields are then read separately, and decide), ``rooms:live``
-(the index is read, then each room in its own slot), ``instance:ID``, ``session:T`` and
-``replay:ID``. Atomic batches (:mod:`server.transport.atomic`, one script call in place of
-``MULTI``) hold the keys of one tag; the pipelines that read many rooms or days at once
-(``listing.live_rooms``, ``daily/profile.py``) are not atomic and hold one key a command,
-which the cluster client sends node by node.
+(the index is read, then each room in its own slot), ``daily:certifier``, ``instance:ID``,
+``session:T`` and ``replay:ID``. Atomic batches (:mod:`server.transport.atomic`, one script
+call in place of ``MULTI``) hold the keys of one tag; the pipelines that read many rooms or
+days at once (``listing.live_rooms``, ``daily/profile.py``, the days' deals) are not atomic
+and hold one key a command, which the cluster client sends node by node.
 ``tests/server/test_cluster_slots.py`` checks the tags.
 """
 
@@ -157,6 +159,14 @@ class Keys:
     def daily_attempts(self, date: str, kind: str) -> str:
         """Hash player id -> the room of their ranked attempt (the first game they began)."""
         return f"{self.prefix}daily:{{{date}:{kind}}}:attempts"
+
+    def daily_deal(self, date: str, kind: str) -> str:
+        """The certified deal of a day and kind (JSON ``{code, par, counter, sid}``), set once."""
+        return f"{self.prefix}daily:{{{date}:{kind}}}:deal"
+
+    def daily_certifier(self) -> str:
+        """The lease of the instance that certifies the days' deals (its id)."""
+        return f"{self.prefix}daily:certifier"
 
     def leaderboard_channel(self, date: str, kind: str) -> str:
         """Announces a change of a day's leaderboard."""
@@ -307,6 +317,8 @@ FAMILIES: Final = (
         "player:{P}:counted", "zset", "results of the last 7 days", "history-days after last race"
     ),
     Family("player:{P}:days", "zset", "400 days", "history-days after last ranked day"),
+    Family("daily:{D:K}:deal", "string", "code, par, counter", "history-days after the day"),
+    Family("daily:certifier", "string", "an instance id", "the lease (30 s) unless renewed"),
     Family("daily:{D:K}:attempts", "hash", "one per player of that day", "two days after the day"),
     Family(
         "daily:{D:K}:rank", "zset", "one per player of that day", "history-days after last entry"

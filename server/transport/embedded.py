@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 import socket
 from pathlib import Path
 from typing import Any, Final
@@ -46,6 +47,32 @@ def start_embedded_redis(
         },
     )
     return lite, f"unix://{lite.socket_file}"
+
+
+#: The file of the embedded default's daily secret, in its data folder.
+SECRET_FILE: Final = "daily-secret"
+
+
+def embedded_secret(data_dir: str) -> str:
+    """The daily secret kept in the embedded Redis's data folder, made on the first start
+    (32 random bytes, URL-safe base64) in a file only its owner may read (0600).
+
+    A deployment on its embedded Redis is one machine's: its secret lives beside its data,
+    so a restart draws the same days. A shared Redis needs ``--daily-secret`` instead.
+    """
+    path = Path(data_dir).resolve() / SECRET_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        secret = path.read_text(encoding="ascii").strip()
+        if secret:
+            return secret
+        raise RuntimeError(f"{path} is empty: remove it to make a new daily secret") from None
+    secret = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(secret + "\n")
+    return secret
 
 
 def stop_embedded_redis(lite: Any) -> None:

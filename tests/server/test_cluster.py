@@ -19,10 +19,11 @@ import pytest
 import redis
 from redis.asyncio.cluster import RedisCluster
 
-from server.daily.deal import daily_deal, today
+from server.daily.deal import today
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
+from tests.dailies import daily_deal, wait_daily
 from tests.rediscluster import RedisClusterProc, cli
 from tests.server.conftest import needs_cluster
 from tests.server.test_daily_server import ENV, line_of, play, start_daily
@@ -200,6 +201,7 @@ async def test_a_daily_game_ranks_and_pushes_across_instances_on_the_cluster(
     date = today().isoformat()
     line = line_of(daily_deal(date).code)
     with on_cluster(cluster, env=ENV) as one, on_cluster(cluster, env=ENV) as two:
+        wait_daily(one), wait_daily(two)  # the day's deals certified by one of them
         watcher = await WsClient.connect(two.ws_url, "watcher")
         await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
         await watcher.expect("leaderboard", date=date)

@@ -1,96 +1,150 @@
-"""The daily deal: a documented pure function of the date, the same on every instance."""
+"""The daily deal: drawn under the deployment's secret from the whole deal-number space,
+by the documented function (protocol/DAILY.md), and certified winnable."""
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
+import hmac
 import random
-import subprocess
-import sys
+import re
 
 import pytest
 
 from server.daily.deal import (
     FIRST_DAY,
-    SPAN,
+    TEST_SECRET,
+    DailyDeal,
     DailyError,
-    daily_deal,
-    daily_index,
+    candidate,
+    certify,
+    certify_candidate,
     daily_json,
     day_bounds,
     draw_open,
     is_running,
     parse_date,
-    running_codes,
     today,
 )
-from server.engine import Board
+from server.engine import Board, format_code, parse_code
+from server.engine.codes import MAX_DEAL
+from server.engine.solver import solve
 from server.pools import PoolEntry, draw, load_pool
 from tests import ROOT
 
 NOON = dt.datetime(2026, 6, 15, 12, 0, tzinfo=dt.UTC)
 
 
-def test_the_index_is_the_documented_function() -> None:
-    # protocol/DAILY.md: first 8 bytes of SHA-256("SH1-daily-" + date + "-" + kind),
-    # big-endian, modulo the pool size.
-    digest = hashlib.sha256(b"SH1-daily-2026-03-14-daily").digest()
-    assert daily_index("2026-03-14", "daily", 1000) == int.from_bytes(digest[:8], "big") % 1000
-    digest = hashlib.sha256(b"SH1-daily-2026-03-14-hard").digest()
-    assert daily_index("2026-03-14", "hard", 777) == int.from_bytes(digest[:8], "big") % 777
+def test_a_candidate_is_the_documented_function() -> None:
+    # protocol/DAILY.md: the first 8 bytes of HMAC-SHA256(SECRET, DATE|KIND|COUNTER),
+    # big-endian, modulo 2^35 (the number of deal numbers).
+    mac = hmac.new(b"s3cret", b"2026-03-14|daily|7", hashlib.sha256).digest()
+    assert candidate("s3cret", "2026-03-14", "daily", 7) == int.from_bytes(mac[:8], "big") % 2**35
+    assert MAX_DEAL + 1 == 2**35
 
 
-@pytest.mark.parametrize("kind,cells", [("daily", 4), ("hard", 1)])
-def test_the_deal_is_the_pool_entry_at_the_index(kind: str, cells: int) -> None:
-    pool = load_pool(cells)
-    for day in range(0, 120, 7):
-        date = (FIRST_DAY + dt.timedelta(days=day)).isoformat()
-        deal = daily_deal(date, kind, now=NOON)
-        entry = pool[daily_index(date, kind, min(len(pool), SPAN[kind]))]
-        assert (deal.code, deal.par) == (entry.code, entry.par)
-        assert Board.from_code(deal.code).cells.__len__() == cells
+#: protocol/DAILY.md's vectors under the documented test key: the first candidate (its MAC's
+#: first 8 bytes and its code), then the candidate certified (its counter and code).
+VECTORS = [
+    ("2026-01-01", "daily", "915d00a3a39310b3", "SH1-C4-ORZGEFT", 0, "SH1-C4-ORZGEFT"),
+    ("2026-01-01", "hard", "9ca99d5fcb788909", "SH1-C1-7FXRCIJ", 35, "SH1-C1-FZT24ZP"),
+    ("2026-03-14", "daily", "69d1be29ad4ee315", "SH1-C4-GWU5YYV", 0, "SH1-C4-GWU5YYV"),
+    ("2026-03-14", "hard", "4b26f539649e2585", "SH1-C1-FSJ4JMF", 9, "SH1-C1-2WDLQX7"),
+    ("2026-11-29", "daily", "69e605a3caf1f764", "SH1-C4-PFPD53E", 0, "SH1-C4-PFPD53E"),
+    ("2026-11-29", "hard", "f16a422585610a7e", "SH1-C1-WCWCCT6", 47, "SH1-C1-LYMJ3Y2"),
+]
 
 
-def test_the_same_date_gives_the_same_deal_and_dates_differ() -> None:
-    dates = [(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in range(60)]
-    first = [daily_deal(d, now=NOON).code for d in dates]
-    again = [daily_deal(d, now=NOON).code for d in dates]
-    assert first == again
-    # 60 days drawn from a pool of hundreds or more: most are distinct.
-    assert len(set(first)) >= min(40, len(load_pool(4)) // 2)
-    # The hard deal of a day is another deal, with one cell.
-    assert all(daily_deal(d, "hard", now=NOON).code.startswith("SH1-C1-") for d in dates[:5])
+@pytest.mark.parametrize("date,kind,mac,first,counter,code", VECTORS)
+def test_the_documented_vectors(
+    date: str, kind: str, mac: str, first: str, counter: int, code: str
+) -> None:
+    cells = 4 if kind == "daily" else 1
+    digest = hmac.new(TEST_SECRET.encode(), f"{date}|{kind}|0".encode(), hashlib.sha256).digest()
+    assert digest[:8].hex() == mac
+    assert format_code(candidate(TEST_SECRET, date, kind, 0), cells) == first
+    deal = certify(TEST_SECRET, date, kind)
+    assert (deal.counter, deal.code, deal.date, deal.kind) == (counter, code, date, kind)
+    # Every candidate before it is not winnable (proven: these are decided in milliseconds).
+    for earlier in range(counter):
+        number = candidate(TEST_SECRET, date, kind, earlier)
+        assert solve(Board.deal(number, cells), timeout=10).result == "unsolvable"
+    # DAILY.md shows the same rows.
+    doc = (ROOT / "protocol" / "DAILY.md").read_text(encoding="utf-8")
+    row = rf"\| {date} \| {kind} \| `{mac}` \| `{first}` \| {counter} \| `{code}` \|"
+    assert re.search(row, doc), row
 
 
-def test_another_process_computes_the_same_deals() -> None:
-    dates = ["2026-01-01", "2026-02-28", "2026-06-15"]
-    script = (
-        "import json, datetime as dt, sys\n"
-        "from server.daily.deal import daily_json\n"
-        "now = dt.datetime(2026, 6, 15, 12, tzinfo=dt.UTC)\n"
-        f"print(json.dumps([daily_json(d, now=now) for d in {dates!r}]))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert json.loads(out.stdout) == [daily_json(d, now=NOON) for d in dates]
+def test_the_par_is_the_certifying_line_and_it_wins() -> None:
+    deal = certify(TEST_SECRET, "2026-03-14", "daily")
+    found = solve(Board.from_code(deal.code), timeout=10)
+    assert found.result == "solved" and deal.par == len(found.moves)
+    assert DailyDeal.from_json(deal.date, deal.kind, deal.to_json()) == deal
+
+
+def test_the_deal_cannot_be_computed_without_the_secret() -> None:
+    dates = [(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in range(40)]
+    for kind in ("daily", "hard"):
+        ours = [candidate(TEST_SECRET, d, kind, 0) for d in dates]
+        theirs = [candidate("another deployment", d, kind, 0) for d in dates]
+        assert all(a != b for a, b in zip(ours, theirs, strict=True))
+    # Certified deals differ too: two deployments' days are unrelated.
+    mine = certify(TEST_SECRET, "2026-06-15", "daily")
+    other = certify("another deployment", "2026-06-15", "daily")
+    assert mine.code != other.code
+
+
+def test_candidates_span_the_whole_deal_space_not_the_pools() -> None:
+    """Neither the source nor the published par narrows the deal: the candidates are spread
+    over all 2^35 deal numbers, and none of these is a shipped pool's deal (the pools hold
+    numbers below 50,000: a candidate falls there about once in 700,000)."""
+    numbers = [
+        candidate(TEST_SECRET, (FIRST_DAY + dt.timedelta(days=d)).isoformat(), kind, c)
+        for d in range(365)
+        for kind in ("daily", "hard")
+        for c in range(3)
+    ]
+    assert len(set(numbers)) == len(numbers)
+    pooled = {e.deal for cells in (4, 2, 1) for e in load_pool(cells)}
+    assert not pooled & set(numbers)
+    # Spread over the space: each eighth of it gets about an eighth of the candidates.
+    eighths = [0] * 8
+    for n in numbers:
+        eighths[n * 8 // 2**35] += 1
+    assert min(eighths) > len(numbers) / 8 * 0.75
+    # And a certified deal is not a pool's.
+    for kind in ("daily", "hard"):
+        assert certify(TEST_SECRET, "2026-06-15", kind).deal not in pooled
+
+
+def test_a_candidate_not_proven_winnable_is_passed_over() -> None:
+    # 2026-03-14's hard candidates 0..8 are proven unsolvable: none is certified, and the
+    # search takes the next counter.
+    assert all(certify_candidate(TEST_SECRET, "2026-03-14", "hard", c) is None for c in range(9))
+    assert certify(TEST_SECRET, "2026-03-14", "hard").counter == 9
+
+
+def test_a_bad_kind_is_refused() -> None:
+    with pytest.raises(DailyError) as info:
+        certify(TEST_SECRET, "2026-06-15", "easy")
+    assert info.value.reason == "bad_kind"
 
 
 def test_the_json_shape_hides_the_codes_while_the_day_runs() -> None:
-    data = daily_json("2026-06-15", now=NOON)
-    assert set(data) == {"date", "running", "ends_at", "par", "hard"}
-    assert data["date"] == "2026-06-15" and data["running"] is True
-    assert data["ends_at"] == int(dt.datetime(2026, 6, 16, tzinfo=dt.UTC).timestamp()) * 1000
-    assert data["hard"] == {"par": daily_deal("2026-06-15", "hard", now=NOON).par}
-    assert daily_json(now=NOON) == data  # no date: today (UTC)
+    main = DailyDeal("2026-06-15", "daily", "SH1-C4-AAAAAAB", 80, 0)
+    hard = DailyDeal("2026-06-15", "hard", "SH1-C1-AAAAAAC", 90, 3)
+    data = daily_json(main, hard, now=NOON)
+    assert data == {
+        "date": "2026-06-15",
+        "running": True,
+        "ends_at": int(dt.datetime(2026, 6, 16, tzinfo=dt.UTC).timestamp()) * 1000,
+        "par": 80,
+        "hard": {"par": 90},
+    }
     # Once the day is over (a second after midnight UTC), the codes are public.
-    after = daily_json("2026-06-15", now=dt.datetime(2026, 6, 16, 0, 0, 1, tzinfo=dt.UTC))
-    assert set(after) == {"date", "running", "ends_at", "code", "par", "hard"}
-    assert after["running"] is False
-    assert after["code"] == daily_deal("2026-06-15", now=NOON).code
-    hard = after["hard"]
-    assert isinstance(hard, dict) and set(hard) == {"code", "par"}
+    after = daily_json(main, hard, now=dt.datetime(2026, 6, 16, 0, 0, 1, tzinfo=dt.UTC))
+    assert after["running"] is False and after["code"] == "SH1-C4-AAAAAAB"
+    assert after["hard"] == {"code": "SH1-C1-AAAAAAC", "par": 90}
 
 
 def test_a_day_runs_from_midnight_to_midnight_utc() -> None:
@@ -99,9 +153,44 @@ def test_a_day_runs_from_midnight_to_midnight_utc() -> None:
     assert end - start == 86_400_000
     assert is_running("2026-06-15", now=NOON)
     assert not is_running("2026-06-14", now=NOON)
-    assert running_codes(now=NOON) == {
-        daily_deal("2026-06-15", kind, now=NOON).code for kind in ("daily", "hard")
-    }
+
+
+class Rigged(random.Random):
+    """A random source whose first ``choice`` is ``first`` (a draw that hits it)."""
+
+    def __init__(self, first: PoolEntry) -> None:
+        super().__init__(7)
+        self.first: PoolEntry | None = first
+
+    def choice(self, seq: object) -> object:  # type: ignore[override]
+        picked, self.first = self.first, None
+        return picked if picked is not None else super().choice(seq)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cells", [4, 2, 1])
+def test_a_drawn_deal_is_never_a_running_days_deal(cells: int) -> None:
+    # A pool deal whose number is a running day's (any cell count) is never drawn.
+    entry = load_pool(cells)[5]
+    assert draw(cells, Rigged(entry)) == entry  # what a plain draw can do
+    drawn = draw_open(cells, frozenset({entry.deal}), Rigged(entry))
+    assert drawn.deal != entry.deal and drawn in load_pool(cells)
+
+
+def test_only_the_daily_draws_from_the_pools() -> None:
+    """Every other module draws through ``draw_open``: a pool draw elsewhere (a new room, a
+    rematch, a quick race's pairing) could hand out a running day's deal before its clock."""
+    callers = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "server").rglob("*.py")
+        if "pools import" in (text := path.read_text(encoding="utf-8"))
+        and " draw" in text.split("pools import", 1)[1].split("\n", 1)[0]
+    ]
+    assert callers == ["server/daily/deal.py"]
+
+
+def test_a_code_names_its_deal_number_whatever_its_cells() -> None:
+    deal = DailyDeal("2026-06-15", "daily", format_code(12345, 4), 80, 0)
+    assert deal.deal == 12345 == parse_code(format_code(12345, 1)).deal
 
 
 def test_today_is_the_utc_date() -> None:
@@ -123,82 +212,10 @@ def test_today_is_the_utc_date() -> None:
 )
 def test_dates_without_a_challenge_are_refused(text: str, reason: str) -> None:
     with pytest.raises(DailyError) as info:
-        daily_deal(text, now=NOON)
+        parse_date(text, now=NOON)
     assert info.value.reason == reason
 
 
 def test_today_and_the_first_day_are_accepted() -> None:
     assert parse_date("2026-06-15", now=NOON) == dt.date(2026, 6, 15)
     assert parse_date(FIRST_DAY.isoformat(), now=NOON) == FIRST_DAY
-
-
-def test_a_bad_kind_is_refused() -> None:
-    with pytest.raises(DailyError) as info:
-        daily_deal("2026-06-15", "easy", now=NOON)
-    assert info.value.reason == "bad_kind"
-
-
-def test_growing_a_pool_keeps_every_days_deal(monkeypatch: pytest.MonkeyPatch) -> None:
-    import server.pools
-
-    dates = [(FIRST_DAY + dt.timedelta(days=d)).isoformat() for d in range(30)]
-    before = [daily_deal(d, "hard", now=NOON) for d in dates]
-    pool = load_pool(1)
-    assert len(pool) >= SPAN["hard"]
-    extra = tuple(server.pools.PoolEntry(10**9 + i, 99, f"SH1-C1-X{i}") for i in range(50))
-    monkeypatch.setattr(server.pools, "load_pool", lambda cells: pool + extra)
-    assert [daily_deal(d, "hard", now=NOON) for d in dates] == before
-
-
-#: protocol/DAILY.md's vectors. If the codes change, the shipped pools were edited or
-#: reordered, which changes past days' deals: keep the first SPAN entries of each pool.
-VECTORS = [
-    ("2026-01-01", "daily", 0xCE89AE61C59B223C, "SH1-C4-AAAAEAP"),
-    ("2026-01-01", "hard", 0x7DBB1001CD011947, "SH1-C1-AAAA4SS"),
-    ("2026-03-14", "daily", 0x2E7D7ACC12F179D7, "SH1-C4-AAAAETA"),
-    ("2026-03-14", "hard", 0xE6407BA9D71DC8DE, "SH1-C1-AAAAF47"),
-    ("2026-11-29", "daily", 0x507D897150BE7003, "SH1-C4-AAAAEVF"),
-    ("2026-11-29", "hard", 0xBCF2720FB4C7A4C0, "SH1-C1-AAAAPIW"),
-]
-
-
-@pytest.mark.parametrize("date,kind,h,code", VECTORS)
-def test_the_documented_vectors(date: str, kind: str, h: int, code: str) -> None:
-    assert daily_index(date, kind, 2**64) == h
-    later = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
-    assert daily_deal(date, kind, now=later).code == code
-
-
-class Rigged(random.Random):
-    """A random source whose first ``choice`` is ``first`` (a draw that hits it)."""
-
-    def __init__(self, first: PoolEntry) -> None:
-        super().__init__(7)
-        self.first: PoolEntry | None = first
-
-    def choice(self, seq: object) -> object:  # type: ignore[override]
-        picked, self.first = self.first, None
-        return picked if picked is not None else super().choice(seq)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(("kind", "cells"), [("daily", 4), ("hard", 1)])
-def test_a_drawn_deal_is_never_a_running_days_deal(kind: str, cells: int) -> None:
-    # The daily deals come from the pools that solo games and races draw from: a draw that
-    # hit today's deal showed it before its clock, and its refused hints named it.
-    today_code = daily_deal(today().isoformat(), kind).code
-    [entry] = [e for e in load_pool(cells) if e.code == today_code]
-    assert draw(cells, Rigged(entry)).code == today_code  # what a plain draw can do
-    drawn = draw_open(cells, Rigged(entry))
-    assert drawn.code not in running_codes() and drawn in load_pool(cells)
-
-
-def test_only_the_daily_draws_from_the_pools() -> None:
-    """Every other module draws through ``draw_open``: a pool draw elsewhere (a new room, a
-    rematch, a quick race's pairing) could hand out a running day's deal before its clock."""
-    callers = [
-        path.relative_to(ROOT).as_posix()
-        for path in (ROOT / "server").rglob("*.py")
-        if "pools import" in (text := path.read_text(encoding="utf-8"))
-        and " draw" in text.split("pools import", 1)[1].split("\n", 1)[0]
-    ]
-    assert callers == ["server/daily/deal.py"]

@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 import redis
 
-from server.daily.deal import daily_deal, today
+from server.daily.deal import today
 from server.daily.pace import Pace
 from server.daily.replays import replay_id
 from server.store.keys import Keys
 from tests.cli import run_seahaven
+from tests.dailies import daily_deal, plant, wait_daily
 from tests.server.test_daily_server import get, line_of, wire
 from tests.serverproc import FAST, ServerProc, WsClient, drop_keys, redis_url, running_server
 
@@ -61,7 +62,9 @@ def fair() -> Iterator[Fair]:
     env = {**PACE_ENV, "SEAHAVEN_KEY_PREFIX": prefix}
     date = today().isoformat()
     code = daily_deal(date).code
+    plant(prefix, PAST)
     with running_server(redis_url(), args=FAST, env=env) as srv:
+        wait_daily(srv)
         yield Fair(srv, prefix, date, code, line_of(code))
     drop_keys(prefix)
 
@@ -280,16 +283,14 @@ async def test_two_reveals_at_once_make_one_ranked_attempt(fair: Fair) -> None:
 
 
 async def test_no_hints_on_a_running_days_deal_whatever_the_room(fair: Fair) -> None:
-    # Before: `solo {code: today's code}` gave the solver's hints on the ranked deal.
+    # Before: `solo {code: today's code}` gave the solver's hints on the ranked deal. Now
+    # the game itself is refused (``daily_only``, tests/server/test_daily_secret.py).
     hard = daily_deal(fair.date, "hard").code
     for code in (fair.code, hard):
         cat = await WsClient.connect(fair.server.ws_url, "cat")
         await cat.send({"type": "solo", "code": code})
-        await cat.expect("snapshot")
-        await cat.send({"type": "hint", "id": 5})
-        refused = await cat.expect("reject", id=5)
-        assert refused["reason"] == "hints_off"
-        assert cat.find("hint") is None
+        assert (await cat.expect("error"))["code"] == "daily_only"
+        assert cat.find("snapshot") is None
         await cat.close()
     dan = await WsClient.connect(fair.server.ws_url, "dan")
     await reveal(dan)
@@ -301,7 +302,7 @@ async def test_no_hints_on_a_running_days_deal_whatever_the_room(fair: Fair) -> 
     await eve.send({"type": "solo", "code": daily_deal(PAST).code})
     await eve.expect("snapshot")
     await eve.send({"type": "hint", "id": 7})
-    assert (await eve.expect("hint", id=7))["status"] == "move"
+    assert (await eve.expect("hint", id=7, timeout=20))["status"] == "move"
     with contextlib.suppress(Exception):
         await eve.close()
 
@@ -326,15 +327,10 @@ async def test_nobody_watches_a_running_days_game_live(fair: Fair) -> None:
         kinds = {msg["type"] for msg in watcher.messages}
         assert not kinds & {"snapshot", "delta", "progress", "room"}, kinds
         assert not has_code(watcher.messages, fair.code)
-    # A solo game on today's code shows the same line: no spectator there either.
-    cat = await WsClient.connect(fair.server.ws_url, "cat")
-    await cat.send({"type": "solo", "code": fair.code})
-    solo_room = (await cat.expect("snapshot"))["room_id"]
-    await bob.send({"type": "join", "room": solo_room, "role": "spectator"})
-    assert (await bob.expect("error", code="daily_running"))["code"] == "daily_running"
+    # (A solo game on today's code is refused: test_daily_secret.py.)
     # The Watch list and the player's page do not show the running game's room.
     status, live = fair.server.get_json("/api/rooms/live")
-    assert status == 200 and room not in json.dumps(live) and solo_room not in json.dumps(live)
+    assert status == 200 and room not in json.dumps(live)
     status, page = fair.server.get_json(f"/api/player/{ann.player_id}")
     assert status == 200 and room not in json.dumps(page) and not has_code(page, fair.code)
     # A past day's deal is an ordinary deal again: its game may be watched.
@@ -344,6 +340,6 @@ async def test_nobody_watches_a_running_days_game_live(fair: Fair) -> None:
     await bob.send({"type": "join", "room": past_room, "role": "spectator"})
     watched = await bob.expect("snapshot")
     assert watched["room_id"] == past_room and watched["code"] == daily_deal(PAST).code
-    for client in (ann, bob, bob2, cat, dan):
+    for client in (ann, bob, bob2, dan):
         with contextlib.suppress(Exception):
             await client.close()

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from server.daily.deal import daily_deal
 from server.daily.replays import Replay, Result, dumps
 from server.store.keys import Keys
+from tests.dailies import daily_deal
 from tests.rawhttp import Reply, request
 from tests.serverproc import ServerProc, redis_url, running_server
 

@@ -19,7 +19,8 @@ import redis.asyncio as aioredis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.daily.deal import daily_deal
+from server.daily.deal import KINDS, TEST_SECRET
+from server.daily.deals import DailyDeals
 from server.daily.leaderboard import (
     MAX_MOVES,
     MAX_TIME_MS,
@@ -31,6 +32,7 @@ from server.daily.leaderboard import (
 from server.daily.pace import Pace
 from server.daily.replays import Replay
 from server.store.keys import Keys
+from tests.dailies import daily_deal
 from tests.server.replay_support import edit, honest, solution
 from tests.serverproc import decoded, redis_url
 
@@ -42,13 +44,19 @@ T0 = 1_773_500_000_000  # a moment of that day, ms since the epoch
 async def lb() -> AsyncIterator[Leaderboard]:
     client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     prefix = f"test:lb:{secrets.token_hex(6)}:"
-    board = Leaderboard(client, Keys(prefix), pace=Pace.off())
+    keys = Keys(prefix)
+    # The days' deals of the documented test key, as a server would have stored them.
+    deals = DailyDeals(client, keys, TEST_SECRET, 400 * 86_400)  # deleted below
+    for date in ("2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13", DATE, "2026-03-15"):
+        for kind in KINDS:
+            await deals.store(daily_deal(date, kind))
+    board = Leaderboard(client, keys, pace=Pace.off(), deals=deals)
     try:
         yield board
     finally:
-        keys = [k async for k in client.scan_iter(match=prefix + "*", count=500)]
-        if keys:
-            await client.delete(*keys)
+        left = [k async for k in client.scan_iter(match=prefix + "*", count=500)]
+        if left:
+            await client.delete(*left)
         await client.aclose()
 
 
@@ -268,6 +276,8 @@ async def test_a_game_begun_before_its_day_or_ending_in_the_future_is_refused(
     now = dt.datetime.now(dt.UTC)
     far = int((now + dt.timedelta(minutes=10)).timestamp() * 1000)
     today_iso = now.date().isoformat()
+    for kind in KINDS:
+        await lb.deals.store(daily_deal(today_iso, kind))
     if (now + dt.timedelta(minutes=30)).date() == now.date():  # not across midnight
         await assert_refused(lb, play("later", date=today_iso, start=far), "future_time")
 
@@ -280,7 +290,7 @@ async def test_an_unfinished_game_is_not_ranked(lb: Leaderboard) -> None:
 
 
 async def test_a_machine_pace_is_kept_but_not_ranked(lb: Leaderboard) -> None:
-    paced = Leaderboard(lb.redis, lb.keys)  # the default pace rules
+    paced = Leaderboard(lb.redis, lb.keys, deals=lb.deals)  # the default pace rules
     # The solver's line at 60 ms an action, begun a second after the reveal.
     bot = edit(play("bot", step_ms=60, start=T0 + 1000), started_at=T0)
     bot = edit(bot, result_time_ms=bot.times_ms[-1] - T0)

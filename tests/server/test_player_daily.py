@@ -10,10 +10,11 @@ import secrets
 
 import redis.asyncio as aioredis
 
-from server.daily.deal import daily_deal, today
+from server.daily.deal import today
 from server.daily.leaderboard import member_of, score_of
 from server.daily.profile import CALENDAR_DAYS, CHART_DAYS
 from server.store.keys import Keys
+from tests.dailies import daily_deal
 from tests.server.test_daily_server import daily_server, line_of, play, start_daily, wait_for
 from tests.serverproc import WsClient, redis_url
 

@@ -5,6 +5,7 @@ instances on ``--redis-cluster``)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -14,13 +15,24 @@ import pytest
 
 from tests import ROOT
 
+#: The deployment's daily secret, as the shell or an .env file would give it.
+SECRET_ENV = {**os.environ, "SEAHAVEN_DAILY_SECRET": "compose-test-secret"}
+
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
 def test_compose_file_is_valid() -> None:
     out = subprocess.run(
-        ["docker-compose", "config"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        ["docker-compose", "config"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=SECRET_ENV,
     )
     assert out.returncode == 0, out.stderr
+    # Both instances draw the days under the one secret given.
+    secrets = re.findall(r"^\s+SEAHAVEN_DAILY_SECRET: (.+)$", out.stdout, re.MULTILINE)
+    assert secrets == ["compose-test-secret"] * 2
     for service in ("redis:", "server1:", "server2:", "balancer:"):
         assert service in out.stdout
     assert "appendonly" in out.stdout
@@ -59,8 +71,11 @@ def test_compose_cluster_variant_is_valid() -> None:
         capture_output=True,
         text=True,
         timeout=60,
+        env=SECRET_ENV,
     )
     assert out.returncode == 0, out.stderr
+    secrets = re.findall(r"^\s+SEAHAVEN_DAILY_SECRET: (.+)$", out.stdout, re.MULTILINE)
+    assert secrets == ["compose-test-secret"] * 2
     services = service_blocks(out.stdout)
     nodes = {name: text for name, text in services.items() if name.startswith("redis-node-")}
     assert len(nodes) == 6
@@ -89,3 +104,18 @@ def test_compose_cluster_variant_is_valid() -> None:
     assert len(trusted) == 2 and trusted[0] == trusted[1]
     assert all(ip_network(n).is_private for n in trusted[0].strip("'\"").split(","))
     assert f"{ROOT}/deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in out.stdout
+
+
+@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
+@pytest.mark.parametrize("name", ["docker-compose.yml", "docker-compose.cluster.yml"])
+def test_compose_refuses_to_run_without_a_daily_secret(name: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SEAHAVEN_DAILY_SECRET"}
+    out = subprocess.run(
+        ["docker-compose", "-f", name, "config"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert out.returncode != 0 and "set SEAHAVEN_DAILY_SECRET" in out.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 
@@ -14,6 +15,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from server.engine import Board
+from tests import ROOT
 from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient, decoded, redis_url, running_server
 
@@ -182,3 +184,45 @@ def test_http_routes(race_server: ServerProc) -> None:
             urllib.request.urlopen(race_server.http_url + bad)
         assert info.value.code == 404
         info.value.close()
+
+
+def test_the_static_server_serves_only_the_clients_own_files(race_server: ServerProc) -> None:
+    """Route 6: ``/tests/measure_latency.py`` and ``/README.md`` of ``client_web/`` were
+    served. An allow-list of the client's folders and extensions decides."""
+    client = ROOT / "client_web"
+    served = [
+        "/",
+        "/index.html",
+        "/css/app.css",
+        "/js/app.js",
+        "/js/views/daily.js",
+        "/i18n/en.json",
+        "/rules/en.html",
+        "/img/icon.svg",
+    ]
+    for path in served:
+        with urllib.request.urlopen(race_server.http_url + path) as res:
+            assert res.status == 200, path
+    refused = [
+        "/tests/measure_latency.py",
+        "/tests/apply_deltas.mjs",
+        "/README.md",
+        "/js/../README.md",
+        "/css/app.js",  # a folder serves its own kind of file only
+        "/i18n/../tests/measure_latency.py",
+        "/../pyproject.toml",
+        "/%2e%2e/server/settings.py",
+    ]
+    assert (client / "tests" / "measure_latency.py").is_file() and (client / "README.md").is_file()
+    for path in refused:
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(race_server.http_url + path)
+        assert info.value.code == 404, path
+        info.value.close()
+    # Every file the page loads is served: each one the client's tree holds outside its
+    # tests and README.
+    for file in client.rglob("*"):
+        rel = file.relative_to(client).as_posix()
+        if file.is_file() and not rel.startswith("tests/") and rel != "README.md":
+            with urllib.request.urlopen(f"{race_server.http_url}/{rel}") as res:
+                assert res.status == 200, rel

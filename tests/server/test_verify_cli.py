@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -128,15 +129,30 @@ def test_a_token_that_begins_with_a_dash_is_sent(
 
 
 def test_a_daily_replay_must_be_on_that_days_deal(tmp_path: Path) -> None:
-    from server.daily.deal import daily_deal
+    """A day's deal is the deployment's secret: checked against its server's
+    ``GET /api/daily/DATE`` (public once the day is over), never computed offline."""
+    from tests.dailies import daily_deal, plant
+    from tests.serverproc import drop_keys, redis_url, running_server
 
     date = "2026-03-14"
     code = daily_deal(date).code
     good = honest(code, daily=(date, "daily"))
-    out = run_seahaven("verify", write(tmp_path, good.to_json(), "good.json"))
+    path = write(tmp_path, good.to_json(), "good.json")
+    out = run_seahaven("verify", path)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert f"daily challenge of {date}: the deal is that day's ({code})" in out.stdout
-    other = daily_deal("2026-03-15").code
-    moved = honest(other, daily=(date, "daily"))  # an honest game, filed under another day
-    out = run_seahaven("verify", write(tmp_path, moved.to_json(), "moved.json"))
-    assert out.returncode == 1 and "wrong_deal" in out.stdout
+    assert "the daily deal was not checked: give --server" in out.stdout
+    prefix = f"test:verify:{secrets.token_hex(6)}:"
+    plant(prefix, date)
+    try:
+        with running_server(redis_url(), env={"SEAHAVEN_KEY_PREFIX": prefix}) as srv:
+            out = run_seahaven("verify", path, "--server", srv.http_url)
+            assert out.returncode == 0, out.stdout + out.stderr
+            assert f"daily challenge of {date}: the deal is that day's ({code})" in out.stdout
+            other = daily_deal("2026-03-15").code
+            moved = honest(other, daily=(date, "daily"))  # an honest game, under another day
+            out = run_seahaven(
+                "verify", write(tmp_path, moved.to_json(), "moved.json"), "--server", srv.http_url
+            )
+            assert out.returncode == 1 and "wrong_deal" in out.stdout
+    finally:
+        drop_keys(prefix)

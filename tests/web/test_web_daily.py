@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from server.daily.deal import daily_deal
 from server.engine import Board, parse_action
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, redis_url, running_server
+from tests.dailies import daily_deal, plant, wait_daily
+from tests.serverproc import ServerProc, drop_keys, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
@@ -43,20 +43,32 @@ NO_PACE = {
 }
 
 
+def yesterday() -> str:
+    return (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
+
+
 @pytest.fixture(scope="module")
 def daily_server() -> Iterator[ServerProc]:
-    """A server whose leaderboards and replays live under a key prefix of their own."""
-    env = {"SEAHAVEN_KEY_PREFIX": f"webtest-{secrets.token_hex(4)}:", **NO_PACE}
+    """A server whose leaderboards and replays live under a key prefix of their own; it
+    certifies today's deals itself, and yesterday's is stored as if it had."""
+    prefix = f"webtest-{secrets.token_hex(4)}:"
+    plant(prefix, yesterday())
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, **NO_PACE}
     with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+        wait_daily(srv)
         yield srv
+    drop_keys(prefix)
 
 
 @pytest.fixture(scope="module")
 def paced_server() -> Iterator[ServerProc]:
     """The same with the default pace rules: a scripted game is too fast to rank."""
-    env = {"SEAHAVEN_KEY_PREFIX": f"webtest-{secrets.token_hex(4)}:"}
+    prefix = f"webtest-{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix}
     with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+        wait_daily(srv)
         yield srv
+    drop_keys(prefix)
 
 
 def _get(url: str, token: str | None = None) -> Any:
@@ -97,6 +109,10 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     assert alice.url.endswith("#/play")
     banner = alice.locator('[data-daily="ranked-attempt"]')
     assert "the clock started when the board opened" in banner.inner_text()
+    # Today's code is shown, but not offered to copy: it is played in the daily alone.
+    assert alice.locator('.codebar [data-k="code"]').inner_text() == code
+    assert alice.locator('.codebar [data-act="copy"]').is_hidden()
+    shoot(alice, "daily-ranked-no-copy")
     # The clock runs from the reveal, before any move.
     alice.wait_for_function("seahaven.game.elapsed(seahaven.game.you) > 0")
     start = Board.from_code(code)
@@ -191,6 +207,12 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     for page in (alice, bob):
         assert js_errors(page) == []
     assert board_json(bob) is None
+    # A past day's deal is an ordinary deal: its code may be copied.
+    bob.locator('.deal-tile [data-play="daily"]').click()
+    bob.wait_for_function(
+        "(c) => seahaven.game.mode === 'daily' && seahaven.game.code === c", arg=past["code"]
+    )
+    assert bob.locator('.codebar [data-act="copy"]').is_visible()
 
 
 def _replay_board(page: Page) -> dict[str, Any]:
@@ -232,3 +254,18 @@ def test_a_too_fast_daily_is_shown_unranked(paced_server: ServerProc, browser: A
     board = _get(paced_server.http_url + f"/api/daily/{date}/leaderboard")
     assert board["finishers"] == 0
     assert js_errors(page) == []
+
+
+def test_a_server_without_a_daily_secret_says_the_daily_is_unavailable(browser: Any) -> None:
+    prefix = f"webtest-{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_DAILY_SECRET": ""}
+    with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+        page = new_page(browser, name="Ann")
+        page.goto(srv.http_url + "/#/daily")
+        wait_ready(page)
+        page.locator(".deals .banner").wait_for()
+        text = page.locator(".deals").inner_text()
+        assert "The daily challenge is not available on this server." in text
+        assert page.locator(".deal-tile").count() == 0
+        shoot(page, "daily-unavailable")
+    drop_keys(prefix)

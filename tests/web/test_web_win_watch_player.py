@@ -20,11 +20,12 @@ import pytest
 import redis
 from websockets.sync.client import connect
 
-from server.daily.deal import daily_deal, today
+from server.daily.deal import today
 from server.daily.leaderboard import member_of, score_of
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
+from tests.dailies import daily_deal
 from tests.serverproc import ServerProc, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,

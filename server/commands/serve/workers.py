@@ -49,7 +49,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Final
 
-from ...app import run
+from ...app import run, with_embedded_secret
 from ...settings import Settings
 from ...transport.embedded import start_embedded_redis, stop_embedded_redis, supervise
 
@@ -337,6 +337,7 @@ async def serve_workers(settings: Settings) -> int:
             settings.embedded_maxmemory,
         )
         log.info("embedded redis at %s, shared by %d workers", url, settings.workers)
+        settings = with_embedded_secret(settings)
         watch = asyncio.create_task(supervise(lite, stop))
     shared = settings.model_copy(update={"port": port, "redis_url": url or None})
     supervisor = Supervisor(shared, lite is not None, stop)
