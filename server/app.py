@@ -25,10 +25,10 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .bot import Bot
 from .context import Context
-from .daily.pace import Pace
+from .daily.pace import Pace, parse_bursts
 from .daily.services import Daily
 from .embedded import start_embedded_redis, stop_embedded_redis, supervise
-from .http import api
+from .http import admin, api
 from .http import server as http_server
 from .http.connection import HttpConnection
 from .hub import Hub
@@ -36,7 +36,7 @@ from .limits import TokenBuckets
 from .metrics import Metrics
 from .play import hints, identity, leaderboard, moves, queue, rooms, solo
 from .registry import Registry
-from .rooms import membership
+from .rooms import membership, race_review, ratings
 from .rooms.pairing import pairing_loop
 from .rooms.rounds import janitor
 from .session import serve_connection
@@ -51,7 +51,7 @@ from .store.store import BoardLimits, Store
 log = logging.getLogger(__name__)
 
 #: Every module that offers handlers, by name: nothing registers by being imported.
-HANDLER_MODULES = (identity, rooms, solo, moves, hints, leaderboard, queue, http_server, api)
+HANDLER_MODULES = (identity, rooms, solo, moves, hints, leaderboard, queue, http_server, api, admin)
 
 
 def build_registry() -> Registry:
@@ -67,12 +67,12 @@ def build_registry() -> Registry:
 
 
 def pace_of(settings: Settings) -> Pace:
-    """The human pace a ranked daily must keep, from the settings."""
+    """The pace model of a ranked finish, from the settings."""
     return Pace(
         read_ms=settings.pace_read_ms,
-        median_ms=settings.pace_median_ms,
-        fast_ms=settings.pace_fast_ms,
-        fast_share=settings.pace_fast_share,
+        game_ms=settings.pace_game_ms,
+        decision_ms=settings.pace_decision_ms,
+        bursts=parse_bursts(settings.pace_bursts),
     )
 
 
@@ -116,6 +116,9 @@ def build_context(
             settings.replay_ttl,
             pace_of(settings),
             settings.history_days * 86_400,
+            solver,
+            settings.review_hold_agreement,
+            settings.review_min_scored,
         ),
         metrics=metrics,
         solver=solver,
@@ -313,6 +316,7 @@ async def serve_until_stopped(
     ctx.hub.start()
     ctx.spawn(janitor(ctx))
     ctx.spawn(pairing_loop(ctx))
+    ctx.spawn(race_review.resettle_loop(ctx, ratings.settle))
     ctx.spawn(watch_loop(ctx.metrics))
 
     async def handler(ws: ServerConnection) -> None:
