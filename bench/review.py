@@ -22,6 +22,11 @@ most 2 %), with the features' medians.
 
     nice -n 10 .venv/bin/python bench/review.py            # 200 deals
     nice -n 10 .venv/bin/python bench/review.py --deals 20 --seed 2
+    nice -n 10 .venv/bin/python bench/review.py --fastest 90   # the pace model's floor
+
+``--fastest N`` prints instead the fastest time the pace model admits for the solver's line
+of every deal of the pool whose par is N (:func:`server.daily.pace.fastest_ms`): the
+solver's line played by a script as fast as the model lets it.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.daily.pace import Pace
+from server.daily.pace import Pace, fastest_ms, forced
 from server.daily.review import Score, review, table_key
 from server.engine import Board, Move, format_code, parse_action
 from server.engine.solver import solve
@@ -201,15 +206,46 @@ def summary(name: str, scores: list[Score], games: list[Game]) -> str:
     )
 
 
+def fastest(rows: list[list[str]], par: int) -> int:
+    """Print the fastest admitted time of the solver's line of every deal with this par."""
+    pace = Pace()
+    found: list[tuple[int, int, int]] = []
+    for deal in (int(r[0]) for r in rows if int(r[1]) == par):
+        code = format_code(deal, 4)
+        line = solve(Board.from_code(code), timeout=10).moves
+        if len(line) != par:
+            continue
+        decisions = sum(not f for f in forced(code, line))
+        found.append((fastest_ms(code, line, pace), decisions, deal))
+    found.sort()
+    times = [t for t, _d, _n in found]
+    print(f"{len(found)} deals of par {par} (4-cell pool), pace model {pace}")
+    print(
+        f"fastest admitted time of the solver's line: min {times[0] / 1000:.1f} s, median "
+        f"{statistics.median(times) / 1000:.1f} s, max {times[-1] / 1000:.1f} s"
+    )
+    print(
+        f"decisions (unforced actions) of the line: min {min(d for _t, d, _n in found)}, "
+        f"max {max(d for _t, d, _n in found)}; held by the game floor (60 s): "
+        f"{sum(t == pace.game_ms + 0 for t in times)}"
+    )
+    for t, d, n in found[:3]:
+        print(f"  deal {n}: {t / 1000:.1f} s, {d} decisions")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--detour", type=float, default=0.1)
     parser.add_argument("--sigma", type=float, default=0.6)
-    parser.add_argument("--max-actions", type=int, default=1500)
+    parser.add_argument("--max-actions", type=int, default=3000)
+    parser.add_argument("--fastest", type=int, metavar="PAR", help="the model's floor instead")
     args = parser.parse_args()
     rows = [line.split() for line in POOL.read_text().splitlines() if not line.startswith("#")]
+    if args.fastest:
+        return fastest(rows, args.fastest)
     rng = random.Random(args.seed)
     deals = rng.sample([int(r[0]) for r in rows], args.deals)
     pace = Pace()

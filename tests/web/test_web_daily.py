@@ -15,7 +15,7 @@ import pytest
 from server.daily.deal import daily_deal
 from server.engine import Board, parse_action
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, redis_url, running_server
+from tests.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
@@ -35,12 +35,8 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.browser, needs_chromium]
 
 
-#: The human pace rules off: the browser plays as fast as a test can click.
-NO_PACE = {
-    "SEAHAVEN_PACE_READ_MS": "0",
-    "SEAHAVEN_PACE_MEDIAN_MS": "0",
-    "SEAHAVEN_PACE_FAST_MS": "0",
-}
+#: The review off: the browser plays the solver's line as fast as a test can click.
+NO_PACE = REVIEW_OFF_ENV
 
 
 @pytest.fixture(scope="module")
