@@ -255,18 +255,24 @@ def main() -> int:
     human_scores: list[Score] = []
     human_games: list[Game] = []
     gave_up = 0
+    solver_cpu: list[float] = []
+    human_cpu: list[float] = []
     for n, deal in enumerate(deals):
         code = format_code(deal, 4)
         game = noisy_solver(code, random.Random(deal * 7 + 1), args.detour, args.sigma)
         if game is not None:
             solver_games.append(game)
+            t = time.process_time()
             solver_scores.append(review(code, T0, game.actions, game.times, pace))
+            solver_cpu.append(time.process_time() - t)
         person = human(code, random.Random(deal * 7 + 2), args.sigma, args.max_actions)
         if person is None:
             gave_up += 1
         else:
             human_games.append(person)
+            t = time.process_time()
             human_scores.append(review(code, T0, person.actions, person.times, pace))
+            human_cpu.append(time.process_time() - t)
         if (n + 1) % 20 == 0:
             print(f"  {n + 1} deals, {time.monotonic() - began:.0f} s", file=sys.stderr)
     print(f"{args.deals} deals of the 4-cell pool (seed {args.seed}), pace model {pace}")
@@ -275,6 +281,12 @@ def main() -> int:
     print(
         f"human model: {gave_up} of {args.deals} games given up (over {args.max_actions} actions)"
     )
+    for name, cpu in (("noisy solver line", solver_cpu), ("human model finish", human_cpu)):
+        cpu.sort()
+        print(
+            f"CPU of one review ({name}): median {median(cpu) * 1000:.0f} ms, "
+            f"p90 {cpu[int(0.9 * (len(cpu) - 1))] * 1000:.0f} ms, max {cpu[-1] * 1000:.0f} ms"
+        )
     print(f"{time.monotonic() - began:.0f} s")
     return 0
 

@@ -105,7 +105,7 @@ async def until_held(srv: ServerProc, pid: str) -> dict[str, Any]:
     for _ in range(150):
         status, body = admin(srv, "GET", "/api/admin/held")
         assert status == 200, body
-        mine = [h for h in body["held"] if h["player_id"] == pid]
+        mine: list[dict[str, Any]] = [h for h in body["held"] if h["player_id"] == pid]
         if mine:
             return mine[0]
         await asyncio.sleep(0.1)
@@ -282,6 +282,17 @@ async def test_the_command_line_operator(scaled: Deployment) -> None:
     status, log = cli(scaled, "log")
     assert status == 0 and all(e["by"] == "tester" for e in log["log"])
     assert [e["action"] for e in log["log"]] == ["unbar", "unbar", "bar", "clear", "void", "void"]
+    # Only the operator's paths take POST, without a body; a GET of an action is no route.
+    assert admin(srv, "POST", "/api/admin/held")[0] == 404
+    assert admin(srv, "GET", f"/api/admin/clear/{rid}")[0] == 404
+    with_body = urllib.request.Request(
+        srv.http_url + f"/api/admin/clear/{rid}", data=b"{}", method="POST"
+    )
+    with_body.add_header("Authorization", f"Bearer {TOKEN}")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(with_body, timeout=5)
+    assert refused.value.code == 400
+    assert admin(srv, "POST", "/api/daily")[0] == 405
     no_redis = {"REDIS_URL": "", "SEAHAVEN_REDIS_URL": ""}
     assert run_seahaven("admin", "held", env=no_redis).returncode == 2  # no Redis: usage
     await bot.close()
