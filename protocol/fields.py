@@ -96,6 +96,7 @@ UNRANKED_REASONS: Final[dict[str, str]] = {
     "pending_review": "held for review: your time stands, and an operator checks the game "
     "before it is ranked",
     "barred": "an operator barred this player from ranked play",
+    "voided": "an operator voided this finish after review",
 }
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
@@ -147,6 +148,7 @@ UnrankedReason = Literal[
     "not_verified",
     "pending_review",
     "barred",
+    "voided",
 ]
 #: What spectators see while a race runs: every board move by move, the boards
 #: ``delay_s`` seconds late, or the racers' progress only (boards once the race is over).

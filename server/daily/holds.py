@@ -200,6 +200,7 @@ class Holds:
                     held["date"], held["daily_kind"], held["entry"], held.get("streak", True)
                 )
                 data["rank"] = written.rank or None
+                await self._note(held.get("room"), ranked=True, rank=data["rank"])
         else:
             await self.redis.sadd(self.keys.resettle(), f"{held['room']}/{held['round']}")
         outcome = Outcome(True, "cleared", "the finish counts", data)
@@ -226,10 +227,27 @@ class Holds:
                 # The entry is another finish's (never expected): put it back.
                 await self.leaderboard.write(date, kind, taken, bool(taken.get("streak")))
             await self.redis.hdel(self.keys.stash(pid), f"{date}:{kind}")
+            if held is not None:
+                await self._note(held.get("room"), ranked=False, unranked_reason="voided")
         else:
             await self.redis.sadd(self.keys.resettle(), f"{found['room']}/{found['round']}")
         outcome = Outcome(True, "voided", "off every leaderboard and streak", data)
         return await self._logged("void", result, by, outcome)
+
+    async def _note(self, room: str | None, **change: Any) -> None:
+        """Update a held daily game's room note (the snapshot's ``daily``), while it lives,
+        so that its player's page says what became of it."""
+        if not room:
+            return
+        key = self.keys.daily_room(room)
+        text = await self.redis.get(key)
+        if text is None:
+            return
+        note = json.loads(text)
+        if change.get("ranked"):
+            change["unranked_reason"] = None
+        note.update(change)
+        await self.redis.set(key, json.dumps(note, separators=(",", ":")), keepttl=True)
 
     async def _ranked_finish(self, result: str) -> dict[str, Any] | None:
         """A ranked daily finish by its replay id (from the stored replay), or None."""

@@ -174,6 +174,7 @@ async def review_daily(daily: Daily, replay: Replay) -> Submission:
         {
             "result": replay.id,
             "kind": "daily",
+            "room": replay.room,
             "player_id": replay.player_id,
             "name": replay.name,
             "date": replay.daily_date,

@@ -192,6 +192,14 @@ async def test_a_solver_line_at_a_persons_pace_is_held_until_an_operator_acts(
     assert (status, cleared["status"], cleared["rank"]) == (200, "cleared", 1), cleared
     push = await watcher.expect("leaderboard", finishers=1, timeout=5)
     assert push["entries"][0]["player_id"] == ann.player_id
+    # A reload of the game now says its rank.
+    tab = await WsClient.connect(srv.ws_url, "ann", token=ann.token)
+    await tab.send(
+        {"type": "resume", "room": snap["room_id"], "token": ann.token, "last_seq": 10**15}
+    )
+    note = (await tab.expect("snapshot"))["daily"]
+    assert (note["ranked"], note["rank"], note["unranked_reason"]) == (True, 1, None)
+    await tab.close()
     status, again_ = admin(srv, "POST", f"/api/admin/clear/{rid}")
     assert (status, again_["status"]) == (200, "already_cleared")
     assert admin(srv, "GET", "/api/admin/held")[1]["held"] == []
