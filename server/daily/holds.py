@@ -21,6 +21,7 @@ key names.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from dataclasses import dataclass
@@ -29,7 +30,6 @@ from typing import Any, Final, cast
 import redis.asyncio as aioredis
 
 from ..store.keys import Keys
-from .deal import day_bounds
 from .leaderboard import Leaderboard
 
 #: Operator actions the log keeps (the oldest drop off).
@@ -273,7 +273,7 @@ class Holds:
             return await self._logged("bar", player_id, by, outcome)
         stash = self.keys.stash(player_id)
         taken = 0
-        for date in await self.leaderboard.days_of(player_id) or []:
+        for date in await self.leaderboard.days_of(player_id):
             for kind in ("daily", "hard"):
                 entry = await self.leaderboard.remove(date, kind, player_id)
                 if entry is not None:
@@ -297,9 +297,9 @@ class Holds:
         """Days of the last 30 with an entry of the player that counted no streak day (a
         past day's ranked finish is kept even when begun later; rare)."""
         found: list[tuple[str, str]] = []
-        today = day_bounds_today()
+        today = dt.datetime.now(dt.UTC).date()
         for back in range(30):
-            date = _date_of(today - back * 86_400_000)
+            date = (today - dt.timedelta(days=back)).isoformat()
             for kind in ("daily", "hard"):
                 if await self.redis.hexists(self.keys.leaderboard_entries(date, kind), player_id):
                     found.append((date, kind))
@@ -326,16 +326,3 @@ class Holds:
         data = {"player_id": player_id, "entries": restored}
         outcome = Outcome(True, "unbarred", "entries back; ranked play open", data)
         return await self._logged("unbar", player_id, by, outcome)
-
-
-def day_bounds_today() -> int:
-    """The start of today (UTC) in ms."""
-    import datetime as dt
-
-    return day_bounds(dt.datetime.now(dt.UTC).date().isoformat())[0]
-
-
-def _date_of(ms: int) -> str:
-    import datetime as dt
-
-    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).date().isoformat()

@@ -14,7 +14,7 @@ The features (``protocol/DAILY.md``, "Review"):
   and the move it stands for are the same choice. The solver is asked from a position only
   when no earlier answer covers it: one winning line answers for every position along it,
   so a line that follows the solver costs one search, and the searches are bounded
-  (:data:`MAX_SOLVES`, :data:`SOLVE_SECONDS`); positions left unasked are not scored.
+  (:data:`MAX_SOLVES`, :data:`SOLVE_STATES`); positions left unasked are not scored.
 - ``detours``: actions later undone; ``undos``: undo actions; ``dead_ends``: positions
   reached with no useful move left (RULES.md, "The end of a game").
 - ``spread``: the standard deviation of the natural log of the decision times (a script
@@ -43,11 +43,14 @@ from .pace import Pace, forced, judge
 HOLD_AGREEMENT: Final = 0.9
 #: Fewer scored decisions than this never hold a finish on agreement alone.
 MIN_SCORED: Final = 20
-#: The most solver searches one review makes, and each one's budget in seconds.
+#: The most solver searches one review makes, and each one's budget in tables seen: a
+#: budget in states, not seconds, makes the review's answer the same on a busy machine as on
+#: an idle one (50,000 tables: half a second of CPU at most on the pool's deals).
 MAX_SOLVES: Final = 40
-SOLVE_SECONDS: Final = 0.5
-#: One review's whole budget for searches, in seconds.
-REVIEW_SECONDS: Final = 8.0
+SOLVE_STATES: Final = 50_000
+#: One review's whole budget for searches, in seconds of wall time: a last resort only (a
+#: review runs at the lowest priority, and on a starved machine it waits for CPU).
+REVIEW_SECONDS: Final = 60.0
 
 #: Why a finish is held (besides the pace's reasons).
 SOLVER_LIKE: Final = "solver_like"
@@ -101,12 +104,12 @@ class SolverMemo:
     """The solver's next table from each table it has answered for (one search answers
     for every table along its winning line)."""
 
-    def __init__(self, max_solves: int, solve_seconds: float, budget_s: float) -> None:
+    def __init__(self, max_solves: int, solve_states: int, budget_s: float) -> None:
         self.next: dict[TableKey, TableKey] = {}
         self.lost: set[TableKey] = set()
         self.solves = 0
         self.max_solves = max_solves
-        self.solve_seconds = solve_seconds
+        self.solve_states = solve_states
         self.deadline = time.monotonic() + budget_s
 
     def answer(self, board: Board, key: TableKey) -> TableKey | None:
@@ -117,9 +120,9 @@ class SolverMemo:
         if self.solves >= self.max_solves or time.monotonic() >= self.deadline:
             return None
         self.solves += 1
-        result = solve(board, timeout=self.solve_seconds)
+        result = solve(board, max_states=self.solve_states)
         if result.result != "solved":
-            self.lost.add(key)  # unsolvable, or not within budget: not scored
+            self.lost.add(key)  # unsolvable, or not within its budget: not scored
             return None
         walk = board.copy()
         before = key
@@ -139,7 +142,7 @@ def review(
     pace: Pace,
     *,
     max_solves: int = MAX_SOLVES,
-    solve_seconds: float = SOLVE_SECONDS,
+    solve_states: int = SOLVE_STATES,
     budget_s: float = REVIEW_SECONDS,
     hold_agreement: float = HOLD_AGREEMENT,
     min_scored: int = MIN_SCORED,
@@ -152,7 +155,7 @@ def review(
         actions: the line in RULES.md notation, as the server committed it.
         times: each action's commit time, ms.
         pace: the pace model.
-        max_solves, solve_seconds, budget_s: the solver's bounds for this review.
+        max_solves, solve_states, budget_s: the solver's bounds for this review.
         hold_agreement, min_scored: the agreement that holds a finish, and the decisions
             it needs scored (server settings ``review_hold_agreement``,
             ``review_min_scored``).
@@ -184,7 +187,7 @@ def review(
         if board.is_lost():
             dead_ends += 1
     # An agreement that can never hold (above 1) needs no search at all.
-    memo = SolverMemo(max_solves if hold_agreement <= 1 else 0, solve_seconds, budget_s)
+    memo = SolverMemo(max_solves if hold_agreement <= 1 else 0, solve_states, budget_s)
     scored = agreed = 0
     for i in stack:
         if flags[i]:
