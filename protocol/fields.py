@@ -50,6 +50,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "room_full": f"the room already has {MAX_PLAYERS} players",
     "spectators_full": "the room has as many spectators as it takes",
     "too_many_identities": "this address made too many new players lately; use your token",
+    "barred": "an operator barred this player from ranked play (daily ranked games, rated races)",
     "not_in_room": "you are not in a room (or not in this one)",
     "already_in_room": "leave your room before joining or creating another",
     "not_host": "only the room's host may do this",
@@ -94,6 +95,10 @@ UNRANKED_REASONS: Final[dict[str, str]] = {
     "too_fast": "the moves came faster than a person plays",
     "fast_bursts": "too many moves came faster than a person can react",
     "not_verified": "the replay of this game did not verify",
+    "pending_review": "held for review: your time stands, and an operator checks the game "
+    "before it is ranked",
+    "barred": "an operator barred this player from ranked play",
+    "voided": "an operator voided this finish after review",
 }
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
@@ -136,15 +141,25 @@ MsEpoch = Annotated[int, Field(ge=0)]
 Role = Literal["player", "spectator"]
 #: The codes of :data:`UNRANKED_REASONS`.
 UnrankedReason = Literal[
-    "practice", "after_day", "late_finish", "fast_start", "too_fast", "fast_bursts", "not_verified"
+    "practice",
+    "after_day",
+    "late_finish",
+    "fast_start",
+    "too_fast",
+    "fast_bursts",
+    "not_verified",
+    "pending_review",
+    "barred",
+    "voided",
 ]
 #: What spectators see while a race runs: every board move by move, the boards
 #: ``delay_s`` seconds late, or the racers' progress only (boards once the race is over).
 WatchModeName = Literal["live", "delayed", "progress"]
 DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
-#: Why a racer's result did not change their rating (``RatingChange.unrated_reason``): the
-#: human-pace rule of the daily challenge (``server/daily/pace.py``) refused their pace.
-UnratedReason = Literal["fast_start", "too_fast", "fast_bursts"]
+#: Why a racer's result did not change their rating (``RatingChange.unrated_reason``): an
+#: operator voided it after review (``voided``); the pace codes are those of earlier servers,
+#: whose pace rules refused a finish (a finish is now held for review instead).
+UnratedReason = Literal["fast_start", "too_fast", "fast_bursts", "voided"]
 #: Why a player left the quick-race queue (``unqueued.reason``).
 UnqueueReason = Literal["asked", "room"]
 

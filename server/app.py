@@ -28,9 +28,9 @@ from .cache import BoardCache, RoomCache
 from .clients.bot import Bot
 from .context import Context
 from .daily.deals import certify_loop
-from .daily.pace import Pace
+from .daily.pace import Pace, parse_bursts
 from .daily.services import Daily
-from .http import api
+from .http import admin, api
 from .http import server as http_server
 from .http.connection import HttpConnection
 from .metrics import Metrics
@@ -39,7 +39,7 @@ from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
 from .play import hints, identity, leaderboard, moves, queue, rooms, solo
-from .rooms import membership
+from .rooms import membership, race_review, ratings
 from .rooms.pairing import pairing_loop
 from .rooms.rounds import janitor
 from .settings import Settings
@@ -58,7 +58,7 @@ from .transport.gated import NODE_CONNECTIONS, GatedCluster
 log = logging.getLogger(__name__)
 
 #: Every module that offers handlers, by name: nothing registers by being imported.
-HANDLER_MODULES = (identity, rooms, solo, moves, hints, leaderboard, queue, http_server, api)
+HANDLER_MODULES = (identity, rooms, solo, moves, hints, leaderboard, queue, http_server, api, admin)
 
 
 def build_registry() -> Registry:
@@ -74,12 +74,12 @@ def build_registry() -> Registry:
 
 
 def pace_of(settings: Settings) -> Pace:
-    """The human pace a ranked daily must keep, from the settings."""
+    """The pace model of a ranked finish, from the settings."""
     return Pace(
         read_ms=settings.pace_read_ms,
-        median_ms=settings.pace_median_ms,
-        fast_ms=settings.pace_fast_ms,
-        fast_share=settings.pace_fast_share,
+        game_ms=settings.pace_game_ms,
+        decision_ms=settings.pace_decision_ms,
+        bursts=parse_bursts(settings.pace_bursts),
     )
 
 
@@ -124,6 +124,9 @@ def build_context(
             pace_of(settings),
             settings.history_days * 86_400,
             settings.daily_key,
+            solver,
+            settings.review_hold_agreement,
+            settings.review_min_scored,
         ),
         metrics=metrics,
         solver=solver,
@@ -331,6 +334,7 @@ async def serve_until_stopped(
     ctx.hub.start()
     ctx.spawn(janitor(ctx))
     ctx.spawn(pairing_loop(ctx))
+    ctx.spawn(race_review.resettle_loop(ctx, ratings.settle))
     ctx.spawn(watch_loop(ctx.metrics))
     ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
 

@@ -179,23 +179,40 @@ class Settings(BaseSettings):
     )
     key_prefix: str = Field(default="", description="put before every Redis key and channel")
     min_ms_per_action: int = Field(default=50, ge=0, description="a ranked win's floor per action")
-    # A human pace for a ranked daily (protocol/DAILY.md, "Fair play"); 0 turns a rule off.
+    # The pace model of a ranked finish (protocol/DAILY.md, "The pace model"); 0 turns a
+    # floor off. A finish it calls implausible is held for review, not refused.
     pace_read_ms: int = Field(
-        default=500,
+        default=2_000,
         ge=0,
-        description="a ranked daily's first action comes this long after the reveal",
+        description="a ranked finish's first action comes this long after the reveal",
     )
-    pace_median_ms: int = Field(
-        default=300, ge=0, description="a ranked daily's floor on the median time between actions"
+    pace_game_ms: int = Field(
+        default=60_000, ge=0, description="a ranked win takes this long from the reveal at least"
     )
-    pace_fast_ms: int = Field(
-        default=100, ge=0, description="a gap between two actions under this is very fast"
-    )
-    pace_fast_share: float = Field(
-        default=0.25,
+    pace_decision_ms: int = Field(
+        default=1_100,
         ge=0,
-        le=1,
-        description="the largest share of very fast gaps a ranked daily may have",
+        description="the least average time of a ranked finish's decisions (unforced actions)",
+    )
+    pace_bursts: str = Field(
+        default="3:600,10:6000,30:25000",
+        pattern=r"^( *[0-9]+:[0-9]+ *(, *[0-9]+:[0-9]+ *)*)?$",
+        description="K:W_MS,...: any K consecutive decisions take W ms or more (empty: none)",
+    )
+    # The review of ranked finishes (protocol/DAILY.md, "Review").
+    review_hold_agreement: float = Field(
+        default=0.9,
+        ge=0,
+        description="a finish whose kept decisions are the solver's this often is held "
+        "(above 1: never)",
+    )
+    review_min_scored: int = Field(
+        default=20, ge=1, description="decisions a review must score to hold on agreement"
+    )
+    admin_token: str | None = Field(
+        default=None,
+        min_length=16,
+        description="enables /api/admin/ with Authorization: Bearer TOKEN (unset: 404)",
     )
     replay_ttl: int = Field(
         default=30 * 24 * 3600, ge=60, description="seconds an unranked replay lives"

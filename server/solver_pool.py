@@ -44,7 +44,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Final, ParamSpec, TypeVar
+from typing import Any, Final, ParamSpec, TypeVar
 
 from .engine import Board
 from .engine.solver import Hint, hint
@@ -165,6 +165,11 @@ class SolverPool:
         self._jobs = 0
 
     @property
+    def started(self) -> bool:
+        """Whether :meth:`start` ran and :meth:`close` did not."""
+        return self._executor is not None
+
+    @property
     def jobs(self) -> int:
         """Jobs accepted and not finished: running or waiting."""
         return self._jobs
@@ -225,21 +230,34 @@ class SolverPool:
             raise RuntimeError("the solver pool is not started")
         if not self.has_room(player):
             return None
-        position = board.to_json()
+        return self.submit(player, _hint_job, board.to_json(), timeout)
+
+    def submit(self, key: str, job: Callable[..., T], *args: Any) -> asyncio.Future[T] | None:
+        """Queue any pure job (a module-level function and picklable arguments), or refuse
+        it; the bounds of :meth:`submit_hint`, ``key`` standing for the player (a review
+        of a player's finish is keyed apart from their hints: ``review:PID``).
+
+        Raises:
+            RuntimeError: the pool is not started (or closed).
+        """
+        if self._executor is None:
+            raise RuntimeError("the solver pool is not started")
+        if not self.has_room(key):
+            return None
         try:
-            work = self._executor.submit(_hint_job, position, timeout)
+            work = self._executor.submit(job, *args)
         except BrokenProcessPool:
             self._replace(self._executor)
-            work = self._executor.submit(_hint_job, position, timeout)
+            work = self._executor.submit(job, *args)
         loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Hint] = loop.create_future()
+        answer: asyncio.Future[T] = loop.create_future()
         executor = self._executor
-        self._players.add(player)
+        self._players.add(key)
         self._jobs += 1
 
-        def finished(done: Future[Hint]) -> None:  # on the executor's thread
+        def finished(done: Future[T]) -> None:  # on the executor's thread
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                loop.call_soon_threadsafe(self._settle, player, executor, done, answer)
+                loop.call_soon_threadsafe(self._settle, key, executor, done, answer)
 
         work.add_done_callback(finished)
         return answer
@@ -275,8 +293,8 @@ class SolverPool:
         self,
         player: str,
         executor: ProcessPoolExecutor,
-        done: Future[Hint],
-        answer: asyncio.Future[Hint],
+        done: Future[Any],
+        answer: asyncio.Future[Any],
     ) -> None:
         """On the event loop: free the player's slot and pass the outcome on."""
         self._players.discard(player)

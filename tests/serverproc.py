@@ -54,6 +54,21 @@ FAST = ["--countdown-ms", "300", *QUICK]
 #: (seconds each, on a shared 2-core machine); a test of the scheduling passes ``idle``.
 TEST_ENV = {"SEAHAVEN_SOLVER_POLICY": "normal", "SEAHAVEN_SOLVER_NICE": "0"}
 
+#: The environment of a server whose ranked finishes are never held: the pace model off and
+#: no finish solver-like enough (tests whose scripted players play the solver's line at once).
+REVIEW_OFF_ENV = {
+    "SEAHAVEN_PACE_READ_MS": "0",
+    "SEAHAVEN_PACE_GAME_MS": "0",
+    "SEAHAVEN_PACE_DECISION_MS": "0",
+    "SEAHAVEN_PACE_BURSTS": "",
+    "SEAHAVEN_REVIEW_HOLD_AGREEMENT": "2",
+}
+#: The same as ``serve`` flags.
+REVIEW_OFF = [
+    *("--pace-read-ms", "0", "--pace-game-ms", "0", "--pace-decision-ms", "0"),
+    *("--pace-bursts", "", "--review-hold-agreement", "2"),
+]
+
 _LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 _fallback: dict[str, Any] = {}
 

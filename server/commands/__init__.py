@@ -1,7 +1,7 @@
 """Subcommands of the ``seahaven`` command line, one module per idea: the engine at the
 terminal (:mod:`.play`), the solver (:mod:`.solve`), the server (:mod:`.serve`, with the
-supervisor of its worker processes), a bot racer (:mod:`.bot`) and replay verification
-(:mod:`.verify`).
+supervisor of its worker processes), a bot racer (:mod:`.bot`), replay verification
+(:mod:`.verify`) and the operator's actions (:mod:`.admin`).
 
 Each module here defines ``register(subparsers)``, which adds its subcommands and sets
 ``func`` on each parser to a callable taking the parsed arguments and returning the exit

@@ -34,7 +34,7 @@ from ..store.scripts import register_batch, source
 from ..transport import atomic
 from .deal import DailyError, day_bounds, is_running
 from .deals import DailyDeals
-from .pace import Pace, judge, presses
+from .pace import Pace
 from .replays import MIN_MS_PER_ACTION, Replay, verify
 
 #: ``moves`` occupies the low 14 bits of a score; more moves rank as this many.
@@ -74,11 +74,13 @@ class Submission:
 
     Attributes:
         status: ``ranked`` (a new entry), ``not_ranked`` (a verified win that does not
-            count) or ``refused`` (the replay is not a verified daily win).
+            count), ``refused`` (the replay is not a verified daily win), ``eligible``
+            (:meth:`Leaderboard.check`: it may rank, once reviewed) or ``held`` (the
+            review held it for an operator: ``pending_review``).
         rank: the new entry's rank when ``ranked``.
         reason: why it is not ranked: ``practice`` (not the player's ranked attempt),
-            ``after_day`` (begun after its day), ``late_finish`` (won after its day), or
-            a pace rule's code (:data:`server.daily.pace.PACE_REASONS`); why it is
+            ``after_day`` (begun after its day), ``late_finish`` (won after its day),
+            ``barred`` (an operator barred the player); why it is
             refused: a code of ``replays.REFUTATIONS`` or ``not_daily``, ``wrong_deal``,
             ``not_won``, ``bad_date``, ``future_date``, ``before_day``, ``future_time``.
         message: the reason in words.
@@ -90,6 +92,20 @@ class Submission:
     message: str = ""
 
 
+def entry_of(replay: Replay) -> dict[str, Any]:
+    """The leaderboard entry of a daily finish."""
+    finished_at = replay.times_ms[-1]
+    return {
+        "player_id": replay.player_id,
+        "name": replay.name,
+        "time_ms": replay.result.time_ms,
+        "moves": replay.result.moves,
+        "replay_id": replay.id,
+        "finished_at": finished_at,
+        "member": member_of(finished_at, replay.player_id),
+    }
+
+
 def _unranked(reason: str, message: str) -> Submission:
     return Submission("not_ranked", reason=reason, message=message)
 
@@ -98,7 +114,7 @@ def _day_number(date: str) -> int:
     return dt.date.fromisoformat(date).toordinal()
 
 
-def _utc_date(ms: int) -> str:
+def utc_date(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).date().isoformat()
 
 
@@ -165,13 +181,27 @@ class Leaderboard:
     # -- writing --------------------------------------------------------------------------
 
     async def submit(self, replay: Replay, *, now: dt.datetime | None = None) -> Submission:
-        """Rank a daily finish, if and only if its replay verifies.
+        """Rank a daily finish, if and only if its replay verifies and it may rank.
+
+        :meth:`check`, then :meth:`enter` at once: the server reviews the finish between
+        the two (:mod:`server.daily.results`); tools and tests that rank a verified finish
+        without a review call this.
+        """
+        checked = await self.check(replay, now=now)
+        if checked.status != "eligible":
+            return checked
+        return await self.enter(replay)
+
+    async def check(self, replay: Replay, *, now: dt.datetime | None = None) -> Submission:
+        """Whether a daily finish may rank: ``eligible``, or why not (the statuses of
+        :meth:`submit`).
 
         Checks that the replay is of a daily challenge, on that day's deal, and that the
         engine confirms it: a legal win whose claimed time, moves and score match (see
-        :func:`server.daily.replays.verify`). It ranks only if it is the player's ranked
-        attempt (the first game of the day they began), begun and won within its day (UTC),
-        at a human pace (:func:`server.daily.pace.judge`); then the entry is written.
+        :func:`server.daily.replays.verify`). It may rank only if it is the player's ranked
+        attempt (the first game of the day they began), begun and won within its day
+        (UTC), by a player not barred. Its pace is judged by the review
+        (:mod:`server.daily.review`), which holds an implausible finish.
 
         Args:
             replay: the finished game.
@@ -217,20 +247,23 @@ class Leaderboard:
         # One ranked attempt: the first game of the day the player began (claimed at reveal).
         if replay.room is None or await self.attempt(date, kind, replay.player_id) != replay.room:
             return _unranked("practice", "only the first game begun on the day is ranked")
-        pace = judge(replay.started_at, presses(replay.actions, replay.times_ms), self.pace)
-        if not pace.ok:
-            return _unranked(pace.reason, pace.message)
-        finished_at = replay.times_ms[-1]
-        member = member_of(finished_at, replay.player_id)
-        entry = {
-            "player_id": replay.player_id,
-            "name": replay.name,
-            "time_ms": replay.result.time_ms,
-            "moves": replay.result.moves,
-            "replay_id": replay.id,
-            "finished_at": finished_at,
-            "member": member,
-        }
+        if await self.redis.sismember(self.keys.barred(), replay.player_id):
+            return _unranked("barred", "this player is barred from ranked play")
+        return Submission("eligible")
+
+    async def enter(self, replay: Replay) -> Submission:
+        """Write a checked finish's entry (:meth:`check`): ``ranked`` with its rank, or
+        ``not_ranked`` (``practice``) when the player's entry of the day is there already.
+        Also the player's streak day, and a push to the day's watchers."""
+        date, kind = replay.daily_date, replay.daily_kind
+        assert date is not None and kind is not None
+        entry = entry_of(replay)
+        return await self.write(date, kind, entry, utc_date(replay.started_at) == date)
+
+    async def write(self, date: str, kind: str, entry: dict[str, Any], streak: bool) -> Submission:
+        """Write an entry (:func:`entry_of`) unless the player has one; count the streak day
+        when ``streak`` (the game was begun on its day); push to the day's watchers."""
+        pid = str(entry["player_id"])
         rank = int(
             await self._submit(
                 keys=[
@@ -238,9 +271,9 @@ class Leaderboard:
                     self.keys.leaderboard_entries(date, kind),
                 ],
                 args=[
-                    replay.player_id,
-                    member,
-                    score_of(replay.result.time_ms, replay.result.moves),
+                    pid,
+                    entry["member"],
+                    score_of(int(entry["time_ms"]), int(entry["moves"])),
                     json.dumps(entry, separators=(",", ":")),
                     self.keep_s,
                 ],
@@ -248,14 +281,40 @@ class Leaderboard:
         )
         if rank == 0:  # the ranked attempt's entry is already written (a second record)
             return _unranked("practice", "the player's entry of the day is already written")
-        if _utc_date(replay.started_at) == date:  # a past day played later is no streak
-            days = self.keys.player_days(replay.player_id)
+        if streak:  # a past day played later is no streak
+            days = self.keys.player_days(pid)
             batch = atomic.Batch(self._batch).zadd(days, {date: _day_number(date)})
             # Streaks look back at most 400 days: older days are of no use.
             batch.zremrangebyscore(days, "-inf", _day_number(date) - STREAK_DAYS)
             await batch.expire(days, self.keep_s).execute()
-        await self.redis.publish(self.keys.leaderboard_channel(date, kind), replay.player_id)
+        await self.redis.publish(self.keys.leaderboard_channel(date, kind), pid)
         return Submission("ranked", rank=rank)
+
+    async def remove(self, date: str, kind: str, player_id: str) -> dict[str, Any] | None:
+        """Take a player's entry off a day's board (a void, a bar) and recount their streak
+        day: it stays only while the player has an entry of that date of either kind.
+
+        Returns:
+            The entry taken off (with ``streak``: whether it counted a streak day), or None.
+        """
+        entries = self.keys.leaderboard_entries(date, kind)
+        text = await self.redis.hget(entries, player_id)
+        if text is None:
+            return None
+        entry: dict[str, Any] = json.loads(text)
+        await self.redis.zrem(self.keys.leaderboard_rank(date, kind), entry["member"])
+        await self.redis.hdel(entries, player_id)
+        days = self.keys.player_days(player_id)
+        entry["streak"] = await self.redis.zscore(days, date) is not None
+        other = "hard" if kind == "daily" else "daily"
+        if not await self.redis.hexists(self.keys.leaderboard_entries(date, other), player_id):
+            await self.redis.zrem(days, date)
+        await self.redis.publish(self.keys.leaderboard_channel(date, kind), player_id)
+        return entry
+
+    async def days_of(self, player_id: str) -> list[str]:
+        """The dates on which a player has a streak day (a ranked finish begun that day)."""
+        return cast(list[str], await self.redis.zrange(self.keys.player_days(player_id), 0, -1))
 
     # -- reading --------------------------------------------------------------------------
 

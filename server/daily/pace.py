@@ -1,65 +1,111 @@
-"""A human pace: rules on the server's own action timestamps that a ranked daily must keep.
+"""The pace model: the fastest plausible person, on the server's own action timestamps.
 
 A replay that verifies is legal and honestly timed, but a script that plays a line solved
-elsewhere is legal and honestly timed too. What gives it away is its pace. The rules below
-are measured on the server's clock only (the reveal, ``started_at``, and the commit time of
-each action), so a client cannot bend them, and each rests on a figure of human reaction
-and pointing times (``protocol/DAILY.md``, "Fair play", gives the sources):
+elsewhere is legal and honestly timed too. What gives it away is its pace. The model below
+is measured on the server's clock only (the reveal, ``started_at``, and the commit time of
+each action), so a client cannot bend it, and it states what the fastest person who has
+never seen the deal could do (``protocol/DAILY.md``, "The pace model", gives the figures):
 
-- ``fast_start``: the first action comes at least ``read_ms`` after the reveal. A person
-  must see the new table, pick a card and reach it: a choice reaction (Hick-Hyman) plus
-  one aimed movement (Fitts), well over the 500 ms default.
-- ``too_fast``: the median time between two actions is at least ``median_ms``. Each action
-  is a reaction (a simple one alone takes about 190-240 ms) plus a movement between cards;
-  300 ms is below that even for a player whose every move is planned.
-- ``fast_bursts``: at most ``fast_share`` of the gaps are under ``fast_ms``. Under 100 ms
-  no response to what the screen shows is possible (the false-start limit of sprint
-  starts); a few such gaps come from packets bunched by the network, many from a script.
+- A **decision** is an action that is not forced. An action is **forced** when, in the
+  position it was played from, it is the only useful legal action (RULES.md, "The end of a
+  game"), or it sends a card home while a send home is possible (the button would do it in
+  one press). An undo is always a decision. The time of an action is the time since the
+  action before it (for the first, since the reveal).
+- ``fast_start``: the first action comes at least ``read_ms`` after the reveal: a person
+  must take in 52 cards before touching one.
+- ``fast_finish``: a won game takes ``game_ms`` or more from the reveal: a person needs
+  time to find a win of a deal they have never seen (strong players take 2 to 4 minutes).
+  A line whose end is one long send home has few decisions, and this floor holds it.
+- ``too_fast``: a game's decisions take ``decision_ms`` or more each on average. Over a
+  whole game a person's thinking shows: a strong player takes 1 to 2 s a decision on a
+  deal they have never seen, and pauses cannot make up for a quick run (the bursts below
+  bound those).
+- ``fast_bursts``: for every burst bound ``(K, W)`` of ``bursts``, any ``K`` consecutive
+  decisions take ``W`` ms or more together. A person plays a few moves in a quick run
+  after a think, but over tens of decisions their thinking shows; a solver's line played
+  at any pace this allows still takes its decisions times ``W / K``. A game with fewer
+  than ``K`` decisions needs ``W`` scaled to its decisions, in total.
 
-A game that breaks a rule is kept and still verifies; it is not ranked, and its player is
-told which rule (``unranked_reason``). A threshold of 0 turns its rule off.
+Forced actions have no floor of their own: the physical floor of
+``server.daily.replays.verify`` (50 ms an action on average) bounds them.
 
-A send home (RULES.md) is one press that the server commits as the taps it stands for, all
-at one server time: the rules judge it as one action (:func:`presses`), as does the physical
-floor of ``server.daily.replays.verify``.
+A game the model calls implausible is **held for review**, not refused: its player is told
+so, and an operator clears it (``seahaven admin``). :func:`fastest_ms` gives the quickest
+time a line can be played in within the model (the bench and the tests use it).
+
+Everything here is pure (the engine and the standard library only), so that the server's
+review (in a solver process), ``bench/review.py`` and the tests run the same code.
 """
 
 from __future__ import annotations
 
 import itertools
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ..engine import Board, EngineError, Move, Tap, parse_action
+from ..engine.moves import FOUND, OWN_FOUNDATION
+
 #: Why a game breaks the pace, with the rule in words.
 PACE_REASONS: Final[dict[str, str]] = {
     "fast_start": "the first action came sooner after the reveal than a person can see and act",
-    "too_fast": "the median time between actions is faster than a person's",
-    "fast_bursts": "too many actions followed the one before faster than a person can react",
+    "fast_finish": "the game was won sooner after the reveal than a person can find a win",
+    "too_fast": "the decisions came faster on average than a person can think them",
+    "fast_bursts": "a run of decisions came faster than a person can think them",
 }
+
+#: The physical floor a forced action is timed at by :func:`fastest_ms` (the least average
+#: per action of ``server.daily.replays.verify``).
+FORCED_MS: Final = 50
+
+#: The default burst bounds: (decisions, ms they take together at least).
+BURSTS: Final[tuple[tuple[int, int], ...]] = ((3, 600), (10, 6_000), (30, 25_000))
 
 
 @dataclass(frozen=True, slots=True)
 class Pace:
-    """The thresholds (server settings ``pace_*``; 0 turns a rule off).
+    """The model's settings (server settings ``pace_read_ms`` and ``pace_bursts``).
 
     Attributes:
-        read_ms: the least time from the reveal to the first action.
-        median_ms: the floor on the median gap between consecutive actions.
-        fast_ms: a gap under this is very fast.
-        fast_share: the largest share of very fast gaps (0 to 1).
+        read_ms: the least time from the reveal to the first action (0: no floor).
+        game_ms: the least time from the reveal to the last action of a win (0: none).
+        decision_ms: the least average time of a game's decisions (0: no floor).
+        bursts: ``(K, W)`` pairs: any ``K`` consecutive decisions take ``W`` ms or more
+            (empty: no bound).
     """
 
-    read_ms: int = 500
-    median_ms: int = 300
-    fast_ms: int = 100
-    fast_share: float = 0.25
+    read_ms: int = 2_000
+    game_ms: int = 60_000
+    decision_ms: int = 1_100
+    bursts: tuple[tuple[int, int], ...] = BURSTS
 
     @classmethod
     def off(cls) -> Pace:
         """No pace rule at all (tools and tests that rank scripted games)."""
-        return cls(read_ms=0, median_ms=0, fast_ms=0, fast_share=1.0)
+        return cls(read_ms=0, game_ms=0, decision_ms=0, bursts=())
+
+
+def parse_bursts(text: str) -> tuple[tuple[int, int], ...]:
+    """``K:W,K:W`` (decisions, then ms) as burst bounds; empty text is none.
+
+    Raises:
+        ValueError: not that form, or a K or W under 1.
+    """
+    out: list[tuple[int, int]] = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        k, colon, w = part.partition(":")
+        if not colon or not k.isdigit() or not w.isdigit() or int(k) < 1 or int(w) < 1:
+            raise ValueError(f"a burst bound is DECISIONS:MS, both 1 or more, not {part!r}")
+        out.append((int(k), int(w)))
+    return tuple(sorted(out))
+
+
+def format_bursts(bursts: Sequence[tuple[int, int]]) -> str:
+    """The text :func:`parse_bursts` reads."""
+    return ",".join(f"{k}:{w}" for k, w in bursts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +113,9 @@ class PaceVerdict:
     """What :func:`judge` found.
 
     Attributes:
-        ok: every rule holds.
+        ok: the pace is a person's.
         reason: ``ok`` or a code of :data:`PACE_REASONS`.
-        message: the measured value against its threshold, in words.
+        message: the measured value against its bound, in words.
     """
 
     ok: bool
@@ -87,9 +133,7 @@ def presses(actions: Sequence[str], times: Sequence[int]) -> list[int]:
 
     A send home commits the taps it stands for in one request, at one server time, and they
     win the game. So the taps that end a won game at the timestamp of its last action are
-    one press, timed by the first of them. Taps that win the game could each go home by a
-    foundation move alone, so such a run is exactly what the send home button gives
-    anyone: counting it once lends no speed that a person does not have.
+    one press, timed by the first of them (the physical floor of ``verify`` counts presses).
 
     Args:
         actions: a won game's actions in RULES.md notation.
@@ -103,13 +147,72 @@ def presses(actions: Sequence[str], times: Sequence[int]) -> list[int]:
     return [*times[:k], times[-1]]
 
 
-def judge(started_at: int, times: Sequence[int], pace: Pace) -> PaceVerdict:
-    """Check a game's server timestamps against the pace rules, first broken rule first.
+def _goes_home(board: Board, text: str) -> bool:
+    """Whether an action would put a card on a foundation from this position."""
+    action = parse_action(text)
+    if isinstance(action, Tap):
+        return True
+    if isinstance(action, Move):
+        return action.dst == OWN_FOUNDATION or action.dst in FOUND
+    return False
+
+
+def forced(code: str, actions: Sequence[str]) -> list[bool]:
+    """Whether each action of a line is forced (see the module docstring).
+
+    An action the engine refuses ends the list there (the line is not a game: ``verify``
+    refutes it); callers read ``len(result) < len(actions)`` as that.
+    """
+    board = Board.from_code(code)
+    out: list[bool] = []
+    for text in actions:
+        if text == "undo":
+            is_forced = False
+        elif board.can_send_home() and _goes_home(board, text):
+            is_forced = True
+        else:
+            is_forced = len(board.useful_moves()) <= 1
+        try:
+            board.play(parse_action(text))
+        except EngineError:
+            break
+        out.append(is_forced)
+    return out
+
+
+def decision_times(started_at: int, times: Sequence[int], flags: Sequence[bool]) -> list[int]:
+    """The time of each decision after the first action (ms since the action before it)."""
+    return [
+        b - a
+        for i, (a, b) in enumerate(itertools.pairwise(times), start=1)
+        if i < len(flags) and not flags[i]
+    ]
+
+
+def _tightest(decisions: Sequence[int], bursts: Sequence[tuple[int, int]]) -> str | None:
+    """The first burst bound some run of decisions breaks, in words, or None."""
+    n = len(decisions)
+    prefix = [0, *itertools.accumulate(decisions)]
+    for k, w in bursts:
+        if n >= k:
+            for i in range(n - k + 1):
+                took = prefix[i + k] - prefix[i]
+                if took < w:
+                    return f"{k} decisions in {took} ms (a person takes at least {w} ms)"
+        elif n and prefix[n] * k < w * n:
+            need = w * n // k
+            return f"all {n} decisions in {prefix[n]} ms (a person takes at least {need} ms)"
+    return None
+
+
+def judge(started_at: int, times: Sequence[int], flags: Sequence[bool], pace: Pace) -> PaceVerdict:
+    """Check a game's server timestamps against the model.
 
     Args:
         started_at: the reveal (the game clock's start), ms since the epoch.
         times: each action's commit time, ms since the epoch, never decreasing.
-        pace: the thresholds.
+        flags: each action's :func:`forced`.
+        pace: the model's settings.
     """
     if not times:
         return PaceVerdict(True, "ok", "no action")
@@ -120,24 +223,76 @@ def judge(started_at: int, times: Sequence[int], pace: Pace) -> PaceVerdict:
             "fast_start",
             f"the first action came {first} ms after the reveal (at least {pace.read_ms} ms)",
         )
-    between = gaps(times)
-    if not between:
-        return PaceVerdict(True, "ok", "one action")
-    median = statistics.median(between)
-    if median < pace.median_ms:
+    took = times[-1] - started_at
+    if took < pace.game_ms:
+        return PaceVerdict(
+            False,
+            "fast_finish",
+            f"won {took} ms after the reveal (a person takes at least {pace.game_ms} ms)",
+        )
+    decisions = decision_times(started_at, times, flags)
+    total, need = sum(decisions), pace.decision_ms * len(decisions)
+    if total < need:
         return PaceVerdict(
             False,
             "too_fast",
-            f"the median time between actions is {median:.0f} ms (at least {pace.median_ms} ms)",
+            f"{len(decisions)} decisions in {total} ms: {total // len(decisions)} ms each on "
+            f"average (a person takes at least {pace.decision_ms} ms)",
         )
-    fast = sum(1 for g in between if g < pace.fast_ms)
-    if fast > pace.fast_share * len(between):
-        return PaceVerdict(
-            False,
-            "fast_bursts",
-            f"{fast} of {len(between)} actions came under {pace.fast_ms} ms after the one "
-            f"before (at most {pace.fast_share:.0%})",
-        )
-    return PaceVerdict(
-        True, "ok", f"a human pace: median {median:.0f} ms, {fast} very fast of {len(between)}"
-    )
+    broken = _tightest(decisions, pace.bursts)
+    if broken is not None:
+        return PaceVerdict(False, "fast_bursts", broken)
+    return PaceVerdict(True, "ok", f"a person's pace: {len(decisions)} decisions")
+
+
+def fastest_times(flags: Sequence[bool], pace: Pace, started_at: int = 0) -> list[int]:
+    """The earliest commit time of each action that the model admits (a greedy schedule:
+    each action as soon as every bound allows; a send home's taps after the first at once).
+
+    Args:
+        flags: each action's :func:`forced`.
+        pace: the model's settings.
+        started_at: the reveal.
+    """
+    times: list[int] = []
+    decisions: list[int] = []
+    now = started_at
+    for i, is_forced in enumerate(flags):
+        if i == 0:
+            step = max(pace.read_ms, FORCED_MS)
+        elif is_forced:
+            step = 0 if i > 1 and flags[i - 1] and not decisions_left(flags, i) else FORCED_MS
+        else:
+            step = FORCED_MS
+            for k, w in pace.bursts:
+                if len(decisions) >= k - 1:
+                    step = max(step, w - sum(decisions[len(decisions) - (k - 1) :]) if k > 1 else w)
+            decisions.append(step)
+        now += step
+        times.append(now)
+    # The average, and a game with fewer decisions than a bound's K (its W scaled), bound
+    # the total: what is missing is spent at the end (when it is spent does not matter).
+    n = len(decisions)
+    need = [w * n // k for k, w in pace.bursts if 0 < n < k] + [pace.decision_ms * n]
+    extra = max(need) - sum(decisions)
+    if extra > 0:
+        at = next(i for i, f in enumerate(flags) if i > 0 and not f)  # the first decision
+        times = [t + extra if i >= at else t for i, t in enumerate(times)]
+    if times and times[-1] - started_at < pace.game_ms:  # the last action waits for it
+        times[-1] = started_at + pace.game_ms
+    return times
+
+
+def decisions_left(flags: Sequence[bool], i: int) -> bool:
+    """Whether a decision follows action ``i`` (else the rest is one send home)."""
+    return not all(flags[i:])
+
+
+def fastest_ms(code: str, actions: Sequence[str], pace: Pace) -> int:
+    """The quickest game time (reveal to last action) the model admits for a line.
+
+    The forced actions that end it, a send home, are one press.
+    """
+    flags = forced(code, actions)
+    times = fastest_times(flags, pace)
+    return times[-1] if times else 0

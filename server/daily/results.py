@@ -17,15 +17,20 @@ from typing import Final
 
 from ..engine import Board, parse_action, parse_code
 from ..store.store import Store
-from .pace import PACE_REASONS
+from .leaderboard import Submission, entry_of, utc_date
 from .replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from .services import Daily
 
 log = logging.getLogger(__name__)
 
 #: The reasons a player is shown as they are; any other refusal is ``not_verified``
-#: (``too_fast`` is also the code of the physical floor's refutation, and means the same).
-SHOWN_REASONS: Final = frozenset({"practice", "after_day", "late_finish", *PACE_REASONS})
+#: (``too_fast`` is the code of the physical floor's refutation).
+SHOWN_REASONS: Final = frozenset(
+    {"practice", "after_day", "late_finish", "too_fast", "pending_review", "barred"}
+)
+
+#: What the player of a held finish is told.
+HELD_MESSAGE: Final = "your time stands; its rank is pending review by an operator"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +106,10 @@ async def record_finish(
     await daily.replays.save(replay)
     outcome = None
     if replay.kind == "daily" and replay.daily_date and replay.daily_kind:
-        submission = await daily.leaderboard.submit(replay)
-        if submission.status == "ranked":
+        submission = await daily.leaderboard.check(replay)
+        if submission.status == "eligible":
+            submission = await review_daily(daily, replay)
+        if submission.status in ("ranked", "held"):
             await daily.replays.keep(replay.id, daily.leaderboard.keep_s)
         elif submission.status == "refused":
             log.warning("daily finish of %s refused: %s", pid, submission.message)
@@ -142,6 +149,44 @@ async def record_finish(
                 at=replay.times_ms[-1],
             )
     return outcome
+
+
+async def review_daily(daily: Daily, replay: Replay) -> Submission:
+    """Review a daily finish that may rank, then rank it or hold it for an operator.
+
+    The player of a held finish is told ``pending_review`` (not which feature held it: a
+    script would learn what to change); their time stands in their own game.
+    """
+    assert replay.daily_date is not None and replay.daily_kind is not None
+    score = await daily.reviewer.score(
+        replay.player_id,
+        replay.code,
+        replay.started_at,
+        list(replay.actions),
+        list(replay.times_ms),
+    )
+    if not score["held"]:
+        await daily.holds.decide(replay.id, "passed", score=score)
+        return await daily.leaderboard.enter(replay)
+    log.warning("daily finish %s of %s held: %s", replay.id, replay.player_id, score["message"])
+    await daily.holds.decide(replay.id, "held", score=score)
+    await daily.holds.hold(
+        {
+            "result": replay.id,
+            "kind": "daily",
+            "room": replay.room,
+            "player_id": replay.player_id,
+            "name": replay.name,
+            "date": replay.daily_date,
+            "daily_kind": replay.daily_kind,
+            "time_ms": replay.result.time_ms,
+            "moves": replay.result.moves,
+            "score": score,
+            "entry": entry_of(replay),
+            "streak": utc_date(replay.started_at) == replay.daily_date,
+        }
+    )
+    return Submission("held", reason="pending_review", message=HELD_MESSAGE)
 
 
 async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid: str) -> None:

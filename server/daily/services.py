@@ -5,21 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..solver_pool import SolverPool
 from ..store.keys import Keys
 from .deals import DailyDeals
 from .history import History
+from .holds import Holds
 from .leaderboard import Leaderboard
 from .pace import Pace
 from .replays import ReplayStore
+from .reviewer import Reviewer
 from .watchers import Watchers
 
 
 @dataclass(slots=True)
 class Daily:
-    """The days' deals, leaderboards, replays, race history and leaderboard watchers.
+    """The days' deals, leaderboards, replays, race history, held finishes, reviews and
+    leaderboard watchers.
 
     Attributes:
-        deals, leaderboard, replays, history: the Redis-backed stores.
+        deals, leaderboard, replays, history, holds: the Redis-backed stores.
+        reviewer: scores ranked finishes in the solver pool.
         watchers: the sockets of this instance watching a day's leaderboard.
     """
 
@@ -27,6 +32,8 @@ class Daily:
     leaderboard: Leaderboard
     replays: ReplayStore
     history: History
+    holds: Holds
+    reviewer: Reviewer
     watchers: Watchers = field(default_factory=Watchers)
 
     @classmethod
@@ -39,13 +46,20 @@ class Daily:
         pace: Pace,
         keep_s: int,
         secret: str | None = None,
+        pool: SolverPool | None = None,
+        hold_agreement: float = 0.9,
+        min_scored: int = 20,
     ) -> Daily:
         """The stores on one Redis under one key prefix; what is kept lives ``keep_s``;
-        ``secret`` draws the days' deals (None: no daily is served)."""
+        ``secret`` draws the days' deals (None: no daily is served); reviews run in
+        ``pool`` (None: a thread, for tools)."""
         deals = DailyDeals(redis, keys, secret, keep_s)
+        leaderboard = Leaderboard(redis, keys, min_ms_per_action, pace, keep_s, deals=deals)
         return cls(
             deals=deals,
-            leaderboard=Leaderboard(redis, keys, min_ms_per_action, pace, keep_s, deals=deals),
+            leaderboard=leaderboard,
             replays=ReplayStore(redis, keys, replay_ttl),
             history=History(redis, keys, keep_s),
+            holds=Holds(redis, keys, leaderboard, keep_s),
+            reviewer=Reviewer(pool, pace, hold_agreement, min_scored),
         )

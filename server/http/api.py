@@ -130,6 +130,8 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     missing = _json(404, {"error": "not_found", "message": "no replay has this id"})
     if replay is None or await still_racing(ctx, replay):
         return missing  # a race's lines are nobody's until it is over
+    if await ctx.daily.holds.is_barred(replay.player_id):
+        return missing  # a barred player's results are hidden everywhere
     private = (replay.kind == "daily" and is_running(replay.daily_date or "")) or (
         await ctx.daily.deals.is_running(replay.code)
     )
@@ -175,6 +177,8 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     a room id is a way in, to watch a player's races)."""
     pid = request.params["pid"]
     svc = ctx.daily
+    if await svc.holds.is_barred(pid):  # a barred player's results are hidden everywhere
+        return _json(404, {"error": "not_found", "message": "no such player"})
     data: dict[str, Any] = {"player_id": pid}
     data.update(await svc.history.read(pid))
     mine = await owner(ctx, request, pid)

@@ -34,6 +34,10 @@ METHODS: Final = ("GET", "HEAD")
 #: The method of the websocket's opening handshake.
 WS_METHODS: Final = ("GET",)
 
+#: The operator's routes (``server/http/admin.py``) also take POST, without a body.
+ADMIN_PREFIX: Final = "/api/admin/"
+ADMIN_METHODS: Final = ("GET", "HEAD", "POST")
+
 #: The headers of a 200 that its 304 repeats (RFC 9110, section 15.4.5).
 NOT_MODIFIED_KEEPS: Final = frozenset({"cache-control", "etag", "expires", "vary"})
 
@@ -130,12 +134,18 @@ class HttpFront:
         """
         parts = urlsplit(request.path)
         websocket = parts.path == "/ws"
-        allowed = WS_METHODS if websocket else METHODS
+        allowed = (
+            WS_METHODS
+            if websocket
+            else ADMIN_METHODS
+            if parts.path.startswith(ADMIN_PREFIX)
+            else METHODS
+        )
         if request.method not in allowed:
             return method_not_allowed(allowed)
         if has_body(request.headers):
             return json_response(
-                400, {"error": "bad_request", "message": "a GET or HEAD request has no body"}
+                400, {"error": "bad_request", "message": "a request here has no body"}
             )
         if websocket:
             if not self.origin_allowed(request.headers):
@@ -170,8 +180,11 @@ class HttpFront:
             wait = self.api_buckets.take(bucket_key(client))
             if wait > 0:
                 return rate_limited(wait)
-        found = self.registry.find_route("GET", path)
+        method = "POST" if request.method == "POST" else "GET"
+        found = self.registry.find_route(method, path)
         if found is None:
+            if method == "POST":
+                return json_response(404, {"error": "not_found"})
             return static_file(self.ctx.settings.static_dir, path)
         handler, params = found
         req = HttpRequest(

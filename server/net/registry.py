@@ -71,6 +71,15 @@ class Routes:
 
         return register
 
+    def post(self, pattern: str) -> Callable[[_H], _H]:
+        """Register a POST route for a path regex (fully matched; no request body)."""
+
+        def register(handler: _H) -> _H:
+            self.http_routes.append(("POST", pattern, handler))
+            return handler
+
+        return register
+
     def get(self, pattern: str) -> Callable[[_H], _H]:
         """Register a GET (and HEAD) route for a path regex (fully matched); its named
         groups arrive in ``request.params``."""

@@ -4,6 +4,8 @@ choice that an invite room's race changes ratings. The pairing is
 
 from __future__ import annotations
 
+import json
+
 from protocol import models as m
 
 from ..context import Context
@@ -18,7 +20,10 @@ routes = Routes()
 
 @routes.ws("queue")
 async def on_queue(ctx: Context, conn: Conn, msg: m.Queue) -> None:
-    """Wait for a quick race of ``cells`` cells."""
+    """Wait for a quick race of ``cells`` cells (rated: not for a barred player)."""
+    if await ctx.daily.holds.is_barred(conn.pid or ""):
+        conn.error("barred", "this player is barred from ranked play: no quick race")
+        return
     status = await pairing.enqueue(ctx, conn, msg.cells)
     if status is not Status.OK:
         conn.error(status)
@@ -45,8 +50,18 @@ async def on_rated(ctx: Context, conn: Conn, msg: m.SetRated) -> None:
     if conn.room is None:
         conn.error("not_in_room")
         return
+    if msg.rated and await _barred_racer(ctx, conn.room):
+        conn.error("barred", "a racer of this room is barred from ranked play")
+        return
     status = await ratings.set_rated(
         ctx.store, conn.room, conn.pid or "", msg.rated, ctx.instance_id
     )
     if status is not Status.OK:
         conn.error(status)
+
+
+async def _barred_racer(ctx: Context, room: str) -> bool:
+    """Whether a racer of the room is barred from ranked play."""
+    members = await ctx.redis.hgetall(ctx.keys.members(room))
+    racers = [pid for pid, text in members.items() if json.loads(text).get("role") == "player"]
+    return bool(await ctx.daily.holds.barred_among(racers))

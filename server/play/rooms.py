@@ -57,6 +57,9 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
         # Strangers race in a public room: a deal its host chose may be one they studied.
         conn.error("public_room", "a public room races a drawn deal, not a typed code")
         return
+    if msg.public and await ctx.daily.holds.is_barred(conn.pid or ""):
+        conn.error("barred", "this player is barred from ranked play: no public race")
+        return
     found = await deal_for(ctx, conn, msg.code, msg.cells)
     if found is None:
         return

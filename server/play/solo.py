@@ -66,6 +66,10 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
         conn.error("unavailable" if exc.reason == "unavailable" else "bad_date", str(exc))
         return
     pid, board = conn.pid or "", ctx.daily.leaderboard
+    if is_running(deal.date) and await ctx.daily.holds.is_barred(pid):
+        # A running day's deal is played only as the day's ranked game or its practice.
+        conn.error("barred", "this player is barred from ranked play: no daily while it runs")
+        return
     held = await board.attempt(deal.date, kind, pid)
     if held is not None and await _still_playing(ctx, held, pid):
         await membership.enter(ctx, conn, held, Role.PLAYER)  # back in: no new clock

@@ -1,5 +1,6 @@
 """Rooms: their vocabulary and rules (:mod:`.records`), who is in one and as what
 (:mod:`.membership`), a race's rounds from the countdown to the rematch (:mod:`.rounds`),
 what each member may see (:mod:`.views`), the quick race's pairing (:mod:`.pairing`) and
-its waiting sockets (:mod:`.waiting`), and ratings (:mod:`.ratings`). The rooms reach a
-socket only through :class:`server.net.member.Member`."""
+its waiting sockets (:mod:`.waiting`), ratings (:mod:`.ratings`) and the review of a
+rated race's finishers that they wait for (:mod:`.race_review`). The rooms reach a socket
+only through :class:`server.net.member.Member`."""

@@ -289,13 +289,18 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
     Returns:
         ``ok``, or the store's refusal (``room_not_found``, ``room_full``,
         ``race_in_progress``, ``racing_here``), or ``daily_running`` for a spectator of a
-        running day's deal (:func:`daily_unwatchable`).
+        running day's deal (:func:`daily_unwatchable`), or ``barred`` for a racer barred
+        from ranked play in a rated room.
     """
     pid = conn.pid or ""
     if role == Role.SPECTATOR:
         fields = await ctx.store.room_fields(room)
         if await daily_unwatchable(ctx, room, fields, pid):
             return Status.DAILY_RUNNING
+    elif await ctx.daily.holds.is_barred(pid) and (
+        (await ctx.store.room_fields(room)).get("rated") == "1"
+    ):
+        return Status.BARRED  # a barred identity enters no ranked play: no seat in a rated race
     out = await ctx.store.join(
         room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
     )

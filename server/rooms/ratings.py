@@ -2,9 +2,10 @@
 its racers' ratings of that variant, with the Weng-Lin Plackett-Luce model of ``openskill``.
 
 A race is one free-for-all: the finishers by rank, then everyone else (gave up, left, given
-up for after the away grace), tied last. A finisher whose pace is not a person's (the
-human-pace rule of the daily challenge, :mod:`server.daily.pace`) keeps their rating; the
-others are rated among themselves. The number shown is :func:`shown`, a cautious estimate.
+up for after the away grace), tied last. Every finisher is reviewed first
+(:mod:`server.rooms.race_review`): while one is held for an operator, nobody's rating
+changes; a finisher the operator voided keeps their rating and the others are rated among
+themselves. The number shown is :func:`shown`, a cautious estimate.
 
 Each instance that sees a race end calls :func:`settle`; the room's marker makes the first
 computation the only one, and each player's update is applied once (see
@@ -21,11 +22,11 @@ from openskill.models import PlackettLuce
 
 from ..clock import now_ms
 from ..context import Context
-from ..daily.pace import judge, presses
 from ..net import wire
 from ..quiet import Quiet
 from ..store import ratings as stored
 from ..store.store import RoomRead
+from . import race_review
 from .records import Mode, RoomPhase
 
 log = logging.getLogger(__name__)
@@ -63,18 +64,6 @@ def compute(
     return {pid: (team[0].mu, team[0].sigma) for (pid, _), team in zip(places, rated, strict=True)}
 
 
-def pace_refused(ctx: Context, read: RoomRead, pid: str) -> str | None:
-    """The human-pace rule a finisher's line breaks, or None."""
-    lines = [line.split("\t", 2) for line in read.logs.get(pid, [])]
-    if not lines:
-        return None
-    times = [int(ms) for ms, _id, _text in lines]
-    actions = [text for _ms, _id, text in lines]
-    started = int(read.meta.get("starts_at") or 0)
-    verdict = judge(started, presses(actions, times), ctx.daily.leaderboard.pace)
-    return None if verdict.ok else verdict.reason
-
-
 async def settle(ctx: Context, room: str) -> None:
     """Apply a finished rated race's ratings (safe to call from every instance, again)."""
     try:
@@ -97,7 +86,10 @@ async def _settle(ctx: Context, room: str) -> None:
             return
         if int(read.meta["round"]) != round_:
             return  # a rematch meanwhile: that round's marker is another call's
-        marker = await _claim(ctx, room, read, round_, cells)
+        held, voided = await race_review.waits(ctx, room, read, round_)
+        if held:
+            return  # a finisher waits for an operator: so does everyone's rating
+        marker = await _claim(ctx, room, read, round_, cells, voided)
     await _apply(ctx, room, round_, cells, marker)
 
 
@@ -126,15 +118,13 @@ def _lines_as_changes(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: int) -> str:
+async def _claim(
+    ctx: Context, room: str, read: RoomRead, round_: int, cells: int, voided: set[str]
+) -> str:
     """Work out the round's changes and settle them (or get those settled first)."""
     results = read.results
     places = order(results)
-    refused = {
-        pid: reason
-        for pid, r in results.items()
-        if r.get("status") == "finished" and (reason := pace_refused(ctx, read, pid)) is not None
-    }
+    refused = {pid: "voided" for pid in voided}
     pids = [pid for pid, _ in places]
     before = await stored.skills(ctx.store, pids, cells, START)
     counted = [(pid, rank) for pid, rank in places if pid not in refused]

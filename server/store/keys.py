@@ -230,6 +230,36 @@ class Keys:
         """Sorted set player id -> shown rating of a variant (``/api/ratings``)."""
         return f"{self.prefix}ratings:{cells}"
 
+    def barred(self) -> str:
+        """Set of the player ids an operator barred from ranked play."""
+        return f"{self.prefix}admin:barred"
+
+    def stash(self, pid: str) -> str:
+        """Hash ``DATE:KIND`` -> a barred player's leaderboard entry taken off (and
+        ``ratings:V`` -> their rating), put back when they are unbarred."""
+        return f"{self.prefix}admin:stash:{{{pid}}}"
+
+    def admin_log(self) -> str:
+        """List of operator actions (JSON), newest first."""
+        return f"{self.prefix}admin:log"
+
+    def held(self) -> str:
+        """Hash result (replay id) -> a held finish (JSON), until an operator acts."""
+        return f"{self.prefix}review:held"
+
+    def reviewed(self, result: str) -> str:
+        """A finish's review once decided (JSON: its status and score)."""
+        return f"{self.prefix}review:done:{result}"
+
+    def resettle(self) -> str:
+        """Set of ``ROOM/ROUND`` of rated races whose held finishers an operator decided:
+        a server settles their ratings."""
+        return f"{self.prefix}review:resettle"
+
+    def address_identities(self, address: str) -> str:
+        """Sorted set player id -> ms: the identities a client address made lately."""
+        return f"{self.prefix}ident:{address}"
+
     def dodges(self, pid: str) -> str:
         """How often a player left a paired room before its start lately (a counter)."""
         return f"{self.prefix}player:{{{pid}}}:dodges"
@@ -244,7 +274,7 @@ class Family:
     Attributes:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
             ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code, ``V``
-            a variant (cells), ``{P}`` a player's hash tag.
+            a variant (cells), ``{P}`` a player's hash tag, ``A`` a client address.
         kind: the Redis type.
         bound: what its size is bounded by.
         lifetime: how long it lives; ``expires`` says whether Redis expires it.
@@ -259,7 +289,7 @@ class Family:
     def regex(self) -> re.Pattern[str]:
         """A pattern matching the names of this family (after the prefix)."""
         parts = re.split(
-            r"(\{R\}|\{C\}|\{P\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b)",
+            r"(\{R\}|\{C\}|\{P\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b|\bA\b)",
             self.pattern,
         )
         out = []
@@ -272,6 +302,8 @@ class Family:
                 out.append(r"\{[A-Za-z0-9_-]+\}")
             elif part == "V":
                 out.append("[421]")
+            elif part == "A":
+                out.append(r"[0-9A-Za-z:./]+")
             elif part in ("R", "N", "P", "T", "D", "K", "ID"):
                 out.append(
                     {"N": r"\d+", "D": r"\d{4}-\d{2}-\d{2}", "K": r"(daily|hard)"}.get(
@@ -353,4 +385,11 @@ FAMILIES: Final = (
     ),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
+    Family("admin:barred", "set", "the players barred", "until unbarred", expires=False),
+    Family("admin:stash:{P}", "hash", "a barred player's entries", "until unbarred", expires=False),
+    Family("admin:log", "list", "10000 operator actions (MAX_LOG)", "permanent", expires=False),
+    Family("review:held", "hash", "finishes held, until decided", "permanent", expires=False),
+    Family("review:done:ID", "string", "one review's outcome", "history-days"),
+    Family("review:resettle", "set", "races to settle again", "until settled", expires=False),
+    Family("ident:A", "zset", "200 identities (MAX_IDENTITIES)", "7 days after the last one"),
 )

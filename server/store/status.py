@@ -25,6 +25,7 @@ class Status(StrEnum):
     RACE_IN_PROGRESS = "race_in_progress"
     RACING_HERE = "racing_here"
     DAILY_RUNNING = "daily_running"
+    BARRED = "barred"  # an operator barred the player from ranked play
     NOT_IN_ROOM = "not_in_room"
     ALREADY_IN_ROOM = "already_in_room"
     NOT_HOST = "not_host"

@@ -2,9 +2,10 @@
 
 The servers share a unique key prefix for the daily keys (``SEAHAVEN_KEY_PREFIX``), so runs
 never see each other's leaderboards. The physical floor is lowered to 20 ms per action and
-the human pace rules are off, so that a test player (25 ms between actions) is ranked in
-about two seconds, while a player with no pause at all is refused; the pace rules and the
-other fair-play rules are tested in :mod:`tests.test_daily_fair`.
+the review is off (the pace model, and no line solver-like enough to hold), so that a test
+player (25 ms between actions, the solver's line) is ranked in about two seconds, while a
+player with no pause at all is refused; the review and the other fair-play rules are tested
+in :mod:`tests.server.test_daily_fair` and :mod:`tests.server.test_review_server`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests.cli import run_seahaven
 from tests.dailies import daily_deal, plant, wait_daily
-from tests.serverproc import FAST, ServerProc, WsClient, drop_keys, redis_url, running_server
+from tests.serverproc import (
+    FAST,
+    REVIEW_OFF_ENV,
+    ServerProc,
+    WsClient,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 
 PAST = "2026-03-14"
 PACE = 0.025
@@ -35,9 +44,7 @@ PREFIX = f"test:daily:{secrets.token_hex(6)}:"
 ENV = {
     "SEAHAVEN_KEY_PREFIX": PREFIX,
     "SEAHAVEN_MIN_MS_PER_ACTION": "20",
-    "SEAHAVEN_PACE_READ_MS": "0",
-    "SEAHAVEN_PACE_MEDIAN_MS": "0",
-    "SEAHAVEN_PACE_FAST_MS": "0",
+    **REVIEW_OFF_ENV,
 }
 
 

@@ -1,15 +1,14 @@
-"""Daily leaderboards on the machine's Redis: ranking, one ranked attempt, a human pace,
-forgeries refused.
+"""Daily leaderboards on the machine's Redis: ranking, one ranked attempt, a barred player,
+entries taken off and put back, forgeries refused.
 
 Every test uses its own key prefix, so tests share the Redis safely and never flush it. The
-pace rules are off (``Pace.off()``) except in the tests about them, so that the scripted
-games here rank; :mod:`tests.test_pace` and :mod:`tests.test_daily_fair` test the rules.
+pace is the review's (:mod:`tests.server.test_review`), not the leaderboard's: the scripted
+games here rank.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import random
 import secrets
 from collections.abc import AsyncIterator
 
@@ -289,27 +288,40 @@ async def test_an_unfinished_game_is_not_ranked(lb: Leaderboard) -> None:
     await assert_refused(lb, partial, "not_won")
 
 
-async def test_a_machine_pace_is_kept_but_not_ranked(lb: Leaderboard) -> None:
-    paced = Leaderboard(lb.redis, lb.keys, deals=lb.deals)  # the default pace rules
-    # The solver's line at 60 ms an action, begun a second after the reveal.
-    bot = edit(play("bot", step_ms=60, start=T0 + 1000), started_at=T0)
-    bot = edit(bot, result_time_ms=bot.times_ms[-1] - T0)
-    result = await submit(paced, bot)
-    assert (result.status, result.reason) == ("not_ranked", "too_fast"), result
-    assert "median" in result.message
+async def test_a_finish_is_checked_apart_from_its_entry(lb: Leaderboard) -> None:
+    # The server reviews a finish between check() and enter() (server/daily/results.py):
+    # nothing is written before the review says so.
+    win = play("ann")
+    assert win.room is not None
+    await lb.claim_attempt(DATE, "daily", "ann", win.room)
+    assert (await lb.check(win)).status == "eligible"
     assert await lb.finishers(DATE, "daily") == 0
-    # The same line with a person's pauses (600-1500 ms) ranks.
-    rng = random.Random(3)
-    times = [T0 + 2000]
-    for _ in range(len(bot.actions) - 1):
-        times.append(times[-1] + rng.randint(600, 1500))
-    person = edit(
-        play("person"),
-        times_ms=tuple(times),
-        started_at=T0,
-        result_time_ms=times[-1] - T0,
-    )
-    assert (await submit(paced, person)).status == "ranked"
+    assert (await lb.enter(win)).status == "ranked"
+    assert (await lb.enter(win)).reason == "practice"  # the entry of the day is written
+
+
+async def test_a_barred_player_does_not_rank(lb: Leaderboard) -> None:
+    await lb.redis.sadd(lb.keys.barred(), "bad")
+    result = await submit(lb, play("bad"))
+    assert (result.status, result.reason) == ("not_ranked", "barred"), result
+    assert await lb.finishers(DATE, "daily") == 0
+
+
+async def test_an_entry_taken_off_recounts_the_streak_day(lb: Leaderboard) -> None:
+    await submit(lb, play("ann"))
+    await submit(lb, play("ann", kind="hard"))
+    await submit(lb, play("bob"))
+    assert await lb.days_of("ann") == [DATE]
+    taken = await lb.remove(DATE, "daily", "ann")
+    assert taken is not None and taken["replay_id"] == f"r-ann-{DATE}" and taken["streak"]
+    assert await lb.days_of("ann") == [DATE]  # the hard finish still counts the day
+    assert await lb.remove(DATE, "hard", "ann") is not None
+    assert await lb.days_of("ann") == []
+    assert await lb.remove(DATE, "hard", "ann") is None
+    assert [e["player_id"] for e in await lb.top(DATE, "daily", 5)] == ["bob"]
+    # Put back, it ranks where its time puts it, with its streak day.
+    assert (await lb.write(DATE, "daily", taken, True)).status == "ranked"
+    assert await lb.days_of("ann") == [DATE]
 
 
 def test_scores_are_exact_in_a_double() -> None:

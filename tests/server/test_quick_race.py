@@ -5,7 +5,8 @@ and a player brought in too late waits again in place;
 their new ratings are openskill's for the order they finished in, applied once although
 both instances see the end; a queued socket that closes leaves the queue; a lone player is
 offered a bot and races it; invite rooms change ratings only when their host said so; a
-too-fast finisher keeps their rating; hostile inputs change nothing."""
+too-fast finisher is held for review, everyone's ratings waiting, and keeps their rating once
+an operator voids the finish; hostile inputs change nothing."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import contextlib
 import json
 import os
 import signal
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -25,13 +27,11 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.rooms.ratings import shown
 from server.store.keys import Keys
-from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.serverproc import FAST, REVIEW_OFF, ServerProc, WsClient, redis_url, running_server
 
-#: Scripted players act faster than people: the pace rule is off unless a test is about it.
-PACE_OFF = [
-    *("--pace-read-ms", "0", "--pace-median-ms", "0", "--pace-fast-ms", "0"),
-    *("--pace-fast-share", "1"),
-]
+#: Scripted players act faster than people, on the solver's line: the review is off unless
+#: a test is about it.
+PACE_OFF = REVIEW_OFF
 
 
 def action(text: str, action_id: int) -> dict[str, Any]:
@@ -403,11 +403,14 @@ async def test_a_lone_player_is_offered_a_bot_and_races_it(
         await ann.close()
 
 
-async def test_a_too_fast_finisher_keeps_their_rating(
+async def test_a_too_fast_finisher_is_held_and_voided_keeps_their_rating(
     key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
+    # Before: a finisher at a script's pace was refused by the pace rules at once. Now the
+    # review holds them, everyone's ratings wait, and the operator's void settles the race.
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
-    args = [*FAST, "--pair-fourth-ms", "300", "--bot-offer-ms", "60000"]  # the pace rule on
+    token = "admin-" + "t" * 20
+    args = [*FAST, "--pair-fourth-ms", "300", "--bot-offer-ms", "60000", "--admin-token", token]
     with running_server(redis_url(), args=args, env=env) as srv:
         clients = [await WsClient.connect(srv.ws_url, n) for n in ("Ann", "Bob", "Cy")]
         ann, bob, cy = clients
@@ -417,9 +420,22 @@ async def test_a_too_fast_finisher_keeps_their_rating(
         await play_to_win(ann, started[0]["code"])  # a script's pace
         await bob.send({"type": "give_up"})
         await cy.send({"type": "give_up"})
+        held: list[dict[str, Any]] = []
+        for _ in range(100):
+            held = admin_json(srv, "GET", "/api/admin/held", token)["held"]
+            if held:
+                break
+            await asyncio.sleep(0.1)
+        assert [h["player_id"] for h in held] == [ann.player_id]
+        assert held[0]["kind"] == "race" and held[0]["score"]["held"] is True
+        with pytest.raises(AssertionError):
+            await ann.expect("ratings", timeout=1.5)  # nobody's rating moves meanwhile
+        assert await redis_client.exists(Keys(key_prefix).rating(bob.player_id, 4)) == 0
+        voided = admin_json(srv, "POST", f"/api/admin/void/{held[0]['result']}", token)
+        assert voided["status"] == "voided"
         ratings = await ann.expect("ratings", timeout=8)
         lines = {x["player_id"]: x for x in ratings["changes"]}
-        assert lines[ann.player_id]["unrated_reason"] in ("fast_start", "too_fast")
+        assert lines[ann.player_id]["unrated_reason"] == "voided"
         assert lines[ann.player_id]["change"] == 0 and lines[ann.player_id]["games"] == 0
         # Bob and Cy, tied, are rated among themselves.
         model = PlackettLuce()
@@ -582,3 +598,12 @@ async def test_a_player_brought_in_too_late_waits_again_in_place(
         assert not [m for m in cy.messages if m.get("room_id") == room]
         for c in (ann, bob, cy, dee):
             await c.close()
+
+
+def admin_json(srv: ServerProc, method: str, path: str, token: str) -> dict[str, Any]:
+    """An operator's request (``Authorization: Bearer TOKEN``), its JSON answer."""
+    request = urllib.request.Request(srv.http_url + path, method=method)
+    request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=5) as res:
+        data: dict[str, Any] = json.load(res)
+        return data

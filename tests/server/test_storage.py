@@ -16,7 +16,7 @@ from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import FAMILIES, Family
 from tests import ROOT
-from tests.serverproc import QUICK, WsClient, redis_url, running_server
+from tests.serverproc import QUICK, REVIEW_OFF, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"
 LINE = solve(Board.from_code(CODE)).moves
@@ -79,8 +79,7 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
     prefix = key_prefix
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
     args = [*QUICK, "--countdown-ms", "100", "--spectators-per-room", "3"]
-    args += ["--away-grace-ms", "300", "--pace-read-ms", "0", "--pace-median-ms", "0"]
-    args += ["--pace-fast-ms", "0"]
+    args += ["--away-grace-ms", "300", *REVIEW_OFF]
     with running_server(redis_url(), args=args, env=env) as srv:
         clients: list[WsClient] = []
         for round_ in range(4):  # races: a win, a give-up, a racer gone, spectators

@@ -5,6 +5,7 @@ on another page), the replay viewer, and a too-fast game shown unranked with its
 from __future__ import annotations
 
 import datetime as dt
+import re
 import secrets
 import urllib.request
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ import pytest
 from server.engine import Board, parse_action
 from server.engine.solver import solve
 from tests.dailies import daily_deal, plant, wait_daily
-from tests.serverproc import ServerProc, drop_keys, redis_url, running_server
+from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
@@ -35,12 +36,8 @@ if TYPE_CHECKING:
 pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
 
-#: The human pace rules off: the browser plays as fast as a test can click.
-NO_PACE = {
-    "SEAHAVEN_PACE_READ_MS": "0",
-    "SEAHAVEN_PACE_MEDIAN_MS": "0",
-    "SEAHAVEN_PACE_FAST_MS": "0",
-}
+#: The review off: the browser plays the solver's line as fast as a test can click.
+NO_PACE = REVIEW_OFF_ENV
 
 
 def yesterday() -> str:
@@ -62,7 +59,7 @@ def daily_server() -> Iterator[ServerProc]:
 
 @pytest.fixture(scope="module")
 def paced_server() -> Iterator[ServerProc]:
-    """The same with the default pace rules: a scripted game is too fast to rank."""
+    """The same with the default review: a scripted game is held for review."""
     prefix = f"webtest-{secrets.token_hex(4)}:"
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
     with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
@@ -229,9 +226,12 @@ def _replay_board(page: Page) -> dict[str, Any]:
     return data
 
 
-def test_a_too_fast_daily_is_shown_unranked(paced_server: ServerProc, browser: Any) -> None:
-    """A script driving the page sends the solver's line as fast as the server answers:
-    the game is played and kept, and the page says it is unranked, and why."""
+def test_a_too_fast_daily_is_held_for_review_as_its_player_sees_it(
+    paced_server: ServerProc, browser: Any
+) -> None:
+    """A script driving the page sends the solver's line as fast as the server answers: the
+    game is played and kept, held for review; the page shows the time and "pending review",
+    in the player's language, and the leaderboard does not show it."""
     page = new_page(browser, name="Quick")
     page.goto(paced_server.http_url + "/#/daily")
     wait_ready(page)
@@ -240,15 +240,18 @@ def test_a_too_fast_daily_is_shown_unranked(paced_server: ServerProc, browser: A
     code = page.evaluate("seahaven.game.code")
     line = solve(Board.from_code(code), timeout=20).moves
     send_line(page, list(line))
-    page.wait_for_function("document.querySelector('[data-daily=\"unranked\"]') !== null")
-    banner = page.locator('[data-daily="unranked"]')
-    assert "Unranked: too fast" in banner.inner_text()
+    page.wait_for_function(
+        "document.querySelector('[data-daily=\"held\"]') !== null", timeout=30_000
+    )
+    banner = page.locator('[data-daily="held"]')
+    text = banner.inner_text()
+    assert "pending review" in text and re.search(r"Your time \d+:\d\d", text), text
     assert page.locator(".banner.won").count() == 1  # solved all the same
-    shoot(page, "daily-unranked")
-    # The page in Danish gives the reason in Danish.
+    shoot(page, "daily-held")
+    # The page in Danish says it in Danish.
     page.select_option("#lang", "da")
     page.wait_for_function(
-        "document.querySelector('[data-daily=\"unranked\"]').textContent.includes('for hurtigt')"
+        "document.querySelector('[data-daily=\"held\"]').textContent.includes('afventer')"
     )
     date = page.evaluate("seahaven.game.daily.date")
     board = _get(paced_server.http_url + f"/api/daily/{date}/leaderboard")

@@ -17,7 +17,7 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, drop_keys, redis_url, running_server
+from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
@@ -51,12 +51,7 @@ def own_server(*args: str) -> Iterator[ServerProc]:
     """A server whose keys (queues, ratings, the list of public rooms) are its own; the pace
     rules off, so that a line sent as fast as the server answers is rated."""
     prefix = f"webquick-{secrets.token_hex(4)}:"
-    env = {
-        "SEAHAVEN_KEY_PREFIX": prefix,
-        "SEAHAVEN_PACE_READ_MS": "0",
-        "SEAHAVEN_PACE_MEDIAN_MS": "0",
-        "SEAHAVEN_PACE_FAST_MS": "0",
-    }
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
     try:
         with running_server(redis_url(), args=[*SERVE_ARGS, *args], env=env) as srv:
             yield srv

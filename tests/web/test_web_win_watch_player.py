@@ -26,7 +26,7 @@ from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
 from tests.dailies import daily_deal
-from tests.serverproc import ServerProc, redis_url, running_server
+from tests.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
 from tests.web.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
@@ -84,12 +84,7 @@ def server() -> Iterator[tuple[ServerProc, Keys]]:
     """A server whose keys (leaderboards, the list of public rooms) are this module's own;
     the pace rules off, so that a scripted daily at 60 ms an action ranks."""
     prefix = f"webtest-{secrets.token_hex(4)}:"
-    env = {
-        "SEAHAVEN_KEY_PREFIX": prefix,
-        "SEAHAVEN_PACE_READ_MS": "0",
-        "SEAHAVEN_PACE_MEDIAN_MS": "0",
-        "SEAHAVEN_PACE_FAST_MS": "0",
-    }
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
     with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
         yield srv, Keys(prefix)
     client = redis.Redis.from_url(redis_url(), decode_responses=True)

@@ -2,7 +2,7 @@
 // the daily challenge is played here too.
 
 import { Table } from "../table.js";
-import { t } from "../i18n.js";
+import { t, formatTime } from "../i18n.js";
 import { html, esc } from "../dom.js";
 import { toast } from "../notify.js";
 import { quickRace } from "./quickpanel.js";
@@ -121,13 +121,14 @@ export class PlayView {
       this.el.querySelector(".table-host").hidden = true;
       return;
     }
-    other.innerHTML = g.mode === "daily" ? this.dailyBanner(g.daily) : "";
+    other.innerHTML = g.mode === "daily" ? this.dailyBanner(g.daily, g.me()?.time_ms) : "";
     this.el.querySelector(".table-host").hidden = false;
     this.table?.draw();
   }
 
-  /** What a daily game counts for: ranked attempt, ranked #n, practice, or why unranked. */
-  dailyBanner(d) {
+  /** What a daily game counts for: ranked attempt, ranked #n, practice, held for review
+   * (our time stands, the rank waits for an operator), or why unranked. */
+  dailyBanner(d, timeMs) {
     let text = t("daily.rankedAttempt");
     let kind = "info";
     let state = "ranked-attempt";
@@ -137,9 +138,10 @@ export class PlayView {
       state = "ranked";
     } else if (d?.ranked === false) {
       const reason = d.unranked_reason || "not_verified";
-      text = t(`unranked.${reason}`);
-      state = reason === "practice" || reason === "after_day" ? "practice" : "unranked";
-      kind = state === "practice" ? "info" : "lost";
+      text = t(`unranked.${reason}`, { time: timeMs == null ? "" : formatTime(timeMs) });
+      state = reason === "practice" || reason === "after_day" ? "practice"
+        : reason === "pending_review" ? "held" : "unranked";
+      kind = state === "practice" || state === "held" ? "info" : "lost";
     }
     // Our own replay is ours to see at once (the server asks for our token).
     const replay = d?.replay_id

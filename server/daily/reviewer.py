@@ -1,0 +1,87 @@
+"""Running reviews off the event loop: :func:`server.daily.review.review_job` in the
+solver's processes (:class:`server.solver_pool.SolverPool`).
+
+A review replays the line and asks the solver from a few positions: seconds of one core at
+most, under the same low priority and the same bounded queue as hints, so that no finish
+slows another client. A review waits for room in the pool (every second, up to
+:data:`WAIT_S`), keyed ``review:PID`` so that it never takes the slot of the player's hint;
+one the pool cannot run (its process died twice, or no room in time) is **held**
+(``unreviewed``), never ranked unreviewed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Final
+
+from ..solver_pool import SolverFailed, SolverPool
+from .pace import Pace
+from .review import review_job
+
+log = logging.getLogger(__name__)
+
+#: How long a review may wait for room in the solver pool, in seconds.
+WAIT_S: Final = 120
+
+
+def unreviewed(message: str) -> dict[str, Any]:
+    """The score of a finish the pool could not review: held, for an operator."""
+    return {
+        "held": True,
+        "reason": "unreviewed",
+        "message": message,
+        "agreement": None,
+        "scored": 0,
+        "decisions": 0,
+        "detours": 0,
+        "undos": 0,
+        "dead_ends": 0,
+        "spread": 0.0,
+        "solves": 0,
+    }
+
+
+class Reviewer:
+    """Scores finished lines in the solver pool.
+
+    Args:
+        pool: the instance's solver processes (None, or not started: a thread, for tools).
+        pace: the pace model.
+        hold_agreement, min_scored: the review's settings.
+    """
+
+    def __init__(
+        self, pool: SolverPool | None, pace: Pace, hold_agreement: float, min_scored: int
+    ) -> None:
+        self.pool = pool
+        self.settings: dict[str, Any] = {
+            "read_ms": pace.read_ms,
+            "game_ms": pace.game_ms,
+            "decision_ms": pace.decision_ms,
+            "bursts": [list(b) for b in pace.bursts],
+            "hold_agreement": hold_agreement,
+            "min_scored": min_scored,
+        }
+
+    async def score(
+        self, player: str, code: str, started_at: int, actions: list[str], times: list[int]
+    ) -> dict[str, Any]:
+        """The review's score of one line (``Score.to_json()``)."""
+        args = (code, started_at, actions, times, self.settings)
+        if self.pool is None or not self.pool.started:
+            return await asyncio.to_thread(review_job, *args)
+        for attempt in range(2):
+            waited = 0
+            answer = self.pool.submit(f"review:{player}", review_job, *args)
+            while answer is None and waited < WAIT_S:
+                await asyncio.sleep(1)
+                waited += 1
+                answer = self.pool.submit(f"review:{player}", review_job, *args)
+            if answer is None:
+                return unreviewed("the solver pool had no room for the review")
+            try:
+                return await answer
+            except SolverFailed:
+                log.warning("a review of %s failed (attempt %d)", player, attempt + 1)
+        return unreviewed("the solver process died during the review")

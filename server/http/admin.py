@@ -1,0 +1,129 @@
+"""The operator's HTTP routes, the same actions as ``seahaven admin`` (protocol/README.md,
+"Operator").
+
+Open only when the server has ``--admin-token`` (``SEAHAVEN_ADMIN_TOKEN``) and the request
+carries it: ``Authorization: Bearer TOKEN``, compared in constant time. Anyone else, a wrong
+token included, gets the 404 of a path that does not exist, so not even their existence
+shows. Every answer is JSON; every action is idempotent and logged with ``by`` set to
+``http:ADDRESS`` (the client's address).
+
+- ``GET /api/admin/held``: ``{"held": [...]}``, each with ``result``, ``player_id``,
+  ``kind``, ``score``, ``replay`` and the rest of what was held.
+- ``POST /api/admin/clear/RESULT``, ``POST /api/admin/void/RESULT``,
+  ``POST /api/admin/bar/PLAYER``, ``POST /api/admin/unbar/PLAYER``: ``{ok, status,
+  message, …}``; 404 ``not_found`` when there is nothing to act on.
+- ``GET /api/admin/identities/ADDRESS``: ``{"address", "identities": [{player_id,
+  made_at, barred}]}``.
+- ``GET /api/admin/log?limit=N``: ``{"log": [{at, action, target, by, status, ok}]}``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from ipaddress import ip_address
+
+from ..context import Context
+from ..daily.holds import Outcome
+from ..net.limits import bucket_key
+from ..net.registry import HttpRequest, HttpResponse, Routes
+
+routes = Routes()
+
+_ID = r"(?P<id>[A-Za-z0-9_-]{1,64})"
+
+
+def _json(status: int, data: object) -> HttpResponse:
+    body = json.dumps(data, separators=(",", ":")).encode()
+    return HttpResponse(status, body, headers={"Cache-Control": "no-store"})
+
+
+def _hidden() -> HttpResponse:
+    """The answer of a path that does not exist (as the static files answer it)."""
+    return HttpResponse(404, b"not found", "text/plain; charset=utf-8")
+
+
+def allowed(ctx: Context, request: HttpRequest) -> bool:
+    """Whether the request carries the admin token (and the server has one)."""
+    token = ctx.settings.admin_token
+    if not token:
+        return False
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def _by(request: HttpRequest) -> str:
+    return f"http:{request.client}" if request.client is not None else "http:unknown"
+
+
+def _answer(outcome: Outcome) -> HttpResponse:
+    return _json(200 if outcome.ok else 404, outcome.to_json())
+
+
+@routes.get("/api/admin/held")
+async def get_held(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The held finishes, the oldest first."""
+    if not allowed(ctx, request):
+        return _hidden()
+    return _json(200, {"held": await ctx.daily.holds.held_list()})
+
+
+@routes.post(f"/api/admin/clear/{_ID}")
+async def post_clear(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """Let a held finish count."""
+    if not allowed(ctx, request):
+        return _hidden()
+    return _answer(await ctx.daily.holds.clear(request.params["id"], _by(request)))
+
+
+@routes.post(f"/api/admin/void/{_ID}")
+async def post_void(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """Take a finish off every leaderboard and streak."""
+    if not allowed(ctx, request):
+        return _hidden()
+    return _answer(await ctx.daily.holds.void(request.params["id"], _by(request)))
+
+
+@routes.post(f"/api/admin/bar/{_ID}")
+async def post_bar(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """Bar a player from ranked play."""
+    if not allowed(ctx, request):
+        return _hidden()
+    return _answer(await ctx.daily.holds.bar(request.params["id"], _by(request)))
+
+
+@routes.post(f"/api/admin/unbar/{_ID}")
+async def post_unbar(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """Let a barred player rank again."""
+    if not allowed(ctx, request):
+        return _hidden()
+    return _answer(await ctx.daily.holds.unbar(request.params["id"], _by(request)))
+
+
+@routes.get(r"/api/admin/identities/(?P<address>[0-9A-Fa-f:.]{2,45})")
+async def get_identities(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The identities an address made in the last 7 days."""
+    if not allowed(ctx, request):
+        return _hidden()
+    try:
+        address = bucket_key(ip_address(request.params["address"]))
+    except ValueError:
+        return _json(400, {"error": "bad_address", "message": "not an IPv4 or IPv6 address"})
+    found = await ctx.daily.holds.identities(address)
+    return _json(200, {"address": address, "identities": found})
+
+
+@routes.get("/api/admin/log")
+async def get_log(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The operator's latest actions, the newest first."""
+    if not allowed(ctx, request):
+        return _hidden()
+    try:
+        limit = int(request.query.get("limit", "100"))
+    except ValueError:
+        limit = -1
+    if not 1 <= limit <= 1000:
+        return _json(400, {"error": "bad_limit", "message": "limit is 1 to 1000"})
+    return _json(200, {"log": await ctx.daily.holds.log(limit)})
