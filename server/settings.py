@@ -110,11 +110,13 @@ class Settings(BaseSettings):
     api_burst: int = Field(
         default=60, ge=1, description="burst of /api/ requests per client address"
     )
+    # None by default: trusting loopback would let any process on this machine name its
+    # own address in X-Forwarded-For and so reset every per-address limit.
     trusted_proxies: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = Field(
-        default=LOOPBACK,
+        default=(),
         description=(
             "networks (CIDR) of reverse proxies trusted to name the client in "
-            "X-Forwarded-For (comma-separated; empty: none)"
+            "X-Forwarded-For (comma-separated; default: none)"
         ),
     )
     metrics_allow: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = Field(
