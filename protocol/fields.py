@@ -59,6 +59,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "racing_here": "you race in this room, so you cannot also watch it",
     "daily_running": "the room shows a daily deal whose day runs: nobody may watch it yet",
     "public_room": "a public room races a drawn deal and never shows the boards live",
+    "rated_room": "a rated race never shows the boards live",
     "bad_code": "the game code is not valid",
     "already_queued": "you already wait for a quick race",
     "not_queued": "you are not waiting for a quick race",
@@ -141,8 +142,12 @@ UnrankedReason = Literal[
 WatchModeName = Literal["live", "delayed", "progress"]
 DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
 #: Why a racer's result did not change their rating (``RatingChange.unrated_reason``): the
-#: human-pace rule of the daily challenge (``server/daily/pace.py``) refused their pace.
-UnratedReason = Literal["fast_start", "too_fast", "fast_bursts"]
+#: human-pace rule of the daily challenge (``server/daily/pace.py``) refused their pace, they
+#: played too few actions, joined from the address of another racer, or their result
+#: against a racer placed ahead already counted lately.
+UnratedReason = Literal[
+    "fast_start", "too_fast", "fast_bursts", "too_few_actions", "same_address", "repeat_pair"
+]
 #: Why a player left the quick-race queue (``unqueued.reason``).
 UnqueueReason = Literal["asked", "room"]
 

@@ -136,6 +136,21 @@ class Settings(BaseSettings):
     pair_join_ms: int = Field(
         default=5_000, ge=100, description="quick race: the wait for the paired to come in"
     )
+    # Honest ratings (protocol/README.md, "Quick race and ratings").
+    rated_min_actions: int = Field(
+        default=10, ge=0, description="a racer who played fewer actions keeps their rating"
+    )
+    rated_pair_window_s: int = Field(
+        default=6 * 3600,
+        ge=0,
+        description="two players' results count once within this long (0: every time)",
+    )
+    race_limit_s: int = Field(
+        default=900, ge=1, description="a race ends this long after its start (then: by progress)"
+    )
+    race_limit_after_finish_s: int = Field(
+        default=180, ge=1, description="a race ends this long after its first finish"
+    )
     workers: int = Field(
         default=1,
         ge=1,

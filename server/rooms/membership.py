@@ -33,7 +33,7 @@ from ..store.records import (
     deal_shown,
     default_watch,
 )
-from ..store.store import RoomRead
+from ..store.store import Outcome, RoomRead
 from . import ratings, rounds, waiting
 from .views import players
 
@@ -296,13 +296,21 @@ async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
         fields = await ctx.store.room_fields(room)
         if await daily_unwatchable(ctx, room, fields, pid):
             return "daily_running"
-    out = await ctx.store.join(
-        room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
-    )
+    out = await seat(ctx, conn, room, role)
     if out.status != "ok":
         return out.status
     await enter(ctx, conn, room, role)
     return "ok"
+
+
+async def seat(ctx: Context, conn: Conn, room: str, role: str) -> Outcome:
+    """The store's join for a socket; a racer's seat keeps a mark of their client address
+    (``ad:PID``): two racers of one address are not rated against each other
+    (:mod:`server.rooms.ratings`)."""
+    pid = conn.pid or ""
+    member = wire.member(pid, conn.name, role)
+    mark = ratings.address_mark(conn.address)
+    return await ctx.store.join(room, pid, role, member, MAX_PLAYERS, ctx.instance_id, mark)
 
 
 async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> str:
@@ -334,16 +342,12 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
         role = Role.PLAYER if phase == RoomPhase.LOBBY or back else Role.SPECTATOR
         if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
             return "daily_running"
-        out = await ctx.store.join(
-            room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
-        )
+        out = await seat(ctx, conn, room, role)
         if out.status == "room_full":
             role = Role.SPECTATOR
             if await daily_unwatchable(ctx, room, fields, pid):
                 return "daily_running"
-            out = await ctx.store.join(
-                room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
-            )
+            out = await seat(ctx, conn, room, role)
         if out.status != "ok":
             return out.status
     if conn.room is not None and conn.room != room:

@@ -2,9 +2,21 @@
 its racers' ratings of that variant, with the Weng-Lin Plackett-Luce model of ``openskill``.
 
 A race is one free-for-all: the finishers by rank, then everyone else (gave up, left, given
-up for after the away grace), tied last. A finisher whose pace is not a person's (the
-human-pace rule of the daily challenge, :mod:`server.daily.pace`) keeps their rating; the
-others are rated among themselves. The number shown is :func:`shown`, a cautious estimate.
+up for after the away grace or at the race's time limit) by their progress, cards home. What
+a rating must not be bought with keeps a racer's rating (``unrated_reason``), and the others
+are rated among themselves (at least two, one of them a finisher):
+
+- a finisher whose pace is not a person's (the human-pace rule of the daily challenge,
+  :mod:`server.daily.pace`): a script playing a solved line;
+- a racer who played fewer than ``rated_min_actions`` actions (``too_few_actions``): two
+  identities that start a race and give up at once farm nothing;
+- racers who joined from one client address (``same_address``): a second identity is no
+  opponent;
+- the lower placed of two racers whose result already counted within
+  ``rated_pair_window_s`` (``repeat_pair``): trading wins counts once.
+
+A race nobody (counted) finished changes nothing. The number shown is :func:`shown`, a
+cautious estimate.
 
 Each instance that sees a race end calls :func:`settle`; the room's marker makes the first
 computation the only one, and each player's update is applied once (see
@@ -13,8 +25,10 @@ computation the only one, and each player's update is applied once (see
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+from itertools import combinations
 from typing import Any, Final
 
 from openskill.models import PlackettLuce
@@ -25,6 +39,7 @@ from ..context import Context
 from ..daily.pace import judge, presses
 from ..quiet import Quiet
 from ..store import ratings as stored
+from ..store.cache import replay
 from ..store.records import Mode, RoomPhase
 from ..store.store import RoomRead
 
@@ -43,15 +58,44 @@ def shown(mu: float, sigma: float) -> int:
     return round(1000 + SCALE * (mu - 3 * sigma))
 
 
-def order(results: dict[str, dict[str, Any]]) -> list[tuple[str, int]]:
-    """The racers' places: finishers by rank, then everyone else tied after them."""
+def address_mark(address: str) -> str:
+    """What a room keeps of a racer's client address (``ad:PID``): enough to tell two
+    racers of one address apart from two of two, not the address itself."""
+    return hashlib.sha256(f"seahaven-address:{address}".encode()).hexdigest()[:16]
+
+
+def order(
+    results: dict[str, dict[str, Any]], progress: dict[str, int] | None = None
+) -> list[tuple[str, int]]:
+    """The racers' places: finishers by rank, then everyone else by ``progress`` (cards
+    home, most first; equal progress ties), after every finisher."""
+    progress = progress or {}
     finishers = sorted(
         (r["rank"], pid) for pid, r in results.items() if r.get("status") == "finished"
     )
-    last = len(finishers) + 1
     places = [(pid, rank) for rank, pid in finishers]
-    places += sorted((pid, last) for pid, r in results.items() if r.get("status") != "finished")
+    others = sorted(
+        (-progress.get(pid, 0), pid) for pid, r in results.items() if r.get("status") != "finished"
+    )
+    place, last = len(finishers), None
+    for i, (minus, pid) in enumerate(others):
+        if minus != last:
+            place, last = len(finishers) + i + 1, minus
+        places.append((pid, place))
     return places
+
+
+def repeats(counted: list[tuple[str, int]], met: set[frozenset[str]]) -> dict[str, str]:
+    """Of the racers ``counted`` (by place), those whose result against another one still
+    counted already counted lately (``met``): the lower placed of each such pair, so that
+    two identities trading wins count their first race only."""
+    dropped: dict[str, str] = {}
+    for (a, _ra), (b, _rb) in combinations(counted, 2):  # by place: a is placed ahead of b
+        if a in dropped or b in dropped:
+            continue
+        if frozenset((a, b)) in met:
+            dropped[b] = "repeat_pair"
+    return dropped
 
 
 def compute(
@@ -126,19 +170,53 @@ def _lines_as_changes(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def cards_home(code: str, read: RoomRead) -> dict[str, int]:
+    """Each racer's cards on the foundations at the end (their progress)."""
+    out = {}
+    for pid, lines in read.logs.items():
+        try:
+            out[pid] = sum(replay(code, lines).board.foundations)
+        except Exception:  # a corrupt log: no progress to rank by
+            out[pid] = 0
+    return out
+
+
+def refusals(ctx: Context, read: RoomRead, places: list[tuple[str, int]]) -> dict[str, str]:
+    """Why each racer who keeps their rating keeps it, before the repeated pairs: the
+    human pace, too few actions, or an address shared with another racer."""
+    results = read.results
+    refused: dict[str, str] = {}
+    for pid, _place in places:
+        r = results[pid]
+        if int(r.get("moves") or 0) < ctx.settings.rated_min_actions:
+            refused[pid] = "too_few_actions"
+        elif r.get("status") == "finished" and (reason := pace_refused(ctx, read, pid)):
+            refused[pid] = reason
+    marks: dict[str, list[str]] = {}
+    for pid, _place in places:
+        mark = read.meta.get(f"ad:{pid}")
+        if mark and pid not in refused:
+            marks.setdefault(mark, []).append(pid)
+    for pids in marks.values():
+        if len(pids) > 1:
+            refused.update(dict.fromkeys(pids, "same_address"))
+    return refused
+
+
 async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: int) -> str:
     """Work out the round's changes and settle them (or get those settled first)."""
     results = read.results
-    places = order(results)
-    refused = {
-        pid: reason
-        for pid, r in results.items()
-        if r.get("status") == "finished" and (reason := pace_refused(ctx, read, pid)) is not None
-    }
+    places = order(results, cards_home(read.meta["code"], read))
+    refused = refusals(ctx, read, places)
     pids = [pid for pid, _ in places]
     before = await stored.skills(ctx.store, pids, cells, START)
     counted = [(pid, rank) for pid, rank in places if pid not in refused]
-    after = compute(counted, before) if len(counted) >= 2 else {}
+    window_ms = ctx.settings.rated_pair_window_s * 1000
+    met = await stored.met(ctx.store, [pid for pid, _ in counted], now_ms() - window_ms)
+    refused.update(repeats(counted, met))
+    counted = [(pid, rank) for pid, rank in counted if pid not in refused]
+    finished = any(results[pid].get("status") == "finished" for pid, _ in counted)
+    after = compute(counted, before) if len(counted) >= 2 and finished else {}
     now = now_ms()
     lines: list[dict[str, Any]] = []
     for pid, rank in places:
@@ -168,7 +246,10 @@ async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: in
     if after:
         body = wire.ratings_body(round_, cells, _lines_as_changes(lines))
     marker = wire.dumps({"at": now, "cells": cells, "rated": bool(after), "lines": lines})
-    _written, marker = await stored.claim(ctx.store, room, round_, marker, body, ctx.instance_id)
+    written, marker = await stored.claim(ctx.store, room, round_, marker, body, ctx.instance_id)
+    if written and after and window_ms > 0:
+        # Only the instance whose marker counts: the pairs it rated have met from now on.
+        await stored.meet(ctx.store, list(after), now, window_ms // 1000)
     return marker
 
 

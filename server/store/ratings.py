@@ -116,6 +116,32 @@ async def apply(
     return bool(applied)
 
 
+async def met(store: Store, pids: list[str], since: int) -> set[frozenset[str]]:
+    """The pairs of ``pids`` whose result counted together since ``since`` (ms)."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for pid in pids:
+            pipe.zrangebyscore(store.keys.rating_met(pid), since, "+inf")
+        found = await pipe.execute()
+    among = set(pids)
+    return {
+        frozenset((pid, other))
+        for pid, others in zip(pids, found, strict=True)
+        for other in others
+        if other in among and other != pid
+    }
+
+
+async def meet(store: Store, pids: list[str], now: int, window_s: int) -> None:
+    """The racers ``pids`` were rated together at ``now``: each remembers the others for
+    ``window_s`` (their own key, ``rating:{P}:met``, in their own slot)."""
+    for pid in pids:
+        key = store.keys.rating_met(pid)
+        others = {other: now for other in pids if other != pid}
+        batch = store.batch().zadd(key, others)
+        batch.zremrangebyscore(key, "-inf", now - window_s * 1000)
+        await batch.expire(key, window_s).execute()
+
+
 async def top(store: Store, cells: int, limit: int) -> list[dict[str, Any]]:
     """The ``limit`` best players of a variant: rank, player id, name, rating, games."""
     rows = await store.redis.zrevrange(store.keys.ratings_top(cells), 0, limit - 1)
