@@ -37,7 +37,7 @@ from ..store import listing, queue
 from ..store import ratings as stored
 from ..store.records import Mode, Role
 from . import membership, rounds
-from .ratings import START, address_mark, shown
+from .ratings import START, address_mark, bar, shown
 from .waiting import Waiting, of
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,9 @@ async def enqueue(ctx: Context, conn: Conn, cells: int) -> str:
         return late
     rating = shown(skill.mu, skill.sigma)
     ctx.waiting[pid] = Waiting(pid, conn, cells, now, rating)
-    conn.queue(wire.queued(cells, rating, skill.games, penalty, now))
+    games, days = (await stored.standing(ctx.store, [pid], cells))[pid]
+    provisional = not bar(ctx).met(games, days)
+    conn.queue(wire.queued(cells, rating, skill.games, penalty, now, provisional))
     return "ok"
 
 

@@ -18,6 +18,14 @@ are rated among themselves (at least two, one of them a finisher):
 A race nobody (counted) finished changes nothing. The number shown is :func:`shown`, a
 cautious estimate.
 
+A new identity is *provisional* until it has an established record (:func:`bar`:
+``provisional_games`` rated races of the variant, or ranked dailies on
+``provisional_days`` days); lichess's provisional ratings are the model. A provisional
+player races and is rated like anyone, sees their rating (shown with "?"), but is on no
+public list, and their results move an established rival's rating by
+``provisional_weight`` of what an established rival's would (:func:`soften`): a fresh
+identity is not worth a full opponent.
+
 Each instance that sees a race end calls :func:`settle`; the room's marker makes the first
 computation the only one, and each player's update is applied once (see
 :mod:`server.store.ratings`).
@@ -51,6 +59,30 @@ MODEL: Final = PlackettLuce()
 START: Final = stored.Skill(MODEL.mu, MODEL.sigma, 1000, 0)
 #: The shown rating: 1000 + SCALE x (mu - 3 sigma).
 SCALE: Final = 40
+
+
+def bar(ctx: Context) -> stored.Bar:
+    """What makes a player established, from the settings."""
+    return stored.Bar(ctx.settings.provisional_games, ctx.settings.provisional_days)
+
+
+def soften(
+    after: dict[str, tuple[float, float]],
+    before: dict[str, stored.Skill],
+    established: dict[str, bool],
+    weight: float,
+) -> dict[str, tuple[float, float]]:
+    """The model's updates, each established racer's scaled by the weight of their rivals:
+    an established rival counts 1, a provisional one ``weight``."""
+    out = dict(after)
+    for pid, (mu, sigma) in after.items():
+        if not established[pid]:
+            continue
+        rivals = [other for other in after if other != pid]
+        share = sum(1.0 if established[o] else weight for o in rivals) / len(rivals)
+        old = before[pid]
+        out[pid] = (old.mu + share * (mu - old.mu), old.sigma + share * (sigma - old.sigma))
+    return out
 
 
 def shown(mu: float, sigma: float) -> int:
@@ -164,7 +196,13 @@ def _lines_as_changes(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The settled lines of a round as ``ratings`` shows them."""
     return [
         wire.rating_change(
-            x["player_id"], x["name"], x["rating"], x["change"], x["games"], x["unrated_reason"]
+            x["player_id"],
+            x["name"],
+            x["rating"],
+            x["change"],
+            x["games"],
+            x["unrated_reason"],
+            bool(x.get("provisional")),
         )
         for x in lines
     ]
@@ -217,6 +255,9 @@ async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: in
     counted = [(pid, rank) for pid, rank in counted if pid not in refused]
     finished = any(results[pid].get("status") == "finished" for pid, _ in counted)
     after = compute(counted, before) if len(counted) >= 2 and finished else {}
+    record = await stored.standing(ctx.store, pids, cells)
+    established = {pid: bar(ctx).met(*record[pid]) for pid in pids}
+    after = soften(after, before, established, ctx.settings.provisional_weight)
     now = now_ms()
     lines: list[dict[str, Any]] = []
     for pid, rank in places:
@@ -240,6 +281,7 @@ async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: in
                 "change": rating - shown(old.mu, old.sigma) if pid in after else 0,
                 "games": games,
                 "unrated_reason": reason,
+                "provisional": not bar(ctx).met(games, record[pid][1]),
             }
         )
     body = ""

@@ -1,7 +1,8 @@
 """Ratings that cannot be bought, on real server processes, a real Redis and real sockets
 (issue 22): identities of one address farm nothing in a room together, nor are they paired
 by the quick race; the same pair's results count once in a window; a race ends at its time
-limit, the unfinished placed by progress; a rated room never shows the boards live."""
+limit, the unfinished placed by progress; a rated room never shows the boards live; a
+provisional player is rated but listed nowhere, and moves an established rival less."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from openskill.models import PlackettLuce
 
-from server.rooms.ratings import order, repeats
+from server.rooms.ratings import order, repeats, shown
 from server.store.keys import Keys
 from tests.server.test_quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win, until
 from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
@@ -219,3 +221,92 @@ async def test_a_rated_room_never_shows_the_boards_live(srv: ServerProc) -> None
     await ann.send({"type": "watch_mode", "mode": "progress"})
     assert (await ann.expect("room", rated=True, watch="progress"))["rated"] is True
     await ann.close()
+
+
+@pytest.fixture
+def provisional_srv(key_prefix: str) -> Iterator[ServerProc]:
+    """One instance where two rated races make a player established."""
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, *PACE_OFF, "--provisional-games", "2", "--rated-pair-window-s", "0"]
+    args += ["--rated-min-actions", "0", "--provisional-weight", "0.25"]
+    with running_server(redis_url(), args=args, env=env) as one:
+        yield one
+
+
+async def invite_race(url: str, winner: WsClient, loser: WsClient) -> dict[str, Any]:
+    """A rated invite race of two; ``winner`` wins, ``loser`` gives up: its ``ratings``."""
+    await winner.send({"type": "create_room", "cells": 4})
+    room = (await winner.expect("snapshot"))["room_id"]
+    await loser.send({"type": "join", "room": room, "role": "player"})
+    await loser.expect("snapshot")
+    await winner.send({"type": "rated", "rated": True})
+    await loser.expect("room", rated=True)
+    await winner.send({"type": "start"})
+    code = (await loser.expect("started"))["code"]
+    await winner.expect("started")
+    await play_to_win(winner, code)
+    await loser.send({"type": "give_up"})
+    ratings = await winner.expect("ratings", timeout=8)
+    await asyncio.sleep(0.3)  # each player's update is applied after the event
+    for c in (winner, loser):
+        await c.send({"type": "leave"})
+        await c.expect("left")
+    return ratings
+
+
+async def test_provisional_players_are_rated_but_listed_nowhere(
+    provisional_srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    """Route 1, 2, 9: a fresh identity's results are its own (shown with "?"), on no public
+    list, and move an established rival's rating by a quarter of a full rival's."""
+    srv = provisional_srv
+    keys = Keys(key_prefix)
+    ann = await WsClient.connect(srv.ws_url, "Ann")
+    bob = await WsClient.connect(srv.ws_url, "Bob")
+    first = await invite_race(srv.ws_url, ann, bob)
+    assert all(x["provisional"] for x in first["changes"])
+    status, top = srv.get_json("/api/ratings?cells=4&limit=10")
+    assert status == 200 and top["players"] == []  # before: both listed, #1 and #2
+    await invite_race(srv.ws_url, bob, ann)
+    # Two rated races each: established, on the list.
+    status, top = srv.get_json("/api/ratings?cells=4&limit=10")
+    assert {p["player_id"] for p in top["players"]} == {ann.player_id, bob.player_id}
+    await ann.send({"type": "queue", "cells": 4})
+    assert (await ann.expect("queued"))["provisional"] is False
+    await ann.send({"type": "unqueue"})
+    await ann.expect("unqueued")
+    # A fresh identity beats Ann: Ann loses a quarter of what an established rival costs.
+    eve = await WsClient.connect(srv.ws_url, "Eve")
+    await eve.send({"type": "queue", "cells": 4})
+    assert (await eve.expect("queued"))["provisional"] is True
+    await eve.send({"type": "unqueue"})
+    await eve.expect("unqueued")
+    held = await redis_client.hgetall(keys.rating(ann.player_id, 4))
+    mu, sigma = float(held["mu"]), float(held["sigma"])
+    ratings = await invite_race(srv.ws_url, eve, ann)
+    lines = {x["player_id"]: x for x in ratings["changes"]}
+    assert lines[eve.player_id]["provisional"] and not lines[ann.player_id]["provisional"]
+    model = PlackettLuce()
+    full = model.rate([[model.rating()], [model.rating(mu=mu, sigma=sigma)]], ranks=[1, 2])
+    soft_mu = mu + 0.25 * (full[1][0].mu - mu)
+    soft_sigma = sigma + 0.25 * (full[1][0].sigma - sigma)
+    assert lines[ann.player_id]["rating"] == shown(soft_mu, soft_sigma)
+    assert shown(soft_mu, soft_sigma) != shown(full[1][0].mu, full[1][0].sigma)
+    status, top = srv.get_json("/api/ratings?cells=4&limit=10")
+    assert eve.player_id not in {p["player_id"] for p in top["players"]}
+    status, profile = srv.get_json(f"/api/player/{eve.player_id}")
+    assert profile["ratings"]["4"]["provisional"] is True
+    # A race with a provisional racer is never featured.
+    await eve.send({"type": "create_room", "cells": 4, "public": True})
+    room = (await eve.expect("snapshot"))["room_id"]
+    await ann.send({"type": "join", "room": room, "role": "player"})
+    await ann.expect("snapshot")
+    await eve.send({"type": "start"})
+    await eve.expect("started")
+    await asyncio.sleep(1.1)  # past the list's one-second copy
+    status, live = srv.get_json("/api/rooms/live")
+    listed = next(r for r in live["rooms"] if r["room_id"] == room)
+    assert {r["provisional"] for r in listed["racers"]} == {True, False}
+    assert live["featured"] is None
+    for c in (ann, bob, eve):
+        await c.close()

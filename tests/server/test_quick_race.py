@@ -52,6 +52,9 @@ async def play_to_win(client: WsClient, code: str) -> None:
     await client.expect("finished", player_id=client.player_id)
 
 
+#: Every player established from the start (no provisional players).
+ESTABLISHED = ["--provisional-games", "0"]
+
 #: The actions a racer must play for a result to count (``--rated-min-actions``, default).
 MIN_ACTIONS = 10
 
@@ -83,9 +86,11 @@ async def redis_client() -> AsyncIterator[aioredis.Redis]:
 
 @pytest.fixture
 def pair(key_prefix: str) -> Iterator[tuple[ServerProc, ServerProc]]:
-    """Two instances on one Redis under the test's prefix, pace rule off."""
+    """Two instances on one Redis under the test's prefix, pace rule off, every player
+    established from the start (listed at once; provisional players have tests of their
+    own)."""
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
-    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
+    args = [*FAST, *PACE_OFF, *ESTABLISHED, "--bot-offer-ms", "60000"]
     with (
         running_server(redis_url(), args=args, env=env) as one,
         running_server(redis_url(), args=args, env=env) as two,

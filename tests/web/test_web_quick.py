@@ -48,8 +48,9 @@ PAIRING = ["--pair-fourth-ms", "2000", "--bot-offer-ms", "120000"]
 @contextmanager
 def own_server(*args: str) -> Iterator[ServerProc]:
     """A server whose keys (queues, ratings, the list of public rooms) are its own; the pace
-    rules off, so that a line sent as fast as the server answers is rated, and a racer who
-    gives up at once counts (the tests' losers play no action)."""
+    rules off, so that a line sent as fast as the server answers is rated, a racer who
+    gives up at once counts (the tests' losers play no action), and every player is
+    established from the start (listed and featured at once)."""
     prefix = f"webquick-{secrets.token_hex(4)}:"
     env = {
         "SEAHAVEN_KEY_PREFIX": prefix,
@@ -57,6 +58,7 @@ def own_server(*args: str) -> Iterator[ServerProc]:
         "SEAHAVEN_PACE_MEDIAN_MS": "0",
         "SEAHAVEN_PACE_FAST_MS": "0",
         "SEAHAVEN_RATED_MIN_ACTIONS": "0",
+        "SEAHAVEN_PROVISIONAL_GAMES": "0",  # listed and featured at once
     }
     try:
         with running_server(redis_url(), args=[*SERVE_ARGS, *args], env=env) as srv:

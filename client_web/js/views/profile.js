@@ -77,7 +77,7 @@ export class ProfileView {
       }
       return `<section class="rating-variant" data-cells="${c.slice(1)}">
         <h4><span>${esc(t(label))} <small class="muted">${esc(t("profile.ratedGames", { n: r.games }))}</small></span>
-          <b>${esc(showRating(r.rating))}</b></h4>
+          <b${r.provisional ? ` title="${esc(t("rating.provisional"))}"` : ""}>${esc(showRating(r.rating, r.provisional))}</b></h4>
         ${points.length ? ratingChart(points, t(label), each) : ""}
       </section>`;
     }).join("");
