@@ -19,6 +19,8 @@ from pydantic import (
     StrictInt,
 )
 
+from .names import REFUSED_CATEGORIES, refusal
+
 #: The protocol version; a client names the version it speaks in ``hello.v``.
 PROTOCOL_VERSION: Final = 1
 
@@ -97,21 +99,19 @@ UNRANKED_REASONS: Final[dict[str, str]] = {
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
 
-#: Unicode categories a name may not hold: control (Cc), format (Cf: zero-width and bidi
-#: controls), surrogate (Cs), private use (Co), unassigned (Cn), line and paragraph
-#: separators (Zl, Zp). They make two names look alike or reorder what is shown around them.
-REFUSED_IN_NAMES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: Unicode categories a name may not hold (see :mod:`protocol.names` for every rule).
+REFUSED_IN_NAMES: Final = REFUSED_CATEGORIES
 
 
 def clean_name(value: str) -> str:
-    """A name in Unicode NFC, trimmed, refused if it holds an invisible or unassigned
-    character (named in the error) or nothing visible."""
+    """A name in Unicode NFC, trimmed, refused if it holds an invisible, blank or look-alike
+    character (named in the error), mixes scripts into look-alikes, imitates the client's
+    name·tag, or shows nothing (:func:`protocol.names.refusal`)."""
     name = unicodedata.normalize("NFC", value)
-    for char in name:
-        if unicodedata.category(char) in REFUSED_IN_NAMES:
-            code = f"U+{ord(char):04X}"
-            label = unicodedata.name(char, "an unnamed character")
-            raise ValueError(f"a name may not hold {code} ({label})")
+    spaces = "".join(c for c in set(name) if unicodedata.category(c) == "Zs")
+    why = refusal(name.strip(spaces))  # any space at the ends is trimmed, not refused
+    if why is not None:
+        raise ValueError(why)
     name = name.strip()
     if not name:
         raise ValueError("a name needs a visible character")
