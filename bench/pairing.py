@@ -39,7 +39,10 @@ async def player(
     """One player: queue at ``at`` (loop time), note the time until paired, then leave."""
     loop = asyncio.get_running_loop()
     await asyncio.sleep(max(0.0, at - loop.time()))
-    async with connect(url, max_size=2**20) as ws:
+    # Each player behind an address of its own (the test servers believe 127.0.0.1's
+    # X-Forwarded-For): the pairing never groups two identities of one address.
+    own = {"X-Forwarded-For": f"198.18.{n // 250 % 250}.{n % 250 + 1}"}
+    async with connect(url, max_size=2**20, additional_headers=own) as ws:
         await ws.send(json.dumps({"type": "hello", "name": f"P{n}"}))
         async for raw in ws:
             if json.loads(raw)["type"] == "welcome":

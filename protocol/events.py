@@ -358,6 +358,7 @@ class Queued(Message):
     cells: Cells
     rating: int
     games: int
+    provisional: bool = False
     penalty_s: int = Field(ge=0)
     now: MsEpoch
 
@@ -399,6 +400,8 @@ class RatingChange(Message):
     change: int
     games: int
     unrated_reason: UnratedReason | None = None
+    #: Not yet established (few rated races): shown with "?", on no public list.
+    provisional: bool = False
 
 
 class Ratings(Message):
@@ -417,6 +420,8 @@ class Error(Message):
     type: Literal["error"]
     code: str
     message: str
+    #: ``too_many_identities``: the seconds until this address may make a new player.
+    retry_s: int | None = Field(default=None, ge=0)
 
 
 ServerMessage = Annotated[

@@ -19,6 +19,8 @@ from pydantic import (
     StrictInt,
 )
 
+from .names import REFUSED_CATEGORIES, refusal
+
 #: The protocol version; a client names the version it speaks in ``hello.v``.
 PROTOCOL_VERSION: Final = 1
 
@@ -61,6 +63,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "daily_running": "the room shows a daily deal whose day runs: nobody may watch it yet",
     "daily_only": "the typed code's deal is a daily deal whose day runs: play it in the daily",
     "public_room": "a public room races a drawn deal and never shows the boards live",
+    "rated_room": "a rated race never shows the boards live",
     "bad_code": "the game code is not valid",
     "already_queued": "you already wait for a quick race",
     "not_queued": "you are not waiting for a quick race",
@@ -103,21 +106,19 @@ UNRANKED_REASONS: Final[dict[str, str]] = {
 
 _FORBID = ConfigDict(extra="forbid", frozen=True)
 
-#: Unicode categories a name may not hold: control (Cc), format (Cf: zero-width and bidi
-#: controls), surrogate (Cs), private use (Co), unassigned (Cn), line and paragraph
-#: separators (Zl, Zp). They make two names look alike or reorder what is shown around them.
-REFUSED_IN_NAMES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+#: Unicode categories a name may not hold (see :mod:`protocol.names` for every rule).
+REFUSED_IN_NAMES: Final = REFUSED_CATEGORIES
 
 
 def clean_name(value: str) -> str:
-    """A name in Unicode NFC, trimmed, refused if it holds an invisible or unassigned
-    character (named in the error) or nothing visible."""
+    """A name in Unicode NFC, trimmed, refused if it holds an invisible, blank or look-alike
+    character (named in the error), mixes scripts into look-alikes, imitates the client's
+    name·tag, or shows nothing (:func:`protocol.names.refusal`)."""
     name = unicodedata.normalize("NFC", value)
-    for char in name:
-        if unicodedata.category(char) in REFUSED_IN_NAMES:
-            code = f"U+{ord(char):04X}"
-            label = unicodedata.name(char, "an unnamed character")
-            raise ValueError(f"a name may not hold {code} ({label})")
+    spaces = "".join(c for c in set(name) if unicodedata.category(c) == "Zs")
+    why = refusal(name.strip(spaces))  # any space at the ends is trimmed, not refused
+    if why is not None:
+        raise ValueError(why)
     name = name.strip()
     if not name:
         raise ValueError("a name needs a visible character")
@@ -157,9 +158,19 @@ UnrankedReason = Literal[
 WatchModeName = Literal["live", "delayed", "progress"]
 DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
 #: Why a racer's result did not change their rating (``RatingChange.unrated_reason``): an
-#: operator voided it after review (``voided``); the pace codes are those of earlier servers,
-#: whose pace rules refused a finish (a finish is now held for review instead).
-UnratedReason = Literal["fast_start", "too_fast", "fast_bursts", "voided"]
+#: operator voided it after review (``voided``), they played too few actions, joined from
+#: the address of another racer, or their result against a racer placed ahead already
+#: counted lately; the pace codes are those of earlier servers, whose pace rules refused a
+#: finish (a finish is now held for review instead).
+UnratedReason = Literal[
+    "fast_start",
+    "too_fast",
+    "fast_bursts",
+    "voided",
+    "too_few_actions",
+    "same_address",
+    "repeat_pair",
+]
 #: Why a player left the quick-race queue (``unqueued.reason``).
 UnqueueReason = Literal["asked", "room"]
 

@@ -96,14 +96,16 @@ class Settings(BaseSettings):
     spectators_per_room: int = Field(
         default=100, ge=0, description="spectators one room takes at most"
     )
+    # Generous: a 60-seat lab makes its identities in one go. What protects the boards is
+    # that a new identity is provisional (below), not this limit.
     identities_per_address: int = Field(
-        default=20, ge=1, description="new identities an address may make in a burst"
+        default=100, ge=1, description="new identities an address may make in a burst"
     )
     identities_per_hour: float = Field(
-        default=60.0, gt=0, description="new identities an address may make an hour, after it"
+        default=120.0, gt=0, description="new identities an address may make an hour, after it"
     )
     sockets_per_address: int = Field(
-        default=32, ge=1, description="open websockets per client address on one instance"
+        default=128, ge=1, description="open websockets per client address on one instance"
     )
     hello_timeout_s: float = Field(
         default=10.0, gt=0, description="a socket that sends no hello or resume is closed then"
@@ -117,11 +119,13 @@ class Settings(BaseSettings):
     api_burst: int = Field(
         default=60, ge=1, description="burst of /api/ requests per client address"
     )
+    # None by default: trusting loopback would let any process on this machine name its
+    # own address in X-Forwarded-For and so reset every per-address limit.
     trusted_proxies: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = Field(
-        default=LOOPBACK,
+        default=(),
         description=(
             "networks (CIDR) of reverse proxies trusted to name the client in "
-            "X-Forwarded-For (comma-separated; empty: none)"
+            "X-Forwarded-For (comma-separated; default: none)"
         ),
     )
     metrics_allow: Annotated[tuple[IPvAnyNetwork, ...], NoDecode] = Field(
@@ -140,6 +144,38 @@ class Settings(BaseSettings):
     )
     pair_join_ms: int = Field(
         default=5_000, ge=100, description="quick race: the wait for the paired to come in"
+    )
+    # Honest ratings (protocol/README.md, "Quick race and ratings").
+    rated_min_actions: int = Field(
+        default=10, ge=0, description="a racer who played fewer actions keeps their rating"
+    )
+    rated_pair_window_s: int = Field(
+        default=6 * 3600,
+        ge=0,
+        description="two players' results count once within this long (0: every time)",
+    )
+    race_limit_s: int = Field(
+        default=900, ge=1, description="a race ends this long after its start (then: by progress)"
+    )
+    race_limit_after_finish_s: int = Field(
+        default=180, ge=1, description="a race ends this long after its first finish"
+    )
+    # Provisional players (lichess's provisional ratings as the model).
+    provisional_games: int = Field(
+        default=10,
+        ge=0,
+        description="rated races of a variant that make a player established in it",
+    )
+    provisional_days: int = Field(
+        default=3,
+        ge=0,
+        description="days with a ranked daily that make a player established (0: never)",
+    )
+    provisional_weight: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="the share of an established player's change a provisional rival moves",
     )
     workers: int = Field(
         default=1,

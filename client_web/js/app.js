@@ -45,12 +45,14 @@ class App {
     const offline = document.getElementById("offline");
     let offlineTimer = null;
     this.net.on("status", ({ state }) => {
-      // A short blip stays quiet; a connection gone for a second says so.
+      // A short blip stays quiet; a connection gone for a second says so. Refused a new
+      // player (too many from this address): say why and what to do, at once.
       clearTimeout(offlineTimer);
-      if (state === "open") offline.hidden = true;
-      else offlineTimer = setTimeout(() => { offline.hidden = false; }, 1000);
       conn.dataset.state = state;
       this.labelConn();
+      if (state === "open") offline.hidden = true;
+      else if (state === "refused") offline.hidden = false;
+      else offlineTimer = setTimeout(() => { offline.hidden = false; }, 1000);
     });
     this.net.on("welcome", () => {
       this.welcomed = true;
@@ -75,11 +77,19 @@ class App {
     });
   }
 
-  /** The connection light's words, in the current language. */
+  /** The connection light's words, and the notice of a connection that is not open, in
+   * the current language. */
   labelConn() {
     const conn = document.getElementById("conn");
     conn.title = t(`conn.${conn.dataset.state}`);
     conn.setAttribute("aria-label", conn.title);
+    const offline = document.getElementById("offline");
+    const refused = conn.dataset.state === "refused";
+    offline.classList.toggle("refused", refused);
+    offline.setAttribute("role", refused ? "alert" : "status");
+    offline.textContent = refused
+      ? t("conn.refusedWhy", { min: Math.max(1, Math.ceil(this.net.refusedFor / 60)) })
+      : t("conn.closed");
   }
 
   setTitle() {

@@ -55,6 +55,7 @@ export class Net extends Emitter {
     this.pending = new Map(); // id -> what was sent, until ack or reject
     this.resyncing = false;
     this.leaving = false;
+    this.refusedFor = 0; // seconds until this address may make a new player (when refused)
   }
 
   /** Open the connection (and keep it open). */
@@ -214,6 +215,17 @@ export class Net extends Emitter {
       case "error":
         if (this.leaving && msg.code === "not_in_room") {
           this.leaving = false; // the server had already let us go
+          return;
+        }
+        if (msg.code === "too_many_identities" && this.state !== "open") {
+          // No new player from this address for now: say why (app.js) rather than look
+          // offline, and ask again once the server said it may (the socket stays open).
+          this.refusedFor = Number(msg.retry_s) || 60;
+          this.setState("refused");
+          clearTimeout(this.timer);
+          this.timer = setTimeout(() => {
+            if (this.state === "refused") this.greet();
+          }, (this.refusedFor + 1) * 1000);
           return;
         }
         if (msg.code === "bad_token" && this.state !== "open" && !this.room) {

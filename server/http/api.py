@@ -45,6 +45,7 @@ from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..rooms.records import RoomPhase
 from ..store import ratings
 from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
+from ..store.ratings import Bar
 
 routes = Routes()
 
@@ -188,8 +189,13 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     day = today()
     data["streak"] = await svc.leaderboard.streak(pid, day.isoformat())
     data["daily"] = await daily_history(svc.leaderboard, pid, day, owner=mine)
-    data["ratings"], data["public_races"] = await ratings.profile(ctx.store, pid)
+    data["ratings"], data["public_races"] = await ratings.profile(ctx.store, pid, bar(ctx))
     return _json(200, data)
+
+
+def bar(ctx: Context) -> Bar:
+    """What makes a player established (listed), from the settings."""
+    return Bar(ctx.settings.provisional_games, ctx.settings.provisional_days)
 
 
 #: How long an instance keeps its answer of ``/api/rooms/live`` (seconds): many watchers
@@ -212,7 +218,8 @@ async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
     if held is None or time.monotonic() - held[0] > LIVE_FRESH_S:
         if len(_live_answers) > 64:
             _live_answers.clear()
-        rooms, featured = await rated_view(ctx.store, await live_rooms(ctx.store, limit))
+        listed = await live_rooms(ctx.store, limit)
+        rooms, featured = await rated_view(ctx.store, listed, bar(ctx))
         held = (time.monotonic(), {"rooms": rooms, "featured": featured})
         _live_answers[key] = held
     return _json(200, {"now": now_ms(), **held[1]})
@@ -235,5 +242,5 @@ async def get_ratings(ctx: Context, request: HttpRequest) -> HttpResponse:
         limit = -1
     if not 1 <= limit <= MAX_RATINGS:
         return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_RATINGS}"})
-    players = await ratings.top(ctx.store, int(cells), limit)
+    players = await ratings.top(ctx.store, int(cells), limit, bar(ctx))
     return _json(200, {"cells": int(cells), "players": players})

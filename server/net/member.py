@@ -19,12 +19,14 @@ class Member(Listener, Protocol):
 
     Attributes:
         name, token: the player's name and session token, once identified.
+        address: the client's address as the limits count it (:mod:`server.net.limits`).
         syncing: while a snapshot is being built, the events held for after it (seq, text,
             delay in ms); None otherwise.
     """
 
     name: str
     token: str
+    address: str
     syncing: list[tuple[int, str, int]] | None
 
     def error(self, code: str, message: str | None = None) -> None:

@@ -132,7 +132,9 @@ def daily_result(
     )
 
 
-def queued(cells: int, rating: int, games: int, penalty_s: int, now: int) -> str:
+def queued(
+    cells: int, rating: int, games: int, penalty_s: int, now: int, provisional: bool = False
+) -> str:
     """``queued``: you wait for a quick race of ``cells`` cells."""
     return dumps(
         {
@@ -140,6 +142,7 @@ def queued(cells: int, rating: int, games: int, penalty_s: int, now: int) -> str
             "cells": cells,
             "rating": rating,
             "games": games,
+            "provisional": provisional,
             "penalty_s": penalty_s,
             "now": now,
         }
@@ -164,7 +167,13 @@ def bot_offer(cells: int, bot_name: str, bot_rating: int, waited_s: int) -> str:
 
 
 def rating_change(
-    pid: str, name: str, rating: int, change: int, games: int, unrated_reason: str | None
+    pid: str,
+    name: str,
+    rating: int,
+    change: int,
+    games: int,
+    unrated_reason: str | None,
+    provisional: bool = False,
 ) -> dict[str, Any]:
     """One racer's line of ``ratings``."""
     return {
@@ -174,7 +183,20 @@ def rating_change(
         "change": change,
         "games": games,
         "unrated_reason": unrated_reason,
+        "provisional": provisional,
     }
+
+
+def identities_refused(retry_s: int) -> str:
+    """``error too_many_identities``: with when this address may make a new player."""
+    return dumps(
+        {
+            "type": "error",
+            "code": "too_many_identities",
+            "message": ERROR_CODES["too_many_identities"],
+            "retry_s": retry_s,
+        }
+    )
 
 
 # -- room events (bodies for the scripts) -------------------------------------------------

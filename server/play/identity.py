@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 
 from protocol import models as m
@@ -34,8 +35,10 @@ async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
     else:
         # A new identity costs the address a token: ranking with throwaway identities, or
         # filling Redis with sessions, is slow work.
-        if ctx.identities is not None and ctx.identities.take(conn.address) > 0:
-            conn.error("too_many_identities")
+        wait = ctx.identities.take(conn.address) if ctx.identities is not None else 0.0
+        if wait > 0:
+            ctx.metrics.errors.inc()
+            conn.queue(wire.identities_refused(math.ceil(wait)))
             return
         pid, token = "p" + secrets.token_hex(6), secrets.token_urlsafe(24)
         # Kept for the operator (``seahaven admin identities ADDRESS``): who made whom.

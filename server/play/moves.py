@@ -269,7 +269,10 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
 
 
 async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
-    """Record a won board; a daily game's player alone hears what it counts for."""
+    """Record a won board; a daily game's player alone hears what it counts for. A race's
+    first finish starts the shorter time limit of those still racing."""
+    if rank == 1:
+        await rounds.first_finish(ctx, move.room, move.round)
     outcome = await record_finish(ctx.store, ctx.daily, move.room, move.round, move.pid, rank)
     if outcome is not None:
         conn.queue(

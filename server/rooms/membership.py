@@ -24,7 +24,7 @@ from ..net.hub import Seen
 from ..net.member import Member
 from ..store import listing, queue
 from ..store.status import Status
-from ..store.store import RoomRead
+from ..store.store import Outcome, RoomRead
 from . import ratings, rounds, waiting
 from .records import (
     IN_PLAY,
@@ -301,13 +301,21 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
         (await ctx.store.room_fields(room)).get("rated") == "1"
     ):
         return Status.BARRED  # a barred identity enters no ranked play: no seat in a rated race
-    out = await ctx.store.join(
-        room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
-    )
+    out = await seat(ctx, conn, room, role)
     if out.status is not Status.OK:
         return out.status
     await enter(ctx, conn, room, role)
     return Status.OK
+
+
+async def seat(ctx: Context, conn: Member, room: str, role: str) -> Outcome:
+    """The store's join for a socket; a racer's seat keeps a mark of their client address
+    (``ad:PID``): two racers of one address are not rated against each other
+    (:mod:`server.rooms.ratings`)."""
+    pid = conn.pid or ""
+    member = wire.member(pid, conn.name, role)
+    mark = ratings.address_mark(conn.address)
+    return await ctx.store.join(room, pid, role, member, MAX_PLAYERS, ctx.instance_id, mark)
 
 
 async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) -> Status:
@@ -339,16 +347,12 @@ async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) ->
         role = Role.PLAYER if phase == RoomPhase.LOBBY or back else Role.SPECTATOR
         if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
             return Status.DAILY_RUNNING
-        out = await ctx.store.join(
-            room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
-        )
+        out = await seat(ctx, conn, room, role)
         if out.status is Status.ROOM_FULL:
             role = Role.SPECTATOR
             if await daily_unwatchable(ctx, room, fields, pid):
                 return Status.DAILY_RUNNING
-            out = await ctx.store.join(
-                room, pid, role, wire.member(pid, conn.name, role), MAX_PLAYERS, ctx.instance_id
-            )
+            out = await seat(ctx, conn, room, role)
         if out.status is not Status.OK:
             return out.status
     if conn.room is not None and conn.room != room:

@@ -36,7 +36,7 @@ from ..store import listing, queue
 from ..store import ratings as stored
 from ..store.status import Status
 from . import membership, rounds
-from .ratings import START, shown
+from .ratings import START, address_mark, bar, shown
 from .records import Mode, Role
 from .waiting import Waiting, of
 
@@ -55,8 +55,9 @@ VARIANTS: Final = queue.VARIANTS
 
 def penalty_s(dodges: int) -> int:
     """Seconds a player is held back in the queue after ``dodges`` dodges in the last hour:
-    none for the first, then 15 s doubling each time, at most 300 s."""
-    return 0 if dodges <= 1 else min(300, 15 * 2 ** (dodges - 2))
+    15 s from the first, doubling each time, at most 300 s (a free dodge is a free pick of
+    one's rivals)."""
+    return 0 if dodges <= 0 else min(300, 15 * 2 ** (dodges - 1))
 
 
 def bot_speed(rating: int) -> float:
@@ -86,8 +87,9 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
     skill = (await stored.skills(ctx.store, [pid], cells, START))[pid]
     penalty = penalty_s(await queue.dodges(ctx.store, pid))
     now = now_ms()
+    addr = address_mark(conn.address)
     status = await queue.add(
-        ctx.store, cells, pid, skill.mu, now, now + penalty * 1000, ctx.instance_id, now
+        ctx.store, cells, pid, skill.mu, now, now + penalty * 1000, ctx.instance_id, now, addr
     )
     if status is Status.FULL:
         return Status.BUSY
@@ -106,7 +108,9 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
         return late
     rating = shown(skill.mu, skill.sigma)
     ctx.waiting[pid] = Waiting(pid, conn, cells, now, rating)
-    conn.queue(wire.queued(cells, rating, skill.games, penalty, now))
+    games, days = (await stored.standing(ctx.store, [pid], cells))[pid]
+    provisional = not bar(ctx).met(games, days)
+    conn.queue(wire.queued(cells, rating, skill.games, penalty, now, provisional))
     return Status.OK
 
 
@@ -211,7 +215,10 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
         # Too late for that room (it started without this player): wait again, in place.
         skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
         now = now_ms()
-        added = await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, "", now)
+        addr = address_mark(conn.address)
+        added = await queue.add(
+            ctx.store, entry.cells, pid, skill.mu, entry.since, now, "", now, addr
+        )
         if added is Status.OK:
             if not _open(conn) or conn.room is not None or pid in ctx.waiting:
                 await queue.remove(ctx.store, entry.cells, pid)  # gone meanwhile
@@ -231,7 +238,10 @@ async def maybe_lost(ctx: Context, entry: Waiting, pid: str, now: int) -> None:
         return
     entry.missing = 0
     skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
-    await queue.add(ctx.store, entry.cells, pid, skill.mu, entry.since, now, ctx.instance_id, now)
+    addr = address_mark(entry.conn.address)
+    await queue.add(
+        ctx.store, entry.cells, pid, skill.mu, entry.since, now, ctx.instance_id, now, addr
+    )
 
 
 async def accept_bot(ctx: Context, conn: Member) -> Status:

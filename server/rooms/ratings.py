@@ -2,10 +2,30 @@
 its racers' ratings of that variant, with the Weng-Lin Plackett-Luce model of ``openskill``.
 
 A race is one free-for-all: the finishers by rank, then everyone else (gave up, left, given
-up for after the away grace), tied last. Every finisher is reviewed first
-(:mod:`server.rooms.race_review`): while one is held for an operator, nobody's rating
-changes; a finisher the operator voided keeps their rating and the others are rated among
-themselves. The number shown is :func:`shown`, a cautious estimate.
+up for after the away grace or at the race's time limit) by their progress, cards home. What
+a rating must not be bought with keeps a racer's rating (``unrated_reason``), and the others
+are rated among themselves (at least two, one of them a finisher):
+
+- a finisher the operator voided after review (``voided``): every finisher is reviewed
+  first (:mod:`server.rooms.race_review`), and while one is held for an operator, nobody's
+  rating changes, so a script playing a solved line farms nothing;
+- a racer who played fewer than ``rated_min_actions`` actions (``too_few_actions``): two
+  identities that start a race and give up at once farm nothing;
+- racers who joined from one client address (``same_address``): a second identity is no
+  opponent;
+- the lower placed of two racers whose result already counted within
+  ``rated_pair_window_s`` (``repeat_pair``): trading wins counts once.
+
+A race nobody (counted) finished changes nothing. The number shown is :func:`shown`, a
+cautious estimate.
+
+A new identity is *provisional* until it has an established record (:func:`bar`:
+``provisional_games`` rated races of the variant, or ranked dailies on
+``provisional_days`` days); lichess's provisional ratings are the model. A provisional
+player races and is rated like anyone, sees their rating (shown with "?"), but is on no
+public list, and their results move an established rival's rating by
+``provisional_weight`` of what an established rival's would (:func:`soften`): a fresh
+identity is not worth a full opponent.
 
 Each instance that sees a race end calls :func:`settle`; the room's marker makes the first
 computation the only one, and each player's update is applied once (see
@@ -14,12 +34,15 @@ computation the only one, and each player's update is applied once (see
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+from itertools import combinations
 from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
+from ..cache import replay
 from ..clock import now_ms
 from ..context import Context
 from ..net import wire
@@ -39,20 +62,73 @@ START: Final = stored.Skill(MODEL.mu, MODEL.sigma, 1000, 0)
 SCALE: Final = 40
 
 
+def bar(ctx: Context) -> stored.Bar:
+    """What makes a player established, from the settings."""
+    return stored.Bar(ctx.settings.provisional_games, ctx.settings.provisional_days)
+
+
+def soften(
+    after: dict[str, tuple[float, float]],
+    before: dict[str, stored.Skill],
+    established: dict[str, bool],
+    weight: float,
+) -> dict[str, tuple[float, float]]:
+    """The model's updates, each established racer's scaled by the weight of their rivals:
+    an established rival counts 1, a provisional one ``weight``."""
+    out = dict(after)
+    for pid, (mu, sigma) in after.items():
+        if not established[pid]:
+            continue
+        rivals = [other for other in after if other != pid]
+        share = sum(1.0 if established[o] else weight for o in rivals) / len(rivals)
+        old = before[pid]
+        out[pid] = (old.mu + share * (mu - old.mu), old.sigma + share * (sigma - old.sigma))
+    return out
+
+
 def shown(mu: float, sigma: float) -> int:
     """The rating shown for a skill: ``round(1000 + 40 (mu - 3 sigma))``, 1000 at the start."""
     return round(1000 + SCALE * (mu - 3 * sigma))
 
 
-def order(results: dict[str, dict[str, Any]]) -> list[tuple[str, int]]:
-    """The racers' places: finishers by rank, then everyone else tied after them."""
+def address_mark(address: str) -> str:
+    """What a room keeps of a racer's client address (``ad:PID``): enough to tell two
+    racers of one address apart from two of two, not the address itself."""
+    return hashlib.sha256(f"seahaven-address:{address}".encode()).hexdigest()[:16]
+
+
+def order(
+    results: dict[str, dict[str, Any]], progress: dict[str, int] | None = None
+) -> list[tuple[str, int]]:
+    """The racers' places: finishers by rank, then everyone else by ``progress`` (cards
+    home, most first; equal progress ties), after every finisher."""
+    progress = progress or {}
     finishers = sorted(
         (r["rank"], pid) for pid, r in results.items() if r.get("status") == "finished"
     )
-    last = len(finishers) + 1
     places = [(pid, rank) for rank, pid in finishers]
-    places += sorted((pid, last) for pid, r in results.items() if r.get("status") != "finished")
+    others = sorted(
+        (-progress.get(pid, 0), pid) for pid, r in results.items() if r.get("status") != "finished"
+    )
+    place, last = len(finishers), None
+    for i, (minus, pid) in enumerate(others):
+        if minus != last:
+            place, last = len(finishers) + i + 1, minus
+        places.append((pid, place))
     return places
+
+
+def repeats(counted: list[tuple[str, int]], met: set[frozenset[str]]) -> dict[str, str]:
+    """Of the racers ``counted`` (by place), those whose result against another one still
+    counted already counted lately (``met``): the lower placed of each such pair, so that
+    two identities trading wins count their first race only."""
+    dropped: dict[str, str] = {}
+    for (a, _ra), (b, _rb) in combinations(counted, 2):  # by place: a is placed ahead of b
+        if a in dropped or b in dropped:
+            continue
+        if frozenset((a, b)) in met:
+            dropped[b] = "repeat_pair"
+    return dropped
 
 
 def compute(
@@ -112,10 +188,47 @@ def _lines_as_changes(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The settled lines of a round as ``ratings`` shows them."""
     return [
         wire.rating_change(
-            x["player_id"], x["name"], x["rating"], x["change"], x["games"], x["unrated_reason"]
+            x["player_id"],
+            x["name"],
+            x["rating"],
+            x["change"],
+            x["games"],
+            x["unrated_reason"],
+            bool(x.get("provisional")),
         )
         for x in lines
     ]
+
+
+def cards_home(code: str, read: RoomRead) -> dict[str, int]:
+    """Each racer's cards on the foundations at the end (their progress)."""
+    out = {}
+    for pid, lines in read.logs.items():
+        try:
+            out[pid] = sum(replay(code, lines).board.foundations)
+        except Exception:  # a corrupt log: no progress to rank by
+            out[pid] = 0
+    return out
+
+
+def refusals(ctx: Context, read: RoomRead, places: list[tuple[str, int]]) -> dict[str, str]:
+    """Why each racer who keeps their rating keeps it, before the repeated pairs: too few
+    actions, or an address shared with another racer."""
+    results = read.results
+    refused: dict[str, str] = {}
+    for pid, _place in places:
+        r = results[pid]
+        if int(r.get("moves") or 0) < ctx.settings.rated_min_actions:
+            refused[pid] = "too_few_actions"
+    marks: dict[str, list[str]] = {}
+    for pid, _place in places:
+        mark = read.meta.get(f"ad:{pid}")
+        if mark and pid not in refused:
+            marks.setdefault(mark, []).append(pid)
+    for pids in marks.values():
+        if len(pids) > 1:
+            refused.update(dict.fromkeys(pids, "same_address"))
+    return refused
 
 
 async def _claim(
@@ -123,12 +236,22 @@ async def _claim(
 ) -> str:
     """Work out the round's changes and settle them (or get those settled first)."""
     results = read.results
-    places = order(results)
+    places = order(results, cards_home(read.meta["code"], read))
     refused = {pid: "voided" for pid in voided}
+    for pid, why in refusals(ctx, read, places).items():
+        refused.setdefault(pid, why)
     pids = [pid for pid, _ in places]
     before = await stored.skills(ctx.store, pids, cells, START)
     counted = [(pid, rank) for pid, rank in places if pid not in refused]
-    after = compute(counted, before) if len(counted) >= 2 else {}
+    window_ms = ctx.settings.rated_pair_window_s * 1000
+    met = await stored.met(ctx.store, [pid for pid, _ in counted], now_ms() - window_ms)
+    refused.update(repeats(counted, met))
+    counted = [(pid, rank) for pid, rank in counted if pid not in refused]
+    finished = any(results[pid].get("status") == "finished" for pid, _ in counted)
+    after = compute(counted, before) if len(counted) >= 2 and finished else {}
+    record = await stored.standing(ctx.store, pids, cells)
+    established = {pid: bar(ctx).met(*record[pid]) for pid in pids}
+    after = soften(after, before, established, ctx.settings.provisional_weight)
     now = now_ms()
     lines: list[dict[str, Any]] = []
     for pid, rank in places:
@@ -152,13 +275,17 @@ async def _claim(
                 "change": rating - shown(old.mu, old.sigma) if pid in after else 0,
                 "games": games,
                 "unrated_reason": reason,
+                "provisional": not bar(ctx).met(games, record[pid][1]),
             }
         )
     body = ""
     if after:
         body = wire.ratings_body(round_, cells, _lines_as_changes(lines))
     marker = wire.dumps({"at": now, "cells": cells, "rated": bool(after), "lines": lines})
-    _written, marker = await stored.claim(ctx.store, room, round_, marker, body, ctx.instance_id)
+    written, marker = await stored.claim(ctx.store, room, round_, marker, body, ctx.instance_id)
+    if written and after and window_ms > 0:
+        # Only the instance whose marker counts: the pairs it rated have met from now on.
+        await stored.meet(ctx.store, list(after), now, window_ms // 1000)
     return marker
 
 

@@ -4,9 +4,9 @@ being raced, which keeps the solver's hints off it. The moves are
 :mod:`server.play.moves`'s.
 
 What falls due later (the end of a countdown, the end of a racer's away grace, the end of a
-paired room's wait for its racers) is a deadline in Redis, not a timer in one process:
-:func:`janitor` runs on every instance and acts on the deadlines that are due, whichever
-instance set them, so a restart of every server loses none.
+paired room's wait for its racers, a race's time limit) is a deadline in Redis, not a timer
+in one process: :func:`janitor` runs on every instance and acts on the deadlines that are
+due, whichever instance set them, so a restart of every server loses none.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int)
 
     Returns:
         ``ok`` or the refusal (``not_host``, ``wrong_state``, ``public_room``: a public
-        room never shows the boards live).
+        room never shows the boards live; ``rated_room``: nor does a rated one, see
+        ``lua/watch.lua``).
     """
     state = await ctx.rooms.get(room)
     if state is not None and WatchMode(mode) not in watch_modes(state.public):
@@ -122,7 +123,39 @@ async def begin(ctx: Context, room: str) -> None:
     if state is None or state.phase != RoomPhase.COUNTDOWN:
         return
     await ctx.store.begin(room, state.round, ctx.instance_id, now_ms())
+    if state.mode == Mode.RACE:
+        # One racer who idles must not hold a race (and its ratings) hostage for good.
+        limit = {"kind": "race_limit", "room": room, "round": state.round}
+        due = state.starts_at + ctx.settings.race_limit_s * 1000
+        await ctx.store.add_deadline(json.dumps(limit), due)
     await ctx.rooms.get(room, refresh=True)
+
+
+async def first_finish(ctx: Context, room: str, rnd: int) -> None:
+    """A race's first finisher: those still racing have ``race_limit_after_finish_s``
+    left (the race's time limit may come sooner)."""
+    state = await ctx.rooms.get(room)
+    if state is None or state.mode != Mode.RACE:
+        return
+    limit = {"kind": "race_limit_finish", "room": room, "round": rnd}
+    due = now_ms() + ctx.settings.race_limit_after_finish_s * 1000
+    await ctx.store.add_deadline(json.dumps(limit), due)
+
+
+async def time_up(ctx: Context, room: str, rnd: int) -> None:
+    """A race's time is up: the server gives up for each racer still playing (their
+    progress places them, :func:`server.rooms.ratings.order`), so the race ends."""
+    state = await ctx.rooms.get(room, refresh=True)
+    if state is None or state.round != rnd or state.phase != RoomPhase.RACING:
+        return
+    fields = await ctx.store.room_fields(room)
+    for field, status in fields.items():
+        if not field.startswith("st:") or status != "playing":
+            continue
+        pid = field[3:]
+        member = await ctx.store.member(room, pid)
+        name = str(member["name"]) if member else ""
+        await give_up(ctx, room, rnd, state.code, pid, name)
 
 
 async def janitor(ctx: Context) -> None:
@@ -157,6 +190,8 @@ async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
         await begin(ctx, room)
     elif deadline["kind"] == "pair_start":
         await start_paired(ctx, room)
+    elif deadline["kind"] in ("race_limit", "race_limit_finish"):
+        await time_up(ctx, room, int(deadline["round"]))
     elif deadline["kind"] == "away":
         pid, nonce = str(deadline["pid"]), str(deadline["nonce"])
         if not await ctx.store.still_away(room, pid, nonce):

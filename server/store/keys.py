@@ -226,6 +226,10 @@ class Keys:
         """List of a player's recent public (rated) races (JSON), newest first."""
         return f"{self.prefix}rating:{{{pid}}}:races"
 
+    def rating_met(self, pid: str) -> str:
+        """Sorted set other player id -> when a rated result of both last counted (ms)."""
+        return f"{self.prefix}rating:{{{pid}}}:met"
+
     def ratings_top(self, cells: int) -> str:
         """Sorted set player id -> shown rating of a variant (``/api/ratings``)."""
         return f"{self.prefix}ratings:{cells}"
@@ -383,6 +387,7 @@ FAMILIES: Final = (
     Family(
         "rating:{P}:races", "list", "20 public races (MAX_RACES)", "history-days after last race"
     ),
+    Family("rating:{P}:met", "zset", "the players met in rated races", "rated-pair-window-s (6 h)"),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
     Family("admin:barred", "set", "the players barred", "until unbarred", expires=False),

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from protocol.vocabulary import RoomPhase, WatchMode
 
+from .ratings import Bar
 from .store import Store
 
 #: Rooms the index keeps at most (the most recently listed).
@@ -125,23 +126,31 @@ FEATURED_PHASES: Final = frozenset({RoomPhase.COUNTDOWN, RoomPhase.RACING})
 
 
 async def rated_view(
-    store: Store, rooms: list[dict[str, Any]]
+    store: Store, rooms: list[dict[str, Any]], bar: Bar
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """The listed rooms with each racer's rating of the room's variant (None: unrated), and
-    the featured race: the running one whose racers' mean rating is highest (an unrated
-    racer counts 1000), or None. It shows what the list shows, nothing more."""
+    """The listed rooms with each racer's rating of the room's variant (None: unrated) and
+    whether it is provisional, and the featured race: of the running ones whose racers are
+    all established, the one whose racers' mean rating is highest, or None (fresh
+    identities cannot put a race up front). It shows what the list shows, nothing more."""
     async with store.redis.pipeline(transaction=False) as pipe:
         for view in rooms:
             for racer in view["racers"]:
-                pipe.hget(store.keys.rating(racer["player_id"], view["cells"]), "rating")
+                key = store.keys.rating(racer["player_id"], view["cells"])
+                pipe.hmget(key, "rating", "games")
+                pipe.zcard(store.keys.player_days(racer["player_id"]))
         found = iter(await pipe.execute())
     best: tuple[float, int] | None = None
     out: list[dict[str, Any]] = []
     for i, view in enumerate(rooms):
-        racers = [
-            {**r, "rating": None if (x := next(found)) is None else int(x)} for r in view["racers"]
-        ]
+        racers = []
+        for r in view["racers"]:
+            (rating, games), days = next(found), next(found)
+            provisional = not bar.met(int(games or 0), int(days or 0))
+            shown = None if rating is None else int(rating)
+            racers.append({**r, "rating": shown, "provisional": provisional})
         out.append({**view, "racers": racers})
+        if any(r["provisional"] for r in racers):
+            continue
         if view["state"] in FEATURED_PHASES and racers:
             mean = sum(r["rating"] or 1000 for r in racers) / len(racers)
             if best is None or mean > best[0]:

@@ -51,14 +51,25 @@ def _keys(store: Store, cells: int) -> list[str]:
 
 
 async def add(
-    store: Store, cells: int, pid: str, mu: float, since: int, ready: int, inst: str, now: int
+    store: Store,
+    cells: int,
+    pid: str,
+    mu: float,
+    since: int,
+    ready: int,
+    inst: str,
+    now: int,
+    addr: str = "",
 ) -> Status:
     """Put a player in the queue of ``cells``, waiting since ``since`` and ready to be paired
     from ``ready`` (both ms; ``now`` is the time now); ``ok``, ``already_queued`` (waiting in
-    this queue or another variant's) or ``full``."""
-    info = json.dumps(
-        {"since": since, "ready": ready, "inst": inst, "mu": mu}, separators=(",", ":")
-    )
+    this queue or another variant's) or ``full``. ``addr`` marks the client address: the
+    pairing never puts two players of one address in a group (empty: an address of its
+    own)."""
+    entry: dict[str, str | int | float] = {"since": since, "ready": ready, "inst": inst, "mu": mu}
+    if addr:
+        entry["addr"] = addr
+    info = json.dumps(entry, separators=(",", ":"))
     score = mu if ready <= now else HELD + ready
     others = [store.keys.queue_wait(other) for other in VARIANTS if other != cells]
     out = await script(store, "queue_add")(

@@ -5,7 +5,8 @@ share the hash tag ``{P}``, so the script that applies a race to one player touc
 slot. A round's changes are settled once per room (``room:{R}:rated:N``, in the room's slot,
 ``lua/rate_claim.lua``); each player's update is then applied by ``lua/rate_apply.lua``,
 which records the ``ROOM/ROUND`` it applied, so a repeated call (another instance, a retry)
-changes nothing. The top list ``ratings:C`` holds each player's shown rating.
+changes nothing. The top list ``ratings:C`` holds each established player's shown rating:
+a provisional one (:class:`Bar`) is on no public list.
 """
 
 from __future__ import annotations
@@ -35,6 +36,29 @@ class Skill:
     sigma: float
     rating: int
     games: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """What makes a player established rather than provisional: ``games`` rated races of
+    the variant, or ranked dailies on ``days`` days (0: that way is closed)."""
+
+    games: int
+    days: int
+
+    def met(self, games: int, days: int) -> bool:
+        """Whether a record of ``games`` rated races and ``days`` ranked days clears it."""
+        return games >= self.games or (self.days > 0 and days >= self.days)
+
+
+async def standing(store: Store, pids: list[str], cells: int) -> dict[str, tuple[int, int]]:
+    """Each player's (rated races of ``cells``, days with a ranked daily)."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for pid in pids:
+            pipe.hget(store.keys.rating(pid, cells), "games")
+            pipe.zcard(store.keys.player_days(pid))
+        found = await pipe.execute()
+    return {pid: (int(found[2 * i] or 0), int(found[2 * i + 1] or 0)) for i, pid in enumerate(pids)}
 
 
 async def skills(store: Store, pids: list[str], cells: int, default: Skill) -> dict[str, Skill]:
@@ -107,7 +131,7 @@ async def apply(
             keep_s,
         ],
     )
-    if counts:
+    if counts and not line.get("provisional"):
         top = k.ratings_top(cells)
         async with store.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(top, {pid: line["rating"]})
@@ -117,19 +141,51 @@ async def apply(
     return bool(applied)
 
 
-async def top(store: Store, cells: int, limit: int) -> list[dict[str, Any]]:
-    """The ``limit`` best players of a variant: rank, player id, name, rating, games."""
-    rows = await store.redis.zrevrange(store.keys.ratings_top(cells), 0, limit - 1)
+async def met(store: Store, pids: list[str], since: int) -> set[frozenset[str]]:
+    """The pairs of ``pids`` whose result counted together since ``since`` (ms)."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for pid in pids:
+            pipe.zrangebyscore(store.keys.rating_met(pid), since, "+inf")
+        found = await pipe.execute()
+    among = set(pids)
+    return {
+        frozenset((pid, other))
+        for pid, others in zip(pids, found, strict=True)
+        for other in others
+        if other in among and other != pid
+    }
+
+
+async def meet(store: Store, pids: list[str], now: int, window_s: int) -> None:
+    """The racers ``pids`` were rated together at ``now``: each remembers the others for
+    ``window_s`` (their own key, ``rating:{P}:met``, in their own slot)."""
+    for pid in pids:
+        key = store.keys.rating_met(pid)
+        others = {other: now for other in pids if other != pid}
+        batch = store.batch().zadd(key, others)
+        batch.zremrangebyscore(key, "-inf", now - window_s * 1000)
+        await batch.expire(key, window_s).execute()
+
+
+async def top(store: Store, cells: int, limit: int, bar: Bar) -> list[dict[str, Any]]:
+    """The ``limit`` best established players of a variant: rank, player id, name, rating,
+    games. (Only established players are listed; one listed before the bar was raised is
+    passed over.)"""
+    rows = await store.redis.zrevrange(store.keys.ratings_top(cells), 0, 2 * limit - 1)
     if not rows:
         return []
     async with store.redis.pipeline(transaction=False) as pipe:
         for pid in rows:
             pipe.hmget(store.keys.rating(pid, cells), "name", "rating", "games")
+            pipe.zcard(store.keys.player_days(pid))
         found = await pipe.execute()
     out: list[dict[str, Any]] = []
-    for pid, (name, rating, games) in zip(rows, found, strict=True):
+    for i, pid in enumerate(rows):
+        (name, rating, games), days = found[2 * i], found[2 * i + 1]
         if rating is None:
             continue  # its rating expired before its place in the list
+        if not bar.met(int(games or 0), int(days or 0)) or len(out) >= limit:
+            continue
         out.append(
             {
                 "rank": len(out) + 1,
@@ -151,17 +207,19 @@ async def shown(store: Store, pids: list[str], cells: int) -> dict[str, int | No
     return {pid: (None if r is None else int(r)) for pid, r in zip(pids, found, strict=True)}
 
 
-async def profile(store: Store, pid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A player's ratings per variant (``rating``, ``games``, ``history``) and their recent
-    public races, newest first."""
+async def profile(store: Store, pid: str, bar: Bar) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A player's ratings per variant (``rating``, ``games``, ``provisional``, ``history``)
+    and their recent public races, newest first."""
     k = store.keys
     variants = (4, 2, 1)
     async with store.redis.pipeline(transaction=False) as pipe:
         for cells in variants:
             pipe.hmget(k.rating(pid, cells), "rating", "games")
             pipe.lrange(k.rating_history(pid, cells), 0, -1)
+        pipe.zcard(k.player_days(pid))
         pipe.lrange(k.rating_races(pid), 0, -1)
         found = await pipe.execute()
+    days = int(found[-2] or 0)
     ratings: dict[str, Any] = {}
     for i, cells in enumerate(variants):
         (rating, games), history = found[2 * i], found[2 * i + 1]
@@ -169,6 +227,7 @@ async def profile(store: Store, pid: str) -> tuple[dict[str, Any], list[dict[str
             ratings[str(cells)] = {
                 "rating": int(rating),
                 "games": int(games or 0),
+                "provisional": not bar.met(int(games or 0), days),
                 "history": [json.loads(p) for p in history],
             }
     return ratings, [json.loads(r) for r in found[-1]]

@@ -26,6 +26,7 @@ class Status(StrEnum):
     RACING_HERE = "racing_here"
     DAILY_RUNNING = "daily_running"
     BARRED = "barred"  # an operator barred the player from ranked play
+    RATED_ROOM = "rated_room"  # a rated race never shows the boards live
     NOT_IN_ROOM = "not_in_room"
     ALREADY_IN_ROOM = "already_in_room"
     NOT_HOST = "not_host"

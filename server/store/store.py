@@ -258,14 +258,23 @@ class Store:
         return [k.room(room), k.members(room), k.events(room)]
 
     async def join(
-        self, room: str, pid: str, role: str, member: str, max_players: int, origin: str
+        self,
+        room: str,
+        pid: str,
+        role: str,
+        member: str,
+        max_players: int,
+        origin: str,
+        mark: str = "",
     ) -> Outcome:
-        """Add a member or change a member's role (see ``lua/join.lua``)."""
+        """Add a member or change a member's role (see ``lua/join.lua``); a racer's
+        ``mark`` of their address is kept beside."""
         raw = await self._join(
             keys=self._room_keys(room),
             args=[
                 *(pid, role, member, max_players, origin, MAX_EVENTS, self.ttl),
                 self.max_spectators,
+                mark,
             ],
         )
         return _outcome(raw)

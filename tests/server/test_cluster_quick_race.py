@@ -30,6 +30,8 @@ async def test_three_players_on_two_instances_pair_race_and_are_rated_on_a_clust
     # A short wait for a fourth: three players start as a room of three.
     args = ["--redis-cluster", cluster.seed_url, *FAST, *PACE_OFF]
     args += ["--pair-fourth-ms", "1500", "--bot-offer-ms", "60000"]
+    # Bob and Cy give up at once and still count; everyone established (listed) at once.
+    args += ["--rated-min-actions", "0", "--provisional-games", "0"]
     with running_server(None, args=args) as one, running_server(None, args=args) as two:
         ann = await WsClient.connect(one.ws_url, "Ann")
         bob = await WsClient.connect(two.ws_url, "Bob")

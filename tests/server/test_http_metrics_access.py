@@ -15,10 +15,10 @@ def metrics(srv: ServerProc, forwarded: str | None = None) -> Reply:
 
 
 def test_loopback_only_by_default() -> None:
-    with running_server(redis_url()) as srv:
+    with running_server(redis_url(), args=["--trusted-proxy", "127.0.0.1/32"]) as srv:
         local = metrics(srv)
         assert local.status == 200 and b"seahaven_connections " in local.body
-        # A remote client through a proxy on this machine (loopback is a trusted proxy).
+        # A remote client through a proxy on this machine (loopback trusted as a proxy).
         for remote in ("203.0.113.5", "2001:db8::5", "10.1.2.3"):
             refused = metrics(srv, remote)
             assert refused.status == 403, remote
@@ -29,11 +29,13 @@ def test_loopback_only_by_default() -> None:
 
 
 def test_opened_to_a_network_and_to_everyone() -> None:
-    with running_server(redis_url(), args=["--metrics-allow", "203.0.113.0/24"]) as srv:
+    proxy = ["--trusted-proxy", "127.0.0.1/32"]
+    with running_server(redis_url(), args=["--metrics-allow", "203.0.113.0/24", *proxy]) as srv:
         assert metrics(srv, "203.0.113.5").status == 200
         assert metrics(srv, "198.51.100.5").status == 403
         assert metrics(srv).status == 403  # the flag replaces the default, loopback too
-    with running_server(redis_url(), env={"SEAHAVEN_METRICS_ALLOW": "0.0.0.0/0,::/0"}) as srv:
+    env = {"SEAHAVEN_METRICS_ALLOW": "0.0.0.0/0,::/0"}
+    with running_server(redis_url(), args=proxy, env=env) as srv:
         for client in (None, "198.51.100.5", "2001:db8::5"):
             assert metrics(srv, client).status == 200
 
@@ -55,4 +57,5 @@ def test_serve_help_names_the_http_settings() -> None:
         ("--metrics-allow", "SEAHAVEN_METRICS_ALLOW"),
     ):
         assert flag in text and env in text
-    assert text.count("default: 127.0.0.0/8,::1/128") == 2
+    assert text.count("default: 127.0.0.0/8,::1/128") == 1  # --metrics-allow
+    assert "X-Forwarded-For (comma-separated; default: none) (default: none;" in text

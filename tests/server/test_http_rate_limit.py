@@ -1,8 +1,9 @@
 """The ``/api/`` rate limit per client address, on real server processes over real sockets.
 
 The test server allows a request every 2 seconds, with bursts of 3. Tests come from 127.0.0.1, which
-is a trusted proxy by default, so each test names its own client in ``X-Forwarded-For``
-(documentation addresses, RFC 5737 and RFC 3849) and has buckets of its own.
+the test server trusts as a proxy (no proxy is trusted by default), so each test names its
+own client in ``X-Forwarded-For`` (documentation addresses, RFC 5737 and RFC 3849) and has
+buckets of its own.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ LIMIT = ["--api-rate", "0.5", "--api-burst", "3"]
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProc]:
-    env = {"SEAHAVEN_API_RATE_PER_S": "0.5", "SEAHAVEN_API_BURST": "3"}
+    env = {
+        "SEAHAVEN_API_RATE_PER_S": "0.5",
+        "SEAHAVEN_API_BURST": "3",
+        "SEAHAVEN_TRUSTED_PROXIES": "127.0.0.1/32",
+    }
     with running_server(redis_url(), env=env) as srv:
         yield srv
 
@@ -80,3 +85,12 @@ def test_forwarded_addresses_are_ignored_from_an_untrusted_peer() -> None:
         statuses = [api(srv, f"203.0.113.{40 + i}").status for i in range(4)]
         assert statuses == [200, 200, 200, 429]
         assert api(srv).status == 429
+
+
+def test_no_proxy_is_trusted_by_default() -> None:
+    """A process on the server's own machine is no proxy unless configured: its
+    ``X-Forwarded-For`` cannot give it a fresh bucket (issue 22, route 8)."""
+    with running_server(redis_url(), args=LIMIT) as srv:
+        statuses = [api(srv, f"203.0.113.{60 + i}").status for i in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        assert api(srv, "198.51.100.99").status == 429

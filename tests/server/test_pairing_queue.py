@@ -1,6 +1,7 @@
 """The pairing script on a real Redis: closest skills first, a fourth waited for at most the
 wait, a dodger held back (and however many of them never hiding the ready players from a
-pass), and passes running at once never pair a player twice."""
+pass), two players of one client address never in one group, and passes running at once
+never pair a player twice."""
 
 from __future__ import annotations
 
@@ -27,8 +28,33 @@ async def store(key_prefix: str) -> AsyncIterator[Store]:
     await client.aclose()
 
 
-async def wait(store: Store, pid: str, mu: float, since: int = T0, ready: int = T0) -> None:
-    assert await queue.add(store, 4, pid, mu, since, ready, "i1", T0) == "ok"
+async def wait(
+    store: Store, pid: str, mu: float, since: int = T0, ready: int = T0, addr: str = ""
+) -> None:
+    assert await queue.add(store, 4, pid, mu, since, ready, "i1", T0, addr) == "ok"
+
+
+async def test_two_players_of_one_address_are_never_paired_together(store: Store) -> None:
+    """Two identities of one address in the queue (issue 22, route 2: paired 4 times out of
+    4, they traded wins): never one group, however long they wait."""
+    await wait(store, "ann", 25.0, addr="lab")
+    await wait(store, "ann2", 25.0, addr="lab")
+    assert await queue.pair(store, 4, T0 + 10 * FOURTH, FOURTH) == []
+    # Four of one address and a stranger: the closest window has two of the address; the
+    # stranger races the first of them once a fourth was waited for.
+    for pid, mu in [("l3", 26.0), ("l4", 27.0)]:
+        await wait(store, pid, mu, addr="lab")
+    await wait(store, "cy", 40.0, addr="home")
+    assert await queue.pair(store, 4, T0 + 100, FOURTH) == []
+    groups = await queue.pair(store, 4, T0 + FOURTH, FOURTH)
+    assert [sorted(g) for g in groups] == [["ann", "cy"]]
+    # Four of four addresses pair at once, closest skills first, skipping a window that
+    # holds one address twice.
+    for pid, mu, addr in [("d", 26.5, "d"), ("e", 27.5, "e"), ("f", 28.0, "f")]:
+        await wait(store, pid, mu, addr=addr)
+    groups = await queue.pair(store, 4, T0 + 200, FOURTH)
+    assert len(groups) == 1 and len(groups[0]) == 4
+    assert len({g for g in groups[0] if g.startswith(("ann", "l"))}) == 1
 
 
 async def test_four_closest_skills_race_together_at_once(store: Store) -> None:
@@ -89,6 +115,7 @@ async def test_passes_at_once_never_pair_a_player_twice(store: Store) -> None:
 
 
 def test_the_dodge_penalty_grows_and_is_capped() -> None:
-    assert [penalty_s(n) for n in range(8)] == [0, 0, 15, 30, 60, 120, 240, 300]
+    # From the first dodge on (issue 22, route 4: the first two were free).
+    assert [penalty_s(n) for n in range(8)] == [0, 15, 30, 60, 120, 240, 300, 300]
     assert bot_speed(1000) == pytest.approx(0.6)
     assert bot_speed(0) == 0.3 and bot_speed(3000) == 3.0

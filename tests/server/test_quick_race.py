@@ -6,7 +6,8 @@ their new ratings are openskill's for the order they finished in, applied once a
 both instances see the end; a queued socket that closes leaves the queue; a lone player is
 offered a bot and races it; invite rooms change ratings only when their host said so; a
 too-fast finisher is held for review, everyone's ratings waiting, and keeps their rating once
-an operator voids the finish; hostile inputs change nothing."""
+an operator voids the finish; racers who played too few actions keep their ratings, and a
+race nobody finished rates nobody; hostile inputs change nothing."""
 
 from __future__ import annotations
 
@@ -51,6 +52,22 @@ async def play_to_win(client: WsClient, code: str) -> None:
     await client.expect("finished", player_id=client.player_id)
 
 
+#: Every player established from the start (no provisional players).
+ESTABLISHED = ["--provisional-games", "0"]
+
+#: The actions a racer must play for a result to count (``--rated-min-actions``, default).
+MIN_ACTIONS = 10
+
+
+async def play_some(client: WsClient, code: str, n: int) -> None:
+    """Play the first ``n`` actions of the solver's line of ``code`` (not to the win)."""
+    line = solve(Board.from_code(code), timeout=20).moves
+    assert len(line) > n, code
+    for i, text in enumerate(line[:n]):
+        await client.send(action(text, i))
+        await client.expect("ack", id=i)
+
+
 async def until(check: Any, timeout: float = 5.0) -> None:
     """Wait until ``await check()`` is true."""
     for _ in range(int(timeout / 0.05)):
@@ -69,9 +86,11 @@ async def redis_client() -> AsyncIterator[aioredis.Redis]:
 
 @pytest.fixture
 def pair(key_prefix: str) -> Iterator[tuple[ServerProc, ServerProc]]:
-    """Two instances on one Redis under the test's prefix, pace rule off."""
+    """Two instances on one Redis under the test's prefix, pace rule off, every player
+    established from the start (listed at once; provisional players have tests of their
+    own)."""
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
-    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000"]
+    args = [*FAST, *PACE_OFF, *ESTABLISHED, "--bot-offer-ms", "60000"]
     with (
         running_server(redis_url(), args=args, env=env) as one,
         running_server(redis_url(), args=args, env=env) as two,
@@ -118,13 +137,18 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
     assert [r["player_id"] for r in over["results"][:2]] == [ann.player_id, bob.player_id]
     ratings = await cy.expect("ratings", timeout=8)
 
-    # openskill's Plackett-Luce for Ann 1st, Bob 2nd, Cy and Dee tied last.
+    # openskill's Plackett-Luce for Ann 1st, Bob 2nd; Cy and Dee, who played no action,
+    # keep their ratings (a race given up at once buys nothing).
     model = PlackettLuce()
-    order = [ann, bob, cy, dee]
-    new = model.rate([[model.rating()] for _ in order], ranks=[1, 2, 3, 3])
+    order = [ann, bob]
+    new = model.rate([[model.rating()] for _ in order], ranks=[1, 2])
     expected = {c.player_id: (t[0].mu, t[0].sigma) for c, t in zip(order, new, strict=True)}
     lines = {x["player_id"]: x for x in ratings["changes"]}
-    assert set(lines) == set(expected)
+    assert set(lines) == {c.player_id for c in racers}
+    for c in (cy, dee):
+        line = lines[c.player_id]
+        assert line["unrated_reason"] == "too_few_actions"
+        assert line["change"] == 0 and line["games"] == 0
     for pid, (mu, sigma) in expected.items():
         assert lines[pid]["rating"] == shown(mu, sigma)
         assert lines[pid]["change"] == shown(mu, sigma) - 1000 and lines[pid]["games"] == 1
@@ -138,15 +162,17 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
         assert float(held["sigma"]) == pytest.approx(sigma)
     # Both instances saw the end; the race counted once.
     await asyncio.sleep(1.0)
-    for c in racers:
+    for c in (ann, bob):
         assert await redis_client.hget(keys.rating(c.player_id, 4), "games") == "1"
         assert await redis_client.llen(keys.rating_history(c.player_id, 4)) == 1
+    for c in (cy, dee):
+        assert await redis_client.exists(keys.rating(c.player_id, 4)) == 0
     assert len([m for m in bob.messages if m["type"] == "ratings"]) == 1
 
     status, top = two.get_json("/api/ratings?cells=4&limit=10")
     assert status == 200 and top["players"][0]["player_id"] == ann.player_id
     assert [p["rating"] for p in top["players"]] == sorted(
-        (lines[c.player_id]["rating"] for c in racers), reverse=True
+        (lines[c.player_id]["rating"] for c in (ann, bob)), reverse=True
     )
     status, profile = one.get_json(f"/api/player/{ann.player_id}")
     assert status == 200
@@ -318,6 +344,7 @@ async def race_invite(url: str, rated: bool) -> tuple[WsClient, WsClient, dict[s
             await c.expect("room", rated=True, state="lobby")
     await ann.send({"type": "start"})
     started = await ann.expect("started")
+    await play_some(bob, started["code"], MIN_ACTIONS)  # enough to count
     await play_to_win(ann, started["code"])
     await bob.send({"type": "give_up"})
     over = await bob.expect("race_over")
@@ -417,8 +444,11 @@ async def test_a_too_fast_finisher_is_held_and_voided_keeps_their_rating(
         for c in clients:
             await c.send({"type": "queue", "cells": 4})
         started = [await c.expect("started", timeout=10) for c in clients]
-        await play_to_win(ann, started[0]["code"])  # a script's pace
-        await bob.send({"type": "give_up"})
+        code = started[0]["code"]
+        await play_to_win(ann, code)  # at once: not a person's pace
+        await asyncio.sleep(1.6)
+        await play_to_win(bob, code)
+        await play_some(cy, code, MIN_ACTIONS)
         await cy.send({"type": "give_up"})
         held: list[dict[str, Any]] = []
         for _ in range(100):
@@ -437,10 +467,11 @@ async def test_a_too_fast_finisher_is_held_and_voided_keeps_their_rating(
         lines = {x["player_id"]: x for x in ratings["changes"]}
         assert lines[ann.player_id]["unrated_reason"] == "voided"
         assert lines[ann.player_id]["change"] == 0 and lines[ann.player_id]["games"] == 0
-        # Bob and Cy, tied, are rated among themselves.
+        # Bob and Cy are rated among themselves, Bob first.
         model = PlackettLuce()
-        new = model.rate([[model.rating()], [model.rating()]], ranks=[1, 1])
+        new = model.rate([[model.rating()], [model.rating()]], ranks=[1, 2])
         assert lines[bob.player_id]["rating"] == shown(new[0][0].mu, new[0][0].sigma)
+        assert lines[cy.player_id]["rating"] == shown(new[1][0].mu, new[1][0].sigma)
         assert lines[bob.player_id]["games"] == 1
         keys = Keys(key_prefix)
         assert await redis_client.exists(keys.rating(ann.player_id, 4)) == 0
@@ -467,19 +498,21 @@ async def test_leaving_paired_races_before_the_start_holds_a_player_back(
 
     await until(counted)
     await dodger.send({"type": "queue", "cells": 4})
-    assert (await dodger.expect("queued"))["penalty_s"] == 0  # the first is forgiven
+    assert (await dodger.expect("queued"))["penalty_s"] == 15  # from the first on
     await dodger.send({"type": "unqueue"})
     assert (await dodger.expect("unqueued"))["reason"] == "asked"
     await redis_client.set(keys.dodges(dodger.player_id), 3, ex=60)
     await dodger.send({"type": "queue", "cells": 4})
-    assert (await dodger.expect("queued"))["penalty_s"] == 30
+    assert (await dodger.expect("queued"))["penalty_s"] == 60
     for c in (dodger, *others):
         await c.close()
 
 
-async def test_a_rated_race_everyone_leaves_still_counts_once(
+async def test_a_rated_race_nobody_finished_changes_no_rating(
     pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
+    """Two identities start a rated race and both leave at once (issue 22, route 1: this
+    raised both ratings, every time): the race ends and settles, and rates nobody."""
     one, two = pair
     keys = Keys(key_prefix)
     ann = await WsClient.connect(one.ws_url, "Ann")
@@ -491,24 +524,24 @@ async def test_a_rated_race_everyone_leaves_still_counts_once(
     await ann.send({"type": "rated", "rated": True})
     await bob.expect("room", rated=True)
     await ann.send({"type": "start"})
-    await bob.expect("started")
-    # Both leave: the last leave ends the race as its socket stops hearing the room.
+    started = await bob.expect("started")
+    # Enough actions each to count, then both leave: the last leave ends the race.
+    await play_some(ann, started["code"], MIN_ACTIONS)
+    await play_some(bob, started["code"], MIN_ACTIONS)
     await ann.send({"type": "leave"})
     await ann.expect("left")
     await bob.send({"type": "leave"})
     await bob.expect("left")
 
-    async def rated() -> bool:
-        games = [await redis_client.hget(keys.rating(c.player_id, 2), "games") for c in (ann, bob)]
-        return games == ["1", "1"]
+    async def settled() -> bool:
+        return bool(await redis_client.exists(keys.room_rated(room, 1)))
 
-    await until(rated)
-    model = PlackettLuce()
-    tied = model.rate([[model.rating()], [model.rating()]], ranks=[1, 1])
-    held = await redis_client.hgetall(keys.rating(ann.player_id, 2))
-    assert int(held["rating"]) == shown(tied[0][0].mu, tied[0][0].sigma)
+    await until(settled)
+    marker = json.loads(await redis_client.get(keys.room_rated(room, 1)) or "{}")
+    assert marker["rated"] is False
     await asyncio.sleep(0.5)
-    assert await redis_client.llen(keys.rating_history(bob.player_id, 2)) == 1
+    for c in (ann, bob):
+        assert await redis_client.exists(keys.rating(c.player_id, 2)) == 0
 
 
 @contextlib.contextmanager

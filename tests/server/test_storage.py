@@ -80,6 +80,7 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
     args = [*QUICK, "--countdown-ms", "100", "--spectators-per-room", "3"]
     args += ["--away-grace-ms", "300", *REVIEW_OFF]
+    args += ["--rated-min-actions", "0"]  # Bob's give-up counts
     with running_server(redis_url(), args=args, env=env) as srv:
         clients: list[WsClient] = []
         for round_ in range(4):  # races: a win, a give-up, a racer gone, spectators
@@ -158,6 +159,7 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
             "rooms:live",
         )
         patterns += ("rating:{P}:V", "rating:{P}:V:hist", "room:{R}:rated:N", "ratings:V")
+        patterns += ("rating:{P}:met",)
         for pattern in patterns:
             assert pattern in seen, pattern
     finally:

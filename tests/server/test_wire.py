@@ -96,7 +96,7 @@ def built() -> dict[str, str]:
             "your time stands; its rank is pending review by an operator",
             "q2m7rvx4hl3kzq6a",
         ),
-        "queued": wire.queued(4, 1000, 0, 0, 1795976430000),
+        "queued": wire.queued(4, 1000, 0, 0, 1795976430000, provisional=True),
         "unqueued": wire.unqueued(4, "asked"),
         "bot_offer": wire.bot_offer(4, "Bot Otter", 1000, 20),
         "ratings": stamp(
@@ -105,8 +105,8 @@ def built() -> dict[str, str]:
                 1,
                 4,
                 [
-                    wire.rating_change(ANN, "Ann", 1138, 138, 1, None),
-                    wire.rating_change(BOB, "Bob", 927, -73, 1, None),
+                    wire.rating_change(ANN, "Ann", 1138, 138, 1, None, provisional=True),
+                    wire.rating_change(BOB, "Bob", 927, -73, 1, None, provisional=True),
                 ],
             ),
         ),

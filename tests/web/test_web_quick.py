@@ -49,9 +49,16 @@ PAIRING = ["--pair-fourth-ms", "2000", "--bot-offer-ms", "120000"]
 @contextmanager
 def own_server(*args: str) -> Iterator[ServerProc]:
     """A server whose keys (queues, ratings, the list of public rooms) are its own; the pace
-    rules off, so that a line sent as fast as the server answers is rated."""
+    rules off, so that a line sent as fast as the server answers is rated, a racer who
+    gives up at once counts (the tests' losers play no action), and every player is
+    established from the start (listed and featured at once)."""
     prefix = f"webquick-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
+    env = {
+        "SEAHAVEN_KEY_PREFIX": prefix,
+        **REVIEW_OFF_ENV,
+        "SEAHAVEN_RATED_MIN_ACTIONS": "0",
+        "SEAHAVEN_PROVISIONAL_GAMES": "0",  # listed and featured at once
+    }
     try:
         with running_server(redis_url(), args=[*SERVE_ARGS, *args], env=env) as srv:
             yield srv
@@ -298,9 +305,21 @@ def test_the_rated_toggle_is_seen_by_every_racer(server: ServerProc, browser: Br
 def test_the_watch_page_features_a_live_quick_race(server: ServerProc, browser: Browser) -> None:
     base = server.http_url + "/"
     with ExitStack() as sockets:
-        # Each socket is left unread while the other plays: no keepalive pings to miss.
-        a = Racer(sockets.enter_context(connect(server.ws_url, ping_interval=None)), "Mika")
-        b = Racer(sockets.enter_context(connect(server.ws_url, ping_interval=None)), "Noor")
+        # Each socket is left unread while the other plays: no keepalive pings to miss. Two
+        # addresses: the quick race never pairs two identities of one.
+        a, b = (
+            Racer(
+                sockets.enter_context(
+                    connect(
+                        server.ws_url,
+                        ping_interval=None,
+                        additional_headers={"X-Forwarded-For": f"198.51.100.{i}"},
+                    )
+                ),
+                name,
+            )
+            for i, name in ((21, "Mika"), (22, "Noor"))
+        )
         for racer in (a, b):
             racer.send({"type": "queue", "cells": 4})
         snap = a.expect("snapshot", timeout=20)

@@ -86,7 +86,7 @@ export class LiveList {
     const racers = r.racers.map((p) => {
       const pct = Math.round((100 * p.foundation_cards) / 52);
       const done = p.finished ? " 🏆" : p.status === "gave_up" ? ` · ${t("race.gaveUp")}` : "";
-      const rating = p.rating != null ? ` <span class="muted rating">${esc(showRating(p.rating))}</span>` : "";
+      const rating = p.rating != null ? ` <span class="muted rating">${esc(showRating(p.rating, p.provisional))}</span>` : "";
       return `<li><span class="name">${who(p.name, p.player_id)}${rating}</span>
         <span class="progress" aria-hidden="true"><span style="width:${pct}%"></span></span>
         <span class="muted">${p.foundation_cards}/52 · ${esc(t("race.movesN", { n: p.moves }))}${esc(done)}</span></li>`;

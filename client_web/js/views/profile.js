@@ -4,7 +4,7 @@
 // days as a chart), drawn here in SVG (no library, no build step). From GET /api/player/ID.
 
 import { t, formatTime } from "../i18n.js";
-import { esc } from "../dom.js";
+import { esc, who } from "../dom.js";
 import { playerName } from "../player.js";
 import { shortTime } from "../share.js";
 import { ratingChart } from "./ratingchart.js";
@@ -77,7 +77,7 @@ export class ProfileView {
       }
       return `<section class="rating-variant" data-cells="${c.slice(1)}">
         <h4><span>${esc(t(label))} <small class="muted">${esc(t("profile.ratedGames", { n: r.games }))}</small></span>
-          <b>${esc(showRating(r.rating))}</b></h4>
+          <b${r.provisional ? ` title="${esc(t("rating.provisional"))}"` : ""}>${esc(showRating(r.rating, r.provisional))}</b></h4>
         ${points.length ? ratingChart(points, t(label), each) : ""}
       </section>`;
     }).join("");
@@ -122,7 +122,7 @@ export class ProfileView {
       <td>${r.moves}</td><td>${esc(new Date(r.at).toISOString().slice(0, 10))}</td></tr>`).join("");
     this.el.innerHTML = `
       <div class="card-panel">
-        <h2>${esc(name)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
+        <h2>${who(name, d.player_id)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
         <div class="bar profile-stats">
           ${tile(races.played, "profile.played")}
           ${tile(races.won, "profile.won")}

@@ -6,9 +6,10 @@ import { html, esc, who } from "../dom.js";
 
 const LEVELS = [[4, "level.easy"], [2, "level.medium"], [1, "level.hard"]];
 
-/** A rating as shown: a whole number. */
-export function showRating(r) {
-  return r == null || !Number.isFinite(Number(r)) ? "–" : String(Math.round(Number(r)));
+/** A rating as shown: a whole number; a provisional player's with "?" (not yet sure). */
+export function showRating(r, provisional = false) {
+  if (r == null || !Number.isFinite(Number(r))) return "–";
+  return String(Math.round(Number(r))) + (provisional ? "?" : "");
 }
 
 /** A rating change as shown: +12, −8, ±0 (a real minus sign). */
@@ -24,8 +25,9 @@ export function showDelta(d) {
 export function ratingCell(c) {
   if (!c) return `<td class="num muted">–</td>`;
   const cls = c.change > 0 ? "delta-up" : c.change < 0 ? "delta-down" : "muted";
-  const why = c.unrated_reason ? ` title="${esc(t(`rating.unrated.${c.unrated_reason}`))}"` : "";
-  return `<td class="num rating-change" data-change="${esc(c.change)}"${why}>${showRating(c.rating)}
+  const title = c.unrated_reason ? t(`rating.unrated.${c.unrated_reason}`) : c.provisional ? t("rating.provisional") : "";
+  const why = title ? ` title="${esc(title)}"` : "";
+  return `<td class="num rating-change" data-change="${esc(c.change)}"${c.provisional ? " data-provisional" : ""}${why}>${showRating(c.rating, c.provisional)}
     <span class="${cls}">${esc(showDelta(c.change))}</span>${c.unrated_reason ? ` <span class="muted">(${esc(t(`rating.unrated.${c.unrated_reason}`))})</span>` : ""}</td>`;
 }
 

@@ -155,7 +155,8 @@ export class WatchView {
         grid.append(box);
         this.drawn.set(p.player_id, box);
       }
-      box.querySelector(".name").textContent = p.name;
+      // The name with its tag, as racers, leaderboards and pages show it (Ann·4f2c).
+      box.querySelector(".name").innerHTML = who(p.name, p.player_id);
       box.querySelector(".progress > span").style.width = `${Math.round((100 * (p.foundation_cards || 0)) / 52)}%`;
       box.querySelector(".status").textContent = this.status(p);
       const boardEl = box.querySelector(".board");

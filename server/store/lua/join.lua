@@ -2,10 +2,13 @@
 -- Add a member, or change a member's role (a racer only in the lobby, or back in the
 -- finished round they raced).
 -- KEYS: meta, members, events. ARGV: pid, role, member JSON, max racers, origin, maxev, ttl,
--- max spectators. Returns {status, seq}.
+-- max spectators, the mark of the client's address ('' for none: kept as `ad:PID` for a
+-- racer, so that two racers of one address are not rated against each other).
+-- Returns {status, seq}.
 local pid, role, entry, maxp, origin, maxev, ttl = ARGV[1], ARGV[2], ARGV[3],
   tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
 local maxs = tonumber(ARGV[8])
+local mark = ARGV[9] or ''
 local ch = KEYS[1] .. ':ch'
 local st = redis.call('HMGET', KEYS[1], 'state', 'np', 'mode')
 if not st[1] then return {'room_not_found', 0} end
@@ -28,6 +31,7 @@ if role == 'player' then
   if tonumber(st[2] or '0') >= maxp then return {'room_full', 0} end
   redis.call('HINCRBY', KEYS[1], 'np', 1)
   if not back then redis.call('HSET', KEYS[1], 'st:' .. pid, 'waiting') end
+  if mark ~= '' then redis.call('HSET', KEYS[1], 'ad:' .. pid, mark) end
   -- A paired room (made by the quick-race queue) has no host: the server starts it.
   if (not redis.call('HGET', KEYS[1], 'host') or redis.call('HGET', KEYS[1], 'host') == '')
       and redis.call('HGET', KEYS[1], 'paired') ~= '1' then

@@ -10,7 +10,10 @@
 -- the lowest skills among the ready only, so no number held back can fill it.
 -- While four or more are ready, the four whose skills (the scores) are closest, the window
 -- of four neighbours with the smallest spread, form a group. Two or three left over form
--- one when the longest waiting of them has waited the wait for a fourth.
+-- one when the longest waiting of them has waited the wait for a fourth. A group never holds
+-- two players of one client address (`addr` in their info): a second identity is no rival,
+-- and a rated race against it would buy rating. Such a window is passed over; of those
+-- left over, the first of each address form the group.
 local now, fourth = tonumber(ARGV[1]), tonumber(ARGV[2])
 local max_groups = tonumber(ARGV[4])
 local held = tonumber(ARGV[6])
@@ -33,36 +36,58 @@ for i = 1, #all, 2 do
   if info then
     local d = cjson.decode(info)
     if tonumber(d['ready']) <= now then
-      ready[#ready + 1] = {all[i], tonumber(all[i + 1]), tonumber(d['since'])}
+      ready[#ready + 1] = {all[i], tonumber(all[i + 1]), tonumber(d['since']), d['addr']}
     end
   else
     redis.call('ZREM', KEYS[1], all[i])  -- an entry without its info is no wait
   end
 end
 local out, groups = {}, 0
-local function take(first, n)
+-- Take the ready players at the positions `at` (ascending) as one group.
+local function take(at)
   groups = groups + 1
-  out[#out + 1] = n
-  for k = first, first + n - 1 do
+  out[#out + 1] = #at
+  for _, k in ipairs(at) do
     local pid = ready[k][1]
     out[#out + 1] = pid
     redis.call('ZREM', KEYS[1], pid)
     redis.call('HDEL', KEYS[2], pid)
   end
-  for _ = 1, n do table.remove(ready, first) end
+  for j = #at, 1, -1 do table.remove(ready, at[j]) end
+end
+-- Whether the players at first .. first + n - 1 come from n addresses (none: its own).
+local function apart(first, n)
+  local seen = {}
+  for k = first, first + n - 1 do
+    local a = ready[k][4]
+    if a then
+      if seen[a] then return false end
+      seen[a] = true
+    end
+  end
+  return true
 end
 while #ready >= 4 and groups < max_groups do
-  local best, spread = 1, nil
+  local best, spread = nil, nil
   for i = 1, #ready - 3 do
     local s = ready[i + 3][2] - ready[i][2]
-    if spread == nil or s < spread then best, spread = i, s end
+    if (spread == nil or s < spread) and apart(i, 4) then best, spread = i, s end
   end
-  take(best, 4)
+  if best == nil then break end
+  take({best, best + 1, best + 2, best + 3})
 end
-if #ready >= 2 and #ready <= 3 and groups < max_groups then
-  local oldest = now
-  for _, r in ipairs(ready) do if r[3] < oldest then oldest = r[3] end end
-  if now - oldest >= fourth then take(1, #ready) end
+-- Left over (fewer than four, or no four of four addresses): the first of each address,
+-- at most four, once the longest waiting of them has waited the wait for a fourth.
+if #ready >= 2 and groups < max_groups then
+  local at, seen, oldest = {}, {}, now
+  for k, r in ipairs(ready) do
+    if #at < 4 and (not r[4] or not seen[r[4]]) then
+      at[#at + 1] = k
+      if r[4] then seen[r[4]] = true end
+      if r[3] < oldest then oldest = r[3] end
+    end
+  end
+  if #at >= 2 and now - oldest >= fourth then take(at) end
 end
 if groups > 0 then
   for _, k in ipairs(KEYS) do redis.call('EXPIRE', k, tonumber(ARGV[5])) end
