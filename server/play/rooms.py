@@ -13,6 +13,7 @@ from ..daily.deal import draw_open
 from ..engine import CodeError, format_code, parse_code
 from ..registry import Routes
 from ..rooms import membership, rounds
+from ..rooms.ratings import address_mark
 from ..session import Conn
 from ..store import listing
 from ..store.records import Mode, Role
@@ -44,17 +45,33 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
         # Strangers race in a public room: a deal its host chose may be one they studied.
         conn.error("public_room", "a public room races a drawn deal, not a typed code")
         return
+    pid, mark = conn.pid or "", address_mark(conn.address)
+    # Rooms are cheap to make and each is kept for hours: one open lobby per identity, a
+    # few public ones per address, so that spam cannot fill Redis or the Watch list.
+    if await listing.open_lobby(ctx.store, pid) is not None:
+        conn.error("lobby_open")
+        return
+    since = now_ms() - ctx.settings.lobby_ttl_s * 1000
+    if msg.public and (
+        await listing.public_lobbies(ctx.store, mark, since)
+        >= ctx.settings.public_lobbies_per_address
+    ):
+        conn.error("too_many_lobbies")
+        return
     found = deal_for(conn, msg.code, msg.cells)
     if found is None:
         return
     code, cells = found
     typed = msg.code is not None
     room = await membership.new_room(ctx, Mode.RACE, code, cells, typed=typed, public=msg.public)
+    ttl_s = ctx.settings.lobby_ttl_s
+    await listing.opened(ctx.store, pid, mark, room, msg.public, now_ms(), ttl_s)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
     if status != "ok":
         conn.error(status)
     elif msg.public:
         await listing.list_room(ctx.store, room, now_ms())  # on the Watch list from now on
+        await rounds.close_later(ctx, room)
 
 
 @routes.ws("watch_mode")

@@ -296,11 +296,20 @@ async def join(ctx: Context, conn: Conn, room: str, role: str) -> str:
         fields = await ctx.store.room_fields(room)
         if await daily_unwatchable(ctx, room, fields, pid):
             return "daily_running"
+        if await spectators_full(ctx, room, fields):
+            return "spectators_full"
     out = await seat(ctx, conn, room, role)
     if out.status != "ok":
         return out.status
     await enter(ctx, conn, room, role)
     return "ok"
+
+
+async def spectators_full(ctx: Context, room: str, fields: dict[str, str]) -> bool:
+    """Whether a room has as many spectators' sockets as it takes: the cap counts sockets
+    (each costs the room's fan-out), so one identity's many tabs count many times."""
+    watching = await ctx.store.spectator_sockets(room, fields)
+    return watching >= ctx.settings.spectators_per_room
 
 
 async def seat(ctx: Context, conn: Conn, room: str, role: str) -> Outcome:
@@ -342,6 +351,8 @@ async def resume(ctx: Context, conn: Conn, room: str, last_seq: int | None) -> s
         role = Role.PLAYER if phase == RoomPhase.LOBBY or back else Role.SPECTATOR
         if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
             return "daily_running"
+        if role == Role.SPECTATOR and await spectators_full(ctx, room, fields):
+            return "spectators_full"
         out = await seat(ctx, conn, room, role)
         if out.status == "room_full":
             role = Role.SPECTATOR
