@@ -64,6 +64,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "daily_only": "the typed code's deal is a daily deal whose day runs: play it in the daily",
     "public_room": "a public room races a drawn deal and never shows the boards live",
     "rated_room": "a rated race never shows the boards live",
+    "lobby_open": "you already have a lobby open: start it or leave it first",
+    "too_many_lobbies": "your address has as many public lobbies open as it may",
     "bad_code": "the game code is not valid",
     "already_queued": "you already wait for a quick race",
     "not_queued": "you are not waiting for a quick race",

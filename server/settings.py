@@ -94,7 +94,15 @@ class Settings(BaseSettings):
         default=5000, ge=100, description="actions one board may take (a real game: ~100-300)"
     )
     spectators_per_room: int = Field(
-        default=100, ge=0, description="spectators one room takes at most"
+        default=100, ge=0, description="spectators' sockets one room takes at most"
+    )
+    lobby_ttl_s: int = Field(
+        default=300,
+        ge=1,
+        description="a public lobby not started by then leaves the Watch list and closes",
+    )
+    public_lobbies_per_address: int = Field(
+        default=3, ge=1, description="public lobbies one client address may have open at once"
     )
     # Generous: a 60-seat lab makes its identities in one go. What protects the boards is
     # that a new identity is provisional (below), not this limit.

@@ -218,7 +218,8 @@ async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
     if held is None or time.monotonic() - held[0] > LIVE_FRESH_S:
         if len(_live_answers) > 64:
             _live_answers.clear()
-        listed = await live_rooms(ctx.store, limit)
+        since = now_ms() - ctx.settings.lobby_ttl_s * 1000  # older lobbies: closed
+        listed = await live_rooms(ctx.store, limit, since)
         rooms, featured = await rated_view(ctx.store, listed, bar(ctx))
         held = (time.monotonic(), {"rooms": rooms, "featured": featured})
         _live_answers[key] = held

@@ -15,6 +15,7 @@ from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import membership, rounds
+from ..rooms.ratings import address_mark
 from ..rooms.records import Mode, Role
 from ..store import listing
 from ..store.status import Status
@@ -60,17 +61,33 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
     if msg.public and await ctx.daily.holds.is_barred(conn.pid or ""):
         conn.error("barred", "this player is barred from ranked play: no public race")
         return
+    pid, mark = conn.pid or "", address_mark(conn.address)
+    # Rooms are cheap to make and each is kept for hours: one open lobby per identity, a
+    # few public ones per address, so that spam cannot fill Redis or the Watch list.
+    if await listing.open_lobby(ctx.store, pid) is not None:
+        conn.error("lobby_open")
+        return
+    since = now_ms() - ctx.settings.lobby_ttl_s * 1000
+    if msg.public and (
+        await listing.public_lobbies(ctx.store, mark, since)
+        >= ctx.settings.public_lobbies_per_address
+    ):
+        conn.error("too_many_lobbies")
+        return
     found = await deal_for(ctx, conn, msg.code, msg.cells)
     if found is None:
         return
     code, cells = found
     typed = msg.code is not None
     room = await membership.new_room(ctx, Mode.RACE, code, cells, typed=typed, public=msg.public)
+    ttl_s = ctx.settings.lobby_ttl_s
+    await listing.opened(ctx.store, pid, mark, room, msg.public, now_ms(), ttl_s)
     status = await membership.join(ctx, conn, room, Role.PLAYER)
     if status is not Status.OK:
         conn.error(status)
     elif msg.public:
         await listing.list_room(ctx.store, room, now_ms())  # on the Watch list from now on
+        await rounds.close_later(ctx, room)
 
 
 @routes.ws("watch_mode")

@@ -297,6 +297,8 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
         fields = await ctx.store.room_fields(room)
         if await daily_unwatchable(ctx, room, fields, pid):
             return Status.DAILY_RUNNING
+        if await spectators_full(ctx, room, fields):
+            return Status.SPECTATORS_FULL
     elif await ctx.daily.holds.is_barred(pid) and (
         (await ctx.store.room_fields(room)).get("rated") == "1"
     ):
@@ -306,6 +308,13 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
         return out.status
     await enter(ctx, conn, room, role)
     return Status.OK
+
+
+async def spectators_full(ctx: Context, room: str, fields: dict[str, str]) -> bool:
+    """Whether a room has as many spectators' sockets as it takes: the cap counts sockets
+    (each costs the room's fan-out), so one identity's many tabs count many times."""
+    watching = await ctx.store.spectator_sockets(room, fields)
+    return watching >= ctx.settings.spectators_per_room
 
 
 async def seat(ctx: Context, conn: Member, room: str, role: str) -> Outcome:
@@ -347,6 +356,8 @@ async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) ->
         role = Role.PLAYER if phase == RoomPhase.LOBBY or back else Role.SPECTATOR
         if role == Role.SPECTATOR and await daily_unwatchable(ctx, room, fields, pid):
             return Status.DAILY_RUNNING
+        if role == Role.SPECTATOR and await spectators_full(ctx, room, fields):
+            return Status.SPECTATORS_FULL
         out = await seat(ctx, conn, room, role)
         if out.status is Status.ROOM_FULL:
             role = Role.SPECTATOR

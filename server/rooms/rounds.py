@@ -79,6 +79,9 @@ async def start(ctx: Context, room: str, host: str) -> Status:
     starts_at = now + ctx.settings.countdown_ms
     out = await ctx.store.start(room, host, starts_at, now, ctx.instance_id)
     if out.status is Status.OK:
+        fields = await ctx.store.room_fields(room)
+        if fields.get("public") == "1":  # among the running races, ahead of every lobby
+            await listing.list_running(ctx.store, room, now)
         # The deadline is the durable record; the local timer only makes the start punctual.
         await ctx.store.add_deadline(json.dumps({"kind": "begin", "room": room}), starts_at)
         ctx.spawn(begin_at(ctx, room, starts_at))
@@ -129,6 +132,22 @@ async def begin(ctx: Context, room: str) -> None:
         due = state.starts_at + ctx.settings.race_limit_s * 1000
         await ctx.store.add_deadline(json.dumps(limit), due)
     await ctx.rooms.get(room, refresh=True)
+
+
+async def close_later(ctx: Context, room: str) -> None:
+    """A public lobby closes if it has not started within ``lobby_ttl_s``."""
+    deadline = json.dumps({"kind": "lobby_close", "room": room})
+    await ctx.store.add_deadline(deadline, now_ms() + ctx.settings.lobby_ttl_s * 1000)
+
+
+async def close_lobby(ctx: Context, room: str) -> None:
+    """A public room still in its first lobby after ``lobby_ttl_s``: off the Watch list,
+    and gone a minute later (a lobby nobody starts is spam or forgotten)."""
+    fields = await ctx.store.room_fields(room)
+    if fields.get("state") != RoomPhase.LOBBY or fields.get("round") != "1":
+        return
+    await listing.unlist_room(ctx.store, room)
+    await ctx.store.expire_room(room, 60)
 
 
 async def first_finish(ctx: Context, room: str, rnd: int) -> None:
@@ -192,6 +211,8 @@ async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
         await start_paired(ctx, room)
     elif deadline["kind"] in ("race_limit", "race_limit_finish"):
         await time_up(ctx, room, int(deadline["round"]))
+    elif deadline["kind"] == "lobby_close":
+        await close_lobby(ctx, room)
     elif deadline["kind"] == "away":
         pid, nonce = str(deadline["pid"]), str(deadline["nonce"])
         if not await ctx.store.still_away(room, pid, nonce):

@@ -120,6 +120,18 @@ class Keys:
         """The rooms racing deal ``code`` now (sorted set, scored by the mark's end in ms)."""
         return f"{self.prefix}racing:{{{code}}}"
 
+    def lobby_rooms(self) -> str:
+        """Sorted set room id -> when listed (ms), of the public rooms in their lobby."""
+        return f"{self.prefix}rooms:lobby"
+
+    def address_lobbies(self, mark: str) -> str:
+        """Sorted set room id -> when made (ms), of the public rooms one address opened."""
+        return f"{self.prefix}lobbies:{{{mark}}}"
+
+    def player_lobby(self, pid: str) -> str:
+        """The room id of the lobby a player opened last (while it may be open)."""
+        return f"{self.prefix}player:{{{pid}}}:lobby"
+
     def live_rooms(self) -> str:
         """Sorted set of the public rooms that may be live (score: ms listed)."""
         return f"{self.prefix}rooms:live"
@@ -278,7 +290,8 @@ class Family:
     Attributes:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
             ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code, ``V``
-            a variant (cells), ``{P}`` a player's hash tag, ``A`` a client address.
+            a variant (cells), ``{P}`` a player's hash tag, ``A`` a client address, ``{A}``
+            the mark of a client address (:func:`server.rooms.ratings.address_mark`).
         kind: the Redis type.
         bound: what its size is bounded by.
         lifetime: how long it lives; ``expires`` says whether Redis expires it.
@@ -293,7 +306,7 @@ class Family:
     def regex(self) -> re.Pattern[str]:
         """A pattern matching the names of this family (after the prefix)."""
         parts = re.split(
-            r"(\{R\}|\{C\}|\{P\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b|\bA\b)",
+            r"(\{R\}|\{C\}|\{P\}|\{A\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b|\bA\b)",
             self.pattern,
         )
         out = []
@@ -304,6 +317,8 @@ class Family:
                 out.append(r"\{SH1-C[421]-[A-Z2-7]{7}\}")
             elif part == "{P}":
                 out.append(r"\{[A-Za-z0-9_-]+\}")
+            elif part == "{A}":
+                out.append(r"\{[0-9a-f]{16}\}")
             elif part == "V":
                 out.append("[421]")
             elif part == "A":
@@ -368,6 +383,9 @@ FAMILIES: Final = (
     Family(
         "rooms:live", "zset", "500 public rooms (MAX_LISTED)", "room TTL after the last listing"
     ),
+    Family("rooms:lobby", "zset", "500 public lobbies (MAX_LISTED)", "lobby-ttl-s after the last"),
+    Family("lobbies:{A}", "zset", "the public lobbies of an address", "lobby-ttl-s after the last"),
+    Family("player:{P}:lobby", "string", "a room id", "lobby-ttl-s"),
     Family(
         "queue:{q}:V:wait",
         "zset",

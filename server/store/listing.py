@@ -1,12 +1,17 @@
 """The public rooms that are live, for ``GET /api/rooms/live`` (the web client's Watch list).
 
-A host may make a race room public (``create_room`` with ``public: true``). Such a room is
-put in one sorted set, ``rooms:live``, when it is made and again at each rematch (scored by
-that moment), and taken out when its race is over. The set keeps the :data:`MAX_LISTED`
-most recent rooms and expires a room lifetime after the last listing. A reader takes the
-most recent ones and keeps those still live: in the lobby, counting down or racing, with a
-racer in them. A room that expired, or whose race ended while no instance that saw it end
-was left to unlist it, is dropped from the set by that read.
+A host may make a room public (``create_room`` with ``public: true``). Such a room is
+put in the sorted set of lobbies, ``rooms:lobby``, when it is made and again at each rematch
+(scored by that moment); at its start it moves to the set of running races,
+``rooms:live``; it is taken out when its race is over. Each set keeps the
+:data:`MAX_LISTED` most recent rooms. A reader takes the running races first, then the
+lobbies younger than ``lobby_ttl_s`` (a lobby that did not start by then is no longer
+listed), and keeps those still live with a racer in them: however many lobbies are
+made, they never crowd a running race out of the list. A room that expired, or whose race
+ended while no instance that saw it end was left to unlist it, is dropped by that read.
+
+Spam is bounded where rooms are made (:func:`open_lobby`, :func:`public_lobbies`): an
+identity has one open lobby at a time, an address a handful of public ones.
 
 What a listing shows of a room is what any of its spectators may see at any time: the
 racers' names and progress (cards home, moves, finished), the state, the spectator count;
@@ -34,27 +39,82 @@ LIVE_PHASES: Final = frozenset({RoomPhase.LOBBY, RoomPhase.COUNTDOWN, RoomPhase.
 
 
 async def list_room(store: Store, room: str, now: int) -> None:
-    """Put a public room in the index (at its creation or a rematch)."""
-    key = store.keys.live_rooms()
+    """Put a public room among the listed lobbies (at its creation or a rematch)."""
+    await _listed(store, store.keys.lobby_rooms(), room, now)
+
+
+async def list_running(store: Store, room: str, now: int) -> None:
+    """A listed room started: among the running races from now on."""
+    await store.redis.zrem(store.keys.lobby_rooms(), room)
+    await _listed(store, store.keys.live_rooms(), room, now)
+
+
+async def _listed(store: Store, key: str, room: str, now: int) -> None:
     batch = store.batch().zadd(key, {room: now}).zremrangebyrank(key, 0, -(MAX_LISTED + 1))
     await batch.expire(key, store.ttl).execute()
 
 
 async def unlist_room(store: Store, room: str) -> None:
-    """Take a room out of the index (its race is over)."""
+    """Take a room out of the index (its race is over, or its lobby closed)."""
     await store.redis.zrem(store.keys.live_rooms(), room)
+    await store.redis.zrem(store.keys.lobby_rooms(), room)
 
 
-async def live_rooms(store: Store, limit: int = MAX_ANSWERED) -> list[dict[str, Any]]:
-    """The most recently listed public rooms that are live, at most ``limit``, newest first.
+async def open_lobby(store: Store, pid: str) -> str | None:
+    """The lobby ``pid`` opened and is still in, or None (then they may open another)."""
+    k = store.keys
+    room = await store.redis.get(k.player_lobby(pid))
+    if room is None:
+        return None
+    state = await store.redis.hget(k.room(room), "state")
+    here = await store.redis.hexists(k.members(room), pid)
+    return str(room) if state == RoomPhase.LOBBY and here else None
 
-    One read of the index and one pipeline of two reads per candidate room.
+
+async def public_lobbies(store: Store, mark: str, since: int) -> int:
+    """How many public rooms an address (its ``mark``) opened since ``since`` (ms) that
+    are still in their lobby."""
+    key = store.keys.address_lobbies(mark)
+    await store.redis.zremrangebyscore(key, "-inf", since - 1)
+    rooms: list[str] = await store.redis.zrange(key, 0, -1)
+    if not rooms:
+        return 0
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for room in rooms:
+            pipe.hget(store.keys.room(room), "state")
+        states = await pipe.execute()
+    return sum(1 for state in states if state == RoomPhase.LOBBY)
+
+
+async def opened(
+    store: Store, pid: str, mark: str, room: str, public: bool, now: int, ttl_s: int
+) -> None:
+    """``pid`` (from the address of ``mark``) opened the lobby ``room``."""
+    await store.redis.set(store.keys.player_lobby(pid), room, ex=ttl_s)
+    if public:
+        key = store.keys.address_lobbies(mark)
+        await store.batch().zadd(key, {room: now}).expire(key, ttl_s).execute()
+
+
+async def live_rooms(
+    store: Store, limit: int = MAX_ANSWERED, lobby_since: int = 0
+) -> list[dict[str, Any]]:
+    """The public rooms that are live, at most ``limit``: the running races, the most
+    recently started first, then the lobbies listed since ``lobby_since`` (ms), newest
+    first.
+
+    Two reads of the index and one pipeline of two reads per candidate room.
     """
     limit = max(0, min(limit, MAX_ANSWERED))
     if limit == 0:
         return []
     k = store.keys
-    rooms: list[str] = await store.redis.zrevrange(k.live_rooms(), 0, 2 * limit - 1)
+    running: list[str] = await store.redis.zrevrange(k.live_rooms(), 0, 2 * limit - 1)
+    lobbies: list[str] = await store.redis.zrevrangebyscore(
+        k.lobby_rooms(), "+inf", lobby_since, start=0, num=2 * limit
+    )
+    seen = set(running)
+    rooms = [*running, *(room for room in lobbies if room not in seen)]
     if not rooms:
         return []
     async with store.redis.pipeline(transaction=False) as pipe:
@@ -75,6 +135,8 @@ async def live_rooms(store: Store, limit: int = MAX_ANSWERED) -> list[dict[str, 
             out.append(view)
     if gone:
         await store.redis.zrem(k.live_rooms(), *gone)
+        await store.redis.zrem(k.lobby_rooms(), *gone)
+    out.sort(key=lambda view: view["state"] == RoomPhase.LOBBY)  # stable: running first
     return out
 
 

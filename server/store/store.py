@@ -414,6 +414,16 @@ class Store:
                 return False
         return True
 
+    async def expire_room(self, room: str, seconds: int) -> None:
+        """Let a room's keys go ``seconds`` from now (a lobby closed)."""
+        for key in (*self._room_keys(room), self.keys.here(room)):
+            await self.redis.expire(key, seconds)
+
+    async def spectator_sockets(self, room: str, fields: dict[str, str]) -> int:
+        """The sockets in a room (on every instance) of members who do not race it."""
+        here: dict[str, str] = await self.redis.hgetall(self.keys.here(room))
+        return sum(1 for pid in here.values() if f"st:{pid}" not in fields)
+
     async def arrive(self, room: str, cid: str, pid: str) -> None:
         """A socket entered a room."""
         key = self.keys.here(room)

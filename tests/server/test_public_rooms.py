@@ -105,6 +105,7 @@ async def test_a_public_room_is_listed_with_progress_never_its_code_or_boards(
         "moves": 6,
         "finished": False,
         "rating": None,  # never rated in 4 cells
+        "provisional": True,  # a new player
     }
     assert code not in body and "board" not in body and "code" not in body
     assert not CARD.search(body), CARD.search(body)
@@ -190,7 +191,7 @@ async def test_the_live_list_is_bounded(race_server: ServerProc, key_prefix: str
         store = Store(r, Keys(key_prefix), ttl=60)
         for n in range(MAX_LISTED + 20):
             await list_room(store, f"R{secrets.token_hex(3).upper()}{n}", n)
-        key = Keys(key_prefix).live_rooms()
+        key = Keys(key_prefix).lobby_rooms()  # listed lobbies, until their start
         assert await r.zcard(key) == MAX_LISTED  # the most recent ones
         assert 0 < await r.ttl(key) <= 60
     finally:

@@ -81,6 +81,7 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
     args = [*QUICK, "--countdown-ms", "100", "--spectators-per-room", "3"]
     args += ["--away-grace-ms", "300", *REVIEW_OFF]
     args += ["--rated-min-actions", "0"]  # Bob's give-up counts
+    args += ["--provisional-games", "0"]  # on the top list at once
     with running_server(redis_url(), args=args, env=env) as srv:
         clients: list[WsClient] = []
         for round_ in range(4):  # races: a win, a give-up, a racer gone, spectators
