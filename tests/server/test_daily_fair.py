@@ -149,7 +149,7 @@ async def test_the_clock_starts_at_the_reveal_and_a_machine_pace_is_held(
         "unranked_reason": None,
     }
 
-    result = await bot.expect("daily_result", timeout=15)
+    result = await bot.expect("daily_result", timeout=60)
     assert result["ranked"] is False and result["rank"] is None
     assert result["unranked_reason"] == "pending_review" and "review" in result["message"]
     assert result["replay_id"] == replay_id(snap["room_id"], 1, bot.player_id)
@@ -192,7 +192,7 @@ async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fa
     leader_replay = replay_id(snap["room_id"], 1, ann.player_id)
 
     # Before: the leaderboard named the leader's replay, which anyone could fetch and replay.
-    push = await watcher.expect("leaderboard", finishers=1, timeout=15)
+    push = await watcher.expect("leaderboard", finishers=1, timeout=60)
     assert push["entries"][0]["player_id"] == ann.player_id
     assert "replay_id" not in push["entries"][0]
     copier = await WsClient.connect(server.ws_url, "copier")
@@ -210,7 +210,7 @@ async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fa
     status, own = get(server, path, ann.token)
     assert status == 200 and tuple(own["actions"]) == line
 
-    result = await ann.expect("daily_result", timeout=15)  # the leader alone hears the rank
+    result = await ann.expect("daily_result", timeout=60)  # the leader alone hears the rank
     assert result["ranked"] is True and result["rank"] == 1, result
     assert result["unranked_reason"] is None and result["replay_id"] == leader_replay
     assert copier.find("daily_result") is None and watcher.find("daily_result") is None
@@ -219,7 +219,7 @@ async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fa
     # reading the board): played, held for review, not ranked.
     await reveal(copier)
     await play(copier, tuple(own["actions"]), [1.0] + [0.052] * (len(line) - 1))
-    copied = await copier.expect("daily_result", timeout=15)
+    copied = await copier.expect("daily_result", timeout=60)
     assert copied["ranked"] is False and copied["unranked_reason"] == "pending_review"
     await asyncio.sleep(0.2)
     status, board = get(server, f"/api/daily/{date}/leaderboard")

@@ -241,7 +241,7 @@ def test_a_too_fast_daily_is_held_for_review_as_its_player_sees_it(
     line = solve(Board.from_code(code), timeout=20).moves
     send_line(page, list(line))
     page.wait_for_function(
-        "document.querySelector('[data-daily=\"held\"]') !== null", timeout=30_000
+        "document.querySelector('[data-daily=\"held\"]') !== null", timeout=60_000
     )
     banner = page.locator('[data-daily="held"]')
     text = banner.inner_text()
