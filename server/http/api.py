@@ -3,7 +3,8 @@
 - ``GET /api/daily`` and ``GET /api/daily/YYYY-MM-DD``: ``{date, running, ends_at, par,
   hard: {par}}``, with ``code`` and ``hard.code`` once the day is over (while it runs, a
   deal is revealed only by starting it); a future date is 404 ``future_date``, a malformed
-  one 400 ``bad_date``.
+  one 400 ``bad_date``, a day with no certified deal (or a server without a daily secret)
+  503 ``unavailable``.
 - ``GET /api/daily/YYYY-MM-DD/leaderboard?kind=daily|hard&limit=N&around=PLAYER_ID``:
   ``{date, kind, finishers, entries: [{rank, player_id, name, time_ms, moves, replay_id}]}``
   (no ``replay_id`` while the day runs) and, with ``around``, ``player: {player_id, rank,
@@ -12,7 +13,8 @@
   public replay never changes once stored: it carries a strong ``ETag`` (a hash of the
   body) and may be cached for good; a request whose ``If-None-Match`` names it is answered
   304. A board of a race still running is 404 to everyone, its racers too, until
-  ``race_over``. A daily game's replay of a day still running answers its player alone
+  ``race_over``. A daily game's replay of a day still running, and any replay on a running
+  day's deal (any cell count), answers its player alone
   (``Authorization: Bearer TOKEN``, the token of ``welcome``), never cached; anyone else
   gets the 404 of a missing replay.
 - ``GET /api/player/PLAYER_ID``: race history, daily streak and the daily results of the
