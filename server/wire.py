@@ -21,7 +21,7 @@ from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
 
 from .engine import Board, Delta
 from .store.events import RECORDS, RoomEvent
-from .store.records import RacerState, WatchMode, deal_shown
+from .store.records import WatchMode, deal_shown
 
 _SEPARATORS: Final = (",", ":")
 
@@ -185,7 +185,7 @@ def member(pid: str, name: str, role: str) -> str:
     return dumps({"player_id": pid, "name": name, "role": role})
 
 
-def result(pid: str, name: str, status: RacerState, time_ms: int | None, moves: int) -> str:
+def result(pid: str, name: str, status: str, time_ms: int | None, moves: int) -> str:
     """A racer's result of a round, without its rank (the script keeps the rank beside)."""
     return dumps(
         {"player_id": pid, "name": name, "status": status, "time_ms": time_ms, "moves": moves}

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine import Board, parse_action, parse_code
-from ..store.records import RacerState
 from ..store.store import Store
 from .pace import PACE_REASONS
 from .replays import KINDS, Replay, Result, parse_log, replay_id, verify
@@ -75,7 +74,7 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
         actions=actions,
         times_ms=times,
         result=Result(
-            won=result.get("status") == RacerState.FINISHED,
+            won=result.get("status") == "finished",
             time_ms=result.get("time_ms"),
             moves=int(result.get("moves", len(actions))),
             score=board.score,
@@ -155,7 +154,7 @@ async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid
     code = meta.get("code")
     if meta.get("mode") != "race" or not code or result is None:
         return
-    if result.get("status") != RacerState.GAVE_UP:
+    if result.get("status") != "gave_up":
         return
     replay = await build_replay(store, room, round_, pid)
     if replay is not None:

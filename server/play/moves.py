@@ -40,7 +40,7 @@ from ..rooms import rounds
 from ..session import Conn
 from ..store.cache import BoardEntry
 from ..store.events import stamp
-from ..store.records import Mode, RacerState, Role, RoomPhase, RoomState
+from ..store.records import Mode, Role, RoomPhase, RoomState
 from ..store.status import Status
 from ..store.store import MoveCommit, Outcome
 
@@ -202,9 +202,7 @@ def events(
         finishing=won,
         time_ms=elapsed,
         moves=board.moves,
-        result=wire.result(pid, conn.name, RacerState.FINISHED, elapsed, board.moves)
-        if won
-        else "",
+        result=wire.result(pid, conn.name, "finished", elapsed, board.moves) if won else "",
         origin=conn.cid,
         now=now,
         lost=lost,  # the last step's board is the board itself

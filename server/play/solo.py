@@ -16,7 +16,7 @@ from ..daily.deal import KIND_CELLS, DailyError, daily_deal, is_running, today
 from ..registry import Routes
 from ..rooms import membership
 from ..session import Conn
-from ..store.records import Mode, RacerState, Role, RoomPhase
+from ..store.records import Mode, Role, RoomPhase
 from .rooms import deal_for
 
 routes = Routes()
@@ -98,4 +98,4 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
 async def _still_playing(ctx: Context, room: str, pid: str) -> bool:
     """Whether the player's game in ``room`` is still on (not won, given up or expired)."""
     fields = await ctx.store.room_fields(room)
-    return fields.get("state") == RoomPhase.RACING and fields.get(f"st:{pid}") == RacerState.PLAYING
+    return fields.get("state") == RoomPhase.RACING and fields.get(f"st:{pid}") == "playing"

@@ -27,7 +27,6 @@ from ..store.cache import BoardEntry, replay
 from ..store.records import (
     IN_PLAY,
     Mode,
-    RacerState,
     Role,
     RoomPhase,
     WatchMode,
@@ -376,7 +375,7 @@ async def leave(ctx: Context, conn: Conn, room: str) -> None:
         pid,
         ctx.instance_id,
         wire.gave_up_body(pid, rnd, moves),
-        wire.result(pid, conn.name, RacerState.GAVE_UP, None, moves),
+        wire.result(pid, conn.name, "gave_up", None, moves),
     )
     ctx.spawn(record_give_up(ctx.store, ctx.daily, room, rnd, pid))  # a race left mid-way
     if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER:

@@ -25,7 +25,7 @@ from ..context import Context
 from ..daily.pace import judge, presses
 from ..quiet import Quiet
 from ..store import ratings as stored
-from ..store.records import Mode, RacerState, RoomPhase
+from ..store.records import Mode, RoomPhase
 from ..store.store import RoomRead
 
 log = logging.getLogger(__name__)
@@ -46,13 +46,11 @@ def shown(mu: float, sigma: float) -> int:
 def order(results: dict[str, dict[str, Any]]) -> list[tuple[str, int]]:
     """The racers' places: finishers by rank, then everyone else tied after them."""
     finishers = sorted(
-        (r["rank"], pid) for pid, r in results.items() if r.get("status") == RacerState.FINISHED
+        (r["rank"], pid) for pid, r in results.items() if r.get("status") == "finished"
     )
     last = len(finishers) + 1
     places = [(pid, rank) for rank, pid in finishers]
-    places += sorted(
-        (pid, last) for pid, r in results.items() if r.get("status") != RacerState.FINISHED
-    )
+    places += sorted((pid, last) for pid, r in results.items() if r.get("status") != "finished")
     return places
 
 
@@ -135,8 +133,7 @@ async def _claim(ctx: Context, room: str, read: RoomRead, round_: int, cells: in
     refused = {
         pid: reason
         for pid, r in results.items()
-        if r.get("status") == RacerState.FINISHED
-        and (reason := pace_refused(ctx, read, pid)) is not None
+        if r.get("status") == "finished" and (reason := pace_refused(ctx, read, pid)) is not None
     }
     pids = [pid for pid, _ in places]
     before = await stored.skills(ctx.store, pids, cells, START)
@@ -187,7 +184,7 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
         race = {
             "cells": cells,
             "at": data["at"],
-            "rank": line["place"] if line["status"] == RacerState.FINISHED else None,
+            "rank": line["place"] if line["status"] == "finished" else None,
             "status": line["status"],
             "racers": racers,
             "rating": line["rating"],

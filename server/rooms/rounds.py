@@ -25,15 +25,7 @@ from ..daily.deal import draw_open
 from ..daily.results import record_give_up
 from ..quiet import Quiet
 from ..store import listing
-from ..store.records import (
-    IN_PLAY,
-    Mode,
-    RacerState,
-    RoomPhase,
-    RoomState,
-    WatchMode,
-    watch_modes,
-)
+from ..store.records import IN_PLAY, Mode, RoomPhase, RoomState, WatchMode, watch_modes
 from ..store.status import Status
 from . import ratings
 
@@ -187,7 +179,7 @@ async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: 
         rnd,
         pid,
         wire.gave_up_body(pid, rnd, moves),
-        wire.result(pid, name, RacerState.GAVE_UP, None, moves),
+        wire.result(pid, name, "gave_up", None, moves),
         ctx.instance_id,
     )
     if out.status is Status.OK:

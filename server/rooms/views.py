@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import wire
 from ..store.cache import BoardEntry
-from ..store.records import RacerState, Role, RoomPhase, WatchMode
+from ..store.records import Role, RoomPhase, WatchMode
 from ..store.store import RoomRead
 
 
@@ -57,9 +57,9 @@ def players(
         result = read.results.get(pid, {})
         name = json.loads(member)["name"] if member else result.get("name", pid[:24])
         board = entry.board
-        status = RacerState(read.meta.get(f"st:{pid}", RacerState.WAITING))
-        if status is RacerState.FINISHED and not board.is_won():
-            status, result = RacerState.PLAYING, {}
+        status = read.meta.get(f"st:{pid}", "waiting")
+        if status == "finished" and not board.is_won():
+            status, result = "playing", {}
         state: dict[str, Any] = {
             "player_id": pid,
             "name": name,
@@ -73,7 +73,7 @@ def players(
             state["score"] = board.score
             state["lost"] = board.is_lost()
             state["board"] = wire.board_view(board)
-            if pid == viewer and role == Role.PLAYER and status is RacerState.PLAYING:
+            if pid == viewer and role == Role.PLAYER and status == "playing":
                 state["legal"] = wire.legal_view(board)
         out.append(state)
     return out

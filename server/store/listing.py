@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from .records import RacerState, RoomPhase, WatchMode
+from .records import RoomPhase, WatchMode
 from .store import Store
 
 #: Rooms the index keeps at most (the most recently listed).
@@ -92,7 +92,7 @@ def room_view(fields: dict[str, str], members: list[str]) -> dict[str, Any]:
             progress = json.loads("{" + last)  # a progress body: the JSON without its "{"
             if progress.get("round") != round_:
                 progress = {}
-        status = RacerState(fields.get(f"st:{pid}", RacerState.WAITING))
+        status = fields.get(f"st:{pid}", "waiting")
         racers.append(
             {
                 "player_id": pid,
@@ -100,7 +100,7 @@ def room_view(fields: dict[str, str], members: list[str]) -> dict[str, Any]:
                 "status": status,
                 "foundation_cards": int(progress.get("foundation_cards", 0)),
                 "moves": int(progress.get("moves", 0)),
-                "finished": status is RacerState.FINISHED,
+                "finished": status == "finished",
             }
         )
     racers.sort(key=lambda r: (-r["foundation_cards"], r["moves"], r["name"]))

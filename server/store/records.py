@@ -38,16 +38,6 @@ class Role(StrEnum):
     SPECTATOR = "spectator"
 
 
-class RacerState(StrEnum):
-    """Where a racer stands in a round: ``st:PID`` in the room's hash (the scripts write
-    it), and a result's ``status``."""
-
-    WAITING = "waiting"  # in the lobby
-    PLAYING = "playing"  # racing since the countdown
-    FINISHED = "finished"  # won the board
-    GAVE_UP = "gave_up"  # gave up, left the running race, or stayed away
-
-
 class WatchMode(StrEnum):
     """What spectators see while a race runs (the host picks it in the lobby)."""
 

@@ -21,7 +21,6 @@ from . import atomic
 from .batch import ScriptBatcher
 from .events import RoomEvent
 from .keys import Keys
-from .records import RacerState
 from .scripts import source
 from .status import Status, status_of
 
@@ -247,7 +246,7 @@ class Store:
     ) -> bool:
         """Create a room already racing with one player; False if the id is taken."""
         fields = {**fields, "host": pid, "np": 1, "ns": 0, "state": "racing", "playing": 1}
-        fields[f"st:{pid}"] = RacerState.PLAYING.value
+        fields[f"st:{pid}"] = "playing"
         if not await self.create(room, fields):
             return False
         members = self.keys.members(room)

@@ -26,7 +26,7 @@ from server.store.events import (
     stamp,
 )
 from server.store.keys import Keys
-from server.store.records import RacerState, WatchMode
+from server.store.records import WatchMode
 from server.store.status import Status
 from server.store.store import MoveCommit, Store
 from tests import ROOT
@@ -267,7 +267,7 @@ def commit(room: str, pid: str, now: int, finishing: bool) -> MoveCommit:
         finishing=finishing,
         time_ms=10,
         moves=board.moves,
-        result=wire.result(pid, pid, RacerState.FINISHED, 10, board.moves) if finishing else "",
+        result=wire.result(pid, pid, "finished", 10, board.moves) if finishing else "",
         origin=f"c-{pid}",
         now=now,
     )
@@ -295,7 +295,7 @@ async def test_what_the_scripts_store_and_publish_reads_and_writes_back(store: S
         won = await store.move(commit(room, "pB", now, finishing=True))
         assert won.status is Status.OK and won.rank == 1
         gave_up = wire.gave_up_body("pA", 1, 1)
-        result = wire.result("pA", "pA", RacerState.GAVE_UP, None, 1)
+        result = wire.result("pA", "pA", "gave_up", None, 1)
         assert (await store.give_up(room, 1, "pA", gave_up, result, "c0")).status is Status.OK
         data = await published(pubsub, '["race_over"')
     finally:

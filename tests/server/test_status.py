@@ -1,20 +1,15 @@
 """What a room operation answers is a :class:`~server.store.status.Status`: every word a
 script (``server/store/lua``) answers is one (read from the Lua source, so a word added on
 one side only fails here), the answer's record is laid out as declared, and every status the
-client hears as it is is a documented error code or reject reason. A racer's state in a
-round is a :class:`~server.store.records.RacerState`, as the scripts write it and the
-protocol shows it."""
+client hears as it is is a documented error code or reject reason."""
 
 from __future__ import annotations
 
 import re
-from typing import get_args
 
 import pytest
 
-from protocol.events import PlayerState, ResultEntry
 from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS
-from server.store.records import RacerState
 from server.store.status import ANSWER, INTERNAL, Status, status_of
 from tests import ROOT
 
@@ -62,15 +57,3 @@ def test_every_status_the_client_hears_is_documented() -> None:
     assert status_of(b"stale") is Status.STALE and status_of("ok") is Status.OK
     with pytest.raises(ValueError, match="no Status"):
         status_of("teleported")
-
-
-def test_a_racers_state_is_what_the_scripts_write_and_the_protocol_shows() -> None:
-    written = set()
-    for path in LUA.glob("*.lua"):
-        source = path.read_text(encoding="utf-8")
-        hset = r"'HSET', KEYS\[1\], 'st:' \.\. [\w\['\]]+, '(\w+)'"
-        written |= set(re.findall(hset, source))
-    assert written == {s.value for s in RacerState}
-    assert set(get_args(PlayerState.model_fields["status"].annotation)) == set(RacerState)
-    shown = set(get_args(ResultEntry.model_fields["status"].annotation))
-    assert shown == {RacerState.FINISHED, RacerState.GAVE_UP, RacerState.PLAYING}
