@@ -8,9 +8,12 @@ that ``-m "not browser and not cluster"`` (``./scripts/test --fast``) can trust 
   gated on the cluster's tools (``needs_cluster``);
 - ``slow``: put by hand on the tests that take more than a few seconds on their own.
 
-Under pytest-xdist (``--dist loadgroup``, as ``./scripts/test`` runs) the cluster tests run
-on one worker, one cluster at a time, and each browser module stays on one worker, so its
-server and Chromium start once. ``tests/test_markers.py`` checks the rule.
+Under pytest-xdist ``./scripts/test`` runs ``--dist loadscope``: each module stays on one
+worker, so its server, Chromium or cluster starts once. (``--dist loadgroup`` with
+``xdist_group`` marks would be the tool to gather tests across modules, but pytest-xdist 3.8
+cannot mark a test's id under pytest 9, so its groups do nothing.) Two workers may run
+clusters at once: each draws its ports from a slice of its own (``tests/rediscluster.py``).
+``tests/test_markers.py`` checks the rule.
 """
 
 from __future__ import annotations
@@ -87,8 +90,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if starts_cluster(item):
             item.add_marker(pytest.mark.cluster)
-            item.add_marker(pytest.mark.xdist_group("cluster"))
         if launches_chromium(item):
             item.add_marker(pytest.mark.browser)
-            if item.get_closest_marker("xdist_group") is None:
-                item.add_marker(pytest.mark.xdist_group(f"browser:{item.path.name}"))

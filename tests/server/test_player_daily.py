@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import secrets
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.daily.deal import today
@@ -35,6 +36,7 @@ async def seed(r: aioredis.Redis, keys: Keys, date: str, pid: str, name: str, ms
     await r.zadd(keys.player_days(pid), {date: day})
 
 
+@pytest.mark.slow
 async def test_the_player_page_gets_the_daily_results_of_the_last_30_days() -> None:
     prefix = f"test:player:{secrets.token_hex(6)}:"
     keys = Keys(prefix)

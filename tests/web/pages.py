@@ -117,7 +117,6 @@ def resize(page: Page, width: int, height: int) -> None:
     ``resize`` handlers run before the next frame's callbacks, so two frames later they have
     drawn (instead of a guessed wait)."""
     page.set_viewport_size({"width": width, "height": height})
-    page.wait_for_function(f"innerWidth === {width} && innerHeight === {height}", polling=10)
     page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from server.engine import Board, parse_action
 from tests.serverproc import ServerProc
 from tests.web.pages import (
@@ -277,6 +279,7 @@ def _check_fits(page: Page, where: str) -> None:
         assert c["rankHeight"] >= 12, (what, c["rankHeight"])
 
 
+@pytest.mark.slow
 def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
     web_server: ServerProc, browser: Browser
 ) -> None:
