@@ -10,7 +10,7 @@ as a cheater would, a bounded number of times, and prints what it bought:
    ``/api/ratings``;
 2. win-trading: two identities of one address queue for the quick race (paired or not
    within 3 s), and two identities of two addresses trade wins in rated invite rooms
-   ``--rounds`` times (the loser plays 10 actions first): the rating the first one gains;
+   ``--rounds`` times (the loser plays 10 actions first): the ratings both gain;
 3. hostage: a racer finishes, the other stays connected and idle: whether ``race_over``
    comes within 12 s, and the winner's rating change by then;
 4. dodging: the queue penalty after one dodge (s);
@@ -185,10 +185,10 @@ async def trading(url: str, r: redis.Redis, prefix: str, rounds: int) -> str:
     for i in range(rounds):
         winner = ann if i % 2 == 0 else bob
         await race(url, ann, bob, False, winner, 10)
-    gain = rating(r, prefix, ann.pid) - 1000
+    a, b = rating(r, prefix, ann.pid) - 1000, rating(r, prefix, bob.pid) - 1000
     return (
         f"one address paired by the quick race: {paired}; {rounds} traded wins (two "
-        f"addresses) buy {gain:+d}"
+        f"addresses) buy A {a:+d}, B {b:+d} (together {a + b:+d})"
     )
 
 
@@ -345,10 +345,8 @@ async def run(rounds: int, extra: list[str]) -> None:
         srv.stop()
     plain = server(prefix, [])  # the default limits and trusted proxies
     try:
-        forged = await identities(plain.ws_url, True, 80)
-        print(
-            f"8. proxies: {forged} of 80 new players from this machine with forged X-Forwarded-For"
-        )
+        forged = await identities(plain.ws_url, True, 150)
+        print(f"8. proxies: {forged} of 150 new players made with forged X-Forwarded-For")
     finally:
         plain.stop()
     lab = server(prefix, [])

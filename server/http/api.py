@@ -23,8 +23,9 @@
 - ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
   recent first): room id, cells, state, racers with their progress and rating,
   spectators; never a code, a board or a private room; and ``featured``, the running one
-  with the highest ratings. Answers are kept for a second per instance.
-- ``GET /api/ratings?cells=C&limit=N``: the best rated players of a variant.
+  with the highest ratings among those whose racers are all established (no provisional
+  player). Answers are kept for a second per instance.
+- ``GET /api/ratings?cells=C&limit=N``: the best established players of a variant.
 - ``GET /api/player/ID`` also gives the player's ratings per variant with their history and
   their recent public races (``ratings``, ``public_races``).
 
