@@ -1,6 +1,7 @@
 """The daily challenge and what outlives a game: the day's deal (:mod:`.deal`), the pace
 a ranked attempt must keep (:mod:`.pace`), replays and their verification
-(:mod:`.replays`), leaderboards (:mod:`.leaderboard`), race history (:mod:`.history`), a
+(:mod:`.replays`), leaderboards (:mod:`.leaderboard`), race history (:mod:`.history`), solo
+statistics (:mod:`.solo_stats`), a
 player's recent dailies (:mod:`.profile`), what happens when a board is won or given up
 (:mod:`.results`), the sockets watching a leaderboard (:mod:`.watchers`), and the stores
 of one instance made from its Redis and settings (:mod:`.services`)."""

@@ -10,21 +10,23 @@ from .history import History
 from .leaderboard import Leaderboard
 from .pace import Pace
 from .replays import ReplayStore
+from .solo_stats import SoloStats
 from .watchers import Watchers
 
 
 @dataclass(slots=True)
 class Daily:
-    """Leaderboards, replays, race history and leaderboard watchers.
+    """Leaderboards, replays, race history, solo statistics and leaderboard watchers.
 
     Attributes:
-        leaderboard, replays, history: the Redis-backed stores.
+        leaderboard, replays, history, solo: the Redis-backed stores.
         watchers: the sockets of this instance watching a day's leaderboard.
     """
 
     leaderboard: Leaderboard
     replays: ReplayStore
     history: History
+    solo: SoloStats
     watchers: Watchers = field(default_factory=Watchers)
 
     @classmethod
@@ -42,4 +44,5 @@ class Daily:
             leaderboard=Leaderboard(redis, keys, min_ms_per_action, pace, keep_s),
             replays=ReplayStore(redis, keys, replay_ttl),
             history=History(redis, keys, keep_s),
+            solo=SoloStats(redis, keys, keep_s),
         )

@@ -1,5 +1,6 @@
 """Persistence in Redis: every key name (:mod:`.keys`), the atomic scripts (``lua/``, read
 by :mod:`.scripts`), the room operations (:mod:`.store`), the public rooms listed live
-(:mod:`.listing`), the quick race's queue (:mod:`.queue`), ratings (:mod:`.ratings`), and
-the renaming of keys written before their hash tags (:mod:`.retag`). How commands reach
-Redis (the pipelined move connection, pub/sub, the cluster) is :mod:`server.transport`."""
+(:mod:`.listing`), the quick race's queue (:mod:`.queue`), ratings (:mod:`.ratings`), whom
+each player follows (:mod:`.follows`), and the renaming of keys written before their hash
+tags (:mod:`.retag`). How commands reach Redis (the pipelined move connection, pub/sub, the
+cluster) is :mod:`server.transport`."""

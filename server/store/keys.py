@@ -25,9 +25,10 @@ set of the rooms racing that deal now, each scored with the ms until which its m
 unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:{DATE:KIND}:rank|entries``
 (a day's leaderboard) and its channel ``daily:DATE:KIND:ch``, ``daily:{DATE:KIND}:attempts``
 (hash player id -> the room of their ranked attempt, expiring two days after the day),
-``player:{PID}:days|races|recent|counted``, ``replay:ID`` and ``rooms:live`` (sorted set of
-the public rooms that may be live, scored by the ms they were made or rematched; see
-:mod:`server.store.listing`).
+``player:{PID}:days|races|recent|counted``, ``player:{PID}:solo:CELLS`` (a player's solo
+statistics of a variant), ``player:{PID}:follows`` (whom they follow), ``replay:ID`` and
+``rooms:live`` (sorted set of the public rooms that may be live, scored by the ms they were
+made or rematched; see :mod:`server.store.listing`).
 
 On a Redis Cluster no script, atomic batch or multi-key command may touch two slots. The
 keys a script takes together share a hash tag: a room's (``{R}``), a day's leaderboard
@@ -143,6 +144,14 @@ class Keys:
     def player_counted(self, pid: str) -> str:
         """Set of the ``ROOM/ROUND`` already counted in the history."""
         return f"{self.prefix}player:{{{pid}}}:counted"
+
+    def solo_stats(self, pid: str, cells: int) -> str:
+        """Hash of a player's solo statistics of one variant (``lua/solo_record.lua``)."""
+        return f"{self.prefix}player:{{{pid}}}:solo:{cells}"
+
+    def follows(self, pid: str) -> str:
+        """Hash player id -> ms followed: the players someone follows (theirs alone)."""
+        return f"{self.prefix}player:{{{pid}}}:follows"
 
     # -- the daily challenge --------------------------------------------------------------
 
@@ -307,6 +316,12 @@ FAMILIES: Final = (
         "player:{P}:counted", "zset", "results of the last 7 days", "history-days after last race"
     ),
     Family("player:{P}:days", "zset", "400 days", "history-days after last ranked day"),
+    Family(
+        "player:{P}:solo:V", "hash", "8 fields (30 games, 16 ids)", "history-days after last game"
+    ),
+    Family(
+        "player:{P}:follows", "hash", "200 players (MAX_FOLLOWS)", "history-days after last change"
+    ),
     Family("daily:{D:K}:attempts", "hash", "one per player of that day", "two days after the day"),
     Family(
         "daily:{D:K}:rank", "zset", "one per player of that day", "history-days after last entry"
