@@ -113,7 +113,9 @@ async def test_follow_a_friend_see_them_on_the_board_and_racing_never_a_private_
         ]
         r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
         try:
-            filler = {f"pfill{i:04d}": json.dumps({"at": i, "name": ""}) for i in range(199)}
+            filler: dict[Any, Any] = {
+                f"pfill{i:04d}": json.dumps({"at": i, "name": ""}) for i in range(199)
+            }
             await r.hset(keys.follows(ann.player_id), mapping=filler)
             await refused(ann, {"type": "follow", "player_id": bob.player_id}, "too_many_follows")
             assert await r.hlen(keys.follows(ann.player_id)) == MAX_FOLLOWS
