@@ -28,10 +28,9 @@
   variant (``solo``: games, wins, streaks, best time, fewest moves, the last 30 games; the
   player's own solo play, public like the daily results, holding no deal and no line). To
   its owner alone, ``follows``: the players they follow.
-- ``?friends=1`` on the leaderboard and on ``/api/rooms/live``, with ``Authorization: Bearer
-  TOKEN``: only the players the token's player follows, and that player (the board), or the
-  rooms one of them races in (the Watch list's public rooms, nothing more). Without a
-  valid token: 401 ``bad_token``.
+- ``?friends=1`` on the leaderboard, with ``Authorization: Bearer TOKEN``: only the players
+  the token's player follows, and that player. Without a valid token: 401 ``bad_token``.
+  (Friends racing now are picked by the page from ``/api/rooms/live``: public rooms only.)
 
 """
 
