@@ -103,6 +103,9 @@ class App {
     if (this.game.roomId && this.game.roomId !== keep) {
       this.net.leave();
       this.game.clear();
+      // A name edited in the room is said now: the next room is joined with it.
+      if (this.renamePending) this.net.greet();
+      this.renamePending = false;
     }
   }
 

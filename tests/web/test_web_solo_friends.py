@@ -206,16 +206,16 @@ def test_following_a_friend(server: tuple[ServerProc, Keys], browser: Browser) -
     page.wait_for_function("document.querySelectorAll('.lb tbody tr').length === 2")
     # Bob's page says so, and follows back and forth from there.
     page.goto(base + f"#/player/{bob}")
-    button = page.locator(f'.profile h2 [data-follow="{bob}"]')
+    button = page.locator(f'.profile-head [data-follow="{bob}"]')
     button.wait_for()
     assert "Following" in button.inner_text()
     button.click()
     page.wait_for_function(
-        f"document.querySelector('.profile h2 [data-follow=\"{bob}\"]')?.textContent"
-        ".includes('Follow') && !document.querySelector('.profile h2 [data-follow]')"
+        f"document.querySelector('.profile-head [data-follow=\"{bob}\"]')?.textContent"
+        ".includes('Follow') && !document.querySelector('.profile-head [data-follow]')"
         ".textContent.includes('Following')"
     )
-    page.locator(f'.profile h2 [data-follow="{bob}"]').click()
+    page.locator(f'.profile-head [data-follow="{bob}"]').click()
     page.wait_for_function("seahaven.friends.has(" + json.dumps(bob) + ")")
     # Our own page lists Bob; Bob's page shown to Cy has no list of Ann's.
     page.goto(base + "#/player")
@@ -245,4 +245,47 @@ def test_following_a_friend(server: tuple[ServerProc, Keys], browser: Browser) -
     assert page.locator(f'[data-friend="{rooms["dan"]}"]').count() == 0
     for ws in (bob_ws, cy_ws, dan_ws):
         ws.close()
+    assert js_errors(page) == []
+
+
+def test_the_daily_asks_a_name_and_the_player_page_edits_it(
+    server: tuple[ServerProc, Keys], browser: Browser
+) -> None:
+    """Someone who never chose a name is asked for one before a running day's game (the
+    name the time is ranked under); the player page edits it, for the next game."""
+    srv, _keys = server
+    base = srv.http_url + "/"
+    page = new_page(browser)  # no name chosen: a made-up "Player NNNN"
+    page.on("dialog", lambda d: d.accept())
+    page.goto(base + "#/daily")
+    wait_ready(page)
+    page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
+    form = page.locator('[data-k="ask-name"]')
+    form.wait_for()
+    assert page.evaluate("seahaven.game.mode") != "daily"  # nothing revealed yet
+    form.locator("input").fill("Zoe")
+    form.get_by_role("button", name="Save and start").click()
+    page.wait_for_function(
+        "seahaven.game.mode === 'daily' && seahaven.game.me()?.name === 'Zoe'", timeout=10_000
+    )
+    pid = page.evaluate("seahaven.net.playerId")
+    # A chosen name is not asked again.
+    page.goto(base + "#/daily")
+    page.locator(".deal-tile").nth(1).get_by_role("button", name="Start").click()
+    page.wait_for_function("seahaven.game.daily?.kind === 'hard'", timeout=10_000)
+    assert page.locator('[data-k="ask-name"]').count() == 0
+    # The player page: name·tag, and an edit that applies from the next game on.
+    page.goto(base + "#/player")
+    head = page.locator(".profile-head h2")
+    head.wait_for()
+    assert head.inner_text().startswith(f"Zoe·{pid[-4:]}")
+    rename = page.locator('[data-k="rename"]')
+    rename.locator("input").fill("Zed")
+    rename.get_by_role("button", name="Save").click()
+    page.locator("#toast").filter(has_text="next game").wait_for()
+    page.evaluate("seahaven.views.play.start({cells: 4})")
+    page.wait_for_function(
+        "seahaven.game.mode === 'solo' && seahaven.game.me()?.name === 'Zed'", timeout=10_000
+    )
+    assert page.evaluate("seahaven.net.playerId") == pid  # the same player, renamed
     assert js_errors(page) == []

@@ -338,7 +338,7 @@ def test_the_player_page_draws_its_calendar_and_chart(
     other = new_page(browser, name="Eve")
     other.goto(base + f"#/player/{pid}")
     other.locator("svg.chart").wait_for()
-    assert other.locator(".profile h2").inner_text() == "Dora"
+    assert other.locator(".profile h2").inner_text().startswith("Dora·")  # name·tag
     assert other.locator("svg.chart circle.dot[data-date]").count() == len(results)
     # The daily page links to one's own page.
     page.goto(base + "#/daily")

@@ -1,11 +1,14 @@
 // Daily: today's deal and the hard one, the leaderboard with your own rank (live), past
 // days, and a replay viewer. While a day runs its deals are hidden: Start reveals one and
-// starts its clock (protocol/DAILY.md, "Fair play").
+// starts its clock (protocol/DAILY.md, "Fair play"); a player who never chose a name is
+// asked for one first (the name their time is ranked under). The Friends tab shows only the
+// players we follow, and us.
 
 import { render, fromJSON, applyChanges } from "../board.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
+import { playerName, setPlayerName, nameChosen } from "../player.js";
 
 async function getJSON(url, token = null) {
   // A running day's replay is its player's alone: they show their token.
@@ -194,10 +197,35 @@ export class DailyView {
     }
   }
 
-  start(kind) {
+  /** Before a running day's game, a player who never chose a name chooses one: it is the
+   * name their time is ranked under (with its tag, as everywhere). */
+  askName(kind) {
+    const box = this.el.querySelector(".deals");
+    box.innerHTML = `<form class="ask-name" data-k="ask-name">
+      <label><span>${esc(t("names.daily"))}</span>
+        <input class="field" name="name" maxlength="24" autocomplete="nickname" required></label>
+      <button class="btn primary">${esc(t("names.start"))}</button></form>`;
+    const form = box.querySelector("form");
+    const input = form.querySelector('[name="name"]');
+    input.value = playerName();
+    input.select();
+    input.focus();
+    form.onsubmit = (ev) => {
+      ev.preventDefault();
+      setPlayerName(input.value);
+      if (this.info) this.drawDeals(this.info);
+      this.start(kind, true);
+    };
+  }
+
+  start(kind, renamed = false) {
     const app = this.app;
     if (this.playing(kind)) { // our game of this day: back to it, its clock still running
       location.hash = "#/play";
+      return;
+    }
+    if (this.info?.running && !nameChosen()) {
+      this.askName(kind);
       return;
     }
     const g = app.game;
@@ -205,6 +233,7 @@ export class DailyView {
       g.me()?.status === "playing";
     if (ranked && !confirm(t("msg.confirmLeaveDaily"))) return;
     app.leaveRoom();
+    if (renamed) app.net.greet(); // hello again with the chosen name (same token, same player)
     const msg = { hard: kind === "hard" };
     app.views.play.requested = { daily: msg }; // the Play view shows it, starts nothing
     if (this.shownDate !== this.today) msg.date = this.shownDate;

@@ -6,8 +6,9 @@
 // library, no build step). From GET /api/player/ID. Someone else's page has a follow button.
 
 import { t, formatTime } from "../i18n.js";
-import { esc } from "../dom.js";
-import { playerName } from "../player.js";
+import { esc, who } from "../dom.js";
+import { playerName, setPlayerName } from "../player.js";
+import { toast } from "../notify.js";
 import { shortTime } from "../share.js";
 import { ratingChart } from "./ratingchart.js";
 import { showDelta, showRating } from "./ratings.js";
@@ -114,7 +115,7 @@ export class ProfileView {
     if (!this.el || !this.data) return;
     const d = this.data;
     const daily = d.daily || { name: null, results: [], days: [] };
-    const name = daily.name || (this.own ? playerName() : t("profile.player"));
+    const name = this.own ? playerName() : daily.name || t("profile.player");
     const today = new Date().toISOString().slice(0, 10);
     const races = d.races;
     const tile = (value, label) => `<div class="stat"><b>${esc(value)}</b><small>${esc(t(label))}</small></div>`;
@@ -125,7 +126,11 @@ export class ProfileView {
       <td>${r.moves}</td><td>${esc(new Date(r.at).toISOString().slice(0, 10))}</td></tr>`).join("");
     this.el.innerHTML = `
       <div class="card-panel">
-        <h2>${esc(name)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : this.app.friends.button(d.player_id)}</h2>
+        <div class="row profile-head"><h2>${who(name, d.player_id)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
+          ${this.own ? "" : this.app.friends.button(d.player_id)}</div>
+        ${this.own ? `<form class="row rename" data-k="rename"><label><span>${esc(t("names.title"))}</span>
+          <input class="field" name="name" maxlength="24" autocomplete="nickname" required value="${esc(playerName())}"></label>
+          <button class="btn small">${esc(t("names.save"))}</button></form>` : ""}
         <div class="bar profile-stats">
           ${tile(races.played, "profile.played")}
           ${tile(races.won, "profile.won")}
@@ -151,6 +156,23 @@ export class ProfileView {
       ${recent ? `<div class="card-panel"><h3>${esc(t("profile.recent"))}</h3>
         <table class="results"><thead><tr><th>#</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("profile.date"))}</th></tr></thead>
         <tbody>${recent}</tbody></table></div>` : ""}`;
+    const form = this.el.querySelector('[data-k="rename"]');
+    if (form) form.onsubmit = (ev) => { ev.preventDefault(); this.rename(form.name.value); };
+  }
+
+  /** Our name, edited here: the next hello carries it (at once when we are in no room; a
+   * room keeps the name we joined it with, so then from our next game on). */
+  rename(value) {
+    setPlayerName(value);
+    const app = this.app;
+    if (app.game.roomId) {
+      app.renamePending = true;
+      toast(t("names.later"), "info");
+    } else {
+      app.net.greet();
+      toast(t("names.saved"), "info");
+    }
+    this.draw();
   }
 }
 
