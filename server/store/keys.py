@@ -26,7 +26,8 @@ unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:{DATE:KIND}:r
 (a day's leaderboard) and its channel ``daily:DATE:KIND:ch``, ``daily:{DATE:KIND}:attempts``
 (hash player id -> the room of their ranked attempt, expiring two days after the day),
 ``player:{PID}:days|races|recent|counted``, ``player:{PID}:solo:CELLS`` (a player's solo
-statistics of a variant), ``player:{PID}:follows`` (whom they follow), ``replay:ID`` and
+statistics of a variant) and ``:solo:open`` (the room of their latest solo game),
+``player:{PID}:follows`` (whom they follow), ``replay:ID`` and
 ``rooms:live`` (sorted set of the public rooms that may be live, scored by the ms they were
 made or rematched; see :mod:`server.store.listing`).
 
@@ -148,6 +149,10 @@ class Keys:
     def solo_stats(self, pid: str, cells: int) -> str:
         """Hash of a player's solo statistics of one variant (``lua/solo_record.lua``)."""
         return f"{self.prefix}player:{{{pid}}}:solo:{cells}"
+
+    def solo_open(self, pid: str) -> str:
+        """The room of a player's latest solo game (to count it when another replaces it)."""
+        return f"{self.prefix}player:{{{pid}}}:solo:open"
 
     def follows(self, pid: str) -> str:
         """Hash player id -> ms followed: the players someone follows (theirs alone)."""
@@ -319,6 +324,7 @@ FAMILIES: Final = (
     Family(
         "player:{P}:solo:V", "hash", "8 fields (30 games, 16 ids)", "history-days after last game"
     ),
+    Family("player:{P}:solo:open", "string", "one room id", "room TTL"),
     Family(
         "player:{P}:follows", "hash", "200 players (MAX_FOLLOWS)", "history-days after last change"
     ),

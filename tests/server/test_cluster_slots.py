@@ -57,6 +57,7 @@ def player_keys(k: Keys, pid: str) -> list[str]:
         *(k.solo_stats(pid, c) for c in (4, 2, 1)),
         *(k.rating(pid, c) for c in (4, 2, 1)),
         k.follows(pid),
+        k.solo_open(pid),
     ]
 
 

@@ -6,6 +6,7 @@ a player follows to that player alone. Redis holds one small hash per player and
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from typing import Any
 
@@ -138,3 +139,33 @@ async def test_the_script_counts_a_game_once_and_keeps_its_lists_bounded() -> No
     finally:
         await r.delete(Keys(prefix).solo_stats("p1", 2))
         await r.aclose()
+
+
+async def test_a_game_abandoned_in_a_closed_tab_counts_when_another_replaces_it() -> None:
+    """A tab closed mid-game leaves no ``leave``: the player's next solo game gives the
+    abandoned one up (a loss), but never one still played in another open tab."""
+    prefix = f"test:solo:{secrets.token_hex(6)}:"
+    with daily_server(prefix) as (srv, _env):
+        tab = await WsClient.connect(srv.ws_url, "Ann")
+        path = f"/api/player/{tab.player_id}"
+        snap = await start_solo(tab)
+        await tab.send(wire(line_of(snap["code"])[0], 1))
+        await tab.expect("ack", id=1)
+        await tab.close()  # gone mid-game, without a leave
+        other = await WsClient.connect(srv.ws_url, "Ann", token=tab.token)
+        assert other.player_id == tab.player_id
+        # Two tabs: a game begun in one, another started in the second: both played on.
+        snap = await start_solo(other)
+        await other.send(wire(line_of(snap["code"])[0], 1))
+        await other.expect("ack", id=1)
+        body = await wait_for(srv, path, lambda b: solo_of(b)["games"] == 1)
+        assert solo_of(body)["wins"] == 0 and solo_of(body)["streak"] == 0
+        third = await WsClient.connect(srv.ws_url, "Ann", token=tab.token)
+        await start_solo(third)
+        await other.send(wire(line_of(snap["code"])[1], 2))
+        ack = await other.expect("ack", id=2)  # still being played: not given up
+        assert ack["type"] == "ack"
+        await asyncio.sleep(0.3)
+        assert solo_of(get(srv, path)[1])["games"] == 1
+        for client in (other, third):
+            await client.close()
