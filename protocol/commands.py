@@ -173,6 +173,31 @@ class GiveUp(Message):
     type: Literal["give_up"]
 
 
+#: A player id as the server makes them (the player page's URL takes the same).
+FollowedId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
+
+
+class Follow(Message):
+    """Follow a player: their daily results on your Friends tab, their public races on
+    Watch. Your follow list is yours alone; answered by ``friends``."""
+
+    type: Literal["follow"]
+    player_id: FollowedId
+
+
+class Unfollow(Message):
+    """Stop following a player; answered by ``friends``."""
+
+    type: Literal["unfollow"]
+    player_id: FollowedId
+
+
+class Friends(Message):
+    """Ask for the players you follow; answered by ``friends``."""
+
+    type: Literal["friends"]
+
+
 class Rematch(Message):
     """Host only, after a race is over: a new certified deal in the same room."""
 
@@ -235,7 +260,10 @@ ClientMessage = Annotated[
     | Queue
     | Unqueue
     | AcceptBot
-    | SetRated,
+    | SetRated
+    | Follow
+    | Unfollow
+    | Friends,
     Field(discriminator="type"),
 ]
 

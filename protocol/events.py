@@ -323,6 +323,52 @@ class DailyResult(Message):
     replay_id: str
 
 
+class SoloGame(Message):
+    """One of the last solo games of a variant: won (its time and moves) or lost."""
+
+    won: bool
+    time_ms: int | None
+    moves: int
+
+
+class SoloVariant(Message):
+    """A player's solo statistics of one variant (``win_rate`` null before a game)."""
+
+    games: int
+    wins: int
+    win_rate: float | None
+    streak: int
+    best_streak: int
+    best_ms: int | None
+    fewest_moves: int | None
+    last: list[SoloGame] = Field(max_length=30)
+
+
+class SoloStats(Message):
+    """To the player alone, after a solo win is counted: the variant's statistics and the
+    records it set (``best_time``, ``fewest_moves``, ``best_streak``)."""
+
+    type: Literal["solo_stats"]
+    cells: Cells
+    stats: SoloVariant
+    records: list[Literal["best_time", "fewest_moves", "best_streak"]] = Field(max_length=3)
+
+
+class FriendEntry(Message):
+    """A player you follow (``name`` as last seen on a public board, or empty)."""
+
+    player_id: PlayerId
+    name: str = Field(max_length=64)
+
+
+class FriendsMsg(Message):
+    """Answer to ``follow``, ``unfollow`` and ``friends``: the players you follow, the most
+    recently followed first (at most 200). Sent to you alone."""
+
+    type: Literal["friends"]
+    follows: list[FriendEntry] = Field(max_length=200)
+
+
 class Leaderboard(Message):
     """A day's leaderboard (pushed again on every change while you watch it)."""
 
@@ -442,6 +488,8 @@ ServerMessage = Annotated[
     | HintMsg
     | Leaderboard
     | DailyResult
+    | SoloStats
+    | FriendsMsg
     | Pong
     | Queued
     | Unqueued

@@ -38,7 +38,7 @@ from .net.hub import Hub
 from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
-from .play import hints, identity, leaderboard, moves, queue, rooms, solo
+from .play import friends, hints, identity, leaderboard, moves, queue, rooms, solo
 from .rooms import membership, race_review, ratings
 from .rooms.pairing import pairing_loop
 from .rooms.rounds import janitor
@@ -58,7 +58,19 @@ from .transport.gated import NODE_CONNECTIONS, GatedCluster
 log = logging.getLogger(__name__)
 
 #: Every module that offers handlers, by name: nothing registers by being imported.
-HANDLER_MODULES = (identity, rooms, solo, moves, hints, leaderboard, queue, http_server, api, admin)
+HANDLER_MODULES = (
+    identity,
+    rooms,
+    solo,
+    moves,
+    hints,
+    leaderboard,
+    queue,
+    friends,
+    http_server,
+    api,
+    admin,
+)
 
 
 def build_registry() -> Registry:

@@ -14,6 +14,7 @@ import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
 import { ProfileView } from "./views/profile.js";
 import { Wins } from "./win.js";
+import { Friends } from "./friends.js";
 
 class App {
   constructor() {
@@ -29,6 +30,8 @@ class App {
       }
     });
     this.wins = new Wins(this); // the win banner and its celebration
+    this.friends = new Friends(this); // whom we follow (ours alone)
+    this.friends.onChange(() => this.current?.onFriends?.());
     this.views = {
       play: new PlayView(this),
       race: new RaceView(this),
@@ -110,6 +113,9 @@ class App {
     if (this.game.roomId && this.game.roomId !== keep) {
       this.net.leave();
       this.game.clear();
+      // A name edited in the room is said now: the next room is joined with it.
+      if (this.renamePending) this.net.greet();
+      this.renamePending = false;
     }
   }
 

@@ -1,7 +1,8 @@
 // The win banner: the result, the next game, the host's rematch, a line to share and the
 // chime's switch. A fresh win (the server's `finished` for us, not one a reload shows again)
 // is celebrated once. What the banner says comes from the game and the public leaderboard;
-// the line shared holds no game code and no moves (share.js).
+// the line shared holds no game code and no moves (share.js). A solo win also says what it
+// changed in our statistics (the server's `solo_stats`: a best time, a streak).
 
 import { t, formatTime } from "./i18n.js";
 import { esc } from "./dom.js";
@@ -21,6 +22,7 @@ export class Wins {
     this.asked = new Set();
     this.asking = 0;
     this.celebrated = new Set();
+    this.solo = new Map(); // "room/round" -> the `solo_stats` of a solo win
     app.net.on("finished", (m) => {
       const g = app.game;
       if (m.player_id !== g.you || g.role !== "player") return;
@@ -31,6 +33,11 @@ export class Wins {
     });
     // The leaderboard has our rank once the server says the win is ranked (or why not).
     app.net.on("daily_result", () => this.learn(true));
+    app.net.on("solo_stats", (m) => {
+      if (app.game.mode !== "solo") return;
+      this.solo.set(this.key(), m);
+      app.game.changed("win", null);
+    });
     document.addEventListener("click", (ev) => {
       const button = ev.target.closest?.("[data-win]");
       if (button) this.act(button.dataset.win);
@@ -61,8 +68,25 @@ export class Wins {
         <button class="btn small" data-win="sound" aria-pressed="${on}"
           title="${esc(t(on ? "win.soundOn" : "win.soundOff"))}">${on ? "🔊" : "🔇"} ${esc(t("win.sound"))}</button>
       </span>
+      ${g.mode === "solo" ? this.records() : ""}
       <p class="win-share" data-k="share-line">${esc(this.line())}</p>
     </div>`;
+  }
+
+  /** What a solo win changed: a best time, fewest moves, the streak, the wins so far. */
+  records() {
+    const m = this.solo.get(this.key());
+    if (!m) return "";
+    const s = m.stats;
+    const chips = [];
+    if (s.games > 1 && m.records.includes("best_time")) chips.push(t("solo.newBestTime"));
+    if (s.games > 1 && m.records.includes("fewest_moves")) chips.push(t("solo.newFewest"));
+    if (s.streak > 1) {
+      chips.push(t("solo.streakN", { n: s.streak }) +
+        (m.records.includes("best_streak") ? ` · ${t("solo.newBestStreak")}` : ""));
+    }
+    chips.push(t("solo.record", { wins: s.wins, games: s.games }));
+    return `<span class="win-records" data-k="solo-records">${chips.map((c) => `<span class="chip">${esc(c)}</span>`).join("")}</span>`;
   }
 
   /** The line to share: time, moves and place; never the code or the moves played. */

@@ -353,6 +353,38 @@ class Leaderboard:
                 del entry["replay_id"]
         return out
 
+    async def among(self, date: str, kind: str, pids: list[str]) -> list[dict[str, Any]]:
+        """The entries of the ranked players among ``pids`` (at most 201: a follow list and
+        its owner), by rank; each as the board shows it (no ``replay_id`` while the day
+        runs)."""
+        pids = pids[:201]
+        if not pids:
+            return []
+        raw = await self.redis.hmget(self.keys.leaderboard_entries(date, kind), pids)
+        found = [json.loads(text) for text in raw if text is not None]
+        rank_key = self.keys.leaderboard_rank(date, kind)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for data in found:
+                pipe.zrank(rank_key, data["member"])
+            ranks = await pipe.execute()
+        out = [
+            {
+                "rank": int(rank) + 1,
+                "player_id": data["player_id"],
+                "name": data["name"],
+                "time_ms": data["time_ms"],
+                "moves": data["moves"],
+                "replay_id": data["replay_id"],
+            }
+            for data, rank in zip(found, ranks, strict=True)
+            if rank is not None
+        ]
+        out.sort(key=lambda entry: int(entry["rank"]))
+        if is_running(date):  # replays stay private while the day runs
+            for entry in out:
+                del entry["replay_id"]
+        return out
+
     async def top(self, date: str, kind: str, limit: int) -> list[dict[str, Any]]:
         """The first ``limit`` entries (at most :data:`MAX_LIMIT`)."""
         limit = max(0, min(limit, MAX_LIMIT))

@@ -1,5 +1,6 @@
 """What happens when a board is won or given up: its replay is kept, a daily finish is
-verified and ranked, and a race result goes into the player's history.
+verified and ranked, a race result goes into the player's history, and a solo game into
+the player's solo statistics (:mod:`.solo_stats`).
 
 :func:`record_finish` is called once the winning action is committed. It builds the replay
 from what Redis holds (the board's action log with server timestamps, and the result the
@@ -20,6 +21,7 @@ from ..store.store import Store
 from .leaderboard import Submission, entry_of, utc_date
 from .replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from .services import Daily
+from .solo_stats import Counted
 
 log = logging.getLogger(__name__)
 
@@ -93,11 +95,12 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
 
 async def record_finish(
     store: Store, daily: Daily, room: str, round_: int, pid: str, rank: int
-) -> DailyOutcome | None:
-    """Keep a won board's replay; rank a daily finish; count a race finish.
+) -> DailyOutcome | Counted | None:
+    """Keep a won board's replay; rank a daily finish; count a race or solo finish.
 
     Returns:
-        What a daily game counts for (also written into its room's note), else None.
+        What a daily game counts for (also written into its room's note), what a solo win
+        changed in the player's statistics, else None.
     """
     replay = await build_replay(store, room, round_, pid)
     if replay is None:
@@ -133,6 +136,16 @@ async def record_finish(
                 ranked=ranked, rank=outcome.rank, unranked_reason=reason, replay_id=replay.id
             )
             await store.set_daily(room, note)
+    elif replay.kind == "solo":
+        if verify(replay, min_ms_per_action=0).ok:
+            return await daily.solo.record(
+                pid,
+                parse_code(replay.code).cells,
+                f"{room}/{round_}",
+                won=True,
+                time_ms=replay.result.time_ms,
+                moves=replay.result.moves,
+            )
     elif replay.kind == "race":
         verdict = verify(replay, min_ms_per_action=0)
         if verdict.ok:
@@ -190,16 +203,29 @@ async def review_daily(daily: Daily, replay: Replay) -> Submission:
 
 
 async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid: str) -> None:
-    """Count a race given up (or left mid-race) in the player's history; keep its replay.
+    """Count a race given up (or left mid-race) in the player's history and keep its
+    replay; count a solo game given up or abandoned after its first move as a loss.
 
     Safe to call for any leave: it acts only when the round's result for the player says
-    ``gave_up`` in a race room.
+    ``gave_up`` in a race or solo room (a solo game is counted once, however often this is
+    called for it).
     """
-    meta, _member, result, _entries = await store.finished_board(room, round_, pid)
+    meta, _member, result, entries = await store.finished_board(room, round_, pid)
     code = meta.get("code")
-    if meta.get("mode") != "race" or not code or result is None:
+    if meta.get("mode") not in ("race", "solo") or not code or result is None:
         return
     if result.get("status") != "gave_up":
+        return
+    if meta.get("mode") == "solo":
+        if entries:  # begun: a game left before its first move was never played
+            await daily.solo.record(
+                pid,
+                parse_code(code).cells,
+                f"{room}/{round_}",
+                won=False,
+                time_ms=None,
+                moves=int(result.get("moves", 0)),
+            )
         return
     replay = await build_replay(store, room, round_, pid)
     if replay is not None:

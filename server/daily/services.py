@@ -14,16 +14,17 @@ from .leaderboard import Leaderboard
 from .pace import Pace
 from .replays import ReplayStore
 from .reviewer import Reviewer
+from .solo_stats import SoloStats
 from .watchers import Watchers
 
 
 @dataclass(slots=True)
 class Daily:
-    """The days' deals, leaderboards, replays, race history, held finishes, reviews and
-    leaderboard watchers.
+    """The days' deals, leaderboards, replays, race history, held finishes, reviews, solo
+    statistics and leaderboard watchers.
 
     Attributes:
-        deals, leaderboard, replays, history, holds: the Redis-backed stores.
+        deals, leaderboard, replays, history, holds, solo: the Redis-backed stores.
         reviewer: scores ranked finishes in the solver pool.
         watchers: the sockets of this instance watching a day's leaderboard.
     """
@@ -34,6 +35,7 @@ class Daily:
     history: History
     holds: Holds
     reviewer: Reviewer
+    solo: SoloStats
     watchers: Watchers = field(default_factory=Watchers)
 
     @classmethod
@@ -62,4 +64,5 @@ class Daily:
             history=History(redis, keys, keep_s),
             holds=Holds(redis, keys, leaderboard, keep_s),
             reviewer=Reviewer(pool, pace, hold_agreement, min_scored),
+            solo=SoloStats(redis, keys, keep_s),
         )

@@ -27,7 +27,13 @@
   player). Answers are kept for a second per instance.
 - ``GET /api/ratings?cells=C&limit=N``: the best established players of a variant.
 - ``GET /api/player/ID`` also gives the player's ratings per variant with their history and
-  their recent public races (``ratings``, ``public_races``).
+  their recent public races (``ratings``, ``public_races``), and their solo statistics per
+  variant (``solo``: games, wins, streaks, best time, fewest moves, the last 30 games; the
+  player's own solo play, public like the daily results, holding no deal and no line). To
+  its owner alone, ``follows``: the players they follow.
+- ``?friends=1`` on the leaderboard, with ``Authorization: Bearer TOKEN``: only the players
+  the token's player follows, and that player. Without a valid token: 401 ``bad_token``.
+  (Friends racing now are picked by the page from ``/api/rooms/live``: public rooms only.)
 
 """
 
@@ -46,7 +52,7 @@ from ..daily.profile import daily_history
 from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..rooms.records import RoomPhase
-from ..store import ratings
+from ..store import follows, ratings
 from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
 from ..store.ratings import Bar
 
@@ -119,8 +125,22 @@ async def get_leaderboard(ctx: Context, request: HttpRequest) -> HttpResponse:
     around = request.query.get("around") or None
     if around is not None and len(around) > 32:
         return _json(400, {"error": "bad_player", "message": "a player id has at most 32 chars"})
+    if request.query.get("friends") == "1":
+        me = await _bearer(ctx, request)
+        if me is None:
+            return _unauthorized()
+        # A filter of the public board: each entry is one `around` would show anyone.
+        wanted = await follows.followed(ctx.store, me) | {me}
+        board = await ctx.daily.leaderboard.board_json(date, kind, 1)
+        board["entries"] = await ctx.daily.leaderboard.among(date, kind, sorted(wanted))
+        board["friends"] = True
+        return _json(200, board)
     board = await ctx.daily.leaderboard.board_json(date, kind, limit, around)
     return _json(200, board)
+
+
+def _unauthorized() -> HttpResponse:
+    return _json(401, {"error": "bad_token", "message": "friends=1 needs your token"})
 
 
 @routes.get(r"/api/replay/(?P<id>[A-Za-z0-9_-]{1,64})")
@@ -193,6 +213,9 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     data["streak"] = await svc.leaderboard.streak(pid, day.isoformat())
     data["daily"] = await daily_history(svc.leaderboard, pid, day, owner=mine)
     data["ratings"], data["public_races"] = await ratings.profile(ctx.store, pid, bar(ctx))
+    data["solo"] = await svc.solo.read(pid)
+    if mine:  # whom one follows is one's own
+        data["follows"] = await follows.follows(ctx.store, pid)
     return _json(200, data)
 
 
@@ -226,6 +249,14 @@ async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
         rooms, featured = await rated_view(ctx.store, listed, bar(ctx))
         held = (time.monotonic(), {"rooms": rooms, "featured": featured})
         _live_answers[key] = held
+    if request.query.get("friends") == "1":
+        me = await _bearer(ctx, request)
+        if me is None:
+            return _unauthorized()
+        # Only rooms the Watch list shows anyone: public, live; a private room never.
+        wanted = await follows.followed(ctx.store, me)
+        rooms = [r for r in held[1]["rooms"] if any(x["player_id"] in wanted for x in r["racers"])]
+        return _json(200, {"now": now_ms(), "rooms": rooms, "friends": True})
     return _json(200, {"now": now_ms(), **held[1]})
 
 

@@ -132,6 +132,16 @@ def daily_result(
     )
 
 
+def solo_stats(cells: int, stats: Mapping[str, Any], records: list[str]) -> str:
+    """``solo_stats``: a solo win counted; the variant's statistics and the records it set."""
+    return dumps({"type": "solo_stats", "cells": cells, "stats": stats, "records": records})
+
+
+def friends(entries: list[dict[str, Any]]) -> str:
+    """``friends``: the players you follow (to you alone)."""
+    return dumps({"type": "friends", "follows": entries})
+
+
 def queued(
     cells: int, rating: int, games: int, penalty_s: int, now: int, provisional: bool = False
 ) -> str:

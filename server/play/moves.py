@@ -25,6 +25,7 @@ from ..cache import BoardEntry, RoomState
 from ..clock import now_ms
 from ..context import Context
 from ..daily.results import record_finish
+from ..daily.solo_stats import Counted
 from ..engine import (
     Action,
     Board,
@@ -274,7 +275,19 @@ async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
     outcome = await record_finish(ctx.store, ctx.daily, move.room, move.round, move.pid, rank)
-    if outcome is not None:
+    if isinstance(outcome, Counted):
+        if outcome.counted:  # the player alone hears which records the win set
+            records = [
+                name
+                for name, set_ in (
+                    ("best_time", outcome.best_time),
+                    ("fewest_moves", outcome.fewest_moves),
+                    ("best_streak", outcome.best_streak),
+                )
+                if set_
+            ]
+            conn.queue(wire.solo_stats(outcome.cells, outcome.stats, records))
+    elif outcome is not None:
         conn.queue(
             wire.daily_result(
                 outcome.date,

@@ -5,6 +5,11 @@ as a race. A solo game is clocked from its first move; a daily game from the rev
 snapshot that shows its deal). A daily game's room notes its day, kind and whether it is
 the player's ranked attempt, so that its win is verified and ranked
 (:mod:`server.daily.results`).
+
+A solo game left for another without a finish is a loss in the player's solo statistics.
+The page leaves it first (``leave`` gives it up), but a tab closed mid-game leaves nothing:
+so each new solo game notes its room as the player's open one, and the one noted before, if
+begun, still being played and with no socket of the player in it, is given up then.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from ..context import Context
 from ..daily.deal import KIND_CELLS, DailyError, is_running, today
 from ..net.registry import Routes
 from ..net.session import Conn
-from ..rooms import membership
+from ..rooms import membership, rounds
 from ..rooms.records import Mode, Role, RoomPhase
 from .rooms import deal_for
 
@@ -29,8 +34,33 @@ async def start_solo(ctx: Context, conn: Conn, code: str, cells: int, mode: Mode
         The room id.
     """
     room = await membership.new_room(ctx, mode, code, cells, solo=conn)
+    if mode == Mode.SOLO:
+        await _replace_open(ctx, conn.pid or "", room)
     await membership.enter(ctx, conn, room, Role.PLAYER)
     return room
+
+
+async def _replace_open(ctx: Context, pid: str, room: str) -> None:
+    """Give up the player's previous solo game if it was abandoned (see the module)."""
+    old = await ctx.store.swap_open_solo(pid, room)
+    if old is None or old == room:
+        return
+    here = ctx.hub.rooms.get(old, ())
+    if any(c.pid == pid for c in here) or await ctx.store.present(old, pid):
+        return  # still played in another tab (here, or on another instance): not replaced
+    fields = await ctx.store.room_fields(old)
+    if fields.get("mode") != Mode.SOLO or fields.get("state") != RoomPhase.RACING:
+        return
+    if fields.get(f"st:{pid}") != "playing":
+        return  # won or given up already
+    state = await ctx.rooms.get(old, refresh=True)
+    if state is None:
+        return
+    member = await ctx.store.member(old, pid)
+    # Its result is a give-up; the statistics count it only if it was begun.
+    await rounds.give_up(
+        ctx, old, state.round, state.code, pid, str(member["name"]) if member else ""
+    )
 
 
 @routes.ws("solo")

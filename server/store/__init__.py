@@ -2,6 +2,6 @@
 by :mod:`.scripts`), the room operations (:mod:`.store`), a room's events as the scripts
 write them (:mod:`.events`) and the words they answer (:mod:`.status`), the public rooms
 listed live (:mod:`.listing`), the quick race's queue (:mod:`.queue`), ratings
-(:mod:`.ratings`), and the renaming of keys written before their hash tags
-(:mod:`.retag`). How commands reach Redis (the pipelined move connection, pub/sub, the
-cluster) is :mod:`server.transport`."""
+(:mod:`.ratings`), whom each player follows (:mod:`.follows`), and the renaming of keys
+written before their hash tags (:mod:`.retag`). How commands reach Redis (the pipelined
+move connection, pub/sub, the cluster) is :mod:`server.transport`."""

@@ -27,7 +27,9 @@ unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:{DATE:KIND}:r
 (hash player id -> the room of their ranked attempt, expiring two days after the day),
 ``daily:{DATE:KIND}:deal`` (the day's certified deal, written once) and ``daily:certifier``
 (the lease of the instance certifying the deals),
-``player:{PID}:days|races|recent|counted``, ``replay:ID`` and ``rooms:live`` (sorted set of
+``player:{PID}:days|races|recent|counted``, ``player:{PID}:solo:CELLS`` (a player's solo
+statistics of a variant) and ``:solo:open`` (the room of their latest solo game),
+``player:{PID}:follows`` (whom they follow), ``replay:ID`` and ``rooms:live`` (sorted set of
 the public rooms that may be live, scored by the ms they were made or rematched; see
 :mod:`server.store.listing`).
 
@@ -157,6 +159,18 @@ class Keys:
     def player_counted(self, pid: str) -> str:
         """Set of the ``ROOM/ROUND`` already counted in the history."""
         return f"{self.prefix}player:{{{pid}}}:counted"
+
+    def solo_stats(self, pid: str, cells: int) -> str:
+        """Hash of a player's solo statistics of one variant (``lua/solo_record.lua``)."""
+        return f"{self.prefix}player:{{{pid}}}:solo:{cells}"
+
+    def solo_open(self, pid: str) -> str:
+        """The room of a player's latest solo game (to count it when another replaces it)."""
+        return f"{self.prefix}player:{{{pid}}}:solo:open"
+
+    def follows(self, pid: str) -> str:
+        """Hash player id -> ms followed: the players someone follows (theirs alone)."""
+        return f"{self.prefix}player:{{{pid}}}:follows"
 
     # -- the daily challenge --------------------------------------------------------------
 
@@ -370,6 +384,13 @@ FAMILIES: Final = (
     Family("player:{P}:days", "zset", "400 days", "history-days after last ranked day"),
     Family("daily:{D:K}:deal", "string", "code, par, counter", "history-days after the day"),
     Family("daily:certifier", "string", "an instance id", "the lease (30 s) unless renewed"),
+    Family(
+        "player:{P}:solo:V", "hash", "8 fields (30 games, 16 ids)", "history-days after last game"
+    ),
+    Family("player:{P}:solo:open", "string", "one room id", "room TTL"),
+    Family(
+        "player:{P}:follows", "hash", "200 players (MAX_FOLLOWS)", "history-days after last change"
+    ),
     Family("daily:{D:K}:attempts", "hash", "one per player of that day", "two days after the day"),
     Family(
         "daily:{D:K}:rank", "zset", "one per player of that day", "history-days after last entry"

@@ -424,6 +424,21 @@ class Store:
         here: dict[str, str] = await self.redis.hgetall(self.keys.here(room))
         return sum(1 for pid in here.values() if f"st:{pid}" not in fields)
 
+    async def present(self, room: str, pid: str) -> bool:
+        """Whether a socket of player ``pid`` is in the room, on an instance that runs."""
+        k = self.keys
+        here = await self.redis.hgetall(k.here(room))
+        instances = {cid.split(".", 1)[0] for cid, who in here.items() if who == pid}
+        for instance in instances:
+            if await self.redis.exists(k.instance(instance)):
+                return True
+        return False
+
+    async def swap_open_solo(self, pid: str, room: str) -> str | None:
+        """Note ``room`` as the player's solo game now; returns the one noted before."""
+        old = await self.redis.set(self.keys.solo_open(pid), room, ex=self.ttl, get=True)
+        return None if old is None else str(old)
+
     async def arrive(self, room: str, cid: str, pid: str) -> None:
         """A socket entered a room."""
         key = self.keys.here(room)

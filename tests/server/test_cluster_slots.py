@@ -51,7 +51,14 @@ def room_keys(k: Keys, room: str) -> list[str]:
 
 def player_keys(k: Keys, pid: str) -> list[str]:
     """A player's history keys (``history_record.lua`` writes three of them at once)."""
-    return [k.player_races(pid), k.player_recent(pid), k.player_counted(pid), k.player_days(pid)]
+    return [
+        *(k.player_races(pid), k.player_recent(pid), k.player_counted(pid), k.player_days(pid)),
+        # ``server/store/follows.py`` asks whether any of these exists in one EXISTS.
+        *(k.solo_stats(pid, c) for c in (4, 2, 1)),
+        *(k.rating(pid, c) for c in (4, 2, 1)),
+        k.follows(pid),
+        k.solo_open(pid),
+    ]
 
 
 def day_keys(k: Keys, date: str, kind: str) -> list[str]:
@@ -123,6 +130,8 @@ SCRIPT_KEYS: dict[str, Callable[[Keys], list[str]]] = {
         k.rating_races("p"),
     ],
     "rated": lambda k: [k.room("R1"), k.members("R1"), k.events("R1")],
+    "solo_record": lambda k: [k.solo_stats("p", 4)],
+    "follow": lambda k: [k.follows("p")],
     # The largest batch of server/transport/atomic.py: a room read at one instant.
     "batch": lambda k: [
         k.room("R1"),

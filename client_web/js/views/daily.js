@@ -1,11 +1,14 @@
 // Daily: today's deal and the hard one, the leaderboard with your own rank (live), past
 // days, and a replay viewer. While a day runs its deals are hidden: Start reveals one and
-// starts its clock (protocol/DAILY.md, "Fair play").
+// starts its clock (protocol/DAILY.md, "Fair play"); a player who never chose a name is
+// asked for one first (the name their time is ranked under). The Friends tab shows only the
+// players we follow, and us.
 
 import { render, fromJSON, applyChanges } from "../board.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
+import { playerName, setPlayerName, nameChosen } from "../player.js";
 
 async function getJSON(url, token = null) {
   // A running day's replay is its player's alone: they show their token.
@@ -54,6 +57,10 @@ export class DailyView {
               <label><input type="radio" name="kind" value="daily"> <span data-i18n="daily.normal"></span></label>
               <label><input type="radio" name="kind" value="hard"> <span data-i18n="daily.hard"></span></label>
             </div>
+            <div class="seg" role="radiogroup" data-i18n-aria="friends.tab">
+              <label><input type="radio" name="scope" value="all"> <span data-i18n="friends.everyone"></span></label>
+              <label><input type="radio" name="scope" value="friends"> <span data-i18n="friends.tab"></span></label>
+            </div>
           </div>
           <p class="muted" data-k="finishers"></p>
           <div class="lb-body"></div>
@@ -71,8 +78,16 @@ export class DailyView {
       const d = ev.target.date.value;
       if (d) location.hash = `#/daily/${d}/${this.kind}`;
     };
+    // The Friends tab: the server filters the day's board to whom we follow, and us.
+    this.scope = this.scope || "all";
+    this.el.querySelector(`[name="scope"][value="${this.scope}"]`).checked = true;
+    for (const r of this.el.querySelectorAll('[name="scope"]')) {
+      r.onchange = () => { this.scope = r.value; app.online(() => this.loadBoard()); };
+    }
     this.off = app.net.on("leaderboard", (m) => {
-      if (m.date === this.shownDate && m.kind === this.kind) this.drawBoard(m);
+      if (m.date !== this.shownDate || m.kind !== this.kind) return;
+      if (this.scope === "friends") this.loadBoard(); // a change: our friends' rows again
+      else this.drawBoard(m);
     });
     this.load();
   }
@@ -130,12 +145,23 @@ export class DailyView {
     });
   }
 
+  onFriends() {
+    if (this.scope === "friends") this.loadBoard();
+    else if (this.lb) this.drawBoard(this.lb);
+  }
+
   async loadBoard() {
-    const pid = this.app.net.playerId;
+    const net = this.app.net;
+    const pid = net.playerId;
     const around = pid ? `&around=${encodeURIComponent(pid)}` : "";
     const kind = this.kind === "hard" ? "&kind=hard" : "";
+    const friends = this.scope === "friends" && net.token;
+    const query = friends ? `limit=20&friends=1${kind}` : `limit=20${around}${kind}`;
+    const headers = friends ? { Authorization: `Bearer ${net.token}` } : {};
     try {
-      const lb = await getJSON(`/api/daily/${this.shownDate}/leaderboard?limit=20${around}${kind}`);
+      const res = await fetch(`/api/daily/${this.shownDate}/leaderboard?${query}`, { cache: "no-cache", headers });
+      if (!res.ok) throw new Error(String(res.status));
+      const lb = await res.json();
       if (this.el) this.drawBoard(lb);
     } catch (err) {
       if (this.el) this.el.querySelector(".lb-body").innerHTML = `<p class="muted">${esc(err.message)}</p>`;
@@ -171,10 +197,35 @@ export class DailyView {
     }
   }
 
-  start(kind) {
+  /** Before a running day's game, a player who never chose a name chooses one: it is the
+   * name their time is ranked under (with its tag, as everywhere). */
+  askName(kind) {
+    const box = this.el.querySelector(".deals");
+    box.innerHTML = `<form class="ask-name" data-k="ask-name">
+      <label><span>${esc(t("names.daily"))}</span>
+        <input class="field" name="name" maxlength="24" autocomplete="nickname" required></label>
+      <button class="btn primary">${esc(t("names.start"))}</button></form>`;
+    const form = box.querySelector("form");
+    const input = form.querySelector('[name="name"]');
+    input.value = playerName();
+    input.select();
+    input.focus();
+    form.onsubmit = (ev) => {
+      ev.preventDefault();
+      setPlayerName(input.value);
+      if (this.info) this.drawDeals(this.info);
+      this.start(kind, true);
+    };
+  }
+
+  start(kind, renamed = false) {
     const app = this.app;
     if (this.playing(kind)) { // our game of this day: back to it, its clock still running
       location.hash = "#/play";
+      return;
+    }
+    if (this.info?.running && !nameChosen()) {
+      this.askName(kind);
       return;
     }
     const g = app.game;
@@ -182,6 +233,7 @@ export class DailyView {
       g.me()?.status === "playing";
     if (ranked && !confirm(t("msg.confirmLeaveDaily"))) return;
     app.leaveRoom();
+    if (renamed) app.net.greet(); // hello again with the chosen name (same token, same player)
     const msg = { hard: kind === "hard" };
     app.views.play.requested = { daily: msg }; // the Play view shows it, starts nothing
     if (this.shownDate !== this.today) msg.date = this.shownDate;
@@ -197,19 +249,20 @@ export class DailyView {
     const me = this.app.net.playerId;
     this.el.querySelector('[data-k="finishers"]').textContent = t("daily.finishers", { n: lb.finishers });
     if (!lb.entries.length) {
-      this.el.querySelector(".lb-body").innerHTML = `<p class="muted">${esc(t("daily.empty"))}</p>`;
+      const none = lb.friends && lb.finishers ? "friends.noneHere" : "daily.empty";
+      this.el.querySelector(".lb-body").innerHTML = `<p class="muted">${esc(t(none))}</p>`;
       this.el.querySelector('[data-k="myrank"]').textContent = "";
       return;
     }
     let prev = 0;
     // While the day runs the server names no replay: they are shown once it is over.
     const rows = lb.entries.map((e) => {
-      const gap = e.rank > prev + 1 && prev > 0 ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
+      const gap = e.rank > prev + 1 && prev > 0 && !lb.friends ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
       prev = e.rank;
       const replay = e.replay_id
         ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
-        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a></td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
+        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
         <td>${replay}</td></tr>`;
     }).join("");
     const later = lb.entries.some((e) => !e.replay_id)

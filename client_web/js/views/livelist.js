@@ -3,7 +3,9 @@
 // click opens the room as a spectator. On top, the featured race: the live public race with
 // the highest ratings (the server picks it). Neither ever holds a game code or a board: the
 // server gives names, ratings and counts only; the boards are seen by watching the room, as
-// its watch mode allows (never live in a public room).
+// its watch mode allows (never live in a public room). Above the list, friends racing now:
+// the listed rooms in which someone we follow races (picked here from the public list, so
+// a private room is never among them).
 
 import { t } from "../i18n.js";
 import { esc, who } from "../dom.js";
@@ -15,8 +17,9 @@ export const POLL_MS = 3000;
 
 export class LiveList {
   /** @param {HTMLElement} host where the list goes; `featuredHost` where the featured race goes */
-  constructor(host, featuredHost = null) {
+  constructor(host, featuredHost = null, friends = null) {
     this.host = host;
+    this.friends = friends;
     this.featuredHost = featuredHost;
     this.drawnFeatured = "";
     this.timer = null;
@@ -56,7 +59,11 @@ export class LiveList {
     }
     this.drawFeatured();
     const rooms = this.data.rooms;
-    const html = `<h2>${esc(t("live.title"))} <small class="muted">${esc(t("live.count", { n: rooms.length }))}</small></h2>
+    const mine = this.friends
+      ? rooms.filter((r) => r.racers.some((p) => this.friends.has(p.player_id))) : [];
+    const friends = mine.length ? `<section class="friends-racing"><h2>${esc(t("friends.racing"))}</h2>
+      <ul class="live-list">${mine.map((r) => this.row(r, "friend")).join("")}</ul></section>` : "";
+    const html = `${friends}<h2>${esc(t("live.title"))} <small class="muted">${esc(t("live.count", { n: rooms.length }))}</small></h2>
       ${rooms.length ? `<ul class="live-list">${rooms.map((r) => this.row(r)).join("")}</ul>`
         : `<p class="muted live-empty">${esc(t("live.empty"))}</p>`}`;
     if (html !== this.drawn) {
@@ -71,14 +78,14 @@ export class LiveList {
     const f = this.data?.featured;
     this.featuredHost.hidden = !f;
     const html = f ? `<h2>${esc(t("featured.title"))} <small class="muted">${esc(t("featured.why"))}</small></h2>
-      <ul class="live-list featured-list">${this.row(f, true)}</ul>` : "";
+      <ul class="live-list featured-list">${this.row(f, "featured")}</ul>` : "";
     if (html !== this.drawnFeatured) {
       this.drawnFeatured = html;
       this.featuredHost.innerHTML = html;
     }
   }
 
-  row(r, featured = false) {
+  row(r, copy = null) {
     const levels = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
     const now = Date.now() + (this.data.offset || 0);
     const ran = r.state === "racing" && r.starts_at ? ` ${shortTime(now - r.starts_at)}` : "";
@@ -91,8 +98,8 @@ export class LiveList {
         <span class="progress" aria-hidden="true"><span style="width:${pct}%"></span></span>
         <span class="muted">${p.foundation_cards}/52 · ${esc(t("race.movesN", { n: p.moves }))}${esc(done)}</span></li>`;
     }).join("");
-    // The featured copy is marked apart: the list below still has the room once.
-    const mark = featured ? `data-featured="${esc(r.room_id)}"` : `data-room="${esc(r.room_id)}"`;
+    // The featured and friends' copies are marked apart: the list below still has the room once.
+    const mark = copy ? `data-${copy}="${esc(r.room_id)}"` : `data-room="${esc(r.room_id)}"`;
     return `<li><a class="live-room" href="#/watch/${encodeURIComponent(r.room_id)}" ${mark}>
       <span class="live-head"><b>${esc(t("race.room", { room: r.room_id }))}</b>
         <span class="chip" data-state="${esc(r.state)}">${esc(t(`race.state.${r.state}`))}${esc(ran)}</span>

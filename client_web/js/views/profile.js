@@ -1,11 +1,14 @@
 // The player page (#/player/ID; #/player for oneself): best race times per level, races
 // played and won, the rating of each variant with a chart of its history, the recent public
 // races, the daily record (streak as a calendar of 13 weeks, the daily times of the last 30
-// days as a chart), drawn here in SVG (no library, no build step). From GET /api/player/ID.
+// days as a chart), the solo statistics of each variant (figures, a win-rate bar and the
+// last games as a chart), whom we follow (on our own page), drawn here in SVG and CSS (no
+// library, no build step). From GET /api/player/ID. Someone else's page has a follow button.
 
 import { t, formatTime } from "../i18n.js";
 import { esc, who } from "../dom.js";
-import { playerName } from "../player.js";
+import { playerName, setPlayerName } from "../player.js";
+import { toast } from "../notify.js";
 import { shortTime } from "../share.js";
 import { ratingChart } from "./ratingchart.js";
 import { showDelta, showRating } from "./ratings.js";
@@ -39,6 +42,7 @@ export class ProfileView {
   }
 
   onLang() { this.draw(); }
+  onFriends() { this.draw(); }
   onResize() { this.draw(); }
 
   async load() {
@@ -111,7 +115,7 @@ export class ProfileView {
     if (!this.el || !this.data) return;
     const d = this.data;
     const daily = d.daily || { name: null, results: [], days: [] };
-    const name = daily.name || (this.own ? playerName() : t("profile.player"));
+    const name = this.own ? playerName() : daily.name || t("profile.player");
     const today = new Date().toISOString().slice(0, 10);
     const races = d.races;
     const tile = (value, label) => `<div class="stat"><b>${esc(value)}</b><small>${esc(t(label))}</small></div>`;
@@ -122,7 +126,11 @@ export class ProfileView {
       <td>${r.moves}</td><td>${esc(new Date(r.at).toISOString().slice(0, 10))}</td></tr>`).join("");
     this.el.innerHTML = `
       <div class="card-panel">
-        <h2>${who(name, d.player_id)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
+        <div class="row profile-head"><h2>${who(name, d.player_id)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
+          ${this.own ? "" : this.app.friends.button(d.player_id)}</div>
+        ${this.own ? `<form class="row rename" data-k="rename"><label><span>${esc(t("names.title"))}</span>
+          <input class="field" name="name" maxlength="24" autocomplete="nickname" required value="${esc(playerName())}"></label>
+          <button class="btn small">${esc(t("names.save"))}</button></form>` : ""}
         <div class="bar profile-stats">
           ${tile(races.played, "profile.played")}
           ${tile(races.won, "profile.won")}
@@ -134,6 +142,8 @@ export class ProfileView {
           <section><h3>${esc(t("profile.calendar"))}</h3>${calendar(daily.days, today)}</section>
         </div>
       </div>
+      ${soloPanel(d.solo || {}, this.el.clientWidth || 600)}
+      ${this.own ? followsPanel(d.follows || this.app.friends.list) : ""}
       ${this.ratingsPanel(d.ratings || {})}
       ${this.publicRaces(d.public_races || [])}
       <div class="card-panel daily-record">
@@ -146,7 +156,97 @@ export class ProfileView {
       ${recent ? `<div class="card-panel"><h3>${esc(t("profile.recent"))}</h3>
         <table class="results"><thead><tr><th>#</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("profile.date"))}</th></tr></thead>
         <tbody>${recent}</tbody></table></div>` : ""}`;
+    const form = this.el.querySelector('[data-k="rename"]');
+    if (form) form.onsubmit = (ev) => { ev.preventDefault(); this.rename(form.name.value); };
   }
+
+  /** Our name, edited here: the next hello carries it (at once when we are in no room; a
+   * room keeps the name we joined it with, so then from our next game on). */
+  rename(value) {
+    setPlayerName(value);
+    const app = this.app;
+    if (app.game.roomId) {
+      app.renamePending = true;
+      toast(t("names.later"), "info");
+    } else {
+      app.net.greet();
+      toast(t("names.saved"), "info");
+    }
+    this.draw();
+  }
+}
+
+/**
+ * The solo statistics of each variant played: games, wins, a win-rate bar, the current and
+ * best streak, the best time and the fewest moves, and the last games as a chart.
+ */
+export function soloPanel(solo, width) {
+  const played = LEVELS.filter(([c]) => solo[c.slice(1)]?.games);
+  if (!played.length) {
+    return `<div class="card-panel solo-stats"><h3>${esc(t("solo.title"))}</h3>
+      <p class="muted">${esc(t("solo.none"))}</p></div>`;
+  }
+  const cols = width > 760 ? played.length : 1;
+  const each = (width - 40 - (cols - 1) * 12) / cols;
+  const tile = (value, label) => `<div class="stat"><b>${esc(value)}</b><small>${esc(t(label))}</small></div>`;
+  const blocks = played.map(([c, label]) => {
+    const s = solo[c.slice(1)];
+    const pct = Math.round(100 * (s.win_rate || 0));
+    return `<section class="solo-variant" data-cells="${c.slice(1)}">
+      <h4>${esc(t(label))}</h4>
+      <div class="bar">
+        ${tile(s.games, "solo.games")}${tile(s.wins, "solo.wins")}
+        ${tile(`${pct}%`, "solo.winRate")}
+      </div>
+      <div class="win-rate" role="img" aria-label="${esc(t("solo.winRate"))}: ${pct}%"><span style="width:${pct}%"></span></div>
+      <div class="bar">
+        ${tile(s.streak, "solo.streak")}${tile(s.best_streak, "solo.bestStreak")}
+        ${tile(s.best_ms != null ? formatTime(s.best_ms) : "–", "solo.bestTime")}
+        ${tile(s.fewest_moves ?? "–", "solo.fewestMoves")}
+      </div>
+      ${soloChart(s.last || [], t(label), each)}
+    </section>`;
+  }).join("");
+  return `<div class="card-panel solo-stats"><h3>${esc(t("solo.title"))}</h3>
+    <div class="profile-solo">${blocks}</div></div>`;
+}
+
+/**
+ * The last solo games, oldest on the left: a bar per win (its height the time, a taller bar
+ * a slower win), a cross on the baseline per loss. Drawn for `width` px.
+ */
+export function soloChart(games, level, width = 300) {
+  const w = Math.round(Math.max(240, Math.min(520, width || 300)));
+  const h = 90;
+  const m = { l: 4, r: 4, t: 6, b: 14 };
+  const slots = Math.max(10, games.length);
+  const step = (w - m.l - m.r) / slots;
+  const slowest = Math.max(1, ...games.filter((g) => g.won).map((g) => g.time_ms));
+  const marks = games.map((g, i) => {
+    const x = m.l + i * step;
+    const what = g.won
+      ? `${t("solo.won")} · ${formatTime(g.time_ms)} · ${t("race.movesN", { n: g.moves })}`
+      : `${t("solo.lost")} · ${t("race.movesN", { n: g.moves })}`;
+    if (!g.won) {
+      const cx = x + step / 2;
+      const y = h - m.b - 4;
+      return `<path class="loss" d="M${(cx - 3).toFixed(1)},${y - 3}l6,6m0,-6l-6,6"><title>${esc(what)}</title></path>`;
+    }
+    const bh = Math.max(3, ((h - m.t - m.b) * g.time_ms) / slowest);
+    return `<rect class="win" x="${(x + step * 0.15).toFixed(1)}" y="${(h - m.b - bh).toFixed(1)}"
+      width="${(step * 0.7).toFixed(1)}" height="${bh.toFixed(1)}" rx="2"><title>${esc(what)}</title></rect>`;
+  }).join("");
+  const label = t("solo.chart", { n: games.length, level });
+  return `<svg class="chart solo-chart" viewBox="0 0 ${w} ${h}" role="img" aria-label="${esc(label)}">
+    <line class="grid" x1="${m.l}" x2="${w - m.r}" y1="${h - m.b}" y2="${h - m.b}"/>${marks}
+    <text class="axis" x="${m.l}" y="${h - 2}">${esc(t("solo.games"))}: ${games.length}</text></svg>`;
+}
+
+/** Whom we follow (our own page alone: nobody else is told). */
+export function followsPanel(list) {
+  const rows = list.map((f) => `<li><a class="who" href="#/player/${encodeURIComponent(f.player_id)}">${esc(f.name || f.player_id)}</a></li>`).join("");
+  return `<div class="card-panel follows"><h3>${esc(t("friends.list"))}</h3>
+    ${rows ? `<ul class="follow-list">${rows}</ul>` : `<p class="muted">${esc(t("friends.noneYet"))}</p>`}</div>`;
 }
 
 /**

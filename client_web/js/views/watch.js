@@ -27,7 +27,8 @@ export class WatchView {
     this.drawn = new Map();
     this.room = room;
     // Public races now, the featured one on top.
-    this.live = new LiveList(this.el.querySelector(".live-rooms"), this.el.querySelector(".featured"));
+    this.live = new LiveList(this.el.querySelector(".live-rooms"), this.el.querySelector(".featured"),
+      this.app.friends);
     if (room) {
       // A spectator's seat ends with its socket (a reload does that): take it again.
       this.joining = null;
@@ -67,6 +68,7 @@ export class WatchView {
   // Each racer keeps the one board drawn for them: drawn again at the new size or language.
   onResize() { this.redrawBoards(); }
   onLang() { this.live?.draw(); this.redrawBoards(); }
+  onFriends() { this.live?.draw(); }
 
   redrawBoards() {
     for (const box of this.drawn.values()) box.querySelector(".board").dataset.key = "";
