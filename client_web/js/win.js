@@ -47,7 +47,7 @@ export class Wins {
     const me = g.me();
     const race = g.mode === "race";
     const text = t(race && me.rank ? "msg.wonRace" : "msg.won",
-      { time: formatTime(me.time_ms), moves: me.moves, rank: me.rank });
+      { time: formatTime(me.time_ms), n: me.moves, rank: me.rank });
     const rematch = race && g.host === g.you && g.state === "done"
       ? `<button class="btn small" data-win="rematch">${esc(t("act.rematch"))}</button>` : "";
     const on = soundOn();

@@ -298,7 +298,7 @@ export class ReplayView {
     const r = rep.result;
     const parts = [rep.name, rep.code];
     if (rep.daily) parts.push(`${rep.daily.date} · ${t(rep.daily.kind === "hard" ? "daily.hard" : "daily.normal")}`);
-    if (r.won) parts.push(t("msg.won", { time: formatTime(r.time_ms), moves: r.moves }));
+    if (r.won) parts.push(t("msg.won", { time: formatTime(r.time_ms), n: r.moves }));
     meta.textContent = parts.filter(Boolean).join(" · ");
     if (!this.states) {
       meta.textContent += ` — ${t("replay.noStates")}`;
