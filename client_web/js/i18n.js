@@ -68,18 +68,12 @@ function lookup(dict, key) {
 export function t(key, params = {}) {
   let s = lookup(texts, key) ?? lookup(fallback, key) ?? key;
   if (isPlural(s)) s = s[new Intl.PluralRules(lang).select(Number(params.n ?? 0))] ?? s.other;
-  return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? formatParam(params[k]) : m));
+  return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
 /** The locale of dates: the page's language (its English is British, as its spelling). */
 export function locale() {
   return lang === "en" ? "en-GB" : lang;
-}
-
-/** A number in the page's language's digits and grouping (1,234 / 1.234); text as it is. */
-function formatParam(v) {
-  return typeof v === "number" && Number.isInteger(v) && Math.abs(v) >= 1000
-    ? new Intl.NumberFormat(lang).format(v) : String(v);
 }
 
 /**
