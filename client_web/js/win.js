@@ -125,6 +125,7 @@ export class Wins {
       if (g.mode === "daily") {
         location.hash = "#/daily"; // the other deal of the day, or the leaderboard
       } else if (g.mode === "race") {
+        if (!app.mayLeave()) return; // others still race: leaving ends our part in it
         app.leaveRoom();
         location.hash = "#/race";
       } else {

@@ -306,3 +306,51 @@ def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
         _check_fits(solo, f"play {width}x{height}")
     for page in (alice, bob, solo):
         assert js_errors(page) == []
+
+
+def test_leaving_a_running_race_always_asks(web_server: ServerProc, browser: Browser) -> None:
+    alice, bob, _carol, room = _race(browser, web_server.http_url + "/", spectator=False)
+    answers = {"yes": False}
+    dialogs: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        if answers["yes"]:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    alice.on("dialog", answer)
+    # Every link out of the race asks; "no" keeps her racing, on the race's page, its table
+    # still there.
+    for link in (".modes a[data-view=play]", ".modes a[data-view=daily]", "a.brand"):
+        before = len(dialogs)
+        alice.locator(link).click()
+        alice.wait_for_timeout(200)
+        assert dialogs[before:] == ["Leave the race? You will give up."], link
+        assert alice.url.endswith(f"#/race/{room}"), link
+        assert _racing(alice), link
+        assert alice.locator('.board[data-board="mine"] .card').count() > 40, link
+    # Finished while Bob races on: "Next game" asks too (she would miss the end and the
+    # rematch, and pass the host's seat on).
+    send_line(alice, [str(m) for m in _solution(alice)])
+    alice.wait_for_function("seahaven.game.me().status === 'finished'")
+    next_game = alice.locator(".banner.win").get_by_role("button", name="Next game")
+    next_game.click()
+    alice.wait_for_timeout(200)
+    assert dialogs[-1].startswith("Leave the race? The others are still racing"), dialogs
+    assert alice.evaluate("seahaven.game.roomId") == room
+    assert alice.evaluate("seahaven.game.host") == alice.evaluate("seahaven.net.playerId")
+    # "Yes" leaves.
+    answers["yes"] = True
+    next_game.click()
+    alice.wait_for_function("!seahaven.game.roomId && location.hash === '#/race'")
+    bob.wait_for_function("seahaven.game.racers().some(p => p.gone)")
+    for page in (alice, bob):
+        assert js_errors(page) == []
+
+
+def _solution(page: Page) -> list[str]:
+    from server.engine.solver import solve
+
+    return list(solve(Board.from_code(str(page.evaluate("seahaven.game.code"))), timeout=20).moves)

@@ -177,10 +177,7 @@ export class DailyView {
       location.hash = "#/play";
       return;
     }
-    const g = app.game;
-    const ranked = g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" &&
-      g.me()?.status === "playing";
-    if (ranked && !confirm(t("msg.confirmLeaveDaily"))) return;
+    if (!app.mayLeave()) return; // a running race or the ranked daily: asked first
     app.leaveRoom();
     const msg = { hard: kind === "hard" };
     app.views.play.requested = { daily: msg }; // the Play view shows it, starts nothing

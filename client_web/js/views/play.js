@@ -86,17 +86,7 @@ export class PlayView {
 
   /** Whether the player may leave the game they are in (asked when it would cost them). */
   leaving() {
-    const g = this.app.game;
-    if (g.mode === "race" && ["countdown", "racing"].includes(g.state) &&
-        g.role === "player" && !confirm(t("msg.confirmLeaveRace"))) {
-      return false;
-    }
-    // Leaving the ranked daily game gives it up: the day has no second ranked attempt.
-    if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" &&
-        g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveDaily"))) {
-      return false;
-    }
-    return true;
+    return this.app.mayLeave();
   }
 
   onGame(type) {

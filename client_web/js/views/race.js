@@ -323,11 +323,9 @@ export class RaceView {
     on("copyinvite", () => copyText(link));
     on("copywatch", () => copyText(watchLink(g))); // a racer cannot also watch the race
     on("leave", () => {
-      // Never out of a room without a question: out of a race, it is giving up.
-      const racing = g.state === "countdown" || (g.state === "racing" && g.me()?.status === "playing");
-      // Out of a paired race before its start: the next quick races wait longer (dodging).
-      const dodge = g.paired && g.state === "lobby";
-      if (!confirm(t(racing ? "msg.confirmLeaveRace" : dodge ? "quick.confirmDodge" : "msg.confirmLeaveRoom"))) return;
+      // Never out of a room without a question: out of a race, it is giving up; out of a
+      // paired race before its start, the next quick races wait longer (dodging).
+      if (!confirm(t(app.leaveQuestion() || "msg.confirmLeaveRoom"))) return;
       app.leaveRoom();
       location.hash = "#/race";
       this.topEl.dataset.mode = "";
