@@ -97,11 +97,13 @@ def wait_ready(page: Page) -> None:
     page.wait_for_function("window.seahaven && window.seahaven.welcomed", timeout=10_000)
 
 
-def shoot(page: Page, name: str) -> None:
-    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png);
-    the page gets its own size back afterwards."""
+def shoot(page: Page, name: str, *, wide: bool = False) -> None:
+    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png),
+    and with ``wide`` a desktop's 1920x1080 (NAME-wide.png); the page gets its own size back
+    afterwards."""
     size = page.viewport_size
-    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+    sizes = [("", 1366, 768), ("-phone", 390, 844)] + ([("-wide", 1920, 1080)] if wide else [])
+    for suffix, width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
         page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))

@@ -251,3 +251,34 @@ def test_taps_150_ms_apart_on_one_column_each_send_their_card_home(
     for card in cards:
         assert home[card[-1]] >= RANKS.index(card[:-1]) + 1, (card, home)
     assert js_errors(page) == []
+
+
+def _table_box(page: Page) -> list[float]:
+    box: list[float] = page.evaluate(
+        """(() => {
+          const b = document.querySelector('.board[data-board="mine"]').getBoundingClientRect();
+          const c = document.querySelector('.board[data-board="mine"] .pile.col')
+            .getBoundingClientRect();
+          return [b.top, b.left, b.width, c.top, c.width];
+        })()"""
+    )
+    return box
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)])
+def test_the_table_stays_put_when_send_home_comes(
+    web_server: ServerProc, browser: Browser, size: tuple[int, int]
+) -> None:
+    page = new_page(browser, width=size[0], height=size[1])
+    p = _open(page, web_server.http_url, ENDGAME_CODE)
+    before, _taps = _line_to_send_home()
+    send_line(page, before[:-1])
+    button = page.locator('[data-act="sendHome"]')
+    assert not button.is_visible()
+    where = _table_box(page)
+    send_line(page, before[-1:])
+    button.wait_for(state="visible")
+    p.wait_moves(len(before))
+    # The button came; the table (and its columns) did not move or change size.
+    assert _table_box(page) == where
+    assert js_errors(page) == []
