@@ -85,6 +85,10 @@ class App {
   setTitle() {
     const name = this.currentName === "replay" ? "daily" : this.currentName || "play";
     document.title = `${t(`nav.${name}`)} · Seahaven Race`;
+    // One h1 a page: the view's name (the rules page brings its own).
+    const h1 = document.getElementById("page-title");
+    h1.textContent = document.title;
+    h1.hidden = this.currentName === "rules";
   }
 
   /** Run `fn` once the server has welcomed us (at once if it has). */
@@ -161,7 +165,8 @@ class App {
     if (this.current && this.current !== view) this.current.hide?.();
     this.current = view;
     this.currentName = name;
-    this.main.innerHTML = "";
+    const h1 = document.getElementById("page-title"); // each view under the page's h1
+    this.main.replaceChildren(h1);
     view.show(this.main, parts.slice(1));
     this.setTitle();
   }

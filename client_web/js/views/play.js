@@ -61,6 +61,12 @@ export class PlayView {
       const g = app.game;
       if (code) {
         this.el.querySelector('[name="code"]').value = code;
+        // A reload resumes the room we were in: its snapshot says whether it is this deal
+        // (nothing to start) or not (then a new game), never a refused second room.
+        if (app.net.room && !g.roomId) {
+          this.afterResume = code;
+          return;
+        }
         if (g.code !== code || g.mode === "race") this.start({ code });
       } else if (parts[0] === undefined && !g.roomId && !app.net.room && !this.requested && !app.quick.waiting()) {
         this.start({ cells: 4 });
@@ -91,6 +97,12 @@ export class PlayView {
 
   onGame(type) {
     if (type === "snapshot") this.requested = null;
+    const code = this.afterResume;
+    if (code && (type === "snapshot" || type === "room_gone")) {
+      this.afterResume = null;
+      const g = this.app.game;
+      if (g.code !== code || g.mode === "race") this.start({ code });
+    }
     this.refresh();
   }
 
@@ -148,6 +160,7 @@ export class PlayView {
   }
 
   hide() {
+    this.afterResume = null;
     this.offQuick?.();
     this.offQuick = null;
     this.table?.destroy();

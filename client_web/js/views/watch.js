@@ -223,7 +223,11 @@ export class WatchView {
     if (p.status === "gave_up") return t("race.gaveUp");
     if (g.state === "lobby") return "";
     const lost = p.lost ? ` · ${t("watch.stuck")}` : "";
-    return `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })} · ${formatTime(g.elapsed(p.player_id))}${lost}`;
+    // Boards shown late: so is their clock (the time of the board shown), and it says so.
+    const late = g.watch === "delayed" ? (g.delayS ?? 30) : 0;
+    const clock = late ? `${formatTime(Math.max(0, g.elapsed(p.player_id) - late * 1000))} (${t("watch.lateBy", { n: late })})`
+      : formatTime(g.elapsed(p.player_id));
+    return `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })} · ${clock}${lost}`;
   }
 
   tick() {
