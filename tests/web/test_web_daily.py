@@ -185,14 +185,14 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     past = _get(daily_server.http_url + f"/api/daily/{day}")
     # The days are named in the page's language (en: British English), newest first.
     picker = bob.locator('select[name="date"]')
-    shown = dt.date.fromisoformat(day)
-    assert picker.locator("option").nth(1).inner_text() == shown.strftime(f"%a, {shown.day} %B %Y")
+    pick = dt.date.fromisoformat(day)
+    assert picker.locator("option").nth(1).inner_text() == pick.strftime(f"%a, {pick.day} %B %Y")
     picker.select_option(day)
     bob.get_by_role("button", name="Show").click()
     bob.wait_for_function(
         "(c) => document.querySelector('.deal-tile')?.textContent.includes(c)", arg=past["code"]
     )
-    title = f"Challenge of {shown.day} {shown.strftime('%B %Y')}"
+    title = f"Challenge of {pick.day} {pick.strftime('%B %Y')}"
     assert bob.locator('[data-k="title"]').inner_text() == title
     bob.locator('label:has(input[value="hard"])').click()
     bob.wait_for_function("location.hash.endsWith('/hard')")
