@@ -226,7 +226,7 @@ export class Table {
     } else if (me?.status === "gave_up") {
       parts.push(`<div class="banner lost" role="status">${esc(t("msg.gaveUp"))}</div>`);
     } else if (me?.lost) {
-      parts.push(`<div class="banner lost" role="alert">${esc(t("msg.lost"))}</div>`);
+      parts.push(`<div class="banner lost">${esc(t("msg.lost"))}</div>`); // announced below, once
     }
     const key = parts.join("");
     if (this.banners.dataset.key !== key) {

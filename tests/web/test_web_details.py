@@ -1,7 +1,8 @@
 """The details of the page in a real browser: the mode tabs and the top bar fit a 360 px
 phone in every language (the four-colour deck's label shown), the top bar is opaque, a
 reload of a game's address resumes it without a false error, a spectator of boards shown
-late reads their clock late too, and the page is back within 2 s of its server."""
+late reads their clock late too, the page is back within 2 s of its server, and screen
+readers hear the race (the live region's lines, in order)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,21 @@ import time
 from typing import TYPE_CHECKING
 
 import pytest
+from websockets.sync.client import connect
 
+from server.engine import Board
+from server.engine.solver import solve
 from tests.serverproc import ServerProc, redis_url, start_server
-from tests.web.pages import SERVE_ARGS, Player, js_errors, needs_chromium, new_page, wait_ready
+from tests.web.pages import (
+    SERVE_ARGS,
+    Player,
+    Racer,
+    js_errors,
+    needs_chromium,
+    new_page,
+    send_line,
+    wait_ready,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -150,3 +163,50 @@ def test_the_page_is_back_within_2_s_of_its_server(browser: Browser) -> None:
         assert js_errors(page) == []
     finally:
         second.stop()
+
+
+#: Every line the page's live region is given, in order (screen readers read them).
+RECORD_LIVE = """new MutationObserver((records) => {
+  window.__said = window.__said || [];
+  for (const r of records) for (const n of r.addedNodes) window.__said.push(n.textContent);
+}).observe(document.getElementById('live') || document.documentElement, {childList: true});"""
+
+
+def test_screen_readers_hear_the_race(web_server: ServerProc, browser: Browser) -> None:
+    alice = new_page(browser, name="Alice")
+    alice.goto(web_server.http_url + "/#/race")
+    wait_ready(alice)
+    alice.evaluate(RECORD_LIVE)
+    alice.get_by_role("button", name="Create a room").click()
+    alice.wait_for_function("seahaven.game.state === 'lobby' && !!seahaven.game.roomId")
+    room = alice.evaluate("seahaven.game.roomId")
+    with connect(web_server.ws_url) as ws:
+        bob = Racer(ws, "Bob")
+        bob.send({"type": "join", "room": room, "role": "player"})
+        alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+        alice.get_by_role("button", name="Start the race").click()
+        started = bob.expect("started")
+        line = list(solve(Board.from_code(started["code"]), timeout=20).moves)
+        bob.play(line)  # Bob first
+        alice.wait_for_function(
+            "seahaven.game.players.get(seahaven.game.racers()"
+            ".find(p => p.name === 'Bob').player_id).status === 'finished'"
+        )
+        send_line(alice, line)  # then Alice
+        alice.wait_for_function("seahaven.game.state === 'done'")
+        alice.wait_for_timeout(300)
+    said: list[str] = alice.evaluate("window.__said")
+    news = [s for s in said if "→" not in s]  # her own moves are read too
+    won = [s for s in said if s.startswith("Finished #")]
+    # One win announcement, with its time (never "–" before the server's time came).
+    assert won == [
+        f"Finished #2 in {won[0].split(' in ')[1].split(' with ')[0]} with {len(line)} moves!"
+    ]
+    assert "–" not in won[0]
+    start = news.index("Go! The race is on.")
+    assert news[start - 1].startswith("The race starts in "), news
+    bob_done = next(i for i, s in enumerate(news) if s.startswith("Bob finished #1 in "))
+    assert (
+        start < bob_done < news.index(won[0]) < news.index("The race is over: you placed #2 of 2.")
+    )
+    assert js_errors(alice) == []

@@ -134,7 +134,9 @@ def test_keyboard_play(web_server: ServerProc, browser: Browser) -> None:
     p.wait_moves(1)
     assert p.pile("cell4").locator(".card").get_attribute("data-card") == "3C"
     # A screen reader hears the move.
-    page.wait_for_function("document.getElementById('live').textContent === '3 of clubs → Cell 4'")
+    page.wait_for_function(
+        "document.getElementById('live').lastElementChild?.textContent === '3 of clubs → Cell 4'"
+    )
     # U undoes, D double taps the focused card (the 2D of column 5 goes to cell 3).
     page.keyboard.press("u")
     p.wait_moves(2)

@@ -5,7 +5,8 @@
 import { Table } from "../table.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
-import { toast } from "../notify.js";
+import { toast, announce } from "../notify.js";
+import { raceNews } from "../racenews.js";
 import { copyText } from "../clipboard.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
 import { quickEntry, quickRace, QuickWait } from "./quickpanel.js";
@@ -118,8 +119,10 @@ export class RaceView {
     this.el = null;
   }
 
-  onGame(type) {
+  onGame(type, msg) {
     if (type === "snapshot") this.joining = null;
+    // A racer hears the race: countdown, start, each rival's finish, the end and the place.
+    if (this.app.game.role === "player") announce(raceNews(this.app.game, type, msg));
     if (type === "snapshot" || type === "room" || type === "started" || type === "countdown") {
       const g = this.app.game;
       if (g.mode === "race" && g.roomId && g.role === "player" && location.hash !== `#/race/${g.roomId}`) {

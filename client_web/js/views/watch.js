@@ -2,6 +2,8 @@
 // allows: live, some seconds late, or progress bars only until the race is over.
 
 import { render } from "../board.js";
+import { announce } from "../notify.js";
+import { raceNews } from "../racenews.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
@@ -60,8 +62,10 @@ export class WatchView {
     this.el = null;
   }
 
-  onGame(type) {
+  onGame(type, msg) {
     if (type === "snapshot") this.joining = null;
+    // A spectator hears the race as its boards show it (late ones late, as they come).
+    if (this.app.game.role === "spectator") announce(raceNews(this.app.game, type, msg));
     this.refresh();
   }
   // Each racer keeps the one board drawn for them: drawn again at the new size or language.
