@@ -63,9 +63,11 @@ def new_page(
     width: int = 1280,
     height: int = 860,
     motion: bool = False,
+    intro: bool = False,
     **kwargs: Any,
 ) -> Page:
-    """A page in a fresh browser context (its own local storage, so its own player)."""
+    """A page in a fresh browser context (its own local storage, so its own player); the
+    first visit's introduction counts as seen unless ``intro``."""
     # Reduced motion: cards do not slide, so each action settles at once (``motion``: they do).
     ctx = browser.new_context(
         viewport={"width": width, "height": height},
@@ -73,6 +75,11 @@ def new_page(
         reduced_motion="no-preference" if motion else "reduce",
         **kwargs,
     )
+    if not intro:
+        ctx.add_init_script(
+            "localStorage.getItem('seahaven.intro') || "
+            "localStorage.setItem('seahaven.intro', 'seen')"
+        )
     if name:
         ctx.add_init_script(
             "localStorage.getItem('seahaven.name') || ("

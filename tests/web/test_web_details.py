@@ -23,8 +23,10 @@ from tests.web.pages import (
     needs_chromium,
     new_page,
     send_line,
+    shoot,
     wait_ready,
 )
+from tests.web.test_web_a11y import _axe
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -210,3 +212,40 @@ def test_screen_readers_hear_the_race(web_server: ServerProc, browser: Browser) 
         start < bob_done < news.index(won[0]) < news.index("The race is over: you placed #2 of 2.")
     )
     assert js_errors(alice) == []
+
+
+def test_a_first_visit_gets_the_introduction_once(web_server: ServerProc, browser: Browser) -> None:
+    page = new_page(browser, intro=True, width=1366, height=768)
+    page.goto(web_server.http_url + "/")
+    wait_ready(page)
+    intro = page.locator(".intro")
+    intro.wait_for()
+    page.wait_for_function("!!seahaven.game.me()?.legal")
+    assert page.evaluate("seahaven.game.code") == "SH1-C4-AAAAABU"  # a real deal
+    assert intro.locator("h2").inner_text() == "Welcome! Step 1 of 3"
+    shoot(page, "intro")
+    _axe(page, "Play, the introduction")
+    p = Player(page)
+    p.drag("col2", "cell3")  # a card to a free cell
+    page.wait_for_function("document.querySelector('.intro').dataset.step === '2'")
+    p.drag("col6", "col1")  # the 5H and 6H onto the 7H: a group
+    page.wait_for_function("document.querySelector('.intro').dataset.step === '3'")
+    p.top("col5").click()  # the AH home
+    page.wait_for_function("document.querySelector('.intro h2').textContent === 'You are ready!'")
+    assert page.evaluate("localStorage.getItem('seahaven.intro')") == "done"
+    # Remembered: the next visit deals a game of its own, without it.
+    page.reload()
+    wait_ready(page)
+    page.wait_for_function("!!seahaven.game.myBoard()")
+    page.goto(web_server.http_url + "/#/play")
+    page.wait_for_timeout(300)
+    assert page.locator(".intro").count() == 0
+    # Skipped on another first visit: gone, and remembered too.
+    other = new_page(browser, intro=True, lang="de")
+    other.goto(web_server.http_url + "/")
+    wait_ready(other)
+    other.get_by_role("button", name="Einführung überspringen").click()
+    assert other.locator(".intro").count() == 0
+    assert other.evaluate("localStorage.getItem('seahaven.intro')") == "skipped"
+    for pg in (page, other):
+        assert js_errors(pg) == []

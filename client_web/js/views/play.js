@@ -6,6 +6,7 @@ import { t } from "../i18n.js";
 import { html, esc } from "../dom.js";
 import { toast } from "../notify.js";
 import { quickRace } from "./quickpanel.js";
+import { Intro, INTRO_CODE, introWanted } from "../intro.js";
 
 export class PlayView {
   constructor(app) {
@@ -69,7 +70,13 @@ export class PlayView {
         }
         if (g.code !== code || g.mode === "race") this.start({ code });
       } else if (parts[0] === undefined && !g.roomId && !app.net.room && !this.requested && !app.quick.waiting()) {
-        this.start({ cells: 4 });
+        // A first visit: the introduction, on a deal where its three steps are open.
+        if (introWanted()) {
+          this.intro = new Intro(app, this.el);
+          this.start({ code: INTRO_CODE });
+        } else {
+          this.start({ cells: 4 });
+        }
       }
     });
     this.refresh();
@@ -155,12 +162,15 @@ export class PlayView {
   }
 
   onLang() {
+    if (this.intro?.el.isConnected) this.intro.draw();
     this.table?.redraw();
     this.refresh(); // the banners are texts too
   }
 
   hide() {
     this.afterResume = null;
+    this.intro?.destroy();
+    this.intro = null;
     this.offQuick?.();
     this.offQuick = null;
     this.table?.destroy();
