@@ -418,6 +418,18 @@ class Unqueued(Message):
     reason: UnqueueReason
 
 
+class Pairing(Message):
+    """Others wait for this variant too: ``racers`` players ready to race (you among them,
+    2 or 3), paired by ``pair_by`` (server ms) at the latest unless a fourth comes first.
+    Sent again when either changes; never who they are."""
+
+    type: Literal["pairing"]
+    cells: Cells
+    racers: int = Field(ge=2, le=3)
+    pair_by: MsEpoch
+    now: MsEpoch
+
+
 class BotEntry(Message):
     """The bot racer a ``bot_offer`` proposes."""
 
@@ -493,6 +505,7 @@ ServerMessage = Annotated[
     | Pong
     | Queued
     | Unqueued
+    | Pairing
     | BotOffer
     | Ratings
     | Error,

@@ -145,7 +145,7 @@ class Settings(BaseSettings):
     )
     # The quick race (protocol/README.md, "Quick race and ratings").
     pair_fourth_ms: int = Field(
-        default=10_000, ge=0, description="quick race: the longest wait for a fourth racer"
+        default=1_000, ge=0, description="quick race: the longest wait for a fourth racer"
     )
     bot_offer_ms: int = Field(
         default=20_000, ge=0, description="quick race: a bot is offered after this long alone"

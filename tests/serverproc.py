@@ -198,13 +198,15 @@ def start_server(
     args: Sequence[str] = (),
     env: dict[str, str] | None = None,
     timeout: float = 60,
+    port: int | None = None,
 ) -> ServerProc:
-    """Start ``seahaven serve`` and wait until ``/healthz`` answers 200.
+    """Start ``seahaven serve`` and wait until ``/healthz`` answers 200 (on ``port``, or a
+    free one: a test that restarts a server gives the port it had).
 
     Raises:
         RuntimeError: the server did not become healthy in time (its log is included).
     """
-    port = free_port()
+    port = port or free_port()
     cmd = seahaven_command("serve", "--host", "127.0.0.1", "--port", str(port))
     if redis is not None:
         cmd += ["--redis-url", redis]

@@ -98,6 +98,10 @@ class App {
   setTitle() {
     const name = this.currentName === "replay" ? "daily" : this.currentName || "play";
     document.title = `${t(`nav.${name}`)} · Seahaven Race`;
+    // One h1 a page: the view's name (the rules page brings its own).
+    const h1 = document.getElementById("page-title");
+    h1.textContent = document.title;
+    h1.hidden = this.currentName === "rules";
   }
 
   /** Run `fn` once the server has welcomed us (at once if it has). */
@@ -119,9 +123,55 @@ class App {
     }
   }
 
+  /**
+   * What leaving the room now would cost, as the question to ask first (a text key), or
+   * null when it costs nothing: out of a running race it is giving up (or, once finished,
+   * the end of the race and its rematch), out of a paired lobby a dodge, out of the ranked
+   * daily its only ranked attempt.
+   */
+  leaveQuestion() {
+    const g = this.game;
+    if (!g.roomId || g.role !== "player") return null;
+    const me = g.me();
+    if (g.mode === "race") {
+      if (g.state === "countdown" || (g.state === "racing" && me?.status === "playing")) return "msg.confirmLeaveRace";
+      if (g.state === "racing") return "msg.confirmLeaveFinished";
+      if (g.paired && g.state === "lobby") return "quick.confirmDodge";
+    }
+    if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" && me?.status === "playing") {
+      return "msg.confirmLeaveDaily";
+    }
+    return null;
+  }
+
+  /** Whether the player may leave the room: asked when it would cost them (whichever
+   * control leaves it: Leave, Next game, a new game, a link out of the race). */
+  mayLeave() {
+    const question = this.leaveQuestion();
+    return !question || confirm(t(question));
+  }
+
   route() {
-    const parts = (location.hash || "#/play").replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    const hash = location.hash || "#/play";
+    if (this.restoring === hash) {
+      this.restoring = null; // back where we were after a "no": nothing to redraw
+      return;
+    }
+    const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
     const name = this.views[parts[0]] ? parts[0] : "play";
+    // A link (or Back) out of a running race asks first; "no" stays in the race, "yes"
+    // leaves it (the page is not left showing a race that runs on without us).
+    // (The watch page of our own race is not a way out: it leads back to the race.)
+    const ownWatch = name === "watch" && parts[1]?.toUpperCase() === this.game.roomId;
+    if (this.currentName === "race" && name !== "race" && !ownWatch && this.game.mode === "race" &&
+        this.leaveQuestion()) {
+      if (!this.mayLeave()) {
+        this.restoring = `#/race/${encodeURIComponent(this.game.roomId)}`;
+        location.replace(this.restoring);
+        return;
+      }
+      this.leaveRoom();
+    }
     const view = this.views[name];
     for (const a of document.querySelectorAll(".modes a")) {
       const on = a.dataset.view === name || (name === "replay" && a.dataset.view === "daily");
@@ -131,7 +181,8 @@ class App {
     if (this.current && this.current !== view) this.current.hide?.();
     this.current = view;
     this.currentName = name;
-    this.main.innerHTML = "";
+    const h1 = document.getElementById("page-title"); // each view under the page's h1
+    this.main.replaceChildren(h1);
     view.show(this.main, parts.slice(1));
     this.setTitle();
   }

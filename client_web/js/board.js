@@ -119,7 +119,8 @@ export function cardElement(card, loc, index) {
  *
  * @param {HTMLElement} root
  * @param {object} state
- * @param {{interactive?: boolean, animate?: boolean, maxHeight?: number}} opts
+ * @param {{interactive?: boolean, animate?: boolean, maxHeight?: number, plan?: number}} opts
+ *   `plan`: the column length the card size is planned for (fit.js; 0: the columns there are)
  */
 export function render(root, state, opts = {}) {
   const interactive = opts.interactive !== false;
@@ -182,7 +183,7 @@ export function render(root, state, opts = {}) {
     tab.append(pile);
   });
   root.append(top, tab);
-  fitBoard(root, state.columns, opts.maxHeight);
+  fitBoard(root, state.columns, opts.maxHeight, opts.plan);
   if (interactive) {
     // One tab stop per pile (its top card, or the pile when empty); arrows move between them.
     for (const el of root.querySelectorAll(".card")) el.tabIndex = el.classList.contains("top") ? 0 : -1;

@@ -22,8 +22,8 @@ const DOUBLE_MS = 280; // a second tap within this time is a double tap
 export function attachPointer(root, handlers) {
   let press = null; // {x, y, el, id, dragging, els, targets}
   let dropped = null; // cards left where they were dropped, waiting for the server
-  let lastTap = null; // {loc, time, timer}: a tap that may become a double tap
-  let homeTap = null; // {loc, time}: a tap sent at once, whose double tap would add nothing
+  let lastTap = null; // {loc, card, time, timer}: a tap that may become a double tap
+  let homeTap = null; // {loc, card, time}: a tap sent at once, whose double tap would add nothing
 
   root.addEventListener("pointerdown", (ev) => {
     if (ev.button !== 0 || !handlers.enabled()) return;
@@ -99,37 +99,48 @@ export function attachPointer(root, handlers) {
   function tapped(el) {
     if (!el.classList.contains("top")) return; // only a top card can be tapped
     const loc = el.dataset.loc;
+    const card = el.dataset.card;
     const now = performance.now();
-    if (homeTap && homeTap.loc === loc && now - homeTap.time < DOUBLE_MS) {
-      // The second tap of a double tap on a card that went home at its first: a double tap
-      // tries the foundation first, so it is done (and the card now on top is left alone).
+    // A second tap belongs to the first only on the same card, still on top: once the first
+    // took its card away, a tap on the card now on top is a click of its own (every click
+    // counts: racers tap A, 2, 3 home from one column as fast as they see them).
+    const same = (prev) => prev && prev.loc === loc && prev.card === card && now - prev.time < DOUBLE_MS;
+    if (same(homeTap)) {
+      // The second tap of a double tap on a card sent home at its first (and still shown on
+      // top: the server has not answered yet): a double tap tries the foundation first, so
+      // it is done.
       homeTap = null;
       return;
     }
     homeTap = null;
-    if (lastTap && lastTap.loc === loc && now - lastTap.time < DOUBLE_MS) {
+    if (same(lastTap)) {
       cancelTapTimer();
       lastTap = null;
       handlers.onDoubleTap(loc);
       return;
     }
-    cancelTapTimer();
-    lastTap = null;
+    flushTap(); // a tap still waiting on another card is not lost: it goes now
     if (goesHome(loc)) {
       // The server says this card can go home: the tap goes now, without waiting (a double
       // tap tries the foundation first, so it could not mean more).
-      homeTap = { loc, time: now };
+      homeTap = { loc, card, time: now };
       handlers.onTap(loc);
       return;
     }
     // It cannot (or we do not know yet: an action of ours is on its way): wait for a second
     // tap. Then a single tap on a card that cannot go home does nothing (RULES.md): it is
     // sent only if it can, or if we still do not know.
-    const timer = setTimeout(() => {
-      lastTap = null;
-      if (goesHome(loc) !== false) handlers.onTap(loc);
-    }, DOUBLE_MS);
-    lastTap = { loc, time: now, timer };
+    const timer = setTimeout(flushTap, DOUBLE_MS);
+    lastTap = { loc, card, time: now, timer };
+  }
+
+  /** Send the single tap that waits for a second one, if it may go home (now, not later). */
+  function flushTap() {
+    if (!lastTap) return;
+    const { loc, timer } = lastTap;
+    clearTimeout(timer);
+    lastTap = null;
+    if (goesHome(loc) !== false) handlers.onTap(loc);
   }
 
   /** Whether the server listed a foundation for the card at `loc` (null: not known). */

@@ -1,26 +1,39 @@
-// Fitting a drawn board to the height it has. Long columns fan tighter first, down to the
-// strip that still shows each card's rank and suit; only past that do the cards get smaller,
-// keeping their shape. Nothing is cut and nothing needs scrolling. Knows no rule: it
-// measures what board.js drew.
+// Fitting a drawn board to the height it has. Cards are as large as the width allows and a
+// column of PLAN cards, fanned as usual, fits the height: on a large screen the table fills
+// it, and the cards keep their size while the columns grow to that. Longer columns fan
+// tighter first, down to the strip that still shows each card's rank and suit; only past
+// that do the cards get smaller, keeping their shape. Nothing is cut and nothing needs
+// scrolling. Knows no rule: it measures what board.js drew.
 
 /** Cards never get narrower than this (px): past it the page scrolls instead. */
 const MIN_CARD_WIDTH = 18;
 /** Space kept free under the board (px). */
-const BELOW = 6;
+const BELOW = 4;
+/** The column length the card size is planned for: about the longest of a usual game. */
+export const PLAN = 9;
 
 /**
  * Fit the board `root` (drawn by board.js, `columns` its cards bottom first) into
- * `maxHeight` px, or else into the window below its top. Sets `--squeeze-N` (the share of
- * the usual fan each column N keeps) and, when even the tightest fan is too tall, `--cw`
- * (the card width) on `root`.
+ * `maxHeight` px, or else into the window below its top less what the page shows under it.
+ * Sets `--squeeze-N` (the share of the usual fan each column N keeps) and, when the cards
+ * must be smaller than the width allows, `--cw` (the card width) on `root`. `plan`: the
+ * column length to size the cards for (0: only the columns there are).
  */
-export function fitBoard(root, columns, maxHeight) {
+export function fitBoard(root, columns, maxHeight, plan = PLAN) {
   root.style.removeProperty("--cw");
+  root.style.removeProperty("min-height");
   columns.forEach((_, i) => root.style.removeProperty(`--squeeze-${i + 1}`));
   const longest = Math.max(1, ...columns.map((col) => col.length));
-  for (let round = 0; round < 6; round++) {
-    const m = measure(root, maxHeight);
+  const under = maxHeight == null ? below(root) : 0;
+  for (let round = 0; round < 8; round++) {
+    const m = measure(root, maxHeight, under);
     if (!m) return;
+    // The planned column at the usual fan: the card size a large screen gets.
+    const planned = m.colTop + m.ch + (plan - 1) * Math.max(m.off, m.strip) + m.padBottom;
+    if (plan > 1 && planned > m.avail + 0.5) {
+      if (!shrink(root, m.cw * (m.avail / planned))) return;
+      continue;
+    }
     // Room for a column's fan: the height below its first card. The usual fan is never
     // tighter than the strip either.
     const room = m.avail - m.colTop - m.ch - m.padBottom;
@@ -31,25 +44,43 @@ export function fitBoard(root, columns, maxHeight) {
       root.style.setProperty(`--squeeze-${i + 1}`, String(off / m.off));
     });
     const need = Math.max(m.colTop + m.ch + (longest - 1) * m.strip, m.sideBottom) + m.padBottom;
-    if (need <= m.avail + 0.5) return;
-    // Smaller cards: every height above is nearly proportional to the card width.
-    const cw = Math.floor(m.cw * (m.avail / need) * 4) / 4;
-    if (cw < MIN_CARD_WIDTH) {
-      root.style.setProperty("--cw", `${MIN_CARD_WIDTH}px`);
+    if (need <= m.avail + 0.5) {
+      // The player's own table reaches the foot of the window: the felt the columns grow
+      // into is the table's (and its drop area) from the first move.
+      if (maxHeight == null) root.style.minHeight = `${Math.floor(m.avail - 2)}px`;
       return;
     }
-    root.style.setProperty("--cw", `${cw}px`);
+    // Smaller cards: every height above is nearly proportional to the card width.
+    if (!shrink(root, m.cw * (m.avail / need))) return;
   }
 }
 
+/** Set a smaller card width (not under the minimum); false once at the minimum. */
+function shrink(root, width) {
+  const cw = Math.floor(width * 4) / 4;
+  if (cw < MIN_CARD_WIDTH) {
+    root.style.setProperty("--cw", `${MIN_CARD_WIDTH}px`);
+    return false;
+  }
+  root.style.setProperty("--cw", `${cw}px`);
+  return true;
+}
+
+/** What the page shows under the board (px): the rest of its view and the page's margin. */
+function below(root) {
+  const main = root.closest("main");
+  if (!main) return BELOW;
+  return Math.max(0, main.getBoundingClientRect().bottom - root.getBoundingClientRect().bottom) + BELOW;
+}
+
 /** The board's sizes as drawn now, in px relative to its top; null if it has no column. */
-function measure(root, maxHeight) {
+function measure(root, maxHeight, under) {
   const col = root.querySelector(".pile.col");
   if (!col) return null;
   const box = root.getBoundingClientRect();
   const pile = col.getBoundingClientRect();
   const style = getComputedStyle(root);
-  const avail = maxHeight ?? window.innerHeight - (box.top + window.scrollY) - BELOW;
+  const avail = maxHeight ?? window.innerHeight - (box.top + window.scrollY) - under;
   const ch = root.querySelector(".toprow .pile")?.getBoundingClientRect().height || pile.height;
   const ratio = parseFloat(style.getPropertyValue("--offr")) || 0.27;
   // The strip a covered card must keep: down to the bottom of its corner's rank and suit.

@@ -52,19 +52,44 @@ export function onLangChange(fn) {
   listeners.add(fn);
 }
 
+/** A text with plural forms is an object of CLDR categories ({one, few, many, other}). */
+function isPlural(v) {
+  return v != null && typeof v === "object" && typeof v.other === "string";
+}
+
 function lookup(dict, key) {
   let v = dict;
   for (const part of key.split(".")) {
     if (v == null || typeof v !== "object") return undefined;
     v = v[part];
   }
-  return typeof v === "string" ? v : undefined;
+  return typeof v === "string" || isPlural(v) ? v : undefined;
 }
 
-/** The text of `key` with `{name}` placeholders filled in. */
+/**
+ * The text of `key` with `{name}` placeholders filled in. A text with plural forms takes the
+ * one the language's rules (`Intl.PluralRules`) give for `params.n`: "1 move", "2 moves",
+ * "5 ходов".
+ */
 export function t(key, params = {}) {
-  const s = lookup(texts, key) ?? lookup(fallback, key) ?? key;
+  let s = lookup(texts, key) ?? lookup(fallback, key) ?? key;
+  if (isPlural(s)) s = s[new Intl.PluralRules(lang).select(Number(params.n ?? 0))] ?? s.other;
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+}
+
+/** The locale of dates: the page's language (its English is British, as its spelling). */
+export function locale() {
+  return lang === "en" ? "en-GB" : lang;
+}
+
+/**
+ * A date (YYYY-MM-DD, a day of the server's calendar) in the page's language:
+ * "1 December 2026", "1. Dezember 2026". `opts` are `Intl.DateTimeFormat`'s.
+ */
+export function formatDate(day, opts = { day: "numeric", month: "long", year: "numeric" }) {
+  const [y, m, d] = String(day).split("-").map(Number);
+  if (!y || !m || !d) return String(day);
+  return new Intl.DateTimeFormat(locale(), { ...opts, timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, d)));
 }
 
 /** Whether a key has a text (used to explain reason codes the client knows). */

@@ -110,8 +110,10 @@ export class Net extends Emitter {
 
   scheduleReconnect() {
     clearTimeout(this.timer);
-    // 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so a restarted server is not stampeded.
-    const base = Math.min(10000, 500 * 2 ** this.attempt);
+    // 0.25 s, 0.5 s, 1 s, then every 1.5 s for about a minute (a restarted server is
+    // found within 2 s of being back), and only then slower, up to 10 s; with jitter so a
+    // restarted server is not stampeded.
+    const base = this.attempt < 40 ? Math.min(1500, 250 * 2 ** this.attempt) : Math.min(10000, 5000 * 2 ** (this.attempt - 40));
     this.attempt += 1;
     this.timer = setTimeout(() => this.connect(), base * (0.75 + Math.random() * 0.5));
   }

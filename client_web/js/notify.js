@@ -11,9 +11,19 @@ export function toast(text, kind = "error") {
   toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 3500 : 2500);
 }
 
-/** Say something to screen readers. */
+/** Lines the live region keeps (the newest are read; the oldest go). */
+const KEPT = 4;
+
+/**
+ * Say something to screen readers: a line added to the page's polite live region, so that
+ * news coming together (the last move, then the win) is each read in turn, none replacing
+ * the other.
+ */
 export function announce(text) {
   const el = document.getElementById("live");
-  el.textContent = "";
-  setTimeout(() => { el.textContent = text; }, 30);
+  if (!text) return;
+  const line = document.createElement("p");
+  line.textContent = text;
+  el.append(line);
+  while (el.childElementCount > KEPT) el.firstElementChild.remove();
 }

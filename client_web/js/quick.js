@@ -20,6 +20,12 @@ export class Quick {
       this.penaltyS = m.penalty_s || 0;
       this.changed();
     });
+    // Others ready wait with us: the server pairs us by `pair_by` at the latest.
+    net.on("pairing", (m) => {
+      if (this.state === "idle") return;
+      this.pairing = { racers: m.racers, pairBy: Date.now() + (m.pair_by - m.now) };
+      this.changed();
+    });
     net.on("bot_offer", (m) => {
       if (this.state === "idle" || this.state === "accepting") return;
       this.state = "offer";
@@ -90,6 +96,7 @@ export class Quick {
     this.since = null; // local ms when we asked
     this.sentAt = null;
     this.offer = null;
+    this.pairing = null; // {racers, pairBy (local ms)}: others ready wait with us
     this.declined = false; // a bot was offered and turned down
     this.retries = 0; // queue sent again after already_queued
     clearTimeout(this.retryTimer);
@@ -149,6 +156,12 @@ export class Quick {
     this.state = "queued";
     this.declined = true; // the offer stands (until someone comes): it can still be taken
     this.changed();
+  }
+
+  /** Seconds (tenths) left before the server pairs the racers ready now; null: none wait. */
+  pairInS() {
+    if (!this.pairing) return null;
+    return Math.max(0, Math.ceil((this.pairing.pairBy - Date.now()) / 100) / 10);
   }
 
   /** Seconds waited so far. */

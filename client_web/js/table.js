@@ -32,7 +32,7 @@ export class Table {
           <div class="stat"><b data-k="score">0</b><small data-i18n="stat.score"></small></div>
           <div class="stat"><b data-k="found">0/52</b><small data-i18n="stat.foundations"></small></div>
           <span class="spacer"></span>
-          <button class="btn primary" data-act="sendHome" data-i18n-title="sendHome.title" hidden><span data-i18n="sendHome.button"></span></button>
+          <button class="btn primary away" data-act="sendHome" data-i18n-title="sendHome.title" disabled aria-hidden="true"><span data-i18n="sendHome.button"></span></button>
           <button class="btn" data-act="undo" data-i18n-title="act.undoKey"><span data-i18n="act.undo"></span></button>
           <button class="btn" data-act="hint" data-i18n-title="act.hintKey"><span data-i18n="act.hint"></span></button>
         </div>
@@ -187,7 +187,12 @@ export class Table {
     this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;
     const playing = this.canPlay();
     for (const b of this.el.querySelectorAll(".stats .btn, .extra .btn")) b.disabled = !playing;
-    this.el.querySelector('[data-act="sendHome"]').hidden = !(playing && me?.legal?.send_home);
+    // Send home keeps its place when it goes (the table must not move when it comes).
+    const home = this.el.querySelector('[data-act="sendHome"]');
+    const away = !(playing && me?.legal?.send_home);
+    home.classList.toggle("away", away);
+    home.disabled = away;
+    home.setAttribute("aria-hidden", String(away));
     // A solver's hint would decide a race or hand out a daily line: only for solo games.
     const noHint = ["race", "daily"].includes(this.game.mode);
     this.el.querySelector('[data-act="hint"]').hidden = noHint;
@@ -202,7 +207,8 @@ export class Table {
     }
     // Redraw the board only when it changed: others' progress must not disturb a drag.
     const key = JSON.stringify([board.cells, board.columns, board.foundations, this.hintMove,
-      playing, this.boardEl.getBoundingClientRect().width, window.innerHeight]);
+      playing, this.boardEl.getBoundingClientRect().width, window.innerHeight,
+      Math.round(this.boardEl.getBoundingClientRect().top + window.scrollY)]);
     if (key === this.drawnKey && this.boardEl.firstChild) return;
     this.drawnKey = key;
     this.pointer.settle();
@@ -227,7 +233,7 @@ export class Table {
     } else if (me?.status === "gave_up") {
       parts.push(`<div class="banner lost" role="status">${esc(t("msg.gaveUp"))}</div>`);
     } else if (me?.lost) {
-      parts.push(`<div class="banner lost" role="alert">${esc(t("msg.lost"))}</div>`);
+      parts.push(`<div class="banner lost">${esc(t("msg.lost"))}</div>`); // announced below, once
     }
     const key = parts.join("");
     if (this.banners.dataset.key !== key) {

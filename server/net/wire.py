@@ -164,6 +164,14 @@ def unqueued(cells: int, reason: str) -> str:
     return dumps({"type": "unqueued", "cells": cells, "reason": reason})
 
 
+def pairing(cells: int, racers: int, pair_by: int, now: int) -> str:
+    """``pairing``: ``racers`` ready players (you among them) race by ``pair_by`` at the
+    latest."""
+    return dumps(
+        {"type": "pairing", "cells": cells, "racers": racers, "pair_by": pair_by, "now": now}
+    )
+
+
 def bot_offer(cells: int, bot_name: str, bot_rating: int, waited_s: int) -> str:
     """``bot_offer``: nobody else waits; race a bot at about your pace."""
     return dumps(

@@ -186,6 +186,10 @@ async def deliver(ctx: Context) -> None:
             continue
         pids = [w.pid for w in entries]
         rooms, present = await queue.look(ctx.store, cells, pids)
+        ready = await queue.ready_since(ctx.store, cells, now)
+        # Two or three ready: they are paired when the longest waiting of them has waited
+        # the wait for a fourth (lua/queue_pair.lua); each is told by when.
+        pair_by = min(ready.values()) + ctx.settings.pair_fourth_ms if ready else 0
         for entry, pid, room, here in zip(entries, pids, rooms, present, strict=True):
             if ctx.waiting.get(pid) is not entry:
                 continue  # it left (or queued again) meanwhile
@@ -196,6 +200,11 @@ async def deliver(ctx: Context) -> None:
                 await maybe_lost(ctx, entry, pid, now)
             else:
                 entry.missing = 0
+                if 2 <= len(ready) <= 3 and pid in ready:
+                    told = (len(ready), pair_by)
+                    if entry.told != told:
+                        entry.told = told
+                        entry.conn.queue(wire.pairing(cells, len(ready), pair_by, now))
                 if not entry.offered and now - entry.since >= ctx.settings.bot_offer_ms:
                     entry.offered = True
                     waited = (now - entry.since) // 1000

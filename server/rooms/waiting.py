@@ -29,6 +29,7 @@ class Waiting:
         rating: its shown rating of the variant (for the bot's pace).
         offered: a bot was offered.
         missing: since when (ms) the queue holds it neither waiting nor paired (0: it does).
+        told: the last ``pairing`` it was sent (racers, pair by), to send only news.
     """
 
     pid: str
@@ -38,6 +39,7 @@ class Waiting:
     rating: int
     offered: bool = False
     missing: int = 0
+    told: tuple[int, int] | None = None
 
 
 def of(ctx: Context, conn: Member) -> Waiting | None:

@@ -116,6 +116,29 @@ async def pair(store: Store, cells: int, now: int, fourth_ms: int) -> list[list[
     return groups
 
 
+async def ready_since(store: Store, cells: int, now: int) -> dict[str, int]:
+    """The players of a variant's queue who may be paired now (at most :data:`MAX_SCANNED`,
+    as a pairing pass sees them), each with the time (ms) they queued: what the wait for a
+    fourth counts from."""
+    k = store.keys
+    pids = [
+        str(p)
+        for p in await store.redis.zrangebyscore(
+            k.queue_wait(cells), "-inf", f"({HELD}", start=0, num=MAX_SCANNED
+        )
+    ]
+    if not pids:
+        return {}
+    out: dict[str, int] = {}
+    for pid, raw in zip(pids, await store.redis.hmget(k.queue_info(cells), pids), strict=True):
+        if raw is None:
+            continue
+        info = json.loads(raw)
+        if int(info["ready"]) <= now:
+            out[pid] = int(info["since"])
+    return out
+
+
 async def assign(store: Store, cells: int, room: str, pids: list[str]) -> None:
     """Tell the instances of ``pids`` which room their pairing made (they take it from
     there, see :func:`taken`)."""

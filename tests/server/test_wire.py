@@ -98,6 +98,7 @@ def built() -> dict[str, str]:
         ),
         "queued": wire.queued(4, 1000, 0, 0, 1795976430000, provisional=True),
         "unqueued": wire.unqueued(4, "asked"),
+        "pairing": wire.pairing(4, 2, 1795976431500, 1795976430250),
         "bot_offer": wire.bot_offer(4, "Bot Otter", 1000, 20),
         "ratings": stamp(
             79,

@@ -71,11 +71,13 @@ def new_page(
     width: int = 1280,
     height: int = 860,
     motion: bool = False,
+    intro: bool = False,
     **kwargs: Any,
 ) -> Page:
     """A page in a fresh browser context (its own local storage, so its own player), behind
     an address of its own (``X-Forwarded-For``, believed by servers run with ``QUICK``:
-    rules such as "never pair two identities of one address" count by it)."""
+    rules such as "never pair two identities of one address" count by it); the first
+    visit's introduction counts as seen unless ``intro``."""
     global _next_address
     if "extra_http_headers" not in kwargs:
         _next_address += 1
@@ -88,6 +90,11 @@ def new_page(
         reduced_motion="no-preference" if motion else "reduce",
         **kwargs,
     )
+    if not intro:
+        ctx.add_init_script(
+            "localStorage.getItem('seahaven.intro') || "
+            "localStorage.setItem('seahaven.intro', 'seen')"
+        )
     if name:
         ctx.add_init_script(
             "localStorage.getItem('seahaven.name') || ("
@@ -149,11 +156,13 @@ def until_page(
         page.wait_for_timeout(20)
 
 
-def shoot(page: Page, name: str) -> None:
-    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png);
-    the page gets its own size back afterwards."""
+def shoot(page: Page, name: str, *, wide: bool = False) -> None:
+    """Screenshots at a laptop's 1366x768 (NAME.png) and a phone's 390x844 (NAME-phone.png),
+    and with ``wide`` a desktop's 1920x1080 (NAME-wide.png); the page gets its own size back
+    afterwards."""
     size = page.viewport_size
-    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+    sizes = [("", 1366, 768), ("-phone", 390, 844)] + ([("-wide", 1920, 1080)] if wide else [])
+    for suffix, width, height in sizes:
         resize(page, width, height)
         page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"))
     if size is not None:

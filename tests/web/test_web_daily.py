@@ -29,6 +29,7 @@ from tests.web.pages import (
     shoot,
     wait_ready,
 )
+from tests.web.test_web_a11y import _axe
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -132,6 +133,9 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     # While the day runs nobody's replay is listed, not even hers.
     assert bob.locator('.lb-body a[href^="#/replay/"]').count() == 0
     assert "Replays are shown when the day is over." in bob.locator(".lb-body").inner_text()
+    # Every column of the leaderboard has its header (axe: no empty th, no violation).
+    assert "" not in [h.strip() for h in bob.locator("table.lb th").all_inner_texts()]
+    _axe(bob, "Daily leaderboard with a finisher")
     # Alice's daily page ranks her first and marks her row.
     alice.locator('[data-daily="ranked"] a', has_text="Daily").click()
     alice.wait_for_function("document.querySelector('table.lb tr.me') !== null", timeout=10_000)
@@ -192,12 +196,17 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     # Past days: the date picker shows another day's deals and its (empty) leaderboards.
     day = (dt.date.fromisoformat(today["date"]) - dt.timedelta(days=1)).isoformat()
     past = _get(daily_server.http_url + f"/api/daily/{day}")
-    bob.locator('input[name="date"]').fill(day)
+    # The days are named in the page's language (en: British English), newest first.
+    picker = bob.locator('select[name="date"]')
+    pick = dt.date.fromisoformat(day)
+    assert picker.locator("option").nth(1).inner_text() == pick.strftime(f"%a, {pick.day} %B %Y")
+    picker.select_option(day)
     bob.get_by_role("button", name="Show").click()
     bob.wait_for_function(
         "(c) => document.querySelector('.deal-tile')?.textContent.includes(c)", arg=past["code"]
     )
-    assert bob.locator('[data-k="title"]').inner_text() == f"Challenge of {day}"
+    title = f"Challenge of {pick.day} {pick.strftime('%B %Y')}"
+    assert bob.locator('[data-k="title"]').inner_text() == title
     bob.locator('label:has(input[value="hard"])').click()
     bob.wait_for_function("location.hash.endsWith('/hard')")
     bob.wait_for_function("document.querySelector('.lb-body')?.textContent.includes('Nobody')")

@@ -34,11 +34,45 @@ RULES_TITLE = {
 }
 
 
+#: The plural categories of the languages (CLDR): a text with plural forms has these keys.
+PLURAL_FORMS = {
+    "en": {"one", "other"},
+    "da": {"one", "other"},
+    "de": {"one", "other"},
+    "ru": {"one", "few", "many", "other"},
+    "th": {"other"},
+}
+
+
+def _plural(v: object) -> bool:
+    return isinstance(v, dict) and isinstance(v.get("other"), str)
+
+
 def _keys(d: dict[str, Any], prefix: str = "") -> set[str]:
     out: set[str] = set()
     for k, v in d.items():
-        out |= _keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k}
+        out |= _keys(v, f"{prefix}{k}.") if isinstance(v, dict) and not _plural(v) else {prefix + k}
     return out
+
+
+def _plurals(d: dict[str, Any], prefix: str = "") -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for k, v in d.items():
+        if _plural(v):
+            out[prefix + k] = set(v)
+        elif isinstance(v, dict):
+            out |= _plurals(v, f"{prefix}{k}.")
+    return out
+
+
+def test_every_text_with_a_number_has_the_plural_forms_of_its_language() -> None:
+    english = _plurals(json.loads((I18N / "en.json").read_text(encoding="utf-8")))
+    assert english, "no text with plural forms"
+    for lang in LANGS:
+        forms = _plurals(json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8")))
+        assert set(forms) == set(english), lang
+        for key, cats in forms.items():
+            assert cats == PLURAL_FORMS[lang], (lang, key, cats)
 
 
 def test_every_language_explains_every_refusal_and_error() -> None:
@@ -134,4 +168,33 @@ def test_a_refusal_is_explained_in_the_players_language(
     p.wait_moves(1)
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
     page.screenshot(path=str(SCREENSHOTS / "phone-ru.png"))
+    assert js_errors(page) == []
+
+
+@needs_chromium
+def test_plural_rules_and_dates_in_the_page_language(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    page.goto(web_server.http_url + "/#/rules")
+    wait_ready(page)
+    said = page.evaluate(
+        """async () => {
+          const i18n = await import('./js/i18n.js');
+          const out = {};
+          for (const lang of ['en', 'da', 'de', 'ru', 'th']) {
+            await i18n.setLang(lang);
+            out[lang] = [1, 2, 5, 21].map((n) => i18n.t('race.movesN', {n}))
+              .concat([i18n.formatDate('2026-12-01')]);
+          }
+          await i18n.setLang('en');
+          return out;
+        }"""
+    )
+    assert said["en"] == ["1 move", "2 moves", "5 moves", "21 moves", "1 December 2026"]
+    assert said["de"] == ["1 Zug", "2 Züge", "5 Züge", "21 Züge", "1. Dezember 2026"]
+    assert said["ru"][:4] == ["1 ход", "2 хода", "5 ходов", "21 ход"]
+    assert said["ru"][4].startswith("1 декабря 2026")
+    assert said["da"][4] == "1. december 2026"
+    assert "2569" in said["th"][4] or "2026" in said["th"][4]  # the Thai calendar's year
     assert js_errors(page) == []

@@ -4,9 +4,13 @@ destinations, a flying card lets taps through, and the send home button."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
-from server.engine import COL, Board, Move, parse_action
+import pytest
+
+from server.engine import COL, Board, IllegalAction, Move, Tap, card_name, parse_action
+from server.engine.cards import RANKS
 from server.engine.solver import solve
 from tests.serverproc import ServerProc
 from tests.web.pages import (
@@ -17,6 +21,7 @@ from tests.web.pages import (
     let_timers_run,
     needs_chromium,
     new_page,
+    send_line,
     wait_ready,
 )
 
@@ -200,4 +205,82 @@ def test_the_send_home_button(web_server: ServerProc, browser: Browser) -> None:
     assert board_json(page)["foundations"] == {"S": 13, "H": 13, "D": 13, "C": 13}
     page.wait_for_function("seahaven.game.me().status === 'finished'")
     assert button.is_hidden()
+    assert js_errors(page) == []
+
+
+def _line_to_three_home_from_one_column() -> tuple[list[str], str, list[str]]:
+    """The solver's line of ENDGAME_CODE up to where one column's three top cards can go
+    home one after the other; that column and its three cards, the top first."""
+    board = Board.from_code(ENDGAME_CODE)
+    played: list[str] = []
+    for text in solve(board.copy()).moves:
+        for i, col in enumerate(COL):
+            trial = board.copy()
+            cards = []
+            try:
+                for _ in range(3):
+                    cards.append(trial.card_at(col))
+                    trial.play(Tap(col))
+            except IllegalAction:
+                continue
+            return played, f"col{i + 1}", [card_name(c) for c in cards if c is not None]
+        board.play(parse_action(text))
+        played.append(text)
+    raise AssertionError("no column sends three cards home in a row")
+
+
+def test_taps_150_ms_apart_on_one_column_each_send_their_card_home(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser)
+    p = _open(page, web_server.http_url, ENDGAME_CODE)
+    line, col, cards = _line_to_three_home_from_one_column()
+    send_line(page, line)
+    _settled(page)
+    assert p.top(col).get_attribute("data-card") == cards[0]
+    # Three clicks on the column, 150 ms apart: each lands on the card then on top. The
+    # second and third are on the same pile inside the double-tap window, but on a new card.
+    start = time.monotonic()
+    for n in range(3):
+        time.sleep(max(0.0, start + 0.15 * n - time.monotonic()))
+        box = p.top(col).bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    p.wait_moves(len(line) + 3)
+    taps = [m for m in _sent(page) if m["type"] != "move"]
+    assert taps == [{"type": "tap", "at": col, "inEvent": True}] * 3
+    home = board_json(page)["foundations"]
+    for card in cards:
+        assert home[card[-1]] >= RANKS.index(card[:-1]) + 1, (card, home)
+    assert js_errors(page) == []
+
+
+def _table_box(page: Page) -> list[float]:
+    box: list[float] = page.evaluate(
+        """(() => {
+          const b = document.querySelector('.board[data-board="mine"]').getBoundingClientRect();
+          const c = document.querySelector('.board[data-board="mine"] .pile.col')
+            .getBoundingClientRect();
+          return [b.top, b.left, b.width, c.top, c.width];
+        })()"""
+    )
+    return box
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)])
+def test_the_table_stays_put_when_send_home_comes(
+    web_server: ServerProc, browser: Browser, size: tuple[int, int]
+) -> None:
+    page = new_page(browser, width=size[0], height=size[1])
+    p = _open(page, web_server.http_url, ENDGAME_CODE)
+    before, _taps = _line_to_send_home()
+    send_line(page, before[:-1])
+    button = page.locator('[data-act="sendHome"]')
+    assert not button.is_visible()
+    where = _table_box(page)
+    send_line(page, before[-1:])
+    button.wait_for(state="visible")
+    p.wait_moves(len(before))
+    # The button came; the table (and its columns) did not move or change size.
+    assert _table_box(page) == where
     assert js_errors(page) == []

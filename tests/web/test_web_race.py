@@ -103,8 +103,8 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
     carol.wait_for_function(f"seahaven.game.racers().every(p => p.moves === {board_b.moves})")
     _check_spectator(carol, alice, bob)
     alice.mouse.move(2, 2)  # no hover ring in the picture
-    shoot(alice, "race")  # race.png at 1366x768, race-phone.png at 390x844
-    shoot(carol, "spectator")  # the phone shows the first board and a half
+    shoot(alice, "race", wide=True)  # race.png 1366x768, race-phone.png 390x844, race-wide.png
+    shoot(carol, "spectator", wide=True)  # every board on the screen at each size
     # A reload mid-race resumes the same board.
     before = board_json(bob)
     bob.reload()

@@ -47,8 +47,8 @@ LONG_LINE = [
     *("found:D col5", "found:D col5", "found:D col5", "found:D col5"),
 ]
 
-#: Laptop, small laptop, phone upright, phone on its side.
-VIEWPORTS = [(1366, 768), (1280, 720), (390, 844), (844, 390)]
+#: Laptop, small laptop, phone upright, phone on its side, a small phone on its side.
+VIEWPORTS = [(1366, 768), (1280, 720), (390, 844), (844, 390), (740, 360)]
 
 
 def _long_board() -> Board:
@@ -254,7 +254,9 @@ _MEASURE = """() => {
       });
     });
   }
-  return {cards: out, scrollY: window.scrollY, w: innerWidth, h: innerHeight};
+  const page = document.scrollingElement;
+  return {cards: out, scrollY: window.scrollY, w: innerWidth, h: innerHeight,
+    pageH: page.scrollHeight, pageW: page.scrollWidth};
 }"""
 
 
@@ -262,6 +264,8 @@ def _check_fits(page: Page, where: str) -> None:
     got = page.evaluate(_MEASURE)
     w, h = got["w"], got["h"]
     assert got["scrollY"] == 0, where
+    # The page itself does not scroll: nothing under the table or beside it either.
+    assert got["pageH"] <= h and got["pageW"] <= w, (where, got["pageH"], got["pageW"])
     cards = got["cards"]
     assert len(cards) == 52 - sum(board_json(page)["foundations"].values()) + sum(
         1 for n in board_json(page)["foundations"].values() if n
@@ -304,3 +308,112 @@ def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
         _check_fits(solo, f"play {width}x{height}")
     for page in (alice, bob, solo):
         assert js_errors(page) == []
+
+
+def test_leaving_a_running_race_always_asks(web_server: ServerProc, browser: Browser) -> None:
+    alice, bob, _carol, room = _race(browser, web_server.http_url + "/", spectator=False)
+    answers = {"yes": False}
+    dialogs: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        if answers["yes"]:
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    alice.on("dialog", answer)
+    # Every link out of the race asks; "no" keeps her racing, on the race's page, its table
+    # still there.
+    for link in (".modes a[data-view=play]", ".modes a[data-view=daily]", "a.brand"):
+        before = len(dialogs)
+        alice.locator(link).click()
+        alice.wait_for_timeout(200)
+        assert dialogs[before:] == ["Leave the race? You will give up."], link
+        assert alice.url.endswith(f"#/race/{room}"), link
+        assert _racing(alice), link
+        assert alice.locator('.board[data-board="mine"] .card').count() > 40, link
+    # Finished while Bob races on: "Next game" asks too (she would miss the end and the
+    # rematch, and pass the host's seat on).
+    send_line(alice, [str(m) for m in _solution(alice)])
+    alice.wait_for_function("seahaven.game.me().status === 'finished'")
+    next_game = alice.locator(".banner.win").get_by_role("button", name="Next game")
+    next_game.click()
+    alice.wait_for_timeout(200)
+    assert dialogs[-1].startswith("Leave the race? The others are still racing"), dialogs
+    assert alice.evaluate("seahaven.game.roomId") == room
+    assert alice.evaluate("seahaven.game.host") == alice.evaluate("seahaven.net.playerId")
+    # "Yes" leaves.
+    answers["yes"] = True
+    next_game.click()
+    alice.wait_for_function("!seahaven.game.roomId && location.hash === '#/race'")
+    bob.wait_for_function("seahaven.game.racers().some(p => p.gone)")
+    for page in (alice, bob):
+        assert js_errors(page) == []
+
+
+def _solution(page: Page) -> list[str]:
+    from server.engine.solver import solve
+
+    return list(solve(Board.from_code(str(page.evaluate("seahaven.game.code"))), timeout=20).moves)
+
+
+#: Every card of a spectator's boards, and the page's extent.
+_MINI = """() => {
+  const cards = [...document.querySelectorAll('.mini .board .card')].map((c) => {
+    const r = c.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width};
+  });
+  const page = document.scrollingElement;
+  return {cards, w: innerWidth, h: innerHeight, pageH: page.scrollHeight, pageW: page.scrollWidth};
+}"""
+
+
+def test_a_watched_race_fits_every_screen_with_the_longest_columns(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    alice, bob, carol, _room = _race(browser, web_server.http_url + "/", code=LONG_CODE)
+    assert carol is not None
+    send_line(alice, LONG_LINE)
+    send_line(bob, LONG_LINE)
+    carol.wait_for_function(
+        "Math.max(...[...document.querySelectorAll('.mini .board .pile.col')]"
+        ".map((p) => p.querySelectorAll('.card').length)) === 17"
+    )
+    for width, height in [*VIEWPORTS, (1920, 1080)]:
+        carol.set_viewport_size({"width": width, "height": height})
+        carol.wait_for_timeout(250)
+        got = carol.evaluate(_MINI)
+        where = f"watch {width}x{height}"
+        assert got["pageH"] <= height and got["pageW"] <= width, (where, got["pageH"])
+        assert len(got["cards"]) == 2 * (52 - 15 + 2), where  # two boards, each 37 + 2 tops
+        for c in got["cards"]:
+            assert c["left"] >= 0 and c["right"] <= width + 0.5, (where, c)
+            assert c["top"] >= 0 and c["bottom"] <= height + 0.5, (where, c)
+    for page in (alice, bob, carol):
+        assert js_errors(page) == []
+
+
+def test_cards_grow_with_the_screen_and_the_table_fills_it(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    solo = new_page(browser, name="Solo")
+    solo.goto(web_server.http_url + f"/#/play/{LONG_CODE}")
+    wait_ready(solo)
+    solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
+    widths = []
+    for width, height in [(1366, 768), (1920, 1080), (2560, 1440)]:
+        solo.set_viewport_size({"width": width, "height": height})
+        solo.wait_for_timeout(250)
+        box = solo.locator('.board[data-board="mine"]').bounding_box()
+        card = solo.locator('.board[data-board="mine"] .card').first.bounding_box()
+        assert box is not None and card is not None
+        widths.append(card["width"])
+        used = (box["y"] + box["height"]) - box["y"]
+        print(f"{width}x{height}: card {card['width']:.1f} px wide, table {used / height:.0%} high")
+        if width >= 1920:
+            assert used >= 0.8 * height, (width, used)
+        assert box["y"] + box["height"] <= height
+    assert widths[0] >= 90 and widths[0] < widths[1] < widths[2], widths
+    assert widths[1] >= 130, widths
+    assert js_errors(solo) == []

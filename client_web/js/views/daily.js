@@ -5,7 +5,7 @@
 // players we follow, and us.
 
 import { render, fromJSON, applyChanges } from "../board.js";
-import { t, formatTime } from "../i18n.js";
+import { t, formatTime, formatDate } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
@@ -27,6 +27,9 @@ async function getJSON(url, token = null) {
   return res.json();
 }
 
+/** Past days the picker offers (any day can still be opened by its address). */
+const PAST_DAYS = 90;
+
 export class DailyView {
   constructor(app) {
     this.app = app;
@@ -44,7 +47,7 @@ export class DailyView {
             <h2 data-k="title"></h2>
             <form class="row" data-act="day">
               <label class="muted" for="daily-date" data-i18n="daily.pastDays"></label>
-              <input class="field" type="date" id="daily-date" name="date">
+              <select class="field" id="daily-date" name="date"></select>
               <button class="btn small" data-i18n="act.show"></button>
             </form>
           </div>
@@ -114,7 +117,20 @@ export class DailyView {
     if (!this.el) return;
     const d = this.shownDate;
     this.el.querySelector('[data-k="title"]').textContent = d && d !== this.today
-      ? t("daily.titleDay", { date: d }) : t("daily.title");
+      ? t("daily.titleDay", { date: formatDate(d) }) : t("daily.title");
+    this.drawDays();
+  }
+
+  /** The past days to pick, in the page's language ("Mon, 30 November 2026"), newest first. */
+  drawDays() {
+    const select = this.el?.querySelector('[name="date"]');
+    if (!select || !this.today) return;
+    const days = [];
+    const today = Date.parse(`${this.today}T00:00:00Z`);
+    for (let i = 0; i < PAST_DAYS; i++) days.push(new Date(today - i * 86_400_000).toISOString().slice(0, 10));
+    if (this.shownDate && !days.includes(this.shownDate)) days.push(this.shownDate);
+    const long = { weekday: "short", day: "numeric", month: "long", year: "numeric" };
+    select.innerHTML = days.map((d) => `<option value="${d}"${d === this.shownDate ? " selected" : ""}>${esc(formatDate(d, long))}</option>`).join("");
   }
 
   async load() {
@@ -132,9 +148,6 @@ export class DailyView {
     }
     if (!this.el) return;
     this.shownDate = this.info.date;
-    const input = this.el.querySelector('[name="date"]');
-    input.max = this.today;
-    input.value = this.shownDate;
     this.drawTitle();
     this.drawDeals(this.info);
     // The leaderboard is centred on us, so it waits for the server to say who we are.
@@ -228,10 +241,7 @@ export class DailyView {
       this.askName(kind);
       return;
     }
-    const g = app.game;
-    const ranked = g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" &&
-      g.me()?.status === "playing";
-    if (ranked && !confirm(t("msg.confirmLeaveDaily"))) return;
+    if (!app.mayLeave()) return; // a running race or the ranked daily: asked first
     app.leaveRoom();
     if (renamed) app.net.greet(); // hello again with the chosen name (same token, same player)
     const msg = { hard: kind === "hard" };
@@ -268,7 +278,7 @@ export class DailyView {
     const later = lb.entries.some((e) => !e.replay_id)
       ? `<p class="muted small-print">${esc(t("daily.replaysLater"))}</p>` : "";
     this.el.querySelector(".lb-body").innerHTML = `<table class="lb">
-      <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th></th></tr></thead>
+      <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("act.replay"))}</th></tr></thead>
       <tbody>${rows}</tbody></table>${later}`;
     // The HTTP answer says our rank even when we are outside the entries; pushes do not.
     if (lb.player && lb.player.player_id === me) {
@@ -350,8 +360,8 @@ export class ReplayView {
     const meta = this.el.querySelector('[data-k="meta"]');
     const r = rep.result;
     const parts = [rep.name, rep.code];
-    if (rep.daily) parts.push(`${rep.daily.date} · ${t(rep.daily.kind === "hard" ? "daily.hard" : "daily.normal")}`);
-    if (r.won) parts.push(t("msg.won", { time: formatTime(r.time_ms), moves: r.moves }));
+    if (rep.daily) parts.push(`${formatDate(rep.daily.date)} · ${t(rep.daily.kind === "hard" ? "daily.hard" : "daily.normal")}`);
+    if (r.won) parts.push(t("msg.won", { time: formatTime(r.time_ms), n: r.moves }));
     meta.textContent = parts.filter(Boolean).join(" · ");
     if (!this.states) {
       meta.textContent += ` — ${t("replay.noStates")}`;

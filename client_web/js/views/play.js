@@ -6,6 +6,7 @@ import { t, formatTime } from "../i18n.js";
 import { html, esc } from "../dom.js";
 import { toast } from "../notify.js";
 import { quickRace } from "./quickpanel.js";
+import { Intro, INTRO_CODE, introWanted } from "../intro.js";
 
 export class PlayView {
   constructor(app) {
@@ -61,9 +62,21 @@ export class PlayView {
       const g = app.game;
       if (code) {
         this.el.querySelector('[name="code"]').value = code;
+        // A reload resumes the room we were in: its snapshot says whether it is this deal
+        // (nothing to start) or not (then a new game), never a refused second room.
+        if (app.net.room && !g.roomId) {
+          this.afterResume = code;
+          return;
+        }
         if (g.code !== code || g.mode === "race") this.start({ code });
       } else if (parts[0] === undefined && !g.roomId && !app.net.room && !this.requested && !app.quick.waiting()) {
-        this.start({ cells: 4 });
+        // A first visit: the introduction, on a deal where its three steps are open.
+        if (introWanted()) {
+          this.intro = new Intro(app, this.el);
+          this.start({ code: INTRO_CODE });
+        } else {
+          this.start({ cells: 4 });
+        }
       }
     });
     this.refresh();
@@ -86,21 +99,17 @@ export class PlayView {
 
   /** Whether the player may leave the game they are in (asked when it would cost them). */
   leaving() {
-    const g = this.app.game;
-    if (g.mode === "race" && ["countdown", "racing"].includes(g.state) &&
-        g.role === "player" && !confirm(t("msg.confirmLeaveRace"))) {
-      return false;
-    }
-    // Leaving the ranked daily game gives it up: the day has no second ranked attempt.
-    if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" &&
-        g.me()?.status === "playing" && !confirm(t("msg.confirmLeaveDaily"))) {
-      return false;
-    }
-    return true;
+    return this.app.mayLeave();
   }
 
   onGame(type) {
     if (type === "snapshot") this.requested = null;
+    const code = this.afterResume;
+    if (code && (type === "snapshot" || type === "room_gone")) {
+      this.afterResume = null;
+      const g = this.app.game;
+      if (g.code !== code || g.mode === "race") this.start({ code });
+    }
     this.refresh();
   }
 
@@ -155,11 +164,15 @@ export class PlayView {
   }
 
   onLang() {
+    if (this.intro?.el.isConnected) this.intro.draw();
     this.table?.redraw();
     this.refresh(); // the banners are texts too
   }
 
   hide() {
+    this.afterResume = null;
+    this.intro?.destroy();
+    this.intro = null;
     this.offQuick?.();
     this.offQuick = null;
     this.table?.destroy();

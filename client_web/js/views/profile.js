@@ -5,13 +5,16 @@
 // last games as a chart), whom we follow (on our own page), drawn here in SVG and CSS (no
 // library, no build step). From GET /api/player/ID. Someone else's page has a follow button.
 
-import { t, formatTime } from "../i18n.js";
+import { t, formatTime, formatDate, locale } from "../i18n.js";
 import { esc, who } from "../dom.js";
 import { playerName, setPlayerName } from "../player.js";
 import { toast } from "../notify.js";
 import { shortTime } from "../share.js";
 import { ratingChart } from "./ratingchart.js";
 import { showDelta, showRating } from "./ratings.js";
+
+/** A date in a table: "1 Dec 2026", "1. Dez. 2026". */
+const SHORT_DATE = { day: "numeric", month: "short", year: "numeric" };
 
 const DAY_MS = 86_400_000;
 const LEVELS = [["C4", "level.easy"], ["C2", "level.medium"], ["C1", "level.hard"]];
@@ -101,7 +104,7 @@ export class ProfileView {
       const n = Array.isArray(r.racers) ? r.racers.length : r.racers;
       const place = r.rank != null ? t("profile.place", { rank: r.rank, n }) : t(`race.status.${r.status}`, {});
       const cls = r.change > 0 ? "delta-up" : r.change < 0 ? "delta-down" : "muted";
-      return `<tr><td>${esc(new Date(r.at).toISOString().slice(0, 10))}</td><td>${esc(t(levels[r.cells] || "level.easy"))}</td>
+      return `<tr><td>${esc(formatDate(new Date(r.at).toISOString().slice(0, 10), SHORT_DATE))}</td><td>${esc(t(levels[r.cells] || "level.easy"))}</td>
         <td>${esc(place)}</td>
         <td class="num">${r.rating != null ? `${esc(showRating(r.rating))} <span class="${cls}">${esc(showDelta(r.change))}</span>` : "–"}</td></tr>`;
     }).join("");
@@ -123,7 +126,7 @@ export class ProfileView {
       <td>${races.best_ms[c] != null ? formatTime(races.best_ms[c]) : `<span class="muted">${esc(t("profile.noBest"))}</span>`}</td></tr>`).join("");
     const recent = (d.recent || []).slice(0, 8).map((r) => `<tr>
       <td>${r.rank ?? "–"}</td><td>${r.time_ms != null ? formatTime(r.time_ms) : esc(t("race.status.gave_up"))}</td>
-      <td>${r.moves}</td><td>${esc(new Date(r.at).toISOString().slice(0, 10))}</td></tr>`).join("");
+      <td>${r.moves}</td><td>${esc(formatDate(new Date(r.at).toISOString().slice(0, 10), SHORT_DATE))}</td></tr>`).join("");
     this.el.innerHTML = `
       <div class="card-panel">
         <div class="row profile-head"><h2>${who(name, d.player_id)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
@@ -291,7 +294,7 @@ export function calendar(days, today) {
       const on = played.has(date);
       cells.push(`<rect x="${left + week * step}" y="${top + day * step}" width="${size}" height="${size}" rx="3"
         class="day${on ? " on" : ""}${date === today ? " today" : ""}" data-date="${date}" data-played="${on ? 1 : 0}">
-        <title>${esc(date)}${on ? ` · ${esc(t("profile.rankedDay"))}` : ""}</title></rect>`);
+        <title>${esc(formatDate(date))}${on ? ` · ${esc(t("profile.rankedDay"))}` : ""}</title></rect>`);
     }
   }
   const labels = [0, 2, 4].map((d) => `<text x="0" y="${top + d * step + 11}" class="axis">${esc(dayName(addDays(monday, d)))}</text>`).join("");
@@ -339,7 +342,7 @@ export function chart(results, today, width = 640) {
     const lines = runs.filter((r) => r.length > 1).map((r) =>
       `<polyline class="line ${kind}" points="${r.map((p) => `${x(p.i).toFixed(1)},${y(p.time_ms).toFixed(1)}`).join(" ")}"/>`).join("");
     const dots = points.map((p) => `<circle class="dot ${kind}" cx="${x(p.i).toFixed(1)}" cy="${y(p.time_ms).toFixed(1)}" r="4"
-      data-date="${esc(p.date)}"><title>${esc(p.date)} · ${esc(t(kind === "hard" ? "daily.hard" : "daily.normal"))} · ${shortTime(p.time_ms)} · ${esc(t("race.movesN", { n: p.moves }))}${p.rank ? ` · #${p.rank}/${p.finishers}` : ""}</title></circle>`).join("");
+      data-date="${esc(p.date)}"><title>${esc(formatDate(p.date))} · ${esc(t(kind === "hard" ? "daily.hard" : "daily.normal"))} · ${shortTime(p.time_ms)} · ${esc(t("race.movesN", { n: p.moves }))}${p.rank ? ` · #${p.rank}/${p.finishers}` : ""}</title></circle>`).join("");
     return lines + dots;
   }).join("");
   const legend = ["daily", "hard"].map((kind, n) => `<g transform="translate(${m.l + 6 + n * 90}, 12)">
@@ -355,11 +358,9 @@ function niceStep(ms) {
 }
 
 function monthName(date) {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString(document.documentElement.lang || "en",
-    { month: "short", timeZone: "UTC" });
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(locale(), { month: "short", timeZone: "UTC" });
 }
 
 function dayName(date) {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString(document.documentElement.lang || "en",
-    { weekday: "narrow", timeZone: "UTC" });
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(locale(), { weekday: "narrow", timeZone: "UTC" });
 }

@@ -43,7 +43,7 @@ export class QuickWait {
   constructor(app, host) {
     this.app = app;
     this.host = host;
-    this.timer = setInterval(() => this.tick(), 500);
+    this.timer = setInterval(() => this.tick(), 100);
     this.drawn = "";
   }
 
@@ -56,17 +56,22 @@ export class QuickWait {
     const q = this.app.quick;
     const level = t(LEVELS.find(([c]) => c === q.cells)?.[1] || "level.easy");
     const offer = q.state === "offer";
-    const key = JSON.stringify([q.state, q.cells, q.rating, q.penaltyS, q.declined, document.documentElement.lang]);
+    const racers = q.pairing?.racers ?? 0;
+    const key = JSON.stringify([q.state, q.cells, q.rating, q.penaltyS, q.declined, racers, document.documentElement.lang]);
     if (key === this.drawn) return this.tick();
     const focusWasIn = this.host.contains(document.activeElement) || !this.drawn;
     const stateWas = this.state;
+    const racersWas = this.racers;
     this.state = q.state;
+    this.racers = racers;
     this.drawn = key;
     this.host.innerHTML = "";
     let say = t("quick.waitIntro");
     if (offer) say = t("quick.offerIntro", { bot: q.offer.bot.name, rating: q.offer.bot.rating });
     else if (q.state === "accepting") say = t("quick.accepting");
     else if (q.declined) say = t("quick.declined");
+    // Others are ready: say so, and count down the wait for a fourth.
+    if (racers && !offer && q.state !== "accepting") say = t("quick.found", { n: racers - 1 });
     const notes = [];
     if (q.rating != null) notes.push(esc(t("quick.yourRating", { rating: q.rating })));
     if (q.penaltyS > 0) notes.push(esc(t("quick.penalty", { n: q.penaltyS })));
@@ -76,6 +81,7 @@ export class QuickWait {
         <p class="quick-clock"><span class="spinner" aria-hidden="true"></span>
           <span>${esc(t("quick.elapsed"))}</span> <b data-k="elapsed" role="timer" aria-live="off"></b></p>
         <p class="quick-say" role="status">${esc(say)}</p>
+        ${racers ? `<p class="quick-pairing" data-k="pairing" aria-live="off"></p>` : ""}
         ${offer ? `<div class="row bot-offer">
             <button class="btn primary" data-act="bot-yes">${esc(t("quick.botYes"))}</button>
             <button class="btn" data-act="bot-no">${esc(t("quick.botNo"))}</button></div>` : ""}
@@ -86,7 +92,7 @@ export class QuickWait {
       </section>`);
     this.host.append(el);
     // The panel is drawn anew: screen readers hear the news from the page's live region.
-    if (stateWas && stateWas !== q.state) announce(say);
+    if (stateWas && (stateWas !== q.state || racersWas !== racers)) announce(say);
     const on = (act, fn) => { const b = el.querySelector(`[data-act="${act}"]`); if (b) b.onclick = fn; };
     on("cancel", () => this.app.quick.cancel());
     on("bot-yes", () => this.app.quick.acceptBot());
@@ -101,5 +107,10 @@ export class QuickWait {
     if (!el) return;
     const s = this.app.quick.elapsedS();
     el.textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+    const left = this.app.quick.pairInS();
+    const pairing = this.host.querySelector('[data-k="pairing"]');
+    if (pairing && left != null) {
+      pairing.textContent = left > 0 ? t("quick.pairIn", { s: left.toFixed(1) }) : t("quick.pairNow");
+    }
   }
 }

@@ -5,7 +5,8 @@
 import { Table } from "../table.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
-import { toast } from "../notify.js";
+import { toast, announce } from "../notify.js";
+import { raceNews } from "../racenews.js";
 import { copyText } from "../clipboard.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
 import { quickEntry, quickRace, QuickWait } from "./quickpanel.js";
@@ -118,8 +119,10 @@ export class RaceView {
     this.el = null;
   }
 
-  onGame(type) {
+  onGame(type, msg) {
     if (type === "snapshot") this.joining = null;
+    // A racer hears the race: countdown, start, each rival's finish, the end and the place.
+    if (this.app.game.role === "player") announce(raceNews(this.app.game, type, msg));
     if (type === "snapshot" || type === "room" || type === "started" || type === "countdown") {
       const g = this.app.game;
       if (g.mode === "race" && g.roomId && g.role === "player" && location.hash !== `#/race/${g.roomId}`) {
@@ -323,11 +326,9 @@ export class RaceView {
     on("copyinvite", () => copyText(link));
     on("copywatch", () => copyText(watchLink(g))); // a racer cannot also watch the race
     on("leave", () => {
-      // Never out of a room without a question: out of a race, it is giving up.
-      const racing = g.state === "countdown" || (g.state === "racing" && g.me()?.status === "playing");
-      // Out of a paired race before its start: the next quick races wait longer (dodging).
-      const dodge = g.paired && g.state === "lobby";
-      if (!confirm(t(racing ? "msg.confirmLeaveRace" : dodge ? "quick.confirmDodge" : "msg.confirmLeaveRoom"))) return;
+      // Never out of a room without a question: out of a race, it is giving up; out of a
+      // paired race before its start, the next quick races wait longer (dodging).
+      if (!confirm(t(app.leaveQuestion() || "msg.confirmLeaveRoom"))) return;
       app.leaveRoom();
       location.hash = "#/race";
       this.topEl.dataset.mode = "";

@@ -2,6 +2,8 @@
 // allows: live, some seconds late, or progress bars only until the race is over.
 
 import { render } from "../board.js";
+import { announce } from "../notify.js";
+import { raceNews } from "../racenews.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
@@ -61,8 +63,10 @@ export class WatchView {
     this.el = null;
   }
 
-  onGame(type) {
+  onGame(type, msg) {
     if (type === "snapshot") this.joining = null;
+    // A spectator hears the race as its boards show it (late ones late, as they come).
+    if (this.app.game.role === "spectator") announce(raceNews(this.app.game, type, msg));
     this.refresh();
   }
   // Each racer keeps the one board drawn for them: drawn again at the new size or language.
@@ -146,6 +150,7 @@ export class WatchView {
         this.drawn.delete(pid);
       }
     }
+    const fit = this.layout(grid, racers);
     for (const p of racers) {
       let box = this.drawn.get(p.player_id);
       if (!box) {
@@ -163,10 +168,10 @@ export class WatchView {
       box.querySelector(".status").textContent = this.status(p);
       const boardEl = box.querySelector(".board");
       if (p.board) {
-        const key = JSON.stringify([p.board.cells, p.board.columns, p.board.foundations]);
+        const key = JSON.stringify([p.board.cells, p.board.columns, p.board.foundations, fit]);
         if (boardEl.dataset.key !== key) {
           boardEl.dataset.key = key;
-          render(boardEl, p.board, { interactive: false, maxHeight: 560 });
+          render(boardEl, p.board, { interactive: false, maxHeight: fit.height, plan: 0 });
         }
       } else {
         const later = g.watch === "progress" && g.state === "racing"; // boards at the end
@@ -175,6 +180,38 @@ export class WatchView {
       }
     }
     this.tick();
+  }
+
+  /**
+   * Every racer's board on the screen at once, as large as it can be: the number of columns
+   * of boards whose cards come out widest for the window's shape (side by side on a wide
+   * screen, one above the other on a phone held upright). Returns the height each board
+   * gets, in px, and the columns; the boards' own fit does the rest (fit.js).
+   */
+  layout(grid, racers) {
+    const n = Math.max(1, racers.length);
+    const gap = 10;
+    const width = grid.clientWidth || window.innerWidth;
+    const top = grid.getBoundingClientRect().top + window.scrollY;
+    const height = Math.max(120, window.innerHeight - top - 6);
+    // A box's name line, progress bar and padding: as drawn, or about that before the first.
+    const box = grid.querySelector(".mini");
+    const drawnBoard = box?.querySelector(".board");
+    const chrome = box && drawnBoard ? box.offsetHeight - drawnBoard.offsetHeight + 2 : 64;
+    // Card widths in a box w x h: ten columns across; a column of about nine cards (or the
+    // longest there is) down, at the fan of a covered card's corner.
+    const longest = Math.max(9, ...racers.map((p) => Math.max(0, ...(p.board?.columns || []).map((c) => c.length))));
+    const tall = 2 * 1.4 + 0.6 + (longest - 1) * 0.42;
+    let best = { cols: 1, height: 560, cw: 0 };
+    for (let cols = 1; cols <= n; cols++) {
+      const rows = Math.ceil(n / cols);
+      const w = (width - (cols - 1) * gap) / cols;
+      const h = (height - (rows - 1) * gap) / rows - chrome;
+      const cw = Math.min((w - 46) / 10, h / tall);
+      if (cw > best.cw + 0.5) best = { cols, height: Math.floor(h), cw };
+    }
+    grid.style.gridTemplateColumns = `repeat(${best.cols}, minmax(0, 1fr))`;
+    return { cols: best.cols, height: best.height };
   }
 
   results(g) {
@@ -193,7 +230,11 @@ export class WatchView {
     if (p.status === "gave_up") return t("race.gaveUp");
     if (g.state === "lobby") return "";
     const lost = p.lost ? ` · ${t("watch.stuck")}` : "";
-    return `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })} · ${formatTime(g.elapsed(p.player_id))}${lost}`;
+    // Boards shown late: so is their clock (the time of the board shown), and it says so.
+    const late = g.watch === "delayed" ? (g.delayS ?? 30) : 0;
+    const clock = late ? `${formatTime(Math.max(0, g.elapsed(p.player_id) - late * 1000))} (${t("watch.lateBy", { n: late })})`
+      : formatTime(g.elapsed(p.player_id));
+    return `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })} · ${clock}${lost}`;
   }
 
   tick() {
