@@ -31,6 +31,7 @@ from tests.web.pages import (
     new_page,
     wait_ready,
 )
+from tests.web.test_web_a11y import _axe_sizes
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -146,6 +147,7 @@ def test_statistics_after_a_win(server: tuple[ServerProc, Keys], browser: Browse
     assert "67%" in other.locator(".solo-stats").inner_text()
     assert other.locator(".follows").count() == 0  # whom Sol follows is Sol's own
     page.mouse.move(2, 2)
+    _axe_sizes(page, "Player page with solo statistics and the name form")
     shoot_at(page, "player-solo", ".solo-stats")
     for p in (page, other):
         assert js_errors(p) == []
@@ -201,6 +203,7 @@ def test_following_a_friend(server: tuple[ServerProc, Keys], browser: Browser) -
     row = page.locator(".lb tbody tr").inner_text()
     assert "Bob" in row and row.strip().startswith("2") and "Cy" not in row
     page.mouse.move(2, 2)
+    _axe_sizes(page, "Daily, the Friends tab")
     shoot_at(page, "daily-friends", ".lb")
     page.locator('label:has(input[value="all"])').click()
     page.wait_for_function("document.querySelectorAll('.lb tbody tr').length === 2")
@@ -262,6 +265,7 @@ def test_the_daily_asks_a_name_and_the_player_page_edits_it(
     page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
     form = page.locator('[data-k="ask-name"]')
     form.wait_for()
+    _axe_sizes(page, "Daily, the name asked")
     assert page.evaluate("seahaven.game.mode") != "daily"  # nothing revealed yet
     form.locator("input").fill("Zoe")
     form.get_by_role("button", name="Save and start").click()
