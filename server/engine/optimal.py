@@ -23,6 +23,8 @@ from .solver_optimal import TO_CELL, TO_EMPTY, TO_FOUND, CardMove, State, search
 
 #: Of the time budget, the share the fast solver may use to find the first line.
 _SEED_SHARE = 0.2
+#: The fewest tables the fast solver may keep for the first line.
+_SEED_STATES = 100_000
 
 OptimalStatus = Literal["optimal", "best", "unsolvable", "unknown"]
 
@@ -147,10 +149,12 @@ def optimal_par(
     deadline = None if timeout is None else clock() + timeout
     if board.is_won():
         return OptimalResult("optimal", (), 0, 1, 0.0)
+    # The seed's tables are freed before the optimal search starts, so it may keep at
+    # least a few of its own even when the optimal search's budget is tiny.
     seed = solve(
         board,
         timeout=None if timeout is None else timeout * _SEED_SHARE,
-        max_states=max_states,
+        max_states=None if max_states is None else max(max_states, _SEED_STATES),
     )
     if seed.result == "unsolvable":
         return OptimalResult("unsolvable", (), 0, seed.states, time.monotonic() - began)
