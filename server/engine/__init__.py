@@ -23,6 +23,7 @@ from .moves import (
     Undo,
 )
 from .notation import format_action, parse_action, parse_location
+from .optimal import OptimalResult, optimal_par
 
 __all__ = [
     "CELL",
@@ -43,6 +44,7 @@ __all__ = [
     "Loc",
     "Move",
     "NotationError",
+    "OptimalResult",
     "PositionError",
     "Tap",
     "Undo",
@@ -51,6 +53,7 @@ __all__ = [
     "card_name",
     "format_action",
     "format_code",
+    "optimal_par",
     "parse_action",
     "parse_card",
     "parse_code",
