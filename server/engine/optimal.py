@@ -18,7 +18,7 @@ from .board import Board
 from .errors import IllegalAction
 from .moves import CELL, COL, OWN_FOUNDATION, Loc, Move
 from .notation import parse_action
-from .solver import solve
+from .solver import Hint, solve
 from .solver_optimal import TO_CELL, TO_EMPTY, TO_FOUND, CardMove, State, search
 
 #: Of the time budget, the share the fast solver may use to find the first line.
@@ -125,12 +125,40 @@ def to_actions(board: Board, line: tuple[CardMove, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def optimal_hint(board: Board, *, timeout: float = 1.0, max_states: int = 300_000) -> Hint:
+    """A hint that teaches: the first move of a shortest win when one is proven within the
+    budget, with how many actions remain at best; else as :func:`~.solver.hint` (the
+    first move of the fast solver's win, or ``lost``, or ``unknown``).
+
+    Args:
+        board: the position; it is not changed.
+        timeout: the whole budget in seconds.
+        max_states: the optimal search's memory budget, in tables kept.
+    """
+    if board.is_won():
+        return Hint("unknown")
+    began = time.monotonic()
+    # The fast solver first, with the whole budget: a hint is never worse than before.
+    fast = solve(board, timeout=timeout)
+    if fast.result == "unsolvable":
+        return Hint("lost")
+    if fast.result != "solved":
+        return Hint("unknown")
+    left = timeout - (time.monotonic() - began)
+    if left > 0:
+        answer = optimal_par(board, timeout=left, max_states=max_states, line=fast.moves)
+        if answer.result == "optimal":
+            return Hint("move", answer.moves[0], len(answer.moves))
+    return Hint("move", fast.moves[0])
+
+
 def optimal_par(
     board: Board,
     *,
     timeout: float | None = 10.0,
     max_states: int | None = 2_000_000,
     clock: Callable[[], float] = time.monotonic,
+    line: tuple[str, ...] | None = None,
 ) -> OptimalResult:
     """The fewest actions that win a position, proven within a budget if possible.
 
@@ -140,6 +168,8 @@ def optimal_par(
         max_states: the memory budget, in distinct tables kept (None: no limit).
         clock: the clock ``timeout`` is measured on: wall time by default,
             ``time.process_time`` for CPU time (a certification on a busy machine).
+        line: a known win from ``board`` in RULES.md notation (the fast solver is not
+            run when it is given).
 
     Returns:
         The proven shortest win, or the best win found and a lower bound, or a proof
@@ -151,14 +181,16 @@ def optimal_par(
         return OptimalResult("optimal", (), 0, 1, 0.0)
     # The seed's tables are freed before the optimal search starts, so it may keep at
     # least a few of its own even when the optimal search's budget is tiny.
-    seed = solve(
-        board,
-        timeout=None if timeout is None else timeout * _SEED_SHARE,
-        max_states=None if max_states is None else max(max_states, _SEED_STATES),
-    )
-    if seed.result == "unsolvable":
-        return OptimalResult("unsolvable", (), 0, seed.states, time.monotonic() - began)
-    best = card_moves(board, seed.moves) if seed.result == "solved" else None
+    if line is None:
+        seed = solve(
+            board,
+            timeout=None if timeout is None else timeout * _SEED_SHARE,
+            max_states=None if max_states is None else max(max_states, _SEED_STATES),
+        )
+        if seed.result == "unsolvable":
+            return OptimalResult("unsolvable", (), 0, seed.states, time.monotonic() - began)
+        line = seed.moves if seed.result == "solved" else None
+    best = card_moves(board, line) if line is not None else None
     found = search(
         state_of_board(board),
         len(board.cells),

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from server.engine import Board, parse_action
-from server.engine.optimal import optimal_par, state_of_board
+from server.engine.optimal import optimal_hint, optimal_par, state_of_board
 from server.engine.solver_bound import ColumnBound, chain_bound, column_bound, lower_bound
 from server.engine.solver_optimal import State, expand, key_of, search, settle, state_of
 
@@ -169,20 +169,20 @@ def test_the_optimum_is_breadth_first_searchs(board: Board) -> None:
     assert lower_bound(state.cols, sum(state.found), {}) <= exact
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.sampled_from([(0, 4), (1, 4), (5, 4), (9, 4), (5, 2), (60, 1)]), st.integers())
 def test_the_optimal_search_from_a_late_table_of_a_deal_agrees_with_bfs(
     deal_cells: tuple[int, int], seed: int
 ) -> None:
     line = proven_line(*deal_cells)
     late = Board.deal(*deal_cells)
-    for move in line[: len(line) - 14]:
+    for move in line[: len(line) - 10]:
         late.play(parse_action(move))
     # A few random moves off the line, take-backs included, to leave it.
     rng = random.Random(seed)
     for _ in range(3):
         late.push(rng.choice(late.legal_moves()))
-    exact = compact_bfs(late, 100_000)
+    exact = compact_bfs(late, 20_000)
     assume(exact is not None)
     again = optimal_par(late, timeout=None, max_states=None)
     assert again.result == "optimal" and len(again.moves) == exact
@@ -252,3 +252,18 @@ def test_search_alone_without_a_seed_line() -> None:
     board = Board.deal(1, 4)
     found = search(state_of_board(board), 4)
     assert found.outcome == "optimal" and len(found.moves) == 69
+
+
+def test_a_hint_names_a_move_on_a_shortest_line_and_the_actions_left() -> None:
+    board = Board.deal(1, 4)
+    hint = optimal_hint(board, timeout=60)
+    assert hint.status == "move" and hint.move is not None and hint.remaining == 69
+    board.play(parse_action(hint.move))
+    after = optimal_par(board, timeout=60)
+    assert after.optimal and len(after.moves) == 68
+
+
+def test_a_hint_without_time_for_a_proof_is_the_fast_solvers() -> None:
+    board = Board.deal(4, 4)
+    hint = optimal_hint(board, timeout=1.0, max_states=50)
+    assert hint.status == "move" and hint.remaining is None
