@@ -34,17 +34,19 @@ When ``P`` ends all 52 cards are home in ``T``, so ``D`` is empty, and each card
 was in ``D`` had a foundation move of ``P`` left out: ``c``'s at least. So a win from
 ``S'`` is at least one action shorter than ``P``, and playing ``c`` home first costs
 nothing. The same copy starting from a take-back shows that a take-back is never on a
-shortest line (the line without it and without the card's return home is two actions
+shortest line (the line without it and without the card's return home is at least two actions
 shorter), so the search leaves take-backs out. It leaves out too the moves that leave
 the sorted table as it was (a card from cell to cell, a whole column that is one King-led
 group into an empty column) and tries one empty column of several (they are alike).
 
 A* keeps the fewest actions found for each table and looks at a table again when it is
-reached in fewer; with an admissible bound the first win taken off the queue is a
-shortest one. The search is seeded with a line from the fast solver (an upper bound,
-``best``): tables whose bound reaches it are dropped, and when the queue is empty or its
-lowest estimate reaches ``best``, ``best`` is proven optimal. When a budget (time, tables)
-runs out the lowest estimate still queued is a lower bound on the optimum.
+reached in fewer, so with an admissible bound some table of a shortest line is always
+queued with an estimate no higher than the optimum: a win is proven shortest once no
+queued estimate is below its length. The search is seeded with a line from the fast
+solver (an upper bound, ``best``, lowered by every shorter win it meets): tables whose
+estimate reaches it are dropped, and when the queue is empty or its lowest estimate
+reaches ``best``, ``best`` is proven optimal. When a budget (time, tables) runs out the
+lowest estimate still queued is a lower bound on the optimum.
 """
 
 from __future__ import annotations
