@@ -291,12 +291,17 @@ class Lost(Message):
 
 
 class HintMsg(Message):
-    """Answer to ``hint``: a move to play, or that the position is lost or unknown."""
+    """Answer to ``hint``: a move to play, or that the position is lost or unknown.
+
+    ``remaining``, when present, is the fewest actions that win from the board asked about
+    (the move included): the move is the first of a line proven shortest.
+    """
 
     type: Literal["hint"]
     id: MsgId
     status: Literal["move", "lost", "unknown"]
     move: str | None = None
+    remaining: int | None = Field(default=None, ge=1)
 
 
 class LeaderboardEntry(Message):

@@ -47,7 +47,8 @@ from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
 from .engine import Board
-from .engine.solver import Hint, hint
+from .engine.optimal import optimal_hint
+from .engine.solver import Hint
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +133,9 @@ def _ready() -> int:
 
 
 def _hint_job(position: dict[str, object], timeout: float) -> Hint:
-    """Rebuild the board from its JSON position and run the solver's ``hint`` on it."""
-    return hint(Board.from_json(position), timeout=timeout)
+    """Rebuild the board from its JSON position and run the solver's hint on it: the first
+    move of a shortest win, with the actions left at best, when one is proven in time."""
+    return optimal_hint(Board.from_json(position), timeout=timeout)
 
 
 class SolverPool:

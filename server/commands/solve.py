@@ -4,6 +4,8 @@
 budget ran out (``unknown``), and 2 for a bad code or an unreadable position file.
 ``certify`` walks deal numbers, keeps the winnable ones with their par (the length of the
 solver's winning line) and writes a pool file in the format :mod:`server.pools` reads.
+With ``--optimal`` both search for the fewest actions instead (A*, proven optimal within
+the budget; see :mod:`server.engine.optimal` and :mod:`server.commands.certify_optimal`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,16 @@ from typing import Any, TextIO
 
 from ..engine import Board, CodeError, PositionError, parse_code
 from ..engine.codes import MAX_DEAL, VERSION
+from ..engine.optimal import OptimalResult, optimal_par
 from ..engine.solver import SolveResult, solve
+from .certify_optimal import cmd_certify_optimal
 
 #: The per-deal budget of ``certify`` unless told otherwise, in seconds.
 CERTIFY_TIMEOUT = 10.0
+#: The budget of ``solve --optimal`` unless told otherwise: seconds, and tables kept
+#: (about 250 bytes each).
+OPTIMAL_TIMEOUT = 60.0
+OPTIMAL_STATES = 2_000_000
 
 
 def register(sub: Any) -> None:
@@ -33,11 +41,17 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     p.add_argument("--max-states", type=int, metavar="N", help="give up after N tables")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after SECONDS")
+    p.add_argument(
+        "--optimal",
+        action="store_true",
+        help="search for the fewest actions (proven optimal, or the best line found and a "
+        "lower bound when the budget runs out)",
+    )
     p.set_defaults(func=cmd_solve)
 
     c = sub.add_parser("certify", help="find winnable deals and write a pool file")
     c.add_argument("--cells", type=int, choices=(4, 2, 1), required=True)
-    c.add_argument("--count", type=int, required=True, metavar="K", help="deals to keep")
+    c.add_argument("--count", type=int, metavar="K", help="deals to keep")
     c.add_argument("--start", type=int, default=0, metavar="D", help="first deal number")
     c.add_argument("--out", required=True, metavar="FILE", help="the pool file to write")
     c.add_argument(
@@ -48,6 +62,18 @@ def register(sub: Any) -> None:
         help=f"budget per deal; an undecided deal is not kept (default {CERTIFY_TIMEOUT:g})",
     )
     c.add_argument("--max-states", type=int, metavar="N", help="state budget per deal")
+    c.add_argument(
+        "--optimal",
+        action="store_true",
+        help="par is the proven fewest actions (a deal not proven in the budget keeps its "
+        "best line, marked)",
+    )
+    c.add_argument(
+        "--recertify",
+        metavar="FILE",
+        help="with --optimal: search the deals of this pool again instead of walking deal "
+        "numbers; resumes from --out",
+    )
     c.set_defaults(func=cmd_certify)
 
 
@@ -88,6 +114,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
             board = _read_position(args.position)
         except (OSError, ValueError, PositionError) as exc:
             return _fail(f"cannot read position {args.position}: {exc}")
+    if args.optimal:
+        best = optimal_par(
+            board,
+            timeout=args.timeout or OPTIMAL_TIMEOUT,
+            max_states=args.max_states or OPTIMAL_STATES,
+        )
+        if args.json:
+            print(json.dumps(_optimal_json(board.code, best)))
+        else:
+            _print_optimal(board.code, best, sys.stdout)
+        return 0 if best.moves else 1
     answer = solve(board, max_states=args.max_states, timeout=args.timeout)
     if args.json:
         print(json.dumps(_as_json(board.code, answer)))
@@ -104,6 +141,46 @@ def _as_json(code: str | None, answer: SolveResult) -> dict[str, object]:
         "states": answer.states,
         "seconds": round(answer.seconds, 6),
     }
+
+
+def _optimal_json(code: str | None, answer: OptimalResult) -> dict[str, object]:
+    """The shape of ``solve --json`` (``result`` ``solved`` when a win was found), plus
+    ``"optimal": true`` when the line is proven shortest, else ``"lower_bound"``."""
+    result = {"optimal": "solved", "best": "solved"}.get(answer.result, answer.result)
+    out: dict[str, object] = {
+        "code": code,
+        "result": result,
+        "moves": list(answer.moves),
+        "states": answer.states,
+        "seconds": round(answer.seconds, 6),
+    }
+    if answer.optimal:
+        out["optimal"] = True
+    else:
+        out["optimal"] = False
+        out["lower_bound"] = answer.lower_bound
+    return out
+
+
+def _print_optimal(code: str | None, answer: OptimalResult, out: TextIO) -> None:
+    """As :func:`_print_text`, saying whether the line is proven shortest."""
+    name = code or "position"
+    figures = f"{answer.states} states, {answer.seconds:.3f} s"
+    if answer.result == "optimal":
+        print(f"# {name}: solved in {len(answer.moves)} actions, proven optimal", file=out)
+        print(f"# ({figures})", file=out)
+    elif answer.result == "best":
+        print(
+            f"# {name}: solved in {len(answer.moves)} actions, not proven optimal: no win is "
+            f"shorter than {answer.lower_bound} ({figures})",
+            file=out,
+        )
+    elif answer.result == "unsolvable":
+        print(f"# {name}: unsolvable, proven by an exhaustive search ({figures})", file=out)
+    else:
+        print(f"# {name}: unknown, the budget ran out ({figures})", file=out)
+    for move in answer.moves:
+        print(move, file=out)
 
 
 def _print_text(code: str | None, answer: SolveResult, out: TextIO) -> None:
@@ -149,7 +226,11 @@ class _Progress:
 
 def cmd_certify(args: argparse.Namespace) -> int:
     """Run ``seahaven certify``: exit 0 when the file holds ``--count`` deals."""
-    if args.count < 1:
+    if args.optimal:
+        return cmd_certify_optimal(args)
+    if args.recertify:
+        return _fail("--recertify needs --optimal")
+    if args.count is None or args.count < 1:
         return _fail("--count must be at least 1")
     if not 0 <= args.start <= MAX_DEAL:
         return _fail(f"--start must be a deal number in 0..{MAX_DEAL}")

@@ -2,11 +2,15 @@
 solver's processes (:class:`server.solver_pool.SolverPool`).
 
 A review replays the line and asks the solver from a few positions: seconds of one core at
-most, under the same low priority and the same bounded queue as hints, so that no finish
-slows another client. A review waits for room in the pool (every second, up to
-:data:`WAIT_S`), keyed ``review:PID`` so that it never takes the slot of the player's hint;
-one the pool cannot run (its process died twice, or no room in time) is **held**
-(``unreviewed``), never ranked unreviewed.
+most, at the same low priority as hints. Reviews have a lane of their own: at most
+:data:`REVIEWS_AT_ONCE` of an instance's reviews are in the pool at a time, the others wait
+their turn in the order the finishes came (a finish stays *pending review* meanwhile). So a
+burst of finishes, however many identities play them, takes one slot of the pool and
+leaves the rest to the players' hints; a review is keyed ``review:PID``, so it never takes
+the slot of the player's own hint either. A review in its turn waits for room in the pool
+(every second, up to :data:`WAIT_S`: the pool full of hints); one the pool cannot run (its
+process died twice, or no room in time) is **held** (``unreviewed``), never ranked
+unreviewed.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from .review import review_job
 
 log = logging.getLogger(__name__)
 
-#: How long a review may wait for room in the solver pool, in seconds.
+#: How long a review, in its turn, may wait for room in the solver pool, in seconds.
 WAIT_S: Final = 120
+#: An instance's reviews in the solver pool at once (the rest queue, first come first).
+REVIEWS_AT_ONCE: Final = 1
 
 
 def unreviewed(message: str) -> dict[str, Any]:
@@ -55,6 +61,8 @@ class Reviewer:
         self, pool: SolverPool | None, pace: Pace, hold_agreement: float, min_scored: int
     ) -> None:
         self.pool = pool
+        # FIFO: asyncio's semaphore wakes its waiters in the order they came.
+        self._lane = asyncio.Semaphore(REVIEWS_AT_ONCE)
         self.settings: dict[str, Any] = {
             "read_ms": pace.read_ms,
             "game_ms": pace.game_ms,
@@ -71,13 +79,19 @@ class Reviewer:
         args = (code, started_at, actions, times, self.settings)
         if self.pool is None or not self.pool.started:
             return await asyncio.to_thread(review_job, *args)
+        async with self._lane:
+            return await self._in_pool(self.pool, player, args)
+
+    async def _in_pool(
+        self, pool: SolverPool, player: str, args: tuple[Any, ...]
+    ) -> dict[str, Any]:
         for attempt in range(2):
             waited = 0
-            answer = self.pool.submit(f"review:{player}", review_job, *args)
+            answer = pool.submit(f"review:{player}", review_job, *args)
             while answer is None and waited < WAIT_S:
                 await asyncio.sleep(1)
                 waited += 1
-                answer = self.pool.submit(f"review:{player}", review_job, *args)
+                answer = pool.submit(f"review:{player}", review_job, *args)
             if answer is None:
                 return unreviewed("the solver pool had no room for the review")
             try:

@@ -3,11 +3,13 @@
 The names below are the API of a game: the board (:mod:`.board`, with what a table allows
 listed in :mod:`.listing`), cards (:mod:`.cards`), game codes and the shuffle
 (:mod:`.codes`), errors with their reason codes (:mod:`.errors`), moves and deltas
-(:mod:`.moves`) and notation (:mod:`.notation`). Two parts are imported from their own
-modules instead: the solver (:mod:`.solver`, its search :mod:`.solver_search` and the
-shortening of its lines :mod:`.solver_shorten`), which only hints, certification, the
-daily's deal and the bot use, and the constants of the deck and of the codes
-(``SUITS``, ``RANKS``, ``MAX_DEAL``, ``CELL_COUNTS``, ...).
+(:mod:`.moves`) and notation (:mod:`.notation`), and the optimal par
+(:mod:`.optimal`: ``optimal_par``, ``OptimalResult``). Two parts are imported from their
+own modules instead: the solvers (:mod:`.solver`, its search :mod:`.solver_search` and the
+shortening of its lines :mod:`.solver_shorten`; the optimal search :mod:`.solver_optimal`
+and its lower bound :mod:`.solver_bound`), which only hints, certification, the daily's
+deal and the bot use, and the constants of the deck and of the codes (``SUITS``,
+``RANKS``, ``MAX_DEAL``, ``CELL_COUNTS``, ...).
 """
 
 from .board import Board, apply_delta
@@ -29,6 +31,7 @@ from .moves import (
     Undo,
 )
 from .notation import format_action, parse_action, parse_location
+from .optimal import OptimalResult, optimal_par
 
 __all__ = [
     "CELL",
@@ -49,6 +52,7 @@ __all__ = [
     "Loc",
     "Move",
     "NotationError",
+    "OptimalResult",
     "PositionError",
     "Tap",
     "Undo",
@@ -57,6 +61,7 @@ __all__ = [
     "card_name",
     "format_action",
     "format_code",
+    "optimal_par",
     "parse_action",
     "parse_card",
     "parse_code",

@@ -55,10 +55,13 @@ class Hint:
             win exists from here: proven), or ``unknown`` (not decided within the budget,
             or the game is already won).
         move: the action in RULES.md notation when ``status`` is ``move``.
+        remaining: when ``move`` is on a line proven shortest, the fewest actions that
+            win from here (the move included); else None.
     """
 
     status: HintStatus
     move: str | None = None
+    remaining: int | None = None
 
 
 def to_table(board: Board) -> Table:

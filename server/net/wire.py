@@ -96,11 +96,14 @@ def lost(pid: str) -> str:
     return dumps({"type": "lost", "player_id": pid})
 
 
-def hint(hint_id: int, status: str, move: str | None) -> str:
-    """``hint``: the solver's next move, or why there is none."""
+def hint(hint_id: int, status: str, move: str | None, remaining: int | None = None) -> str:
+    """``hint``: the solver's next move (and the fewest actions left, when proven), or why
+    there is none."""
     data: dict[str, Any] = {"type": "hint", "id": hint_id, "status": status}
     if move is not None:
         data["move"] = move
+    if remaining is not None:
+        data["remaining"] = remaining
     return dumps(data)
 
 

@@ -96,4 +96,4 @@ async def send_hint(ctx: Context, conn: Conn, hint_id: int, answer: asyncio.Futu
         conn.error("internal")
         return
     ctx.metrics.hints.labels("answered").inc()
-    conn.queue(wire.hint(hint_id, found.status, found.move))
+    conn.queue(wire.hint(hint_id, found.status, found.move, found.remaining))

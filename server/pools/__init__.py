@@ -2,8 +2,15 @@
 
 Each pool is package data, ``server/pools/c4.txt``, ``c2.txt`` and ``c1.txt``: a comment
 header (lines starting with ``#``) saying how ``seahaven certify`` generated it, then one
-``DEAL_NUMBER PAR`` line per deal, where the par is the length in actions of the solver's
-winning line.
+line per deal, in one of three forms (a pool may mix them, so a pool being re-certified
+for optimal par is usable at every stage):
+
+- ``DEAL_NUMBER PAR``: the par is the length of the fast solver's winning line (the
+  first format; nothing is proven about it but that it wins);
+- ``DEAL_NUMBER PAR optimal``: the par is the proven fewest actions that win the deal
+  (``seahaven certify --optimal``);
+- ``DEAL_NUMBER PAR best LOWER``: the optimal search ran out of budget; the par is the
+  length of the shortest win it found and no win has fewer than ``LOWER`` actions.
 """
 
 from __future__ import annotations
@@ -23,13 +30,19 @@ class PoolEntry:
 
     Attributes:
         deal: the deal number.
-        par: the length in actions of the solver's winning line.
+        par: the length in actions of a winning line: the fewest possible when
+            ``optimal``.
         code: the game code of the deal with the pool's cell count.
+        optimal: whether ``par`` is proven to be the fewest actions that win.
+        lower_bound: for a deal the optimal search did not finish, no win is shorter;
+            None when not searched (the first format) or when ``optimal``.
     """
 
     deal: int
     par: int
     code: str
+    optimal: bool = False
+    lower_bound: int | None = None
 
 
 def pool_file(cells: int) -> str:
@@ -41,8 +54,8 @@ def parse_pool(text: str, cells: int) -> tuple[PoolEntry, ...]:
     """Parse the text of a pool file.
 
     Raises:
-        ValueError: a line is not ``DEAL_NUMBER PAR``, a number is out of range, or a deal
-            is listed twice; the message names the line.
+        ValueError: a line is none of the three forms, a number is out of range, a lower
+            bound exceeds its par, or a deal is listed twice; the message names the line.
     """
     entries: list[PoolEntry] = []
     seen: set[int] = set()
@@ -50,17 +63,42 @@ def parse_pool(text: str, cells: int) -> tuple[PoolEntry, ...]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        parts = line.split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
-            raise ValueError(f"line {number}: expected 'DEAL_NUMBER PAR', got {line!r}")
-        deal, par = int(parts[0]), int(parts[1])
-        if deal > MAX_DEAL or par < 1:
-            raise ValueError(f"line {number}: deal or par out of range in {line!r}")
-        if deal in seen:
-            raise ValueError(f"line {number}: deal {deal} is listed twice")
-        seen.add(deal)
-        entries.append(PoolEntry(deal, par, format_code(deal, cells)))
+        entry = _parse_line(line, number, cells)
+        if entry.deal in seen:
+            raise ValueError(f"line {number}: deal {entry.deal} is listed twice")
+        seen.add(entry.deal)
+        entries.append(entry)
     return tuple(entries)
+
+
+def _parse_line(line: str, number: int, cells: int) -> PoolEntry:
+    parts = line.split()
+    numbers = [parts[0], parts[1]] if len(parts) >= 2 else []
+    if len(parts) == 4 and parts[2] == "best":
+        numbers.append(parts[3])
+    shape = len(parts) == 2 or (len(parts) == 3 and parts[2] == "optimal") or len(numbers) == 3
+    if not shape or not all(p.isdigit() for p in numbers):
+        raise ValueError(
+            f"line {number}: expected 'DEAL_NUMBER PAR', 'DEAL_NUMBER PAR optimal' or "
+            f"'DEAL_NUMBER PAR best LOWER', got {line!r}"
+        )
+    deal, par = int(numbers[0]), int(numbers[1])
+    if deal > MAX_DEAL or par < 1:
+        raise ValueError(f"line {number}: deal or par out of range in {line!r}")
+    lower = int(numbers[2]) if len(numbers) == 3 else None
+    if lower is not None and lower > par:
+        raise ValueError(f"line {number}: the lower bound exceeds the par in {line!r}")
+    optimal = len(parts) == 3
+    return PoolEntry(deal, par, format_code(deal, cells), optimal, lower)
+
+
+def format_entry(entry: PoolEntry) -> str:
+    """The line of an entry in a pool file (the inverse of one line of :func:`parse_pool`)."""
+    if entry.optimal:
+        return f"{entry.deal} {entry.par} optimal"
+    if entry.lower_bound is not None:
+        return f"{entry.deal} {entry.par} best {entry.lower_bound}"
+    return f"{entry.deal} {entry.par}"
 
 
 @cache

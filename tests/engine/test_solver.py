@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.engine import Board, format_code, parse_action, parse_card
+from server.engine.optimal import optimal_par
 from server.engine.solver import Hint, hint, solve
 from server.pools import draw, load_pool, parse_pool
 from tests.cli import run_seahaven
@@ -311,10 +312,18 @@ def test_shipped_pool_sample_replays_to_a_win_at_par(cells: int) -> None:
     for entry in random.Random(f"pool-{cells}").sample(pool, 5):
         assert entry.code == format_code(entry.deal, cells)
         board = Board.from_code(entry.code)
+        if entry.optimal:  # the par is the proven fewest actions
+            best = optimal_par(board, timeout=120, max_states=None)
+            assert best.result == "optimal" and len(best.moves) == entry.par
+            assert replay(board, best.moves).is_won()
+            continue
         answer = solve(board)
         assert answer.result == "solved"
-        assert len(answer.moves) == entry.par
         assert replay(board, answer.moves).is_won()
+        if entry.lower_bound is not None:  # the optimal search's best line, from this one
+            assert entry.lower_bound <= entry.par <= len(answer.moves)
+        else:
+            assert len(answer.moves) == entry.par
 
 
 def test_draw_takes_entries_from_the_pool() -> None:

@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from server.engine import Board, format_code, parse_action
+from server.engine.optimal import optimal_par
 from server.engine.solver import solve
 from server.pools import load_pool
 from server.solver_pool import WORKER_NICE, SolverPool
@@ -165,14 +166,21 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     hint_server: ServerProc,
 ) -> None:
     # A hint is the first action of a win: legal, and the game stays winnable after it.
+    # When it says how many actions remain at best, that is the optimum from the board,
+    # and the move is on a shortest line: one fewer remains after it.
     deal = load_pool(1)[0].deal
     dan, board = await certified_player(hint_server.ws_url, "dan", deal)
     for step in range(1, 6):
         await ask_hint(dan, 100 + step)
         answer = await dan.expect("hint", id=100 + step)
         assert answer["status"] == "move"
+        if "remaining" in answer:
+            assert answer["remaining"] == len(optimal_par(board, timeout=60).moves)
         board.play(parse_action(answer["move"]))  # the engine refuses an illegal action
         assert solve(board, timeout=30).result == "solved"
+        if "remaining" in answer:
+            best = optimal_par(board, timeout=60)
+            assert best.optimal and len(best.moves) == answer["remaining"] - 1
         src, dst = answer["move"].split()
         await dan.send({"type": "move", "id": step, "src": src, "dst": dst})
         await dan.expect("ack", id=step)

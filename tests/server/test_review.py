@@ -118,3 +118,33 @@ def test_tables_compare_as_the_solver_sees_them() -> None:
     board.play(parse_action(f"col1 cell{free[0]}"))
     other.play(parse_action(f"col1 cell{free[-1]}"))
     assert table_key(board) == table_key(other) != before  # which cell: the same table
+
+
+async def test_a_burst_of_reviews_takes_one_slot_and_leaves_the_rest_to_hints() -> None:
+    """Reviews queue in a lane of their own: ten finishes at once (ten identities, say)
+    take one slot of the solver pool, and a player's hint still finds room meanwhile."""
+    import asyncio
+
+    from server.daily.reviewer import REVIEWS_AT_ONCE, Reviewer
+    from server.solver_pool import SolverPool
+
+    code = format_code(3, 4)
+    line = list(solve(Board.from_code(code), timeout=10).moves)
+    times = [1000 + 1500 * i for i in range(len(line))]
+    pool = SolverPool(1, 3, policy="normal", nice=0)
+    await pool.start()
+    try:
+        reviewer = Reviewer(pool, Pace(), 0.9, 20)
+        burst = [
+            asyncio.create_task(reviewer.score(f"p{i}", code, 0, line, times)) for i in range(10)
+        ]
+        for _ in range(50):  # until the first review is in the pool
+            await asyncio.sleep(0.01)
+            if pool.jobs:
+                break
+        assert pool.jobs == REVIEWS_AT_ONCE
+        assert pool.has_room("hinting-player")
+        scores = await asyncio.gather(*burst)
+        assert all(s["reason"] != "unreviewed" for s in scores)
+    finally:
+        await pool.close()

@@ -87,7 +87,7 @@ def built() -> dict[str, str]:
         "race_over": rendered("race_over", 78, 1, *results),
         "lost": wire.lost(ANN),
         "left": wire.left("2C88GXUH"),
-        "hint": wire.hint(6, "move", "col3 found"),
+        "hint": wire.hint(6, "move", "col3 found", 71),
         "daily_result": wire.daily_result(
             "2026-11-29",
             "daily",
