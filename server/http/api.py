@@ -249,14 +249,6 @@ async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
         rooms, featured = await rated_view(ctx.store, listed, bar(ctx))
         held = (time.monotonic(), {"rooms": rooms, "featured": featured})
         _live_answers[key] = held
-    if request.query.get("friends") == "1":
-        me = await _bearer(ctx, request)
-        if me is None:
-            return _unauthorized()
-        # Only rooms the Watch list shows anyone: public, live; a private room never.
-        wanted = await follows.followed(ctx.store, me)
-        rooms = [r for r in held[1]["rooms"] if any(x["player_id"] in wanted for x in r["racers"])]
-        return _json(200, {"now": now_ms(), "rooms": rooms, "friends": True})
     return _json(200, {"now": now_ms(), **held[1]})
 
 

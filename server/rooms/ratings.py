@@ -297,6 +297,7 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
     lines = data["lines"]
     racers = len(lines)
     keep_s = ctx.settings.history_days * 86_400
+    barred = await ctx.daily.holds.barred_among([str(line["player_id"]) for line in lines])
     for line in lines:
         race = {
             "cells": cells,
@@ -316,4 +317,5 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
             line,
             race,
             keep_s,
+            listed=line["player_id"] not in barred,
         )

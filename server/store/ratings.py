@@ -103,8 +103,12 @@ async def apply(
     line: dict[str, Any],
     race: dict[str, Any],
     keep_s: int,
+    *,
+    listed: bool = True,
 ) -> bool:
-    """Apply one racer's line of a settled round (once); then the top list."""
+    """Apply one racer's line of a settled round (once); then the top list, unless the
+    player is not to be ``listed`` (barred by an operator: their results are hidden
+    everywhere, and a rating settled after the bar must not put them back on the list)."""
     k = store.keys
     point = {"t": now, "rating": line["rating"], "change": line["change"]}
     counts = line.get("unrated_reason") is None
@@ -131,7 +135,7 @@ async def apply(
             keep_s,
         ],
     )
-    if counts and not line.get("provisional"):
+    if counts and listed and not line.get("provisional"):
         top = k.ratings_top(cells)
         async with store.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(top, {pid: line["rating"]})

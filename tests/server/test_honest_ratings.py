@@ -310,3 +310,22 @@ async def test_provisional_players_are_rated_but_listed_nowhere(
     assert live["featured"] is None
     for c in (ann, bob, eve):
         await c.close()
+
+
+async def test_a_barred_players_settled_rating_does_not_put_them_back_on_the_list(
+    redis_client: aioredis.Redis, key_prefix: str
+) -> None:
+    """A player barred mid-race: the race settles, their rating is kept in their record, but
+    the public top list (``/api/ratings``) does not take them back."""
+    from server.store import ratings as stored
+    from server.store.store import Store
+
+    keys = Keys(key_prefix)
+    store = Store(redis_client, keys, ttl=60)
+    line = {"mu": 27.0, "sigma": 7.0, "rating": 1100, "name": "Eve", "change": 100}
+    race = {"cells": 4, "at": 1, "rank": 1, "status": "finished", "racers": 2}
+    await stored.apply(store, "eve", 4, "R/1", 1, line, race, 60, listed=False)
+    await stored.apply(store, "ann", 4, "R/1", 1, {**line, "name": "Ann"}, race, 60)
+    assert await redis_client.zscore(keys.ratings_top(4), "eve") is None
+    assert await redis_client.zscore(keys.ratings_top(4), "ann") == 1100
+    assert await redis_client.exists(keys.rating("eve", 4)) == 1  # their own record stays
