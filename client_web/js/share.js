@@ -1,6 +1,8 @@
-// Sharing a win: one short line and a link, handed to the phone's share sheet or copied to
-// the clipboard. The line never gives the deal or the line played away: no game code, no
-// moves, no replay; only the time, the number of moves and the place.
+// Sharing a win: a card of emoji (each suit's foundation over the game's time), one short
+// line and a link, handed to the phone's share sheet (with the card as a picture where it
+// takes files) or copied to the clipboard. Neither gives the deal or the line played away:
+// no game code, no card, no move, no replay; only how the foundations grew, the time, the
+// number of moves and the place.
 
 import { t } from "./i18n.js";
 import { copyText } from "./clipboard.js";
@@ -46,6 +48,60 @@ export function soloLine({ cells, timeMs, moves }) {
   return join([t("share.solo"), t(level), shortTime(timeMs), t("share.moves", { n: moves })]);
 }
 
+const SUIT_ROWS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
+/** Columns of the card: eighths of the game's time. */
+const SLICES = 8;
+
+/** A suit's foundation as a square: none, a few, half, most, all 13. */
+function square(n) {
+  if (n >= 13) return "🟩";
+  if (n >= 9) return "🟨";
+  if (n >= 5) return "🟧";
+  if (n >= 1) return "🟥";
+  return "⬜";
+}
+
+/**
+ * The share card: one row per suit, one square per eighth of the game's time, saying how
+ * far that suit's foundation was at the end of it. `samples` are the foundations after each
+ * of our moves ({t: ms since the start, f: {S, H, D, C}}); null without them (a reload).
+ */
+export function progressCard(samples, timeMs) {
+  if (!samples?.length || !timeMs) return null;
+  return SUIT_ROWS.map(([suit, symbol]) => {
+    let row = `${symbol} `;
+    let i = 0;
+    let count = 0;
+    for (let k = 1; k <= SLICES; k++) {
+      const until = (timeMs * k) / SLICES;
+      while (i < samples.length && samples[i].t <= until + 1) count = samples[i++].f[suit] ?? count;
+      row += square(k === SLICES ? samples[samples.length - 1].f[suit] : count);
+    }
+    return row;
+  }).join("\n");
+}
+
+/** The card as a picture (PNG), for a share sheet that takes files; null if it cannot. */
+export async function cardImage(card) {
+  const lines = card.split("\n");
+  const canvas = document.createElement("canvas");
+  canvas.width = 560;
+  canvas.height = 80 + lines.length * 56;
+  const ctx = canvas.getContext("2d");
+  if (!ctx) return null;
+  ctx.fillStyle = "#0f5a36";
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = "#f4f7f2";
+  ctx.font = "bold 28px system-ui, sans-serif";
+  ctx.fillText("Seahaven Race", 24, 46);
+  ctx.font = "40px system-ui, 'Noto Color Emoji', sans-serif";
+  lines.forEach((line, i) => ctx.fillText(line, 24, 112 + i * 56));
+  const blob = await new Promise((done) => {
+    canvas.toBlob(done, "image/png");
+  });
+  return blob ? new File([blob], "seahaven.png", { type: "image/png" }) : null;
+}
+
 /** Where a shared line points: the daily page of that day, or the race or play page. */
 export function shareLink(mode, daily) {
   const base = `${location.origin}${location.pathname}`;
@@ -59,17 +115,21 @@ export function shareLink(mode, daily) {
  * Hand a line and its link on: the share sheet on a touch screen that has one, else the
  * clipboard. Returns "shared", "copied" or "cancelled".
  */
-export async function share(text, url) {
+export async function share(text, url, card = null) {
   const touch = window.matchMedia?.("(pointer: coarse)").matches;
+  const full = card ? `${card}\n${text}` : text;
   if (touch && navigator.share) {
     try {
-      await navigator.share({ text, url });
+      // The card as a picture too, where the share sheet takes one.
+      const image = card && navigator.canShare ? await cardImage(card) : null;
+      const files = image && navigator.canShare({ files: [image] }) ? { files: [image] } : {};
+      await navigator.share({ text: full, url, ...files });
       return "shared";
     } catch (err) {
       if (err?.name === "AbortError") return "cancelled";
       // no share sheet after all: the clipboard below
     }
   }
-  await copyText(`${text}\n${url}`);
+  await copyText(`${full}\n${url}`);
   return "copied";
 }

@@ -8,7 +8,7 @@ import { t, formatTime } from "./i18n.js";
 import { esc } from "./dom.js";
 import { announce } from "./notify.js";
 import { celebrate, soundOn, setSound } from "./celebrate.js";
-import { dailyLine, raceLine, soloLine, share, shareLink } from "./share.js";
+import { dailyLine, raceLine, soloLine, share, shareLink, progressCard } from "./share.js";
 
 async function getJSON(url) {
   const res = await fetch(url, { cache: "no-cache" });
@@ -24,6 +24,15 @@ export class Wins {
     this.asking = 0;
     this.celebrated = new Set();
     this.solo = new Map(); // "room/round" -> the `solo_stats` of a solo win
+    // Our foundations after each of our moves, for the share card (this room and round).
+    this.samples = { key: null, list: [] };
+    app.net.on("delta", (m) => {
+      const g = app.game;
+      const board = g.myBoard();
+      if (m.player_id !== g.you || !board) return;
+      if (this.samples.key !== this.key()) this.samples = { key: this.key(), list: [] };
+      this.samples.list.push({ t: m.t, f: { ...board.foundations } });
+    });
     app.net.on("finished", (m) => {
       const g = app.game;
       if (m.player_id !== g.you || g.role !== "player") return;
@@ -79,6 +88,7 @@ export class Wins {
           title="${esc(t(on ? "win.soundOn" : "win.soundOff"))}">${on ? "🔊" : "🔇"} ${esc(t("win.sound"))}</button>
       </span>
       ${g.mode === "solo" ? this.records() : ""}
+      ${this.cardHtml()}
       <p class="win-share" data-k="share-line">${esc(this.line())}</p>
     </div>`;
   }
@@ -97,6 +107,25 @@ export class Wins {
     }
     chips.push(t("solo.record", { wins: s.wins, games: s.games }));
     return `<span class="win-records" data-k="solo-records">${chips.map((c) => `<span class="chip">${esc(c)}</span>`).join("")}</span>`;
+  }
+
+  /** The share card of our win (emoji: the foundations over time), or null (a reload). */
+  card() {
+    const me = this.app.game.me();
+    return this.samples.key === this.key() ? progressCard(this.samples.list, me?.time_ms) : null;
+  }
+
+  /** The card on the page: the same squares drawn in CSS (no emoji font needed to see
+   * them); the emoji text it shares is in `data-card`. */
+  cardHtml() {
+    const card = this.card();
+    if (!card) return "";
+    const level = { "⬜": 0, "🟥": 1, "🟧": 2, "🟨": 3, "🟩": 4 };
+    const rows = card.split("\n").map((row) => {
+      const [suit, squares] = [row[0], [...row.slice(2)]];
+      return `<span class="win-row"><b>${suit}</b>${squares.map((q) => `<i data-level="${level[q]}"></i>`).join("")}</span>`;
+    }).join("");
+    return `<div class="win-card" role="img" aria-label="${esc(t("share.cardLabel"))}" data-card="${esc(card)}">${rows}</div>`;
   }
 
   /** The line to share: time, moves and place; never the code or the moves played. */
@@ -152,7 +181,7 @@ export class Wins {
       setSound(!soundOn());
       g.changed("win", null);
     } else if (what === "share") {
-      share(this.line(), shareLink(g.mode, g.daily));
+      share(this.line(), shareLink(g.mode, g.daily), this.card());
     } else if (what === "rematch") {
       app.net.send("rematch");
     } else if (what === "next") {

@@ -53,7 +53,12 @@ window.__copied = []; window.__shared = []; window.__tones = 0;
 Object.defineProperty(navigator, "clipboard", {configurable: true,
   value: {writeText: (text) => { window.__copied.push(text); return Promise.resolve(); }}});
 if (window.__sheet) {
-  navigator.share = (data) => { window.__shared.push(data); return Promise.resolve(); };
+  navigator.canShare = (data) => true;
+  navigator.share = (data) => {
+    const files = (data.files || []).map((f) => ({name: f.name, type: f.type, size: f.size}));
+    window.__shared.push({...data, files});
+    return Promise.resolve();
+  };
 }
 const oscillator = AudioContext.prototype.createOscillator;
 AudioContext.prototype.createOscillator = function () {
@@ -109,6 +114,22 @@ def short_time(ms: int) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
+def check_card(page: Page) -> str:
+    """The win's share card: a row per suit, a square per eighth of the game's time, every
+    foundation full at the end; no card and no move in it. Returns its text."""
+    card = str(page.locator(".banner.win .win-card").get_attribute("data-card"))
+    # Drawn on the page square for square.
+    assert page.locator(".banner.win .win-card i").count() == 32
+    rows = card.split("\n")
+    assert [r[0] for r in rows] == ["♠", "♥", "♦", "♣"], card
+    for row in rows:
+        squares = row[2:]
+        assert len(squares) == 8 and set(squares) <= set("⬜🟥🟧🟨🟩"), row
+        assert squares[-1] == "🟩", row
+    assert not CARD.search(card)
+    return card
+
+
 def share_line(page: Page) -> str:
     return page.locator(".banner.win .win-share").inner_text().strip()
 
@@ -150,7 +171,8 @@ def test_a_daily_win_celebrates_and_shares_one_line(
     page.locator(".banner.win").get_by_role("button", name="Share").click()
     page.wait_for_function("window.__copied.length === 1")
     copied = page.evaluate("window.__copied[0]")
-    assert copied == f"{expected}\n{base}#/daily/{date}"
+    card = check_card(page)
+    assert copied == f"{card}\n{expected}\n{base}#/daily/{date}"
     assert code not in copied and not CARD.search(copied)
     assert page.locator("#toast").inner_text() == "Copied"
     # No rematch outside a race; the next game of a daily is on the daily page.
@@ -201,7 +223,15 @@ def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
     assert share_line(page) == expected
     page.locator(".banner.win").get_by_role("button", name="Share").click()
     page.wait_for_function("window.__shared.length === 1")
-    assert page.evaluate("window.__shared[0]") == {"text": expected, "url": base + "#/play"}
+    shared = page.evaluate("window.__shared[0]")
+    card = check_card(page)
+    assert {k: shared[k] for k in ("text", "url")} == {
+        "text": f"{card}\n{expected}",
+        "url": base + "#/play",
+    }
+    # The card as a picture too, where the share sheet takes files.
+    assert [(f["name"], f["type"]) for f in shared["files"]] == [("seahaven.png", "image/png")]
+    assert shared["files"][0]["size"] > 1000
     assert page.evaluate("window.__copied") == []
     # Next game: a new certified deal with as many cells, the clock and moves from zero.
     page.locator(".banner.win").get_by_role("button", name="Next game").click()
