@@ -166,7 +166,7 @@ async def test_top_around_and_finishers(lb: Leaderboard) -> None:
     body = await lb.board_json(DATE, "daily", 3, around="p06")
     assert body["finishers"] == 12
     assert [e["rank"] for e in body["entries"]] == [6, 7, 8]  # p06 is 7th: centred on it
-    assert body["player"] == {"player_id": "p06", "rank": 7, "streak": 1}
+    assert body["player"] == {"player_id": "p06", "rank": 7, "streak": 1, "provisional": False}
     plain = await lb.board_json(DATE, "daily", 2)
     assert set(plain) == {"date", "kind", "finishers", "entries"}
 
