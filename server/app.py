@@ -45,6 +45,7 @@ from .rooms.rounds import janitor
 from .settings import Settings
 from .solver_pool import SolverPool
 from .store.keys import Keys
+from .store.ratings import Bar
 from .store.retag import retag
 from .store.store import BoardLimits, Store
 from .transport.embedded import (
@@ -139,6 +140,7 @@ def build_context(
             solver,
             settings.review_hold_agreement,
             settings.review_min_scored,
+            Bar(settings.provisional_games, settings.provisional_days),
         ),
         metrics=metrics,
         solver=solver,

@@ -17,6 +17,12 @@ Keys (named in :mod:`server.store.keys`):
 - ``player:{PID}:days``: sorted set of the dates on which the player began a ranked daily
   finish of that same date (scored by day number), for streaks.
 - channel ``daily:DATE:KIND:ch``: a message on every new entry (live pushes).
+
+Provisional players (:class:`server.store.ratings.Bar`) rank like anyone, but a read lists
+established players only, besides the player it is asked about (``around``, the Friends
+view's owner). A rank is the entry's place among every finisher, so it is the same in every
+view and costs no scan: a gap marks a provisional finisher's place. One page's standing is
+one pipelined read.
 """
 
 from __future__ import annotations
@@ -30,9 +36,10 @@ from typing import Any, Final, cast
 import redis.asyncio as aioredis
 
 from ..store.keys import Keys
+from ..store.ratings import Bar
 from ..store.scripts import register_batch, source
 from ..transport import atomic
-from .deal import DailyError, day_bounds, is_running
+from .deal import KIND_CELLS, DailyError, day_bounds, is_running
 from .deals import DailyDeals
 from .pace import Pace
 from .replays import MIN_MS_PER_ACTION, Replay, verify
@@ -51,6 +58,9 @@ ATTEMPTS_KEPT_S: Final = 2 * 86_400
 
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
+#: Pages of twice the limit the top view reads at most to fill itself with established
+#: players: a crowd of provisional finishers shortens the list rather than cost a scan.
+TOP_PAGES: Final = 3
 
 #: Seconds a day's leaderboard lives after its last entry (a year and a bit).
 KEEP_S: Final = 400 * 86_400
@@ -129,6 +139,7 @@ class Leaderboard:
         min_ms_per_action: the physical floor used when verifying submissions.
         pace: the human pace a ranked game must keep.
         deals: the days' certified deals (None: the Redis's, without a secret of its own).
+        bar: what makes a player established (None: everyone is, for tools).
     """
 
     def __init__(
@@ -140,8 +151,10 @@ class Leaderboard:
         keep_s: int = KEEP_S,
         *,
         deals: DailyDeals | None = None,
+        bar: Bar | None = None,
     ) -> None:
         self.redis = redis
+        self.bar = bar
         self.deals = deals if deals is not None else DailyDeals(redis, keys, None, keep_s)
         self.keys = keys
         self.keep_s = keep_s
@@ -322,8 +335,28 @@ class Leaderboard:
         """How many players are ranked."""
         return int(await self.redis.zcard(self.keys.leaderboard_rank(date, kind)))
 
-    async def _entries(self, date: str, kind: str, start: int, stop: int) -> list[dict[str, Any]]:
-        """Ranked entries from 0-based ``start`` to ``stop`` inclusive."""
+    async def provisional(self, kind: str, pids: list[str]) -> set[str]:
+        """The provisional players among ``pids``, in one pipelined read (the variant of
+        ``kind``'s rated races, and the days with a ranked daily)."""
+        if self.bar is None or not pids:
+            return set()
+        cells = KIND_CELLS[kind]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in pids:
+                pipe.hget(self.keys.rating(pid, cells), "games")
+                pipe.zcard(self.keys.player_days(pid))
+            found = await pipe.execute()
+        return {
+            pid
+            for i, pid in enumerate(pids)
+            if not self.bar.met(int(found[2 * i] or 0), int(found[2 * i + 1] or 0))
+        }
+
+    async def _entries(
+        self, date: str, kind: str, start: int, stop: int, keep: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Ranked entries of established players (and of ``keep``) from 0-based ``start``
+        to ``stop`` inclusive."""
         if stop < start:
             return []
         members = cast(
@@ -333,9 +366,10 @@ class Leaderboard:
             return []
         pids = [m.split(":", 1)[1] for m in members]
         raw = await self.redis.hmget(self.keys.leaderboard_entries(date, kind), pids)
+        hidden = await self.provisional(kind, [p for p in pids if p != keep])
         out = []
         for i, text in enumerate(raw):
-            if text is None:
+            if text is None or pids[i] in hidden:
                 continue
             data = json.loads(text)
             out.append(
@@ -353,15 +387,22 @@ class Leaderboard:
                 del entry["replay_id"]
         return out
 
-    async def among(self, date: str, kind: str, pids: list[str]) -> list[dict[str, Any]]:
+    async def among(
+        self, date: str, kind: str, pids: list[str], owner: str | None = None
+    ) -> list[dict[str, Any]]:
         """The entries of the ranked players among ``pids`` (at most 201: a follow list and
         its owner), by rank; each as the board shows it (no ``replay_id`` while the day
-        runs)."""
+        runs; provisional players left out, but for ``owner``)."""
         pids = pids[:201]
         if not pids:
             return []
         raw = await self.redis.hmget(self.keys.leaderboard_entries(date, kind), pids)
-        found = [json.loads(text) for text in raw if text is not None]
+        hidden = await self.provisional(kind, [p for p in pids if p != owner])
+        found = [
+            json.loads(text)
+            for pid, text in zip(pids, raw, strict=True)
+            if text is not None and pid not in hidden
+        ]
         rank_key = self.keys.leaderboard_rank(date, kind)
         async with self.redis.pipeline(transaction=False) as pipe:
             for data in found:
@@ -386,9 +427,18 @@ class Leaderboard:
         return out
 
     async def top(self, date: str, kind: str, limit: int) -> list[dict[str, Any]]:
-        """The first ``limit`` entries (at most :data:`MAX_LIMIT`)."""
+        """The first ``limit`` entries of established players (at most :data:`MAX_LIMIT`),
+        read in at most :data:`TOP_PAGES` pages of twice ``limit``."""
         limit = max(0, min(limit, MAX_LIMIT))
-        return await self._entries(date, kind, 0, limit - 1)
+        out: list[dict[str, Any]] = []
+        page = 2 * limit
+        for n in range(TOP_PAGES if limit else 0):
+            start = n * page
+            found = await self._entries(date, kind, start, start + page - 1)
+            out.extend(found)
+            if len(out) >= limit or start + page >= await self.finishers(date, kind):
+                break
+        return out[:limit]
 
     async def rank(self, date: str, kind: str, player_id: str) -> int | None:
         """A player's 1-based rank, or None when not ranked."""
@@ -410,7 +460,7 @@ class Leaderboard:
             return []
         total = await self.finishers(date, kind)
         start = max(0, min(rank - 1 - (limit - 1) // 2, total - limit))
-        return await self._entries(date, kind, start, start + limit - 1)
+        return await self._entries(date, kind, start, start + limit - 1, keep=player_id)
 
     async def streak(self, player_id: str, as_of: str) -> int:
         """Consecutive days with a ranked finish ending on ``as_of`` (or the day before,
@@ -435,10 +485,12 @@ class Leaderboard:
     ) -> dict[str, Any]:
         """The body of ``GET /api/daily/DATE/leaderboard`` and of ``leaderboard`` pushes.
 
-        ``entries`` are the top ``limit``, or with ``around`` the ``limit`` entries centred
-        on that player (the top ones if the player is not ranked); ``player`` then gives the
-        player's rank (null if not ranked) and streak. While the day runs, entries carry no
-        ``replay_id``: its replays are their players' own until it is over.
+        ``entries`` are the top ``limit`` established players, or with ``around`` the
+        established ones among the ``limit`` entries centred on that player, and the player
+        (the top ones if the player is not ranked); ``player`` then gives the player's rank
+        (null if not ranked), streak and whether they are provisional. ``finishers`` counts
+        everyone ranked. While the day runs, entries carry no ``replay_id``: its replays
+        are their players' own until it is over.
         """
         result: dict[str, Any] = {
             "date": date,
@@ -452,6 +504,7 @@ class Leaderboard:
                 "player_id": around,
                 "rank": await self.rank(date, kind, around),
                 "streak": await self.streak(around, date),
+                "provisional": bool(await self.provisional(kind, [around])),
             }
         if not entries:
             entries = await self.top(date, kind, limit)

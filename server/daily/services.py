@@ -7,6 +7,7 @@ from typing import Any
 
 from ..solver_pool import SolverPool
 from ..store.keys import Keys
+from ..store.ratings import Bar
 from .deals import DailyDeals
 from .history import History
 from .holds import Holds
@@ -51,12 +52,16 @@ class Daily:
         pool: SolverPool | None = None,
         hold_agreement: float = 0.9,
         min_scored: int = 20,
+        bar: Bar | None = None,
     ) -> Daily:
         """The stores on one Redis under one key prefix; what is kept lives ``keep_s``;
         ``secret`` draws the days' deals (None: no daily is served); reviews run in
-        ``pool`` (None: a thread, for tools)."""
+        ``pool`` (None: a thread, for tools); ``bar`` keeps provisional players off the
+        public boards (None: everyone is established)."""
         deals = DailyDeals(redis, keys, secret, keep_s)
-        leaderboard = Leaderboard(redis, keys, min_ms_per_action, pace, keep_s, deals=deals)
+        leaderboard = Leaderboard(
+            redis, keys, min_ms_per_action, pace, keep_s, deals=deals, bar=bar
+        )
         return cls(
             deals=deals,
             leaderboard=leaderboard,

@@ -132,7 +132,7 @@ async def get_leaderboard(ctx: Context, request: HttpRequest) -> HttpResponse:
         # A filter of the public board: each entry is one `around` would show anyone.
         wanted = await follows.followed(ctx.store, me) | {me}
         board = await ctx.daily.leaderboard.board_json(date, kind, 1)
-        board["entries"] = await ctx.daily.leaderboard.among(date, kind, sorted(wanted))
+        board["entries"] = await ctx.daily.leaderboard.among(date, kind, sorted(wanted), me)
         board["friends"] = True
         return _json(200, board)
     board = await ctx.daily.leaderboard.board_json(date, kind, limit, around)

@@ -68,7 +68,7 @@ def fair() -> Iterator[Fair]:
     date = today().isoformat()
     code = daily_deal(date).code
     plant(prefix, PAST)
-    with running_server(redis_url(), args=FAST, env=env) as srv:
+    with running_server(redis_url(), args=[*FAST, "--provisional-games", "0"], env=env) as srv:
         wait_daily(srv)
         yield Fair(srv, prefix, date, code, line_of(code))
     drop_keys(prefix)

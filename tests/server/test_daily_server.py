@@ -48,12 +48,20 @@ ENV = {
 }
 
 
+#: Every finisher established at once (provisional ones have tests of their own:
+#: tests/server/test_daily_provisional.py).
+ESTABLISHED = ["--provisional-games", "0"]
+
+
 @contextlib.contextmanager
-def daily_server(prefix: str) -> Iterator[tuple[ServerProc, dict[str, str]]]:
+def daily_server(
+    prefix: str, args: list[str] | None = None
+) -> Iterator[tuple[ServerProc, dict[str, str]]]:
     """A server whose Redis keys all start with ``prefix``; they are deleted afterwards."""
     env = {**ENV, "SEAHAVEN_KEY_PREFIX": prefix}
     plant(prefix, PAST)
-    with running_server(redis_url(), args=FAST, env=env) as srv:
+    args = [*FAST, *ESTABLISHED] if args is None else args
+    with running_server(redis_url(), args=args, env=env) as srv:
         wait_daily(srv)
         yield srv, env
     drop_keys(prefix)
@@ -219,7 +227,12 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     entry = board["entries"][0]
     assert entry["player_id"] == ann.player_id and entry["name"] == "ann"
     assert (entry["rank"], entry["time_ms"], entry["moves"]) == (1, fin["time_ms"], fin["moves"])
-    assert board["player"] == {"player_id": ann.player_id, "rank": 1, "streak": 1}
+    assert board["player"] == {
+        "player_id": ann.player_id,
+        "rank": 1,
+        "streak": 1,
+        "provisional": False,
+    }
     assert "replay_id" not in entry  # private while the day runs
     rid = replay_id(room, 1, ann.player_id)
 
@@ -423,7 +436,7 @@ async def test_pushes_reach_watchers_on_another_instance(
     fresh: Today,
 ) -> None:
     server, env, date, line = fresh.server, fresh.env, fresh.date, fresh.line
-    with running_server(redis_url(), args=FAST, env=env) as other:
+    with running_server(redis_url(), args=[*FAST, *ESTABLISHED], env=env) as other:
         watcher = await WsClient.connect(other.ws_url, "watcher")
         await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
         assert (await watcher.expect("leaderboard", date=date))["finishers"] == 0

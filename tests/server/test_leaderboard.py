@@ -31,6 +31,7 @@ from server.daily.leaderboard import (
 from server.daily.pace import Pace
 from server.daily.replays import Replay
 from server.store.keys import Keys
+from server.store.ratings import Bar
 from tests.dailies import daily_deal
 from tests.server.replay_support import edit, honest, solution
 from tests.serverproc import decoded, redis_url
@@ -166,7 +167,7 @@ async def test_top_around_and_finishers(lb: Leaderboard) -> None:
     body = await lb.board_json(DATE, "daily", 3, around="p06")
     assert body["finishers"] == 12
     assert [e["rank"] for e in body["entries"]] == [6, 7, 8]  # p06 is 7th: centred on it
-    assert body["player"] == {"player_id": "p06", "rank": 7, "streak": 1}
+    assert body["player"] == {"player_id": "p06", "rank": 7, "streak": 1, "provisional": False}
     plain = await lb.board_json(DATE, "daily", 2)
     assert set(plain) == {"date", "kind", "finishers", "entries"}
 
@@ -360,3 +361,42 @@ def test_redis_orders_entries_by_time_then_moves_then_finish(
     finally:
         client.delete(key)
         client.close()
+
+
+async def test_the_top_lists_established_players_and_reads_a_bounded_number_of_pages(
+    lb: Leaderboard,
+) -> None:
+    # 45 finishers, of whom only p25..p29 and p44 are established (10 rated races).
+    lb.bar = Bar(games=10, days=2)
+    for i in range(45):
+        pid = f"p{i:02d}"
+        entry = {
+            "player_id": pid,
+            "name": pid,
+            "time_ms": 100_000 + i,
+            "moves": 90,
+            "replay_id": f"r{i}",
+            "finished_at": T0 + i,
+            "member": member_of(T0 + i, pid),
+        }
+        assert (await lb.write(DATE, "daily", entry, True)).status == "ranked"
+        if 25 <= i <= 29 or i == 44:
+            await lb.redis.hset(lb.keys.rating(pid, 4), "games", 10)
+    # Ranks are places among every finisher; the provisional ones are left out.
+    top = await lb.top(DATE, "daily", 5)
+    assert [(e["player_id"], e["rank"]) for e in top] == [(f"p{i}", i + 1) for i in range(25, 30)]
+    # Three pages of twice the limit at most: 25 provisional finishers ahead leave a top 4
+    # empty (the first 24 read), rather than cost a scan of the board ...
+    assert await lb.top(DATE, "daily", 4) == []
+    # ... and a top 20 reads past p44 (all six).
+    assert [e["rank"] for e in await lb.top(DATE, "daily", 20)] == [26, 27, 28, 29, 30, 45]
+    # A provisional player sees their own entry around them; others' views do not list it.
+    mine = await lb.board_json(DATE, "daily", 3, around="p10")
+    assert mine["player"]["provisional"] is True and mine["player"]["rank"] == 11
+    assert [e["player_id"] for e in mine["entries"]] == ["p10"]
+    theirs = await lb.board_json(DATE, "daily", 5, around="p27")
+    assert theirs["player"]["provisional"] is False
+    assert [e["player_id"] for e in theirs["entries"]] == ["p25", "p26", "p27", "p28", "p29"]
+    friends = await lb.among(DATE, "daily", ["p03", "p26", "p44"], owner="p03")
+    assert [e["player_id"] for e in friends] == ["p03", "p26", "p44"]
+    assert [e["player_id"] for e in await lb.among(DATE, "daily", ["p03", "p26"])] == ["p26"]

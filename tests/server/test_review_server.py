@@ -56,7 +56,9 @@ def _deployment(env: dict[str, str], args: list[str]) -> Iterator[Deployment]:
     date = today().isoformat()
     line = line_of(daily_deal(date).code)
     with running_server(
-        redis_url(), args=[*FAST, *args], env={**env, "SEAHAVEN_KEY_PREFIX": prefix}
+        redis_url(),
+        args=[*FAST, "--provisional-games", "0", *args],
+        env={**env, "SEAHAVEN_KEY_PREFIX": prefix},
     ) as srv:
         yield Deployment(srv, prefix, date, line)
     drop_keys(prefix)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, SERVE_ARGS
+from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, DAILY_ARGS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 @pytest.fixture(scope="module")
 def web_server() -> Iterator[ServerProc]:
     """A real server process on the machine's Redis, serving client_web/."""
-    with running_server(redis_url(), args=SERVE_ARGS) as srv:
+    with running_server(redis_url(), args=DAILY_ARGS) as srv:
         yield srv
 
 

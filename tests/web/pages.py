@@ -46,6 +46,9 @@ SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
 #: A short countdown keeps the race tests quick; a generous rate limit lets the test click fast.
 SERVE_ARGS = ["--countdown-ms", "1200", *QUICK]
+#: Every player established at once, for the pages that show a daily board (which lists
+#: established players only; tests/web/test_web_provisional.py keeps the default bar).
+DAILY_ARGS = [*SERVE_ARGS, "--provisional-games", "0"]
 
 # Skipped only where Chromium is absent; CI sets SEAHAVEN_REQUIRE_BROWSER so that a missing
 # browser fails there instead of skipping.

@@ -18,8 +18,8 @@ from server.engine.solver import solve
 from tests.dailies import daily_deal, plant, wait_daily
 from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
 from tests.web.pages import (
+    DAILY_ARGS,
     SCREENSHOTS,
-    SERVE_ARGS,
     Player,
     board_json,
     js_errors,
@@ -52,7 +52,7 @@ def daily_server() -> Iterator[ServerProc]:
     prefix = f"webtest-{secrets.token_hex(4)}:"
     plant(prefix, yesterday())
     env = {"SEAHAVEN_KEY_PREFIX": prefix, **NO_PACE}
-    with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+    with running_server(redis_url(), args=DAILY_ARGS, env=env) as srv:
         wait_daily(srv)
         yield srv
     drop_keys(prefix)
@@ -63,7 +63,7 @@ def paced_server() -> Iterator[ServerProc]:
     """The same with the default review: a scripted game is held for review."""
     prefix = f"webtest-{secrets.token_hex(4)}:"
     env = {"SEAHAVEN_KEY_PREFIX": prefix}
-    with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+    with running_server(redis_url(), args=DAILY_ARGS, env=env) as srv:
         wait_daily(srv)
         yield srv
     drop_keys(prefix)
@@ -271,7 +271,7 @@ def test_a_too_fast_daily_is_held_for_review_as_its_player_sees_it(
 def test_a_server_without_a_daily_secret_says_the_daily_is_unavailable(browser: Any) -> None:
     prefix = f"webtest-{secrets.token_hex(4)}:"
     env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_DAILY_SECRET": ""}
-    with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+    with running_server(redis_url(), args=DAILY_ARGS, env=env) as srv:
         page = new_page(browser, name="Ann")
         page.goto(srv.http_url + "/#/daily")
         wait_ready(page)

@@ -24,8 +24,8 @@ from server.engine.solver import solve
 from server.store.keys import Keys
 from tests.serverproc import ServerProc, redis_url, running_server
 from tests.web.pages import (
+    DAILY_ARGS,
     SCREENSHOTS,
-    SERVE_ARGS,
     js_errors,
     needs_chromium,
     new_page,
@@ -58,7 +58,7 @@ PLAY = """async (line) => {
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[ServerProc, Keys]]:
     prefix = f"webtest-{secrets.token_hex(4)}:"
-    with running_server(redis_url(), args=SERVE_ARGS, env={"SEAHAVEN_KEY_PREFIX": prefix}) as srv:
+    with running_server(redis_url(), args=DAILY_ARGS, env={"SEAHAVEN_KEY_PREFIX": prefix}) as srv:
         yield srv, Keys(prefix)
     client = redis.Redis.from_url(redis_url(), decode_responses=True)
     keys = list(client.scan_iter(match=prefix + "*", count=1000))

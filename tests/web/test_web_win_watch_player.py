@@ -28,8 +28,8 @@ from server.store.keys import Keys
 from tests.dailies import daily_deal
 from tests.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
 from tests.web.pages import (
+    DAILY_ARGS,
     SCREENSHOTS,
-    SERVE_ARGS,
     Racer,
     js_errors,
     needs_chromium,
@@ -90,7 +90,7 @@ def server() -> Iterator[tuple[ServerProc, Keys]]:
     the pace rules off, so that a scripted daily at 60 ms an action ranks."""
     prefix = f"webtest-{secrets.token_hex(4)}:"
     env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
-    with running_server(redis_url(), args=SERVE_ARGS, env=env) as srv:
+    with running_server(redis_url(), args=DAILY_ARGS, env=env) as srv:
         yield srv, Keys(prefix)
     client = redis.Redis.from_url(redis_url(), decode_responses=True)
     keys = list(client.scan_iter(match=prefix + "*", count=1000))

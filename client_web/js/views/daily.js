@@ -272,7 +272,7 @@ export class DailyView {
       const replay = e.replay_id
         ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
-        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
+        <td>${e.rank}${e.player_id === me && this.provisional ? "?" : ""}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
         <td>${replay}</td></tr>`;
     }).join("");
     const later = lb.entries.some((e) => !e.replay_id)
@@ -284,9 +284,12 @@ export class DailyView {
     if (lb.player && lb.player.player_id === me) {
       this.myRank = lb.player.rank;
       this.streak = lb.player.streak;
+      this.provisional = !!lb.player.provisional;
     }
     const mine = lb.entries.find((e) => e.player_id === me);
-    const rank = mine ? mine.rank : this.myRank;
+    // A provisional player's place is theirs alone (on no public list): shown with "?".
+    const place = mine ? mine.rank : this.myRank;
+    const rank = place && this.provisional ? `${place}?` : place;
     const streak = this.streak ? ` · ${t("daily.streak", { n: this.streak })}` : "";
     this.el.querySelector('[data-k="myrank"]').textContent = (rank
       ? t("daily.yourRank", { rank, n: lb.finishers }) : t("daily.notRanked")) + streak;
