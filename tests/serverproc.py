@@ -298,6 +298,7 @@ class WsClient:
         self.closed = False
         self.player_id = ""
         self.token = ""
+        self.address = ""
 
     @classmethod
     async def connect(
@@ -307,12 +308,14 @@ class WsClient:
         its own in ``X-Forwarded-For`` (believed by servers run with :data:`QUICK`) unless
         ``additional_headers`` says otherwise."""
         global _next_address
+        own = "127.0.0.1"
         if "additional_headers" not in kwargs:
             _next_address += 1
             n = _next_address
             own = f"198.18.{n // 250 % 250}.{n % 250 + 1}"  # RFC 2544 benchmarking addresses
             kwargs["additional_headers"] = {"X-Forwarded-For": own}
         client = cls(await connect(url, **kwargs))
+        client.address = own  # the address the server counts it by (a trusting server's)
         client._task = asyncio.create_task(client._read())
         if name is not None:
             hello: dict[str, Any] = {"type": "hello", "name": name}

@@ -242,7 +242,7 @@ async def test_a_solver_line_at_a_persons_pace_is_held_until_an_operator_acts(
     assert actions[:3] == [("clear", "voided"), ("void", "already_voided"), ("void", "voided")]
     assert ("clear", "cleared") in actions and ("bar", "barred") in actions
     assert all(e["by"] == "http:127.0.0.1" for e in log["log"])
-    status, found = admin(srv, "GET", "/api/admin/identities/127.0.0.1")
+    status, found = admin(srv, "GET", f"/api/admin/identities/{ann.address}")
     assert status == 200 and ann.player_id in [i["player_id"] for i in found["identities"]]
     assert admin(srv, "GET", "/api/admin/identities/not-an-address")[0] == 404
     assert admin(srv, "GET", "/api/admin/identities/999.1.1.1")[0] == 400
@@ -282,7 +282,7 @@ async def test_the_command_line_operator(scaled: Deployment) -> None:
     await bot.expect("left")
     await bot.send({"type": "queue", "cells": 2})
     assert (await bot.expect("error"))["code"] == "barred"
-    status, who = cli(scaled, "identities", "127.0.0.1")
+    status, who = cli(scaled, "identities", bot.address)
     mine = [i for i in who["identities"] if i["player_id"] == bot.player_id]
     assert status == 0 and mine and mine[0]["barred"] is True
     assert cli(scaled, "unbar", bot.player_id)[1]["status"] == "unbarred"
