@@ -29,6 +29,7 @@ from typing import Final
 
 from ..engine import Board, format_code, parse_code
 from ..engine.codes import MAX_DEAL
+from ..engine.optimal import optimal_par
 from ..engine.solver import solve
 from ..pools import PoolEntry, draw, load_pool
 
@@ -46,6 +47,9 @@ CERTIFY_SECONDS: Final = 10.0
 #: Candidates tried for one day and kind at most (a 1-cell deal is winnable about one time
 #: in 45; a 4-cell one about 13 times in 14).
 MAX_COUNTER: Final = 5000
+#: The optimal search's budget for a day's par, in tables kept (deterministic; about 50 MB
+#: at most, and a few seconds of one core on the hardest days seen).
+OPTIMAL_STATES: Final = 300_000
 
 #: The documented test key of protocol/DAILY.md's vectors; never a deployment's secret.
 TEST_SECRET: Final = "seahaven-test-key"
@@ -72,8 +76,11 @@ class DailyDeal:
     Attributes:
         date, kind: the day (YYYY-MM-DD) and ``daily`` or ``hard``.
         code: the game code.
-        par: the length in actions of the certifying solver's winning line.
+        par: the fewest actions that win the deal when ``optimal``, else the length of the
+            shortest win the certification found (:func:`certified_par`).
         counter: the counter of the candidate that was certified.
+        optimal: whether ``par`` is proven to be the fewest actions (a perfect game is a
+            win in ``par`` actions of such a deal).
     """
 
     date: str
@@ -81,6 +88,7 @@ class DailyDeal:
     code: str
     par: int
     counter: int
+    optimal: bool = False
 
     @property
     def deal(self) -> int:
@@ -89,9 +97,8 @@ class DailyDeal:
 
     def to_json(self) -> str:
         """The record kept in Redis (``daily:{DATE:KIND}:deal``)."""
-        return json.dumps(
-            {"code": self.code, "par": self.par, "counter": self.counter}, separators=(",", ":")
-        )
+        record = {"code": self.code, "par": self.par, "counter": self.counter}
+        return json.dumps({**record, "optimal": self.optimal}, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, date: str, kind: str, text: str) -> DailyDeal:
@@ -106,7 +113,8 @@ class DailyDeal:
             raise ValueError(f"not a daily deal record: {text[:80]!r}")
         if parse_code(code).cells != KIND_CELLS[kind]:
             raise ValueError(f"{code} is not a {kind} deal")
-        return cls(date, kind, code, par, counter)
+        # A record of a server before optimal pars has none: its par is a solver line's.
+        return cls(date, kind, code, par, counter, data.get("optimal") is True)
 
 
 def candidate(secret: str, date: str, kind: str, counter: int) -> int:
@@ -116,13 +124,20 @@ def candidate(secret: str, date: str, kind: str, counter: int) -> int:
     return int.from_bytes(mac[:8], "big") % (MAX_DEAL + 1)
 
 
-def certified_par(moves: tuple[str, ...]) -> int:
-    """The par of a certified deal from the solver's winning line: its length.
+def certified_par(board: Board, moves: tuple[str, ...]) -> tuple[int, bool]:
+    """The par of a certified deal and whether it is proven optimal: the engine's optimal
+    search (:func:`server.engine.optimal.optimal_par`) from the solver's winning line
+    ``moves``, within a budget of :data:`OPTIMAL_STATES` tables.
 
-    The seam for an optimal par: once the engine can compute the shortest win, the
-    certification calls it here, and only here.
+    The budget is in tables, not seconds, so that the par of a day is the same whichever
+    instance certifies it and however busy its machine is; it proves most deals in well
+    under a second. Out of budget, the par is the shortest win found (never longer than
+    ``moves``).
     """
-    return len(moves)
+    found = optimal_par(board, timeout=None, max_states=OPTIMAL_STATES, line=moves)
+    if found.result in ("optimal", "best") and len(found.moves) <= len(moves):
+        return len(found.moves), found.optimal
+    return len(moves), False
 
 
 def certify(
@@ -150,10 +165,12 @@ def certify_candidate(
     """One candidate, certified (with its par) or None when it is not proven winnable."""
     cells = KIND_CELLS[kind]
     number = candidate(secret, date, kind, counter)
-    answer = solve(Board.deal(number, cells), timeout=seconds)
+    board = Board.deal(number, cells)
+    answer = solve(board, timeout=seconds)
     if answer.result != "solved":
         return None
-    return DailyDeal(date, kind, format_code(number, cells), certified_par(answer.moves), counter)
+    par, optimal = certified_par(board, answer.moves)
+    return DailyDeal(date, kind, format_code(number, cells), par, counter, optimal)
 
 
 def today(now: dt.datetime | None = None) -> dt.date:
@@ -233,9 +250,10 @@ def daily_json(
         "running": running,
         "ends_at": day_bounds(main.date)[1],
         "par": main.par,
-        "hard": {"par": hard.par},
+        "par_optimal": main.optimal,
+        "hard": {"par": hard.par, "par_optimal": hard.optimal},
     }
     if not running:
         body["code"] = main.code
-        body["hard"] = {"code": hard.code, "par": hard.par}
+        body["hard"] = {"code": hard.code, "par": hard.par, "par_optimal": hard.optimal}
     return body

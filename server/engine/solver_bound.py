@@ -5,7 +5,7 @@ admissible), so the A* search of :mod:`server.engine.solver_optimal` proves its 
 optimal. It adds two counts, each a bound on its own kind of action:
 
 1. **Foundation actions.** Every card not on its foundation is put there by an action of
-   its own (a foundation move moves one card, RULES.md, Moves), so at least ``52 - home``
+   its own (a foundation move moves one card, RULES.md, "Moves"), so at least ``52 - home``
    actions end on a foundation.
 
 2. **Other actions: chains that must move.** Every other action moves a card or a group

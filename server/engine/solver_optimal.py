@@ -26,7 +26,7 @@ copied with the cards of ``D`` left out, or left out itself:
   ``D`` (else the moving cards would be), so it is the same in ``T'``; a cell or a column
   empty in ``T`` is empty in ``T'``; a group is still the run its destination fixes; and
   ``T'`` has at least the free cells and empty columns of ``T``, so the group capacity
-  ``(free cells + 1) x 2 ^ (empty columns)`` (RULES.md, Group moves) is no smaller. Only
+  ``(free cells + 1) x 2 ^ (empty columns)`` (RULES.md, "Group moves") is no smaller. Only
   Kings enter empty columns in ``T``, and a column empty in ``T'`` alone held cards of
   ``D`` in ``T``, which no copied move touches.
 
@@ -108,7 +108,7 @@ def state_of(key: bytes) -> State:
 
 
 def run_length(col: bytes) -> int:
-    """The length of the group at the top of a non-empty column (RULES.md, Group moves)."""
+    """The length of the group at the top of a non-empty column (RULES.md, "Group moves")."""
     i = len(col) - 1
     while i > 0 and col[i - 1] == col[i] + 1 and col[i] % 13 != 12:
         i -= 1

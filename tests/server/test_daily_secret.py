@@ -67,7 +67,10 @@ async def test_a_fresh_server_certifies_today_and_tomorrow_under_its_secret(pref
         date = today().isoformat()
         expected = {kind: certify(SECRET, date, kind) for kind in KINDS}
         assert body["par"] == expected["daily"].par and "code" not in body
-        assert body["hard"] == {"par": expected["hard"].par}
+        assert body["hard"] == {
+            "par": expected["hard"].par,
+            "par_optimal": expected["hard"].optimal,
+        }
         for kind, hard in (("daily", False), ("hard", True)):
             ann = await WsClient.connect(srv.ws_url, "ann")
             await ann.send({"type": "daily", "hard": hard})
@@ -135,12 +138,20 @@ def test_a_restart_reuses_the_stored_deal(prefix: str) -> None:
         client.set(keys.daily_deal(date, kind), deal.to_json(), ex=3600)
     client.close()
     env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_DAILY_SECRET": SECRET}
+    tomorrow = (today() + dt.timedelta(days=1)).isoformat()
     with running_server(redis_url(), args=FAST, env=env) as srv:
         assert wait_daily(srv)["par"] == planted["daily"].par
-        time.sleep(1)
+        # It certifies tomorrow's deals (none stored), never today's (stored).
+        watch = redis_sync.Redis.from_url(redis_url(), decode_responses=True)
+        deadline = time.monotonic() + 120
+        while not all(watch.exists(keys.daily_deal(tomorrow, kind)) for kind in planted):
+            assert time.monotonic() < deadline, srv.log()
+            time.sleep(0.1)
+        watch.close()
         assert not any(f"deal of {date}" in line for line in certified_lines(srv))
     with running_server(redis_url(), args=FAST, env=env) as again:
-        assert wait_daily(again)["hard"] == {"par": planted["hard"].par}
+        hard = wait_daily(again)["hard"]
+        assert isinstance(hard, dict) and hard["par"] == planted["hard"].par
         time.sleep(1)
         assert certified_lines(again) == []  # today's and tomorrow's: all stored already
 
