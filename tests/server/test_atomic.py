@@ -40,7 +40,7 @@ async def every_batch(store: Store) -> dict[str, Any]:
     await store.mark_racing("SH1-x", "R1", NOW, 60_000)
     seen["racing"] = await store.redis.zrange(store.keys.racing("SH1-x"), 0, -1)
     await listing.list_room(store, "R1", NOW)
-    seen["listed"] = await store.redis.zrange(store.keys.live_rooms(), 0, -1)
+    seen["listed"] = await store.redis.zrange(store.keys.lobby_rooms(), 0, -1)
     await queue.note_dodge(store, "p1")
     seen["dodges"] = await queue.dodges(store, "p1")
     await queue.add(store, 4, "p1", 25.0, NOW, NOW, "i1", NOW)
