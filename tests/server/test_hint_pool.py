@@ -33,6 +33,16 @@ POOL = ["--solver-workers", "1", "--solver-queue", "1"]
 
 
 @pytest.fixture(scope="module")
+def pool_server() -> Iterator[ServerProc]:
+    """A server with a one-process solver pool and a queue of one, the solver at the
+    server's own priority: a test of what the pool takes and refuses needs the solver to
+    run, which under its default (idle) it may not do in seconds on a machine busy with
+    other work."""
+    with running_server(redis_url(), args=[*FAST, *POOL]) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
 def hint_server() -> Iterator[ServerProc]:
     """A server with a one-process solver pool and a queue of one, at the solver's default
     scheduling (idle, niced)."""
@@ -114,8 +124,8 @@ async def close_all(*clients: WsClient) -> None:
         await client.close()
 
 
-async def test_a_second_hint_while_one_runs_is_refused_busy(hint_server: ServerProc) -> None:
-    ann = await slow_player(hint_server.ws_url, "ann")
+async def test_a_second_hint_while_one_runs_is_refused_busy(pool_server: ServerProc) -> None:
+    ann = await slow_player(pool_server.ws_url, "ann")
     await ask_hint(ann, 1)
     await ask_hint(ann, 2)
     assert (await ann.expect("reject", id=2))["reason"] == "busy"
@@ -129,17 +139,17 @@ async def test_a_second_hint_while_one_runs_is_refused_busy(hint_server: ServerP
     await close_all(ann)
 
 
-async def test_two_sockets_of_one_token_count_as_one_player(hint_server: ServerProc) -> None:
-    ann = await slow_player(hint_server.ws_url, "ann")
+async def test_two_sockets_of_one_token_count_as_one_player(pool_server: ServerProc) -> None:
+    ann = await slow_player(pool_server.ws_url, "ann")
     room = ann.messages[1]["room_id"]
-    phone = await WsClient.connect(hint_server.ws_url)
+    phone = await WsClient.connect(pool_server.ws_url)
     await phone.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 0})
     await phone.expect("welcome", player_id=ann.player_id)
     await ask_hint(ann, 1)
     await ask_hint(phone, 2)
     assert (await phone.expect("reject", id=2))["reason"] == "busy"
     # Another player is not held back by Ann's hint: the queue has room for theirs.
-    bob = await slow_player(hint_server.ws_url, "bob")
+    bob = await slow_player(pool_server.ws_url, "bob")
     await ask_hint(bob, 1)
     assert (await ann.expect("hint", id=1))["status"] == "unknown"
     assert (await bob.expect("hint", id=1))["status"] == "unknown"
@@ -147,8 +157,8 @@ async def test_two_sockets_of_one_token_count_as_one_player(hint_server: ServerP
     await close_all(ann, phone, bob)
 
 
-async def test_a_full_queue_refuses_busy(hint_server: ServerProc) -> None:
-    ann, bob, cat = [await slow_player(hint_server.ws_url, name) for name in ("a", "b", "c")]
+async def test_a_full_queue_refuses_busy(pool_server: ServerProc) -> None:
+    ann, bob, cat = [await slow_player(pool_server.ws_url, name) for name in ("a", "b", "c")]
     await ask_hint(ann, 1)  # runs in the one solver process
     await ask_hint(bob, 1)  # waits in the queue of one
     await ask_hint(cat, 1)  # finds the queue full
@@ -163,13 +173,13 @@ async def test_a_full_queue_refuses_busy(hint_server: ServerProc) -> None:
 
 
 async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
-    hint_server: ServerProc,
+    pool_server: ServerProc,
 ) -> None:
     # A hint is the first action of a win: legal, and the game stays winnable after it.
     # When it says how many actions remain at best, that is the optimum from the board,
     # and the move is on a shortest line: one fewer remains after it.
     deal = load_pool(1)[0].deal
-    dan, board = await certified_player(hint_server.ws_url, "dan", deal)
+    dan, board = await certified_player(pool_server.ws_url, "dan", deal)
     for step in range(1, 6):
         await ask_hint(dan, 100 + step)
         answer = await dan.expect("hint", id=100 + step)
@@ -186,8 +196,8 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
         await dan.expect("ack", id=step)
 
     # The process working on a hint dies: that hint is refused busy, the next is answered.
-    ann = await slow_player(hint_server.ws_url, "ann")
-    workers = solver_processes(hint_server)
+    ann = await slow_player(pool_server.ws_url, "ann")
+    workers = solver_processes(pool_server)
     assert len(workers) == 1, "the server should have one solver process"
     worker = workers[0]
     await ask_hint(ann, 1)
@@ -200,9 +210,9 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     assert answer["status"] == "move"
     board.play(parse_action(answer["move"]))
     assert solve(board, timeout=30).result == "solved"
-    [fresh] = solver_processes(hint_server)
+    [fresh] = solver_processes(pool_server)
     assert fresh.pid != worker.pid
-    counted = metrics(hint_server)
+    counted = metrics(pool_server)
     assert counted['seahaven_hints_total{outcome="failed"}'] >= 1
     assert counted["seahaven_solver_jobs"] == 0
     await close_all(dan, ann)
