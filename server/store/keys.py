@@ -298,8 +298,8 @@ class Keys:
 @dataclass(frozen=True, slots=True)
 class Family:
     """A family of keys: its name pattern (after the prefix), Redis type, size bound and
-    lifetime. :data:`FAMILIES` lists every family the server writes; the README's storage
-    table shows it and a test checks every key of a busy server against it.
+    lifetime. :data:`FAMILIES` lists every family the server writes; the storage table of
+    docs/server.md shows it and a test checks every key of a busy server against it.
 
     Attributes:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,

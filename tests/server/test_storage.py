@@ -1,7 +1,7 @@
-"""Bounded storage: a busy server's every key belongs to a family of the README's table,
-expires (or is the one permanent ``deadlines`` key), and stays within its size bound; a
-room takes a bounded number of spectators; an address makes a bounded number of new
-identities."""
+"""Bounded storage: a busy server's every key belongs to a family of the storage table
+(docs/server.md), expires (or is the one permanent ``deadlines`` key), and stays within
+its size bound; a room takes a bounded number of spectators; an address makes a bounded
+number of new identities."""
 
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ async def size(r: aioredis.Redis, key: str, kind: str) -> int:
     return 1
 
 
-def test_the_readme_shows_every_family() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_server_docs_show_every_family() -> None:
+    readme = (ROOT / "docs" / "server.md").read_text(encoding="utf-8")
     for family in FAMILIES:
         row = f"| `{family.pattern}` | {family.kind} | {family.bound} | {family.lifetime} |"
         assert row in readme, row

@@ -38,7 +38,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 # Screenshots go to a temporary folder; `SEAHAVEN_SCREENSHOTS=docs/screenshots` refreshes the
-# ones the README shows.
+# ones the README and docs/ show.
 SCREENSHOTS = Path(
     os.environ.get("SEAHAVEN_SCREENSHOTS") or Path(tempfile.gettempdir()) / "seahaven-screenshots"
 )
