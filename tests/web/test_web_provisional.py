@@ -14,7 +14,7 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, drop_keys, redis_url, running_server
+from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
 from tests.web.pages import (
     SERVE_ARGS,
     Racer,
@@ -34,14 +34,10 @@ pytestmark = [pytest.mark.browser, needs_chromium]
 
 @contextmanager
 def own_server(*args: str) -> Iterator[ServerProc]:
-    """A server with keys of its own, the pace rules off (a line sent at once is rated)."""
+    """A server with keys of its own, the review off (a line sent at once is rated, not
+    held for review)."""
     prefix = f"webprov-{secrets.token_hex(4)}:"
-    env = {
-        "SEAHAVEN_KEY_PREFIX": prefix,
-        "SEAHAVEN_PACE_READ_MS": "0",
-        "SEAHAVEN_PACE_MEDIAN_MS": "0",
-        "SEAHAVEN_PACE_FAST_MS": "0",
-    }
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
     try:
         with running_server(redis_url(), args=[*SERVE_ARGS, *args], env=env) as srv:
             yield srv
