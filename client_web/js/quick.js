@@ -17,6 +17,7 @@ export class Quick {
       if (this.state === "queueing") this.state = "queued";
       this.cells = m.cells ?? this.cells;
       this.rating = m.rating;
+      this.provisional = !!m.provisional;
       this.penaltyS = m.penalty_s || 0;
       this.changed();
     });
@@ -92,6 +93,7 @@ export class Quick {
     this.state = "idle";
     this.cells = 4;
     this.rating = null;
+    this.provisional = false;
     this.penaltyS = 0;
     this.since = null; // local ms when we asked
     this.sentAt = null;

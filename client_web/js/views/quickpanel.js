@@ -5,6 +5,7 @@
 import { t } from "../i18n.js";
 import { html, esc } from "../dom.js";
 import { toast, announce } from "../notify.js";
+import { showRating } from "./ratings.js";
 
 const LEVELS = [[4, "level.easy"], [2, "level.medium"], [1, "level.hard"]];
 
@@ -57,7 +58,7 @@ export class QuickWait {
     const level = t(LEVELS.find(([c]) => c === q.cells)?.[1] || "level.easy");
     const offer = q.state === "offer";
     const racers = q.pairing?.racers ?? 0;
-    const key = JSON.stringify([q.state, q.cells, q.rating, q.penaltyS, q.declined, racers, document.documentElement.lang]);
+    const key = JSON.stringify([q.state, q.cells, q.rating, q.provisional, q.penaltyS, q.declined, racers, document.documentElement.lang]);
     if (key === this.drawn) return this.tick();
     const focusWasIn = this.host.contains(document.activeElement) || !this.drawn;
     const stateWas = this.state;
@@ -73,7 +74,7 @@ export class QuickWait {
     // Others are ready: say so, and count down the wait for a fourth.
     if (racers && !offer && q.state !== "accepting") say = t("quick.found", { n: racers - 1 });
     const notes = [];
-    if (q.rating != null) notes.push(esc(t("quick.yourRating", { rating: q.rating })));
+    if (q.rating != null) notes.push(esc(t("quick.yourRating", { rating: showRating(q.rating, q.provisional) })));
     if (q.penaltyS > 0) notes.push(esc(t("quick.penalty", { n: q.penaltyS })));
     const el = html(`
       <section class="card-panel quick-wait" data-state="${esc(q.state)}" aria-labelledby="quick-wait-title">
