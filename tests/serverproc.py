@@ -20,6 +20,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import random
 import socket
 import subprocess
 import time
@@ -128,11 +129,26 @@ def decoded(replies: Iterable[object]) -> list[str]:
     return out
 
 
+#: Ports handed out for private servers and Redis processes: each xdist worker has a slice
+#: of its own below the cluster tests' (tests/rediscluster.py) and far below the kernel's
+#: ephemeral range, so that neither another worker nor some connection's local port takes a
+#: port between our check and the process binding it (a port from ``bind(0)`` could be).
+_PORT_BASE, _PORT_SLICE = 5000, 700
+
+
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port free on 127.0.0.1 right now, from this xdist worker's slice."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    index = int(worker) % 10 if worker.isdigit() else 0
+    start = _PORT_BASE + index * _PORT_SLICE
+    for port in random.sample(range(start, start + _PORT_SLICE), _PORT_SLICE):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # taken (a service of the machine, or one of ours still running)
+            return port
+    raise RuntimeError(f"no free port in {start}..{start + _PORT_SLICE - 1}")
 
 
 @dataclass

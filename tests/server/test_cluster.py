@@ -200,7 +200,9 @@ async def test_a_daily_game_ranks_and_pushes_across_instances_on_the_cluster(
     history and streak, the push to a watcher on the other instance, the player page."""
     date = today().isoformat()
     line = line_of(daily_deal(date).code)
-    with on_cluster(cluster, env=ENV) as one, on_cluster(cluster, env=ENV) as two:
+    # Established at once (--provisional-games 0): the public board lists the player.
+    est = ("--provisional-games", "0")
+    with on_cluster(cluster, *est, env=ENV) as one, on_cluster(cluster, *est, env=ENV) as two:
         wait_daily(one), wait_daily(two)  # the day's deals certified by one of them
         watcher = await WsClient.connect(two.ws_url, "watcher")
         await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})

@@ -11,6 +11,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 import urllib.error
@@ -47,6 +48,19 @@ def private_redis(*args: str) -> Iterator[int]:
         stderr=subprocess.DEVNULL,
     )
     try:
+        # Handed over once it listens: on a busy machine a redis-server takes a moment to
+        # bind (a TLS one longer), and a client before that is refused.
+        flags = dict(zip(args[::2], args[1::2], strict=False))
+        listens = int(flags.get("--tls-port") or flags.get("--port") or port)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", listens), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None, f"redis-server {args} exited: {proc.returncode}"
+                assert time.monotonic() < deadline, f"redis-server {args} never listened"
+                time.sleep(0.02)
         yield port
     finally:
         with contextlib.suppress(ProcessLookupError):

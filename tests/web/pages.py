@@ -172,20 +172,23 @@ def shoot(page: Page, name: str, *, wide: bool = False) -> None:
         page.set_viewport_size(size)
 
 
-def send_line(page: Page, line: list[str]) -> None:
+def send_line(page: Page, line: list[str], gap_ms: int = 0) -> None:
     """Play actions (``col3 found``, ``found:D col5`` ...) as moves sent straight down the
     page's socket, each once the previous one is on the page's own board: as fast as the
-    server answers, for setting up a position."""
+    server answers, for setting up a position (``gap_ms``: at least that long apart)."""
     page.evaluate(
-        """async (line) => {
+        """async ([line, gap]) => {
           for (const action of line) {
             const before = seahaven.game.me().moves;
             const [src, dst] = action.split(" ");
+            const sent = performance.now();
             seahaven.net.send("move", {src, dst});
             while (seahaven.game.me().moves === before) await new Promise(r => setTimeout(r, 2));
+            const left = gap - (performance.now() - sent);
+            if (left > 0) await new Promise(r => setTimeout(r, left));
           }
         }""",
-        line,
+        [line, gap_ms],
     )
 
 

@@ -238,9 +238,10 @@ def _replay_board(page: Page) -> dict[str, Any]:
 def test_a_too_fast_daily_is_held_for_review_as_its_player_sees_it(
     paced_server: ServerProc, browser: Any
 ) -> None:
-    """A script driving the page sends the solver's line as fast as the server answers: the
-    game is played and kept, held for review; the page shows the time and "pending review",
-    in the player's language, and the leaderboard does not show it."""
+    """A script driving the page sends the solver's line at a machine's pace, just above the
+    physical floor of 50 ms an action (faster, the replay is refused as impossible): the game
+    is played and kept, held for review; the page shows the time and "pending review", in
+    the player's language, and the leaderboard does not show it."""
     page = new_page(browser, name="Quick")
     page.goto(paced_server.http_url + "/#/daily")
     wait_ready(page)
@@ -248,7 +249,7 @@ def test_a_too_fast_daily_is_held_for_review_as_its_player_sees_it(
     page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
     code = page.evaluate("seahaven.game.code")
     line = solve(Board.from_code(code), timeout=20).moves
-    send_line(page, list(line))
+    send_line(page, list(line), gap_ms=80)
     page.wait_for_function(
         "document.querySelector('[data-daily=\"held\"]') !== null", timeout=60_000
     )
