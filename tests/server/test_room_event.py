@@ -30,35 +30,12 @@ from server.store.keys import Keys
 from server.store.status import Status
 from server.store.store import MoveCommit, Store
 from tests import ROOT
+from tests.luasource import LUA, lua, top_level_split
 from tests.serverproc import redis_url
 
-LUA = ROOT / "server" / "store" / "lua"
 CODE = "SH1-C4-AAAAAAB"
 DELTA = '{"seq":7,"type":"delta","player_id":"pA","t":1500}'
 PROGRESS = '{"seq":7,"type":"progress","player_id":"pA"}'
-
-
-def lua(name: str) -> str:
-    return (LUA / f"{name}.lua").read_text(encoding="utf-8")
-
-
-def top_level_split(text: str) -> list[str]:
-    """Lua call arguments or table items, split at the commas outside brackets and quotes."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, char in enumerate(text):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "({[":
-            depth += 1
-        elif char in ")}]":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
 
 
 def call_args(source: str, at: int) -> str:

@@ -11,28 +11,7 @@ import pytest
 
 from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS
 from server.store.status import ANSWER, INTERNAL, Status, status_of
-from tests import ROOT
-
-LUA = ROOT / "server" / "store" / "lua"
-
-
-def top_level_split(text: str) -> list[str]:
-    """Lua table items, split at the commas outside brackets and quotes."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, char in enumerate(text):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "({[":
-            depth += 1
-        elif char in ")}]":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
+from tests.luasource import LUA, top_level_split
 
 
 def test_the_scripts_answer_statuses_laid_out_as_declared() -> None:
