@@ -12,6 +12,7 @@ from pydantic import Field, StrictBool, TypeAdapter
 
 from .fields import (
     PROTOCOL_VERSION,
+    ArenaId,
     Cells,
     Date,
     DelayS,
@@ -153,11 +154,13 @@ class Daily(Message):
 
 
 class WatchLeaderboard(Message):
-    """Receive ``leaderboard`` pushes for a day's challenge."""
+    """Receive ``leaderboard`` pushes for a day's challenge, in the view ``by``: ``time`` (the
+    fastest) or ``actions`` (the fewest actions, then the fastest)."""
 
     type: Literal["watch_leaderboard"]
     date: Date
     kind: Literal["daily", "hard"] = "daily"
+    by: Literal["time", "actions"] = "time"
 
 
 class HintReq(Message):
@@ -237,6 +240,52 @@ class SetRated(Message):
     rated: StrictBool
 
 
+class CreateArena(Message):
+    """Make a private arena (reached by its invite link only): ``cells``, ``minutes`` of
+    racing, starting in ``starts_in_s`` seconds; answered by ``arena``."""
+
+    type: Literal["create_arena"]
+    cells: Cells = 4
+    minutes: int = Field(ge=1, le=180)
+    starts_in_s: int = Field(default=0, ge=0, le=86_400)
+
+
+class ArenaJoin(Message):
+    """Join an arena (before its start or while it runs): you are paired with its waiting
+    players race after race until it ends or you leave; answered by ``arena``."""
+
+    type: Literal["arena_join"]
+    arena: ArenaId
+
+
+class ArenaLeave(Message):
+    """Leave your arena (a race you are in goes on); answered by ``arena_left``."""
+
+    type: Literal["arena_leave"]
+
+
+class ArenaWatch(Message):
+    """Watch an arena's standings without joining it (``arena``, then ``arena_standings``
+    at most once a second); ``arena_unwatch`` stops."""
+
+    type: Literal["arena_watch"]
+    arena: ArenaId
+
+
+class ArenaUnwatch(Message):
+    """Stop watching an arena's standings."""
+
+    type: Literal["arena_unwatch"]
+
+
+class ArenaPledge(Message):
+    """In an arena race's lobby or countdown: pledge no take-backs for this race (an undo
+    breaks it); a win with the pledge kept earns one point more. Answered by
+    ``arena_pledged``."""
+
+    type: Literal["arena_pledge"]
+
+
 ClientMessage = Annotated[
     Hello
     | CreateRoom
@@ -263,7 +312,13 @@ ClientMessage = Annotated[
     | SetRated
     | Follow
     | Unfollow
-    | Friends,
+    | Friends
+    | CreateArena
+    | ArenaJoin
+    | ArenaLeave
+    | ArenaWatch
+    | ArenaUnwatch
+    | ArenaPledge,
     Field(discriminator="type"),
 ]
 
@@ -296,6 +351,12 @@ CLIENT_TYPES: Final = frozenset(
         Unqueue,
         AcceptBot,
         SetRated,
+        CreateArena,
+        ArenaJoin,
+        ArenaLeave,
+        ArenaWatch,
+        ArenaUnwatch,
+        ArenaPledge,
     )
 )
 

@@ -13,6 +13,10 @@ from pydantic import Field, TypeAdapter
 
 from .fields import (
     PROTOCOL_VERSION,
+    ArenaId,
+    ArenaLeftReason,
+    ArenaPhase,
+    ArenaSeat,
     CardName,
     Cells,
     Date,
@@ -117,6 +121,9 @@ class PlayerState(Message):
     score: int | None = None
     time_ms: int | None = None
     rank: int | None = None
+    perfect: bool = Field(
+        default=False, description="won in exactly the deal's proven par (the fewest actions)"
+    )
     lost: bool = False
     board: BoardView | None = None
     legal: LegalMoves | None = None
@@ -152,6 +159,13 @@ class Snapshot(RoomFacts):
     starts_at: MsEpoch | None
     now: MsEpoch
     players: list[PlayerState] = Field(max_length=64)
+    par: int | None = Field(
+        default=None,
+        ge=1,
+        description="the deal's par once the round is over (a daily game's at once: it is "
+        "published); null while it runs, or when not known",
+    )
+    par_optimal: bool = Field(default=False, description="par is proven the fewest actions")
     daily: DailyGame | None = None
     #: A rated round that is over and settled: each racer's rating change, as ``ratings``
     #: gave it (so a reload of the results still shows them).
@@ -242,7 +256,8 @@ class Progress(Message):
 
 
 class Finished(Message):
-    """``player_id`` won in ``time_ms`` (server-timed) and ``moves`` actions, placing ``rank``."""
+    """``player_id`` won in ``time_ms`` (server-timed) and ``moves`` actions, placing ``rank``;
+    ``perfect``: in exactly the deal's proven par (the fewest actions that win it)."""
 
     type: Literal["finished"]
     player_id: PlayerId
@@ -251,6 +266,7 @@ class Finished(Message):
     time_ms: int
     moves: int
     rank: int
+    perfect: bool = False
 
 
 class GaveUp(Message):
@@ -272,14 +288,19 @@ class ResultEntry(Message):
     rank: int | None
     time_ms: int | None
     moves: int
+    perfect: bool = False
 
 
 class RaceOver(Message):
-    """Every racer has finished or given up: the final results of this round."""
+    """Every racer has finished or given up: the final results of this round, and the
+    deal's par (null when not known: a typed code of no pool) with ``par_optimal``, whether
+    it is proven the fewest actions (only then is a result ``perfect``)."""
 
     type: Literal["race_over"]
     seq: Seq
     round: int
+    par: int | None = Field(default=None, ge=1)
+    par_optimal: bool = False
     results: list[ResultEntry] = Field(max_length=64)
 
 
@@ -312,6 +333,7 @@ class LeaderboardEntry(Message):
     name: Name
     time_ms: int
     moves: int
+    perfect: bool = False
     replay_id: str | None = None  # absent while the day runs: replays are private until then
 
 
@@ -380,6 +402,7 @@ class Leaderboard(Message):
     type: Literal["leaderboard"]
     date: Date
     kind: Literal["daily", "hard"]
+    by: Literal["time", "actions"] = "time"
     finishers: int
     entries: list[LeaderboardEntry] = Field(max_length=200)
 
@@ -477,6 +500,88 @@ class Ratings(Message):
     changes: list[RatingChange] = Field(max_length=64)
 
 
+class ArenaInfo(Message):
+    """An arena: its variant, when it runs, and how many have joined."""
+
+    arena_id: ArenaId
+    cells: Cells
+    minutes: int
+    starts_at: MsEpoch
+    ends_at: MsEpoch
+    phase: ArenaPhase
+    private: bool
+    players: int = Field(ge=0)
+
+
+class ArenaLine(Message):
+    """One player's line of an arena's standings: ``rank``, ``points``, their run of wins
+    (``streak``; ``fire``: their next race counts double), races played and won, and the
+    sum of their finish times (the tie-break)."""
+
+    rank: int = Field(ge=1)
+    player_id: PlayerId
+    name: str = Field(max_length=24)
+    points: int = Field(ge=0)
+    streak: int = Field(ge=0)
+    fire: bool
+    races: int = Field(ge=0)
+    wins: int = Field(ge=0)
+    time_ms: int = Field(ge=0)
+
+
+class ArenaMsg(Message):
+    """An arena you joined or watch, and where you are in it (``seat``: waiting in its
+    pool, in a race, out; ``room`` the race you are in). Sent on ``arena_join``,
+    ``arena_watch``, ``create_arena`` (``invite``: the link's path), and each time you are
+    back in the pool between races."""
+
+    type: Literal["arena"]
+    arena: ArenaInfo
+    seat: ArenaSeat
+    room: RoomId | None = None
+    invite: str | None = Field(default=None, max_length=64)
+    now: MsEpoch
+
+
+class ArenaStandings(Message):
+    """An arena's standings: the top 10 and your own line (None until you raced), pushed to
+    its watchers and joined players at most once a second while they change."""
+
+    type: Literal["arena_standings"]
+    arena_id: ArenaId
+    phase: ArenaPhase
+    races: int = Field(ge=0)
+    players: int = Field(ge=0)
+    top: list[ArenaLine] = Field(max_length=10)
+    you: ArenaLine | None = None
+    now: MsEpoch
+
+
+class ArenaOver(Message):
+    """The arena ended (its last races finished and counted): the podium, first three."""
+
+    type: Literal["arena_over"]
+    arena_id: ArenaId
+    podium: list[ArenaLine] = Field(max_length=3)
+    you: ArenaLine | None = None
+
+
+class ArenaLeft(Message):
+    """You are out of the arena: you asked, entered another room or the quick race, or it
+    ended."""
+
+    type: Literal["arena_left"]
+    arena_id: ArenaId
+    reason: ArenaLeftReason
+
+
+class ArenaPledged(Message):
+    """Your no-take-backs pledge for the race of ``room`` is taken."""
+
+    type: Literal["arena_pledged"]
+    room: RoomId
+
+
 class Error(Message):
     """A message was refused; nothing changed and the connection stays open."""
 
@@ -513,6 +618,11 @@ ServerMessage = Annotated[
     | Pairing
     | BotOffer
     | Ratings
+    | ArenaMsg
+    | ArenaStandings
+    | ArenaOver
+    | ArenaLeft
+    | ArenaPledged
     | Error,
     Field(discriminator="type"),
 ]

@@ -70,6 +70,14 @@ ERROR_CODES: Final[dict[str, str]] = {
     "already_queued": "you already wait for a quick race",
     "not_queued": "you are not waiting for a quick race",
     "no_bot_offer": "no bot racer is offered to you now",
+    "arena_not_found": "no arena has this id",
+    "arena_over": "this arena is over",
+    "already_in_arena": "you are in an arena already: leave it first",
+    "not_in_arena": "you are not in an arena",
+    "in_arena": "you are in an arena: leave it first",
+    "arena_limit": "you have a private arena that is not over yet",
+    "too_many_arenas": "your address has made as many private arenas not over yet as it may",
+    "no_pledge": "there is no arena race in its lobby or countdown to pledge for",
     "unknown_player": "no player has this id (or nothing of theirs is kept)",
     "too_many_follows": "you follow as many players as one may (200); unfollow one first",
     "self_follow": "you cannot follow yourself",
@@ -178,6 +186,16 @@ UnratedReason = Literal[
 ]
 #: Why a player left the quick-race queue (``unqueued.reason``).
 UnqueueReason = Literal["asked", "room"]
+#: An arena's id: ``A`` and eight characters for a private one, or a scheduled one's name
+#: (``S4-30-29000000``: cells, minutes, its start in minutes since the epoch).
+ArenaId = Annotated[str, Field(min_length=4, max_length=32, pattern=r"^[A-Za-z0-9-]+$")]
+#: An arena's phase: before its start, running, or over (its podium final).
+ArenaPhase = Literal["soon", "running", "over"]
+#: Where a joined player is in an arena: waiting to be paired, in a race, or out of it.
+ArenaSeat = Literal["pool", "racing", "out"]
+#: Why a player left an arena (``arena_left.reason``): they asked, entered another room or
+#: the quick race, or the arena ended.
+ArenaLeftReason = Literal["asked", "room", "over"]
 
 
 class Message(BaseModel):

@@ -16,7 +16,7 @@ import json
 import logging
 import secrets
 import signal
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -31,6 +31,7 @@ from .daily.deals import certify_loop
 from .daily.pace import Pace, parse_bursts
 from .daily.services import Daily
 from .http import admin, api
+from .http import arenas as http_arenas
 from .http import server as http_server
 from .http.connection import HttpConnection
 from .metrics import Metrics
@@ -38,8 +39,9 @@ from .net.hub import Hub
 from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
-from .play import friends, hints, identity, leaderboard, moves, queue, rooms, solo
-from .rooms import membership, race_review, ratings
+from .play import arenas, friends, hints, identity, leaderboard, moves, queue, rooms, solo
+from .rooms import arena, arena_races, membership, race_review
+from .rooms.arena import arena_loop
 from .rooms.pairing import pairing_loop
 from .rooms.rounds import janitor
 from .settings import Settings
@@ -68,8 +70,10 @@ HANDLER_MODULES = (
     leaderboard,
     queue,
     friends,
+    arenas,
     http_server,
     api,
+    http_arenas,
     admin,
 )
 
@@ -161,6 +165,7 @@ def build_context(
             ctx.boards.deal(room, int(data["round"]), here, data["code"])
         if kind == "race_over":  # hints for its deal again; spectators see everything
             ctx.spawn(membership.race_over(ctx, room))
+            ctx.spawn(arena.race_over(ctx, room))  # an arena's race: record, back to the pool
 
     ctx.hub.on_room_event = follow
     ctx.hub.fetch_after = store.events_after
@@ -297,14 +302,21 @@ async def run(
         status = await serve_until_stopped(ctx, registry, ready, lite, worker=worker)
     finally:
         await ctx.solver.close()
+    await close(ctx)
+    if lite is not None and status == 0:
+        await asyncio.to_thread(stop_embedded_redis, lite)
+    return status
+
+
+async def close(ctx: Context) -> None:
+    """Close what an instance holds once it no longer serves (its solver processes are
+    closed apart, as they may outlive a failed start): the watchers, the fan-out, the
+    store's connections, the metrics and the Redis client."""
     await ctx.daily.watchers.close()
     await ctx.hub.close()
     await ctx.store.aclose()
     ctx.metrics.close()
-    await redis.aclose()
-    if lite is not None and status == 0:
-        await asyncio.to_thread(stop_embedded_redis, lite)
-    return status
+    await ctx.redis.aclose()
 
 
 def bot_launcher(ctx: Context, port: int) -> Callable[[str, str, str, float], None]:
@@ -342,25 +354,48 @@ async def serve_until_stopped(
     Returns:
         The exit status: 0, or :data:`EMBEDDED_DIED`.
     """
-    settings = ctx.settings
-    front = http_server.HttpFront(ctx, registry)
     tune_gc()
-    ctx.hub.start()
-    ctx.spawn(janitor(ctx))
-    ctx.spawn(pairing_loop(ctx))
-    ctx.spawn(race_review.resettle_loop(ctx, ratings.settle))
-    ctx.spawn(watch_loop(ctx.metrics))
-    ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
-
-    async def handler(ws: ServerConnection) -> None:
-        await serve_connection(ctx, ws, registry.ws, membership.on_close)
-
+    start_tasks(ctx)
     stop: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             asyncio.get_running_loop().add_signal_handler(sig, _finish, stop, 0)
     if lite is not None:
         ctx.spawn(supervise(lite, stop))
+    async with listening(ctx, registry, worker=worker) as port:
+        if not worker:
+            print(f"seahaven serving on http://{ctx.settings.host}:{port}/ (ws at /ws)", flush=True)
+        if ready is not None:
+            ready.set()
+        return await stop
+
+
+def start_tasks(ctx: Context) -> None:
+    """Start an instance's fan-out and its background work: the janitor, the quick race's
+    pairing, the arenas, the resettling of reviewed races, the loop-lag probe and the daily
+    certifier."""
+    ctx.hub.start()
+    ctx.spawn(janitor(ctx))
+    ctx.spawn(pairing_loop(ctx))
+    ctx.spawn(arena_loop(ctx))
+    ctx.spawn(race_review.resettle_loop(ctx, arena_races.resettle))
+    ctx.spawn(watch_loop(ctx.metrics))
+    ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
+
+
+@contextlib.asynccontextmanager
+async def listening(
+    ctx: Context, registry: Registry, *, worker: bool = False
+) -> AsyncIterator[int]:
+    """Serve websockets and HTTP on the port of ``ctx.settings`` (0: any free one) while the
+    block runs; yields the port bound. A ``worker`` shares the port with its siblings
+    (``SO_REUSEPORT``)."""
+    settings = ctx.settings
+    front = http_server.HttpFront(ctx, registry)
+
+    async def handler(ws: ServerConnection) -> None:
+        await serve_connection(ctx, ws, registry.ws, membership.on_close)
+
     server: Server
     async with serve(
         handler,
@@ -378,8 +413,4 @@ async def serve_until_stopped(
     ) as server:
         port = server.sockets[0].getsockname()[1] if server.sockets else settings.port
         ctx.launch_bot = bot_launcher(ctx, port)
-        if not worker:
-            print(f"seahaven serving on http://{settings.host}:{port}/ (ws at /ws)", flush=True)
-        if ready is not None:
-            ready.set()
-        return await stop
+        yield port

@@ -43,6 +43,8 @@ class RoomState:
     seq: int = 0
     public: bool = False  # listed for anyone to watch (never changes after creation)
     paired: bool = False  # made by the quick-race queue: no host (never changes either)
+    par: int | None = None  # the deal's par (None: not known, a typed code of no pool)
+    par_optimal: bool = False  # the par is proven the fewest actions that win
 
     @classmethod
     def from_fields(cls, room: str, fields: dict[str, str]) -> RoomState:
@@ -60,6 +62,8 @@ class RoomState:
             int(fields.get("seq") or 0),
             fields.get("public") == "1",
             fields.get("paired") == "1",
+            int(fields["par"]) if fields.get("par") else None,
+            fields.get("par_optimal") == "1",
         )
 
     def follow(self, kind: str, phase: str | None = None) -> bool:

@@ -66,6 +66,12 @@ class Context:
     #: This instance's sockets in the quick-race queue, by player id
     #: (:class:`server.rooms.waiting.Waiting`).
     waiting: dict[str, Any] = field(default_factory=dict)
+    #: This instance's sockets seated in an arena, by player id
+    #: (:class:`server.rooms.arena_seats.Seat`), and the sockets watching each arena.
+    arena_seats: dict[str, Any] = field(default_factory=dict)
+    arena_watchers: dict[str, set[Any]] = field(default_factory=dict)
+    #: What this instance last worked out of each arena (:mod:`server.rooms.arena`).
+    arena_cache: dict[str, Any] = field(default_factory=dict)
     #: Starts a bot racer in a room: (room, name, token, actions a second); set by the app
     #: once it serves (the bot is a client of this instance's own port).
     launch_bot: Callable[[str, str, str, float], None] | None = None

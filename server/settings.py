@@ -34,8 +34,13 @@ LOOPBACK: Final[tuple[Network, ...]] = (ip_network("127.0.0.0/8"), ip_network(":
 class Settings(BaseSettings):
     """Settings of one instance (see ``seahaven serve --help`` for flags and defaults)."""
 
+    # An error names the setting and the rule, never the value given: the secrets' too.
     model_config = SettingsConfigDict(
-        env_prefix="SEAHAVEN_", frozen=True, extra="ignore", populate_by_name=True
+        env_prefix="SEAHAVEN_",
+        frozen=True,
+        extra="ignore",
+        populate_by_name=True,
+        hide_input_in_errors=True,
     )
 
     host: str = Field(default="127.0.0.1", description="bind address")
@@ -153,6 +158,31 @@ class Settings(BaseSettings):
     pair_join_ms: int = Field(
         default=5_000, ge=100, description="quick race: the wait for the paired to come in"
     )
+    # Arenas (protocol/README.md, "Arenas").
+    arenas: str = Field(
+        default="4:30:60,1:60:1440",
+        pattern=r"^( *[421]:[0-9]+:[0-9]+ *(, *[421]:[0-9]+:[0-9]+ *)*)?$",
+        description="scheduled arenas CELLS:MINUTES:EVERY_MINUTES,... (each starts on the "
+        "multiples of EVERY_MINUTES since the epoch; empty: none)",
+    )
+    arena_minute_ms: int = Field(
+        default=60_000,
+        ge=100,
+        description="an arena minute in ms (tests make an arena last seconds)",
+    )
+    arena_pair_ms: int = Field(
+        default=1_000,
+        ge=0,
+        description="arena: the longest wait for a fourth before two or three race",
+    )
+    arena_push_ms: int = Field(
+        default=1_000, ge=100, description="arena: the shortest time between two standings pushes"
+    )
+    # A fresh identity is cheap: without this, a script would make arenas (each paired every
+    # second by some instance) as fast as it makes identities.
+    private_arenas_per_address: int = Field(
+        default=3, ge=1, description="private arenas not over yet one client address may have made"
+    )
     # Honest ratings (protocol/README.md, "Quick race and ratings").
     rated_min_actions: int = Field(
         default=10, ge=0, description="a racer who played fewer actions keeps their rating"
@@ -253,7 +283,9 @@ class Settings(BaseSettings):
     review_min_scored: int = Field(
         default=20, ge=1, description="decisions a review must score to hold on agreement"
     )
-    admin_token: str | None = Field(
+    # The operator's token (protocol/README.md, "Operator"): a secret, never shown in a
+    # repr, a log, /metrics or an error. Prefer the environment to the flag (ps shows flags).
+    admin_token: SecretStr | None = Field(
         default=None,
         min_length=16,
         description="enables /api/admin/ with Authorization: Bearer TOKEN (unset: 404)",
@@ -279,10 +311,11 @@ class Settings(BaseSettings):
             )
         return self
 
-    @field_validator("daily_secret", mode="before")
+    @field_validator("daily_secret", "admin_token", mode="before")
     @classmethod
     def _no_empty_secret(cls, value: object) -> object:
-        """An empty secret is no secret (``SEAHAVEN_DAILY_SECRET=`` turns the daily off)."""
+        """An empty secret is no secret (``SEAHAVEN_DAILY_SECRET=`` turns the daily off,
+        ``SEAHAVEN_ADMIN_TOKEN=`` the operator's routes)."""
         return None if value == "" else value
 
     @property

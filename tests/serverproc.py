@@ -262,6 +262,25 @@ def start_server(
     raise RuntimeError(f"server not healthy after {timeout}s:\n{srv.log()}")
 
 
+def http_request(
+    url: str, method: str = "GET", token: str | None = None, timeout: float = 10
+) -> tuple[int, Any]:
+    """(status, JSON body, or text when it is not JSON) of a request, with
+    ``Authorization: Bearer TOKEN`` if given; an error status is answered, not raised."""
+    request = urllib.request.Request(url, method=method)
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as res:
+            return res.status, json.load(res)
+    except urllib.error.HTTPError as exc:
+        body = exc.read()
+        try:
+            return exc.code, json.loads(body)
+        except ValueError:
+            return exc.code, body.decode(errors="replace")
+
+
 def ahead_dates() -> tuple[str, str]:
     """Today and tomorrow (UTC): the days a server keeps certified."""
     now = dt.datetime.now(dt.UTC).date()

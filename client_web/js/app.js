@@ -1,9 +1,12 @@
 // The app: one connection, one room at a time, views chosen by the address's hash
-// (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/player/ID, #/rules).
+// (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/player/ID, #/rules,
+// #/arena, #/arena/ID).
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
 import { Quick } from "./quick.js";
+import { ArenaClient } from "./arena.js";
+import { ArenaView } from "./views/arena.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
 import { toast, announce } from "./notify.js";
 import { playerName } from "./player.js";
@@ -29,6 +32,19 @@ class App {
         announce(t("quick.startsSoon"));
       }
     });
+    // An arena: each race it pairs us into is shown in the race view; back in its pool,
+    // its page (the standings beside the wait).
+    this.arena = new ArenaClient(this.net);
+    this.arena.onChange((kind, m) => {
+      if (kind === "race") {
+        location.hash = `#/race/${encodeURIComponent(m.room_id)}`;
+        announce(t("quick.startsSoon"));
+      } else if (kind === "arena" && m.seat === "pool" && this.currentName === "race") {
+        // Our race is over: back in the pool, on the arena's page (the server takes us
+        // out of the race's room when the next race begins).
+        location.hash = `#/arena/${encodeURIComponent(m.arena.arena_id)}`;
+      }
+    });
     this.wins = new Wins(this); // the win banner and its celebration
     this.friends = new Friends(this); // whom we follow (ours alone)
     this.friends.onChange(() => this.current?.onFriends?.());
@@ -40,6 +56,7 @@ class App {
       replay: new ReplayView(this),
       rules: new RulesView(this),
       player: new ProfileView(this),
+      arena: new ArenaView(this),
     };
     this.current = null;
     this.welcomed = false;

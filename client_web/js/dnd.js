@@ -52,7 +52,7 @@ export function attachPointer(root, handlers) {
     const p = press;
     press = null;
     if (!p.dragging) {
-      tapped(p.el);
+      tapped(p.el, ev.timeStamp);
       return;
     }
     highlight(null);
@@ -96,11 +96,13 @@ export function attachPointer(root, handlers) {
     light(press.targets);
   }
 
-  function tapped(el) {
+  function tapped(el, at) {
     if (!el.classList.contains("top")) return; // only a top card can be tapped
     const loc = el.dataset.loc;
     const card = el.dataset.card;
-    const now = performance.now();
+    // When the finger lifted, not when a busy page got to it: two taps 200 ms apart are a
+    // double tap even if the second is handled late.
+    const now = at ?? performance.now();
     // A second tap belongs to the first only on the same card, still on top: once the first
     // took its card away, a tap on the card now on top is a click of its own (every click
     // counts: racers tap A, 2, 3 home from one column as fast as they see them).
@@ -130,8 +132,11 @@ export function attachPointer(root, handlers) {
     // It cannot (or we do not know yet: an action of ours is on its way): wait for a second
     // tap. Then a single tap on a card that cannot go home does nothing (RULES.md): it is
     // sent only if it can, or if we still do not know.
-    const timer = setTimeout(flushTap, DOUBLE_MS);
-    lastTap = { loc, card, time: now, timer };
+    // Its timer waits one more turn of the page's queue once the window is over, so that a
+    // second tap already queued (a busy page) is handled first and makes a double tap.
+    const tap = { loc, card, time: now, timer: 0 };
+    tap.timer = setTimeout(() => setTimeout(() => lastTap === tap && flushTap(), 0), DOUBLE_MS);
+    lastTap = tap;
   }
 
   /** Send the single tap that waits for a second one, if it may go home (now, not later). */

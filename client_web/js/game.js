@@ -59,6 +59,7 @@ export class Game {
     this.players = new Map(); // player_id -> {name, status, foundation_cards, moves, ...}
     this.order = []; // player ids in room order
     this.results = null;
+    this.par = null; // the deal's par, once the server says it: {par, optimal}
     this.daily = null; // a daily game: {date, kind, attempt, ranked, rank, unranked_reason}
     this.awaitSeq = 0;
   }
@@ -148,6 +149,7 @@ export class Game {
     this.startsAt = m.starts_at;
     this.spectators = m.spectators;
     this.daily = m.daily || null;
+    this.par = m.par ? { par: m.par, optimal: Boolean(m.par_optimal) } : null;
     for (const ps of m.players) {
       const p = this.player(ps.player_id, ps.name);
       Object.assign(p, ps, { board: ps.board ? fromJSON(ps.board) : null, legal: ps.legal || null });
@@ -164,7 +166,8 @@ export class Game {
     if (m.state === "done") {
       // A snapshot of a finished race carries each racer's result: the finish order.
       this.results = m.players.map((ps) => ({ player_id: ps.player_id, name: ps.name,
-        status: ps.status, rank: ps.rank, time_ms: ps.time_ms, moves: ps.moves }))
+        status: ps.status, rank: ps.rank, time_ms: ps.time_ms, moves: ps.moves,
+        perfect: Boolean(ps.perfect) }))
         .sort((a, b) => (a.rank ?? 1e9) - (b.rank ?? 1e9));
     }
   }
@@ -174,11 +177,12 @@ export class Game {
       // A rematch: a new round starts from the lobby with nothing carried over.
       this.results = null;
       this.ratings = null;
+      this.par = null;
       this.startedAt = null;
       this.startsAt = null;
       for (const p of this.players.values()) {
         Object.assign(p, { status: "waiting", foundation_cards: 0, moves: 0, score: 0,
-          time_ms: null, rank: null, lost: false, board: null, legal: null });
+          time_ms: null, rank: null, perfect: false, lost: false, board: null, legal: null });
       }
     }
     this.roomId = m.room_id;
@@ -232,7 +236,7 @@ export class Game {
     for (const pid of m.players) {
       const p = this.player(pid);
       Object.assign(p, { status: "playing", foundation_cards: 0, moves: 0, score: 0,
-        time_ms: null, rank: null, lost: false });
+        time_ms: null, rank: null, perfect: false, lost: false });
       // Racers see only their own board; spectators everyone's, unless the host chose
       // progress only (then the boards come with the snapshot after the race).
       if (pid === this.you || (this.role === "spectator" && this.watch !== "progress")) {
@@ -274,8 +278,9 @@ export class Game {
 
   onFinished(m) {
     const p = this.player(m.player_id);
+    // Perfect (won in the deal's proven par) is the server's word, never worked out here.
     Object.assign(p, { status: "finished", time_ms: m.time_ms, moves: m.moves, rank: m.rank,
-      foundation_cards: 52 });
+      foundation_cards: 52, perfect: Boolean(m.perfect) });
   }
 
   onGaveUp(m) {
@@ -287,9 +292,11 @@ export class Game {
   onRaceOver(m) {
     this.state = "done";
     this.results = m.results;
+    this.par = m.par ? { par: m.par, optimal: Boolean(m.par_optimal) } : null;
     for (const r of m.results) {
       const p = this.player(r.player_id, r.name);
-      Object.assign(p, { status: r.status, rank: r.rank, time_ms: r.time_ms, moves: r.moves });
+      Object.assign(p, { status: r.status, rank: r.rank, time_ms: r.time_ms, moves: r.moves,
+        perfect: Boolean(r.perfect) });
     }
   }
 

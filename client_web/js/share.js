@@ -18,34 +18,43 @@ export function shortTime(ms) {
 
 const join = (parts) => parts.filter(Boolean).join(" · ");
 
+/** The word of a perfect game (the server's `perfect`: won in the deal's proven par). */
+const perfectWord = (perfect) => (perfect ? `★ ${t("perfect.share")}` : "");
+
 /**
- * A daily win: `Seahaven daily 2026-11-30 · 2:31 · 84 moves (par 79) · #12 of 340 · streak 5`.
+ * A daily win: `Seahaven daily 2026-11-30 · 2:31 · 84 moves (par 79) · #12 of 340 · streak 5`,
+ * with `★ perfect` after the moves when the server said the win was perfect.
  * `rank`, `finishers`, `par` and `streak` are left out while unknown (or for an unranked game).
  */
-export function dailyLine({ date, kind, timeMs, moves, par, rank, finishers, streak }) {
+export function dailyLine({ date, kind, timeMs, moves, par, rank, finishers, streak, perfect }) {
   return join([
     t(kind === "hard" ? "share.hard" : "share.daily", { date }),
     shortTime(timeMs),
     par ? t("share.movesPar", { n: moves, par }) : t("share.moves", { n: moves }),
+    perfectWord(perfect),
     rank && finishers ? t("share.place", { rank, n: finishers }) : "",
     streak ? t("share.streak", { n: streak }) : "",
   ]);
 }
 
-/** A race: `Seahaven race · 3:12 · 91 moves · #1 of 3`. */
-export function raceLine({ timeMs, moves, rank, racers }) {
+/** A race: `Seahaven race · 3:12 · 91 moves · #1 of 3` (`★ perfect` after the moves). */
+export function raceLine({ timeMs, moves, rank, racers, perfect }) {
   return join([
     t("share.race"),
     shortTime(timeMs),
     t("share.moves", { n: moves }),
+    perfectWord(perfect),
     rank && racers ? t("share.place", { rank, n: racers }) : "",
   ]);
 }
 
-/** A game alone: `Seahaven solitaire · Easy · 4 cells · 4:05 · 102 moves`. */
-export function soloLine({ cells, timeMs, moves }) {
+/** A game alone: `Seahaven solitaire · Easy · 4 cells · 4:05 · 102 moves` (`★ perfect`). */
+export function soloLine({ cells, timeMs, moves, perfect }) {
   const level = { 4: "level.easy", 2: "level.medium", 1: "level.hard" }[cells] || "level.easy";
-  return join([t("share.solo"), t(level), shortTime(timeMs), t("share.moves", { n: moves })]);
+  return join([
+    t("share.solo"), t(level), shortTime(timeMs), t("share.moves", { n: moves }),
+    perfectWord(perfect),
+  ]);
 }
 
 const SUIT_ROWS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];

@@ -16,6 +16,20 @@ async function getJSON(url) {
   return res.json();
 }
 
+/** The deal's par under the results: the proven fewest actions, or only the best line
+ * found (then no result is perfect); nothing when the server knows none (a typed code). */
+export function parLine(par) {
+  if (!par?.par) return "";
+  const key = par.optimal ? "perfect.parProven" : "perfect.parBest";
+  return `<p class="muted par-line" data-k="par" data-optimal="${par.optimal ? 1 : 0}">${esc(t(key, { par: par.par }))}</p>`;
+}
+
+/** The server's mark of a win in the deal's proven par (HTML; nothing when not perfect). */
+export function perfectMark(perfect) {
+  if (!perfect) return "";
+  return ` <span class="perfect-mark" data-k="perfect" title="${esc(t("perfect.explain"))}">${esc(t("perfect.mark"))}</span>`;
+}
+
 export class Wins {
   constructor(app) {
     this.app = app;
@@ -80,6 +94,7 @@ export class Wins {
     if (g.mode === "daily") this.learn();
     return `<div class="banner won win">
       <span class="win-title">★ ${esc(text)}</span>
+      ${this.perfectHtml()}
       <span class="win-actions">
         <button class="btn small primary" data-win="next">${esc(t("win.next"))}</button>
         ${rematch}
@@ -87,10 +102,20 @@ export class Wins {
         <button class="btn small" data-win="sound" aria-pressed="${on}"
           title="${esc(t(on ? "win.soundOn" : "win.soundOff"))}">${on ? "🔊" : "🔇"} ${esc(t("win.sound"))}</button>
       </span>
+      ${g.mode !== "race" ? parLine(g.par) : ""}
       ${g.mode === "solo" ? this.records() : ""}
       ${this.cardHtml()}
       <p class="win-share" data-k="share-line">${esc(this.line())}</p>
     </div>`;
+  }
+
+  /** Our win in exactly the deal's proven par: the server says so (`finished.perfect`);
+   * this page never works it out. */
+  perfectHtml() {
+    const me = this.app.game.me();
+    if (!me?.perfect) return "";
+    return `<span class="win-perfect" data-k="perfect"><span class="perfect-mark">${esc(t("perfect.mark"))}</span>
+      ${esc(t("perfect.win", { n: me.moves }))}</span>`;
   }
 
   /** What a solo win changed: a best time, fewest moves, the streak, the wins so far. */
@@ -136,15 +161,15 @@ export class Wins {
       const f = this.facts.get(this.key()) || {};
       return dailyLine({
         date: g.daily.date, kind: g.daily.kind, timeMs: me.time_ms, moves: me.moves,
-        par: f.par, rank: g.daily.ranked ? g.daily.rank : null, finishers: f.finishers,
-        streak: f.streak,
+        par: f.par ?? g.par?.par, rank: g.daily.ranked ? g.daily.rank : null,
+        finishers: f.finishers, streak: f.streak, perfect: me.perfect,
       });
     }
     if (g.mode === "race") {
       const racers = g.racers().filter((p) => p.status !== "waiting").length;
-      return raceLine({ timeMs: me.time_ms, moves: me.moves, rank: me.rank, racers });
+      return raceLine({ timeMs: me.time_ms, moves: me.moves, rank: me.rank, racers, perfect: me.perfect });
     }
-    return soloLine({ cells: g.cells, timeMs: me.time_ms, moves: me.moves });
+    return soloLine({ cells: g.cells, timeMs: me.time_ms, moves: me.moves, perfect: me.perfect });
   }
 
   /** A daily win's par, the day's finishers and our streak (from the public API). */

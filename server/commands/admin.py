@@ -46,6 +46,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     held = action("held", "list the held finishes with their scores and replay links")
     held.add_argument("--base-url", default="", help="put before the replay links")
+    held.add_argument(
+        "--limit", type=int, default=50, help="how many, the oldest first (default 50, max 500)"
+    )
+    held.add_argument("--offset", type=int, default=0, help="skip this many (default 0)")
     action("clear", "let a held finish count (RESULT: its replay id)", "RESULT")
     action("void", "take a finish off every leaderboard and streak", "RESULT")
     action("bar", "bar a player from ranked play; their results are hidden", "PLAYER")
@@ -78,7 +82,7 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
     import redis.asyncio as aioredis
     from redis.exceptions import ConnectionError as RedisConnectionError
 
-    from server.daily.holds import Holds
+    from server.daily.holds import MAX_HELD_PAGE, Holds
     from server.daily.leaderboard import Leaderboard
     from server.net.limits import bucket_key
     from server.store.keys import Keys
@@ -96,10 +100,13 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
     }
     try:
         if args.action == "held":
-            held = await holds.held_list()
-            for item in held:
+            if not 1 <= args.limit <= MAX_HELD_PAGE or args.offset < 0:
+                print(f"seahaven admin: --limit is 1 to {MAX_HELD_PAGE}, --offset 0 or more")
+                return 2
+            page = await holds.held_page(args.offset, args.limit)
+            for item in page["held"]:
                 item["replay"] = args.base_url.rstrip("/") + item["replay"]
-            return _print(args, {"held": held}, _held_text(held))
+            return _print(args, page, _held_text(page))
         if args.action == "identities":
             try:
                 address = bucket_key(ip_address(args.address))
@@ -145,10 +152,12 @@ def _when(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _held_text(held: list[dict[str, Any]]) -> list[str]:
+def _held_text(page: dict[str, Any]) -> list[str]:
+    held: list[dict[str, Any]] = page["held"]
+    first, total = page["offset"] + 1, page["total"]
     if not held:
-        return ["no held finish"]
-    out = []
+        return [f"no held finish (of {total})" if total else "no held finish"]
+    out = [f"held finishes {first}-{first + len(held) - 1} of {total}, the oldest first"]
     for h in held:
         score = h.get("score", {})
         where = f"{h.get('date')} {h.get('daily_kind')}" if h["kind"] == "daily" else h.get("room")
@@ -160,4 +169,6 @@ def _held_text(held: list[dict[str, Any]]) -> list[str]:
             f"{score.get('scored')}, detours {score.get('detours')}, undos {score.get('undos')}, "
             f"dead ends {score.get('dead_ends')}, spread {score.get('spread')}  {h['replay']}"
         )
+    if page["next_offset"] is not None:
+        out.append(f"more: seahaven admin held --offset {page['next_offset']}")
     return out

@@ -27,6 +27,7 @@ import random
 from dataclasses import dataclass
 from typing import Final
 
+from ..clock import utc_now
 from ..engine import Board, format_code, parse_code
 from ..engine.codes import MAX_DEAL
 from ..engine.optimal import optimal_par
@@ -175,7 +176,7 @@ def certify_candidate(
 
 def today(now: dt.datetime | None = None) -> dt.date:
     """The current UTC date (or that of ``now``)."""
-    moment = now if now is not None else dt.datetime.now(dt.UTC)
+    moment = now if now is not None else utc_now()
     return moment.astimezone(dt.UTC).date()
 
 

@@ -62,8 +62,10 @@ class History:
         moves: int,
         replay_id: str | None,
         at: int,
+        perfect: bool = False,
     ) -> bool:
-        """Count one race result (a finish with its rank, or a give-up with no rank).
+        """Count one race result (a finish with its rank, or a give-up with no rank);
+        ``perfect`` marks a win in the deal's proven par.
 
         Returns:
             False when this room and round were already counted for the player.
@@ -78,6 +80,7 @@ class History:
             "moves": moves,
             "replay_id": replay_id,
             "at": at,
+            "perfect": perfect and finished,
         }
         done = await self._record(
             keys=self._keys(pid),

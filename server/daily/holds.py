@@ -23,27 +23,25 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import redis.asyncio as aioredis
 
+from ..clock import now_ms, utc_now
 from ..store.keys import Keys
 from .leaderboard import Leaderboard
 
 #: Operator actions the log keeps (the oldest drop off).
 MAX_LOG: Final = 10_000
+#: Held finishes a page of the held list holds by default, and at most.
+HELD_PAGE: Final = 50
+MAX_HELD_PAGE: Final = 500
 #: Identities one address's record keeps, and for how long (seconds).
 MAX_IDENTITIES: Final = 200
 IDENTITIES_KEPT_S: Final = 7 * 86_400
 #: The rating variants a bar takes a player off.
 VARIANTS: Final = (4, 2, 1)
-
-
-def now_ms() -> int:
-    """The wall clock in ms (the log's and the hold's time)."""
-    return time.time_ns() // 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +90,8 @@ class Holds:
         """Keep a held finish (``result``, ``kind``, ``player_id``, ``score`` and, for a
         daily, ``date``, ``daily_kind``, ``entry``; for a race, ``room`` and ``round``)."""
         record = {**held, "held_at": now_ms(), "replay": f"/api/replay/{held['result']}"}
-        await self.redis.hsetnx(self.keys.held(), held["result"], json.dumps(record))
+        if await self.redis.hsetnx(self.keys.held(), held["result"], json.dumps(record)):
+            await self.redis.zadd(self.keys.held_order(), {held["result"]: record["held_at"]})
 
     async def decided(self, result: str) -> dict[str, Any] | None:
         """A finish's review once decided (``{status, …}``: ``passed``, ``cleared``,
@@ -125,11 +124,42 @@ class Holds:
 
     # -- reading --------------------------------------------------------------------------
 
-    async def held_list(self) -> list[dict[str, Any]]:
-        """Every held finish, the oldest first."""
-        raw = cast(dict[str, str], await self.redis.hgetall(self.keys.held()))
-        items = [json.loads(v) for v in raw.values()]
-        return sorted(items, key=lambda h: (h.get("held_at", 0), h["result"]))
+    async def held_page(self, offset: int = 0, limit: int = HELD_PAGE) -> dict[str, Any]:
+        """A page of the held finishes, the oldest first: ``{held, total, offset, limit,
+        next_offset}`` (``next_offset`` None on the last page). A decided finish leaves
+        the list, so the page after one an operator worked through starts at 0 again."""
+        limit = max(1, min(limit, MAX_HELD_PAGE))
+        offset = max(0, offset)
+        total = int(await self.redis.hlen(self.keys.held()))
+        if int(await self.redis.zcard(self.keys.held_order())) != total:
+            await self._reindex()
+        ids = cast(
+            list[str],
+            await self.redis.zrange(self.keys.held_order(), offset, offset + limit - 1),
+        )
+        texts = cast(list[str | None], await self.redis.hmget(self.keys.held(), ids) if ids else [])
+        held = [json.loads(t) for t in texts if t is not None]
+        more = offset + limit < total
+        return {
+            "held": held,
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+            "next_offset": offset + limit if more else None,
+        }
+
+    async def _reindex(self) -> None:
+        """Make the held list's order match the held finishes (one held before the order
+        was kept, or a call that stopped between the two writes)."""
+        held, order = self.keys.held(), self.keys.held_order()
+        found: set[str] = set()
+        async for rid, text in self.redis.hscan_iter(held, count=500):
+            found.add(rid)
+            at = json.loads(text).get("held_at", 0)
+            await self.redis.zadd(order, {rid: at}, nx=True)
+        stale = [rid async for rid, _ in self.redis.zscan_iter(order) if rid not in found]
+        if stale:
+            await self.redis.zrem(order, *stale)
 
     async def identities(self, address: str) -> list[dict[str, Any]]:
         """The identities an address made in the last 7 days, the newest first."""
@@ -170,6 +200,7 @@ class Holds:
         text = await self.redis.hget(key, result)
         if text is None or not await self.redis.hdel(key, result):
             return None  # not held, or another operator took it a moment ago
+        await self.redis.zrem(self.keys.held_order(), result)
         return cast(dict[str, Any], json.loads(text))
 
     async def clear(self, result: str, by: str) -> Outcome:
@@ -297,7 +328,7 @@ class Holds:
         """Days of the last 30 with an entry of the player that counted no streak day (a
         past day's ranked finish is kept even when begun later; rare)."""
         found: list[tuple[str, str]] = []
-        today = dt.datetime.now(dt.UTC).date()
+        today = utc_now().date()
         for back in range(30):
             date = (today - dt.timedelta(days=back)).isoformat()
             for kind in ("daily", "hard"):

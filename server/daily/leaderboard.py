@@ -7,9 +7,14 @@ Keys (named in :mod:`server.store.keys`):
   id), scored ``time_ms * 2^14 + moves``. Redis orders equal scores by member, so the order
   is: server-measured time, then moves, then the earlier finish. Every score is an integer
   below 2^53, exact in a double.
+- ``daily:{DATE:KIND}:fewest``: sorted set, the same members scored
+  ``moves * 2^38 + time_ms``: the fewest-actions view (:data:`BY`), fewest actions, then
+  time, then the earlier finish. Every score is below 2^52.
 - ``daily:{DATE:KIND}:entries``: hash player id -> entry JSON
-  ``{player_id, name, time_ms, moves, replay_id, finished_at, member}``, written with the
-  sorted set in one script, only if the player has none.
+  ``{player_id, name, time_ms, moves, perfect, replay_id, finished_at, member}``, written
+  with both sorted sets in one script, only if the player has none (``perfect``: the moves
+  are the day's proven par; each such entry counts one of the player's perfect games,
+  :mod:`.perfect`).
 - ``daily:{DATE:KIND}:attempts``: hash player id -> the room of the player's ranked attempt:
   the first game of that day and kind they began, claimed atomically when its deal is
   revealed (:meth:`Leaderboard.claim_attempt`). Only that game can rank; later ones are
@@ -22,19 +27,22 @@ Provisional players (:class:`server.store.ratings.Bar`) rank like anyone, but a 
 established players only, besides the player it is asked about (``around``, the Friends
 view's owner). A rank is the entry's place among every finisher, so it is the same in every
 view and costs no scan: a gap marks a provisional finisher's place. One page's standing is
-one pipelined read.
+one pipelined read. Both views follow the same rules (held finishes are on neither until
+an operator clears them; a void or a bar takes an entry off both); ``rank`` is the place in
+the view read, ``daily_result``'s the fastest view's.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import redis.asyncio as aioredis
 
+from ..clock import now_ms, utc_now
+from ..pools import is_perfect
 from ..store.keys import Keys
 from ..store.ratings import Bar
 from ..store.scripts import register_batch, source
@@ -42,6 +50,7 @@ from ..transport import atomic
 from .deal import KIND_CELLS, DailyError, day_bounds, is_running
 from .deals import DailyDeals
 from .pace import Pace
+from .perfect import Perfects
 from .replays import MIN_MS_PER_ACTION, Replay, verify
 
 #: ``moves`` occupies the low 14 bits of a score; more moves rank as this many.
@@ -68,9 +77,20 @@ KEEP_S: Final = 400 * 86_400
 STREAK_DAYS: Final = 400
 
 
+#: The views of a day's board: fastest (time, then moves) and fewest actions (then time).
+BY: Final = ("time", "actions")
+#: ``time_ms`` occupies the low 38 bits of a fewest-actions score.
+TIME_BITS: Final = 38
+
+
 def score_of(time_ms: int, moves: int) -> int:
     """The sorted-set score: time first, then moves (both clamped to their fields)."""
     return min(time_ms, MAX_TIME_MS) * (1 << MOVES_BITS) + min(moves, MAX_MOVES)
+
+
+def fewest_score_of(time_ms: int, moves: int) -> int:
+    """The fewest-actions score: moves first, then time (both clamped to their fields)."""
+    return min(moves, MAX_MOVES) * (1 << TIME_BITS) + min(time_ms, MAX_TIME_MS)
 
 
 def member_of(finished_at: int, player_id: str) -> str:
@@ -161,6 +181,7 @@ class Leaderboard:
         self._batch = register_batch(redis)
         self.min_ms_per_action = min_ms_per_action
         self.pace = pace if pace is not None else Pace()
+        self.perfect = Perfects(redis, keys, keep_s)
         self._submit = redis.register_script(source("leaderboard_submit"))
         self._claim = redis.register_script(source("attempt_claim"))
 
@@ -180,7 +201,7 @@ class Leaderboard:
             The room of the ranked attempt: ``room``, or the earlier one.
         """
         # Kept until two days after the day (or after now, for a day already over).
-        expire_at = max(day_bounds(date)[1] // 1000, int(time.time())) + ATTEMPTS_KEPT_S
+        expire_at = max(day_bounds(date)[1] // 1000, now_ms() // 1000) + ATTEMPTS_KEPT_S
         held = await self._claim(
             keys=[self.keys.daily_attempts(date, kind)], args=[player_id, room, expire_at]
         )
@@ -241,7 +262,7 @@ class Leaderboard:
         # A day's deal is out from 00:00 UTC of that day, and no game ends in the future.
         # A game begins at its reveal (``started_at``), when its clock starts.
         day_start, day_end = day_bounds(date)
-        moment = now if now is not None else dt.datetime.now(dt.UTC)
+        moment = now if now is not None else utc_now()
         if replay.started_at < day_start:
             return Submission(
                 "refused", reason="before_day", message=f"the game began before {date} (UTC)"
@@ -275,25 +296,34 @@ class Leaderboard:
 
     async def write(self, date: str, kind: str, entry: dict[str, Any], streak: bool) -> Submission:
         """Write an entry (:func:`entry_of`) unless the player has one; count the streak day
-        when ``streak`` (the game was begun on its day); push to the day's watchers."""
+        when ``streak`` (the game was begun on its day), and a perfect game when its moves
+        are the day's proven par; push to the day's watchers."""
         pid = str(entry["player_id"])
+        time_ms, moves = int(entry["time_ms"]), int(entry["moves"])
+        # The day's stored deal (read without a secret too: an operator's tool clears).
+        deal = (await self.deals.stored([(date, kind)]))[0]
+        entry["perfect"] = deal is not None and is_perfect(moves, deal.par, deal.optimal)
         rank = int(
             await self._submit(
                 keys=[
                     self.keys.leaderboard_rank(date, kind),
                     self.keys.leaderboard_entries(date, kind),
+                    self.keys.leaderboard_fewest(date, kind),
                 ],
                 args=[
                     pid,
                     entry["member"],
-                    score_of(int(entry["time_ms"]), int(entry["moves"])),
+                    score_of(time_ms, moves),
                     json.dumps(entry, separators=(",", ":")),
                     self.keep_s,
+                    fewest_score_of(time_ms, moves),
                 ],
             )
         )
         if rank == 0:  # the ranked attempt's entry is already written (a second record)
             return _unranked("practice", "the player's entry of the day is already written")
+        if entry["perfect"]:
+            await self.perfect.add(pid, "daily")
         if streak:  # a past day played later is no streak
             days = self.keys.player_days(pid)
             batch = atomic.Batch(self._batch).zadd(days, {date: _day_number(date)})
@@ -316,7 +346,10 @@ class Leaderboard:
             return None
         entry: dict[str, Any] = json.loads(text)
         await self.redis.zrem(self.keys.leaderboard_rank(date, kind), entry["member"])
+        await self.redis.zrem(self.keys.leaderboard_fewest(date, kind), entry["member"])
         await self.redis.hdel(entries, player_id)
+        if entry.get("perfect"):
+            await self.perfect.add(player_id, "daily", -1)
         days = self.keys.player_days(player_id)
         entry["streak"] = await self.redis.zscore(days, date) is not None
         other = "hard" if kind == "daily" else "daily"
@@ -330,6 +363,12 @@ class Leaderboard:
         return cast(list[str], await self.redis.zrange(self.keys.player_days(player_id), 0, -1))
 
     # -- reading --------------------------------------------------------------------------
+
+    def _view(self, date: str, kind: str, by: str) -> str:
+        """The sorted set of a view (:data:`BY`) of a day's board."""
+        if by == "actions":
+            return self.keys.leaderboard_fewest(date, kind)
+        return self.keys.leaderboard_rank(date, kind)
 
     async def finishers(self, date: str, kind: str) -> int:
         """How many players are ranked."""
@@ -353,15 +392,19 @@ class Leaderboard:
         }
 
     async def _entries(
-        self, date: str, kind: str, start: int, stop: int, keep: str | None = None
+        self,
+        date: str,
+        kind: str,
+        start: int,
+        stop: int,
+        keep: str | None = None,
+        by: str = "time",
     ) -> list[dict[str, Any]]:
         """Ranked entries of established players (and of ``keep``) from 0-based ``start``
-        to ``stop`` inclusive."""
+        to ``stop`` inclusive, in the view ``by``."""
         if stop < start:
             return []
-        members = cast(
-            list[str], await self.redis.zrange(self.keys.leaderboard_rank(date, kind), start, stop)
-        )
+        members = cast(list[str], await self.redis.zrange(self._view(date, kind, by), start, stop))
         if not members:
             return []
         pids = [m.split(":", 1)[1] for m in members]
@@ -379,6 +422,7 @@ class Leaderboard:
                     "name": data["name"],
                     "time_ms": data["time_ms"],
                     "moves": data["moves"],
+                    "perfect": data.get("perfect") is True,
                     "replay_id": data["replay_id"],
                 }
             )
@@ -388,7 +432,7 @@ class Leaderboard:
         return out
 
     async def among(
-        self, date: str, kind: str, pids: list[str], owner: str | None = None
+        self, date: str, kind: str, pids: list[str], owner: str | None = None, by: str = "time"
     ) -> list[dict[str, Any]]:
         """The entries of the ranked players among ``pids`` (at most 201: a follow list and
         its owner), by rank; each as the board shows it (no ``replay_id`` while the day
@@ -403,7 +447,7 @@ class Leaderboard:
             for pid, text in zip(pids, raw, strict=True)
             if text is not None and pid not in hidden
         ]
-        rank_key = self.keys.leaderboard_rank(date, kind)
+        rank_key = self._view(date, kind, by)
         async with self.redis.pipeline(transaction=False) as pipe:
             for data in found:
                 pipe.zrank(rank_key, data["member"])
@@ -415,6 +459,7 @@ class Leaderboard:
                 "name": data["name"],
                 "time_ms": data["time_ms"],
                 "moves": data["moves"],
+                "perfect": data.get("perfect") is True,
                 "replay_id": data["replay_id"],
             }
             for data, rank in zip(found, ranks, strict=True)
@@ -426,7 +471,7 @@ class Leaderboard:
                 del entry["replay_id"]
         return out
 
-    async def top(self, date: str, kind: str, limit: int) -> list[dict[str, Any]]:
+    async def top(self, date: str, kind: str, limit: int, by: str = "time") -> list[dict[str, Any]]:
         """The first ``limit`` entries of established players (at most :data:`MAX_LIMIT`),
         read in at most :data:`TOP_PAGES` pages of twice ``limit``."""
         limit = max(0, min(limit, MAX_LIMIT))
@@ -434,33 +479,31 @@ class Leaderboard:
         page = 2 * limit
         for n in range(TOP_PAGES if limit else 0):
             start = n * page
-            found = await self._entries(date, kind, start, start + page - 1)
+            found = await self._entries(date, kind, start, start + page - 1, by=by)
             out.extend(found)
             if len(out) >= limit or start + page >= await self.finishers(date, kind):
                 break
         return out[:limit]
 
-    async def rank(self, date: str, kind: str, player_id: str) -> int | None:
-        """A player's 1-based rank, or None when not ranked."""
+    async def rank(self, date: str, kind: str, player_id: str, by: str = "time") -> int | None:
+        """A player's 1-based rank in the view ``by``, or None when not ranked."""
         text = await self.redis.hget(self.keys.leaderboard_entries(date, kind), player_id)
         if text is None:
             return None
-        found = await self.redis.zrank(
-            self.keys.leaderboard_rank(date, kind), json.loads(text)["member"]
-        )
+        found = await self.redis.zrank(self._view(date, kind, by), json.loads(text)["member"])
         return None if found is None else cast(int, found) + 1
 
     async def around(
-        self, date: str, kind: str, player_id: str, limit: int
+        self, date: str, kind: str, player_id: str, limit: int, by: str = "time"
     ) -> list[dict[str, Any]]:
         """``limit`` entries centred on a player's (empty if the player is not ranked)."""
         limit = max(0, min(limit, MAX_LIMIT))
-        rank = await self.rank(date, kind, player_id)
+        rank = await self.rank(date, kind, player_id, by)
         if rank is None or limit == 0:
             return []
         total = await self.finishers(date, kind)
         start = max(0, min(rank - 1 - (limit - 1) // 2, total - limit))
-        return await self._entries(date, kind, start, start + limit - 1, keep=player_id)
+        return await self._entries(date, kind, start, start + limit - 1, player_id, by)
 
     async def streak(self, player_id: str, as_of: str) -> int:
         """Consecutive days with a ranked finish ending on ``as_of`` (or the day before,
@@ -481,7 +524,12 @@ class Leaderboard:
         return count
 
     async def board_json(
-        self, date: str, kind: str, limit: int = 20, around: str | None = None
+        self,
+        date: str,
+        kind: str,
+        limit: int = 20,
+        around: str | None = None,
+        by: str = "time",
     ) -> dict[str, Any]:
         """The body of ``GET /api/daily/DATE/leaderboard`` and of ``leaderboard`` pushes.
 
@@ -490,23 +538,25 @@ class Leaderboard:
         (the top ones if the player is not ranked); ``player`` then gives the player's rank
         (null if not ranked), streak and whether they are provisional. ``finishers`` counts
         everyone ranked. While the day runs, entries carry no ``replay_id``: its replays
-        are their players' own until it is over.
+        are their players' own until it is over. ``by`` is the view: ``time`` (the
+        fastest) or ``actions`` (the fewest actions, then the fastest); ranks are places in it.
         """
         result: dict[str, Any] = {
             "date": date,
             "kind": kind,
+            "by": by,
             "finishers": await self.finishers(date, kind),
         }
         entries: list[dict[str, Any]] = []
         if around is not None:
-            entries = await self.around(date, kind, around, limit)
+            entries = await self.around(date, kind, around, limit, by)
             result["player"] = {
                 "player_id": around,
-                "rank": await self.rank(date, kind, around),
+                "rank": await self.rank(date, kind, around, by),
                 "streak": await self.streak(around, date),
                 "provisional": bool(await self.provisional(kind, [around])),
             }
         if not entries:
-            entries = await self.top(date, kind, limit)
+            entries = await self.top(date, kind, limit, by)
         result["entries"] = entries
         return result

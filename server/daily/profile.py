@@ -30,7 +30,7 @@ KINDS: Final = ("daily", "hard")
 async def daily_history(
     board: Leaderboard, pid: str, today: dt.date, *, owner: bool
 ) -> dict[str, Any]:
-    """``{name, results: [{date, kind, time_ms, moves, rank, finishers, replay_id?}],
+    """``{name, results: [{date, kind, time_ms, moves, perfect, rank, finishers, replay_id?}],
     days: [DATE, ...]}``: the ranked results of the last :data:`CHART_DAYS` days, oldest
     first, and the days with a ranked finish of the last :data:`CALENDAR_DAYS` days.
 
@@ -64,6 +64,7 @@ async def daily_history(
             "kind": kind,
             "time_ms": entry["time_ms"],
             "moves": entry["moves"],
+            "perfect": entry.get("perfect") is True,
             "rank": None if rank is None else int(rank) + 1,
             "finishers": int(ranks[2 * i + 1]),
         }

@@ -1,6 +1,7 @@
 """What happens when a board is won or given up: its replay is kept, a daily finish is
-verified and ranked, a race result goes into the player's history, and a solo game into
-the player's solo statistics (:mod:`.solo_stats`).
+verified and ranked, a race result goes into the player's history (a rated race's finish
+once the race settles, after its review: :mod:`server.rooms.race_review`), and a solo game
+into the player's solo statistics (:mod:`.solo_stats`).
 
 :func:`record_finish` is called once the winning action is committed. It builds the replay
 from what Redis holds (the board's action log with server timestamps, and the result the
@@ -12,10 +13,10 @@ not) is written into the room's daily note for its player to see.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from typing import Final
 
+from ..clock import now_ms
 from ..engine import Board, parse_action, parse_code
 from ..store.store import Store
 from .leaderboard import Submission, entry_of, utc_date
@@ -94,9 +95,11 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
 
 
 async def record_finish(
-    store: Store, daily: Daily, room: str, round_: int, pid: str, rank: int
+    store: Store, daily: Daily, room: str, round_: int, pid: str, rank: int, perfect: bool = False
 ) -> DailyOutcome | Counted | None:
-    """Keep a won board's replay; rank a daily finish; count a race or solo finish.
+    """Keep a won board's replay; rank a daily finish; count a race or solo finish, and a
+    verified ``perfect`` one (a win in the deal's proven par, as the move path found it)
+    among the player's perfect games (a daily's is counted when its entry is written).
 
     Returns:
         What a daily game counts for (also written into its room's note), what a solo win
@@ -138,7 +141,7 @@ async def record_finish(
             await store.set_daily(room, note)
     elif replay.kind == "solo":
         if verify(replay, min_ms_per_action=0).ok:
-            return await daily.solo.record(
+            counted = await daily.solo.record(
                 pid,
                 parse_code(replay.code).cells,
                 f"{room}/{round_}",
@@ -146,10 +149,15 @@ async def record_finish(
                 time_ms=replay.result.time_ms,
                 moves=replay.result.moves,
             )
+            if counted.counted and perfect:
+                await daily.perfect.add(pid, "solo")
+            return counted
     elif replay.kind == "race":
         verdict = verify(replay, min_ms_per_action=0)
-        if verdict.ok:
-            await daily.history.record(
+        if verdict.ok and (await store.room_fields(room)).get("rated") != "1":
+            # A rated race's finishers are reviewed first: their races are counted when it
+            # settles (server/rooms/race_review.py), a held one's only once cleared.
+            kept = await daily.history.record(
                 pid,
                 room,
                 round_,
@@ -160,7 +168,10 @@ async def record_finish(
                 moves=replay.result.moves,
                 replay_id=replay.id,
                 at=replay.times_ms[-1],
+                perfect=perfect,
             )
+            if kept and perfect:
+                await daily.perfect.add(pid, "race")
     return outcome
 
 
@@ -240,5 +251,5 @@ async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid
         time_ms=None,
         moves=int(result.get("moves", 0)),
         replay_id=replay.id if replay is not None else None,
-        at=replay.times_ms[-1] if replay is not None else time.time_ns() // 1_000_000,
+        at=replay.times_ms[-1] if replay is not None else now_ms(),
     )

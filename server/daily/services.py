@@ -13,6 +13,7 @@ from .history import History
 from .holds import Holds
 from .leaderboard import Leaderboard
 from .pace import Pace
+from .perfect import Perfects
 from .replays import ReplayStore
 from .reviewer import Reviewer
 from .solo_stats import SoloStats
@@ -22,10 +23,11 @@ from .watchers import Watchers
 @dataclass(slots=True)
 class Daily:
     """The days' deals, leaderboards, replays, race history, held finishes, reviews, solo
-    statistics and leaderboard watchers.
+    statistics, perfect games and leaderboard watchers.
 
     Attributes:
-        deals, leaderboard, replays, history, holds, solo: the Redis-backed stores.
+        deals, leaderboard, replays, history, holds, solo, perfect: the Redis-backed
+            stores.
         reviewer: scores ranked finishes in the solver pool.
         watchers: the sockets of this instance watching a day's leaderboard.
     """
@@ -37,6 +39,7 @@ class Daily:
     holds: Holds
     reviewer: Reviewer
     solo: SoloStats
+    perfect: Perfects
     watchers: Watchers = field(default_factory=Watchers)
 
     @classmethod
@@ -70,4 +73,5 @@ class Daily:
             holds=Holds(redis, keys, leaderboard, keep_s),
             reviewer=Reviewer(pool, pace, hold_agreement, min_scored),
             solo=SoloStats(redis, keys, keep_s),
+            perfect=leaderboard.perfect,
         )

@@ -15,7 +15,7 @@ from typing import Any, Final
 from ..net import wire
 from ..net.hub import Listener
 from ..quiet import Quiet
-from .leaderboard import Leaderboard
+from .leaderboard import BY, Leaderboard
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -26,24 +26,31 @@ PUSH_LIMIT: Final = 20
 
 @dataclass(slots=True)
 class Watchers:
-    """Watchers by (date, kind), and the task reading leaderboard announcements."""
+    """Watchers by (date, kind, view), and the task reading leaderboard announcements."""
 
-    by_day: dict[tuple[str, str], set[Listener]] = field(default_factory=dict)
+    by_day: dict[tuple[str, str, str], set[Listener]] = field(default_factory=dict)
     listener: asyncio.Task[None] | None = None
 
     async def watch(
-        self, conn: Listener, date: str, kind: str, redis: Any, leaderboard: Leaderboard
+        self,
+        conn: Listener,
+        date: str,
+        kind: str,
+        redis: Any,
+        leaderboard: Leaderboard,
+        by: str = "time",
     ) -> None:
-        """Send a day's leaderboard now and on every change (until another watch)."""
+        """Send a day's leaderboard in the view ``by`` now and on every change (until
+        another watch)."""
         for conns in self.by_day.values():  # one board per socket
             conns.discard(conn)
-        self.by_day.setdefault((date, kind), set()).add(conn)
+        self.by_day.setdefault((date, kind, by), set()).add(conn)
         self.prune()
         if self.listener is None:
             pubsub = redis.pubsub()
             await pubsub.psubscribe(leaderboard.keys.leaderboard_pattern())
             self.listener = asyncio.create_task(self._listen(pubsub, leaderboard, redis))
-        conn.queue(await push_text(leaderboard, date, kind))
+        conn.queue(await push_text(leaderboard, date, kind, by))
 
     def forget(self, conn: Listener) -> None:
         """A socket closed."""
@@ -91,14 +98,15 @@ class Watchers:
                 await pubsub.aclose()
 
     async def _push(self, leaderboard: Leaderboard, date: str, kind: str) -> None:
-        conns = list(self.by_day.get((date, kind), ()))
-        if not conns:
-            return
-        text = await push_text(leaderboard, date, kind)
-        for conn in conns:
-            conn.queue(text)
+        for by in BY:  # each view watched: its new top, built once
+            conns = list(self.by_day.get((date, kind, by), ()))
+            if not conns:
+                continue
+            text = await push_text(leaderboard, date, kind, by)
+            for conn in conns:
+                conn.queue(text)
 
 
-async def push_text(leaderboard: Leaderboard, date: str, kind: str) -> str:
-    """A ``leaderboard`` message: the top :data:`PUSH_LIMIT` entries."""
-    return wire.leaderboard(await leaderboard.board_json(date, kind, PUSH_LIMIT))
+async def push_text(leaderboard: Leaderboard, date: str, kind: str, by: str = "time") -> str:
+    """A ``leaderboard`` message: the top :data:`PUSH_LIMIT` entries of the view ``by``."""
+    return wire.leaderboard(await leaderboard.board_json(date, kind, PUSH_LIMIT, by=by))

@@ -3,12 +3,15 @@
 
 Open only when the server has ``--admin-token`` (``SEAHAVEN_ADMIN_TOKEN``) and the request
 carries it: ``Authorization: Bearer TOKEN``, compared in constant time. Anyone else, a wrong
-token included, gets the 404 of a path that does not exist, so not even their existence
-shows. Every answer is JSON; every action is idempotent and logged with ``by`` set to
-``http:ADDRESS`` (the client's address).
+token included, gets the 404 of a path that does not exist (the static files' 404, byte for
+byte, whatever the method or path under ``/api/admin/``; the front answers it before it
+looks for a route), so not even their existence shows. Every answer is JSON; every action
+is idempotent and logged with ``by`` set to ``http:ADDRESS`` (the client's address).
 
-- ``GET /api/admin/held``: ``{"held": [...]}``, each with ``result``, ``player_id``,
-  ``kind``, ``score``, ``replay`` and the rest of what was held.
+- ``GET /api/admin/held?limit=N&offset=K``: a page of the held finishes, the oldest
+  first: ``{"held": [...], "total", "offset", "limit", "next_offset"}`` (limit 1 to 500,
+  default 50), each with ``result``, ``player_id``, ``kind``, ``score``, ``replay`` and the
+  rest of what was held.
 - ``POST /api/admin/clear/RESULT``, ``POST /api/admin/void/RESULT``,
   ``POST /api/admin/bar/PLAYER``, ``POST /api/admin/unbar/PLAYER``: ``{ok, status,
   message, …}``; 404 ``not_found`` when there is nothing to act on.
@@ -21,12 +24,14 @@ from __future__ import annotations
 
 import hmac
 import json
+import sys
 from ipaddress import ip_address
 
 from ..context import Context
-from ..daily.holds import Outcome
+from ..daily.holds import HELD_PAGE, MAX_HELD_PAGE, Outcome
 from ..net.limits import bucket_key
 from ..net.registry import HttpRequest, HttpResponse, Routes
+from ..settings import Settings
 
 routes = Routes()
 
@@ -39,19 +44,26 @@ def _json(status: int, data: object) -> HttpResponse:
 
 
 def _hidden() -> HttpResponse:
-    """The answer of a path that does not exist (as the static files answer it)."""
+    """The answer of a path that does not exist (as the static files answer it; the front
+    answers so before a route is even looked up: :func:`token_ok`)."""
     return HttpResponse(404, b"not found", "text/plain; charset=utf-8")
+
+
+def token_ok(settings: Settings, authorization: str) -> bool:
+    """Whether an ``Authorization`` header carries the admin token (and the server has
+    one), compared in constant time."""
+    token = settings.admin_token
+    if token is None:
+        return False
+    scheme, _, given = authorization.partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), token.get_secret_value().encode())
 
 
 def allowed(ctx: Context, request: HttpRequest) -> bool:
     """Whether the request carries the admin token (and the server has one)."""
-    token = ctx.settings.admin_token
-    if not token:
-        return False
-    scheme, _, given = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer":
-        return False
-    return hmac.compare_digest(given.strip().encode(), token.encode())
+    return token_ok(ctx.settings, request.headers.get("authorization", ""))
 
 
 def _by(request: HttpRequest) -> str:
@@ -67,7 +79,13 @@ async def get_held(ctx: Context, request: HttpRequest) -> HttpResponse:
     """The held finishes, the oldest first."""
     if not allowed(ctx, request):
         return _hidden()
-    return _json(200, {"held": await ctx.daily.holds.held_list()})
+    limit = request.query_int("limit", HELD_PAGE, 1, MAX_HELD_PAGE)
+    if limit is None:
+        return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_HELD_PAGE}"})
+    offset = request.query_int("offset", 0, 0, sys.maxsize)
+    if offset is None:
+        return _json(400, {"error": "bad_offset", "message": "offset is 0 or more"})
+    return _json(200, await ctx.daily.holds.held_page(offset, limit))
 
 
 @routes.post(f"/api/admin/clear/{_ID}")
@@ -120,10 +138,7 @@ async def get_log(ctx: Context, request: HttpRequest) -> HttpResponse:
     """The operator's latest actions, the newest first."""
     if not allowed(ctx, request):
         return _hidden()
-    try:
-        limit = int(request.query.get("limit", "100"))
-    except ValueError:
-        limit = -1
-    if not 1 <= limit <= 1000:
+    limit = request.query_int("limit", 100, 1, 1000)
+    if limit is None:
         return _json(400, {"error": "bad_limit", "message": "limit is 1 to 1000"})
     return _json(200, {"log": await ctx.daily.holds.log(limit)})

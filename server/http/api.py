@@ -6,9 +6,10 @@
   one 400 ``bad_date``, a day with no certified deal (or a server without a daily secret)
   503 ``unavailable``.
 - ``GET /api/daily/YYYY-MM-DD/leaderboard?kind=daily|hard&limit=N&around=PLAYER_ID``:
-  ``{date, kind, finishers, entries: [{rank, player_id, name, time_ms, moves, replay_id}]}``
-  (no ``replay_id`` while the day runs) and, with ``around``, ``player: {player_id, rank,
-  streak}``.
+  ``{date, kind, by, finishers, entries: [{rank, player_id, name, time_ms, moves, perfect,
+  replay_id}]}`` (no ``replay_id`` while the day runs) and, with ``around``, ``player:
+  {player_id, rank, streak}``; ``by=actions`` is the fewest-actions view (then time), under
+  the same rules as the fastest (``by=time``, the default).
 - ``GET /api/replay/ID``: the replay record, the opening table and every step's delta. A
   public replay never changes once stored: it carries a strong ``ETag`` (a hash of the
   body) and may be cached for good; a request whose ``If-None-Match`` names it is answered
@@ -16,7 +17,9 @@
   ``race_over``. A daily game's replay of a day still running, and any replay on a running
   day's deal (any cell count), answers its player alone
   (``Authorization: Bearer TOKEN``, the token of ``welcome``), never cached; anyone else
-  gets the 404 of a missing replay.
+  gets the 404 of a missing replay. So does the replay of a finish held for review or
+  voided (and a rated race's finish not reviewed yet): its player's (their token) and the
+  operator's (the admin token) alone, never cached.
 - ``GET /api/player/PLAYER_ID``: race history, daily streak and the daily results of the
   last 30 days (``daily``); the rooms of the history, and a running day's replay id, only to
   their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
@@ -29,8 +32,10 @@
 - ``GET /api/player/ID`` also gives the player's ratings per variant with their history and
   their recent public races (``ratings``, ``public_races``), and their solo statistics per
   variant (``solo``: games, wins, streaks, best time, fewest moves, the last 30 games; the
-  player's own solo play, public like the daily results, holding no deal and no line). To
-  its owner alone, ``follows``: the players they follow.
+  player's own solo play, public like the daily results, holding no deal and no line), and
+  ``perfect``: their perfect games per mode (wins in exactly a deal's proven par; each
+  ``recent`` race and daily result says whether it was one). To its owner alone,
+  ``follows``: the players they follow.
 - ``?friends=1`` on the leaderboard, with ``Authorization: Bearer TOKEN``: only the players
   the token's player follows, and that player. Without a valid token: 401 ``bad_token``.
   (Friends racing now are picked by the page from ``/api/rooms/live``: public rooms only.)
@@ -47,14 +52,15 @@ from typing import Any, Final
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
-from ..daily.leaderboard import MAX_LIMIT
+from ..daily.leaderboard import BY, MAX_LIMIT
 from ..daily.profile import daily_history
 from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..rooms.records import RoomPhase
-from ..store import follows, ratings
+from ..store import arenas, follows, ratings
 from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
 from ..store.ratings import Bar
+from . import admin
 
 routes = Routes()
 
@@ -116,26 +122,26 @@ async def get_leaderboard(ctx: Context, request: HttpRequest) -> HttpResponse:
     kind = request.query.get("kind", "daily")
     if kind not in ("daily", "hard"):
         return _json(400, {"error": "bad_kind", "message": "kind is daily or hard"})
-    try:
-        limit = int(request.query.get("limit", "20"))
-    except ValueError:
-        limit = -1
-    if not 1 <= limit <= MAX_LIMIT:
+    limit = request.query_int("limit", 20, 1, MAX_LIMIT)
+    if limit is None:
         return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_LIMIT}"})
     around = request.query.get("around") or None
     if around is not None and len(around) > 32:
         return _json(400, {"error": "bad_player", "message": "a player id has at most 32 chars"})
+    by = request.query.get("by", "time")
+    if by not in BY:
+        return _json(400, {"error": "bad_by", "message": "by is time or actions"})
     if request.query.get("friends") == "1":
         me = await _bearer(ctx, request)
         if me is None:
             return _unauthorized()
         # A filter of the public board: each entry is one `around` would show anyone.
         wanted = await follows.followed(ctx.store, me) | {me}
-        board = await ctx.daily.leaderboard.board_json(date, kind, 1)
-        board["entries"] = await ctx.daily.leaderboard.among(date, kind, sorted(wanted), me)
+        board = await ctx.daily.leaderboard.board_json(date, kind, 1, by=by)
+        board["entries"] = await ctx.daily.leaderboard.among(date, kind, sorted(wanted), me, by)
         board["friends"] = True
         return _json(200, board)
-    board = await ctx.daily.leaderboard.board_json(date, kind, limit, around)
+    board = await ctx.daily.leaderboard.board_json(date, kind, limit, around, by)
     return _json(200, board)
 
 
@@ -156,6 +162,12 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
         return missing  # a race's lines are nobody's until it is over
     if await ctx.daily.holds.is_barred(replay.player_id):
         return missing  # a barred player's results are hidden everywhere
+    if await held_back(ctx, replay):
+        # A finish held for review (or voided, or a rated race's not reviewed yet) is its
+        # player's alone, and the operator's, who judges it by its replay.
+        if await _bearer(ctx, request) != replay.player_id and not admin.allowed(ctx, request):
+            return missing
+        return _json(200, view_json(replay, svc.leaderboard.min_ms_per_action), "private, no-store")
     private = (replay.kind == "daily" and is_running(replay.daily_date or "")) or (
         await ctx.daily.deals.is_running(replay.code)
     )
@@ -167,6 +179,17 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     if private:
         return _json(200, body, "private, no-store")  # never in a shared cache
     return _immutable(body)
+
+
+async def held_back(ctx: Context, replay: Replay) -> bool:
+    """Whether a replay's finish is not public (yet): held for review or voided, or a
+    rated race's finish whose review has not decided."""
+    done = await ctx.daily.holds.decided(replay.id)
+    if done is not None:
+        return done["status"] in ("held", "voided")
+    if replay.kind != "race" or replay.room is None or not replay.result.won:
+        return False
+    return (await ctx.store.room_fields(replay.room)).get("rated") == "1"
 
 
 async def _bearer(ctx: Context, request: HttpRequest) -> str | None:
@@ -214,6 +237,8 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     data["daily"] = await daily_history(svc.leaderboard, pid, day, owner=mine)
     data["ratings"], data["public_races"] = await ratings.profile(ctx.store, pid, bar(ctx))
     data["solo"] = await svc.solo.read(pid)
+    data["arena"] = await arenas.player_arena(ctx.store, pid)  # the arena they are in, if any
+    data["perfect"] = await svc.perfect.read(pid)
     if mine:  # whom one follows is one's own
         data["follows"] = await follows.follows(ctx.store, pid)
     return _json(200, data)
@@ -233,11 +258,8 @@ _live_answers: dict[tuple[int, int], tuple[float, dict[str, Any]]] = {}
 @routes.get("/api/rooms/live")
 async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
     """The public rooms that are live, newest first: for the Watch list."""
-    try:
-        limit = int(request.query.get("limit", str(MAX_ANSWERED)))
-    except ValueError:
-        limit = -1
-    if not 1 <= limit <= MAX_ANSWERED:
+    limit = request.query_int("limit", MAX_ANSWERED, 1, MAX_ANSWERED)
+    if limit is None:
         return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_ANSWERED}"})
     key = (id(ctx.store), limit)
     held = _live_answers.get(key)
@@ -263,11 +285,8 @@ async def get_ratings(ctx: Context, request: HttpRequest) -> HttpResponse:
     cells = request.query.get("cells", "4")
     if cells not in ("4", "2", "1"):
         return _json(400, {"error": "bad_cells", "message": "cells is 4, 2 or 1"})
-    try:
-        limit = int(request.query.get("limit", "50"))
-    except ValueError:
-        limit = -1
-    if not 1 <= limit <= MAX_RATINGS:
+    limit = request.query_int("limit", 50, 1, MAX_RATINGS)
+    if limit is None:
         return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_RATINGS}"})
     players = await ratings.top(ctx.store, int(cells), limit, bar(ctx))
     return _json(200, {"cells": int(cells), "players": players})

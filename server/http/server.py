@@ -22,6 +22,7 @@ from ..context import Context
 from ..metrics import CONTENT_TYPE
 from ..net.limits import Address, TokenBuckets, bucket_key, client_address, peer_of, within
 from ..net.registry import HttpRequest, HttpResponse, Registry, Routes
+from . import admin
 from .connection import has_body
 
 log = logging.getLogger(__name__)
@@ -134,6 +135,9 @@ class HttpFront:
         """
         parts = urlsplit(request.path)
         websocket = parts.path == "/ws"
+        # Without the admin token an operator's path is one that does not exist, whatever
+        # the method: answered by :meth:`answer` with the static 404 (rate limited first).
+        hidden = parts.path.startswith(ADMIN_PREFIX) and not self.operator(request.headers)
         allowed = (
             WS_METHODS
             if websocket
@@ -141,7 +145,7 @@ class HttpFront:
             if parts.path.startswith(ADMIN_PREFIX)
             else METHODS
         )
-        if request.method not in allowed:
+        if request.method not in allowed and not hidden:
             return method_not_allowed(allowed)
         if has_body(request.headers):
             return json_response(
@@ -180,6 +184,8 @@ class HttpFront:
             wait = self.api_buckets.take(bucket_key(client))
             if wait > 0:
                 return rate_limited(wait)
+        if path.startswith(ADMIN_PREFIX) and not self.operator(request.headers):
+            return not_found()  # no operator's path exists for anyone else, whatever it is
         method = "POST" if request.method == "POST" else "GET"
         found = self.registry.find_route(method, path)
         if found is None:
@@ -210,6 +216,11 @@ class HttpFront:
             return not_modified(headers)
         headers["Content-Length"] = str(len(res.body))
         return Response(res.status, http.HTTPStatus(res.status).phrase, headers, res.body)
+
+    def operator(self, headers: Headers) -> bool:
+        """Whether a request carries the admin token (and the server has one), once."""
+        given = headers.get_all("Authorization")
+        return len(given) == 1 and admin.token_ok(self.ctx.settings, given[0])
 
     def origin_allowed(self, headers: Headers) -> bool:
         """No Origin (not a browser), the server's own host, or one on the allow-list."""
@@ -277,11 +288,11 @@ def static_file(static_dir: str, path: str) -> Response:
     rel = path.lstrip("/") or "index.html"
     target = (root / rel).resolve()
     if not target.is_relative_to(root) or "\x00" in rel:
-        return _plain(404, "not found")
+        return not_found()
     if target.is_dir():
         target = target / "index.html"
     if not target.is_file() or not allowed_static(target.relative_to(root)):
-        return _plain(404, "not found")
+        return not_found()
     data = target.read_bytes()
     ctype = CONTENT_TYPES.get(target.suffix.lower()) or (
         mimetypes.guess_type(target.name)[0] or "application/octet-stream"
@@ -290,6 +301,12 @@ def static_file(static_dir: str, path: str) -> Response:
         [("Content-Type", ctype), ("Content-Length", str(len(data))), ("Cache-Control", "no-cache")]
     )
     return Response(200, "OK", headers, data)
+
+
+def not_found() -> Response:
+    """The 404 of a path that does not exist (the operator's paths, to anyone without the
+    token, answer exactly this too)."""
+    return _plain(404, "not found")
 
 
 def _plain(status: int, text: str) -> Response:

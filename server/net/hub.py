@@ -205,8 +205,13 @@ class Hub:
 
     def _resubscribed(self, channel: str) -> None:
         """A room's channel was subscribed again (a lost node, a failover): what the room
-        published meanwhile reached no socket here; fetch it from the room's events."""
-        task = asyncio.create_task(self._catch_up_until_done(Keys.room_of_channel(channel)))
+        published meanwhile reached no socket here; fetch it from the room's events.
+
+        From the last seq forwarded *now*: the new subscription's first messages may be
+        forwarded before the catch-up runs, and catching up after them would skip what was
+        published between the two subscriptions."""
+        room = Keys.room_of_channel(channel)
+        task = asyncio.create_task(self._catch_up_until_done(room, self.last_seq.get(room)))
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
 
@@ -215,14 +220,14 @@ class Hub:
         if room in self.rooms:
             self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
 
-    async def catch_up(self, room: str) -> bool:
-        """Forward the events a room published after the last one forwarded here (its
-        sockets drop any they already have: they apply each seq once).
+    async def catch_up(self, room: str, after: int | None = None) -> bool:
+        """Forward the events a room published after ``after`` (by default the last one
+        forwarded here; its sockets drop any they already have: they apply each seq once).
 
         Returns:
             False when reading them failed (Redis did not answer).
         """
-        last = self.last_seq.get(room)
+        last = self.last_seq.get(room) if after is None else after
         if last is None or self.fetch_after is None or room not in self.rooms:
             return True
         try:
@@ -236,11 +241,11 @@ class Hub:
             self._forward(room, event)  # no origin: the mover drops its own twice
         return True
 
-    async def _catch_up_until_done(self, room: str) -> None:
-        """Catch a room up, retrying while the cluster settles (a slot still migrating
-        answers TRYAGAIN, a new master may not be known yet)."""
+    async def _catch_up_until_done(self, room: str, after: int | None) -> None:
+        """Catch a room up from ``after``, retrying while the cluster settles (a slot still
+        migrating answers TRYAGAIN, a new master may not be known yet)."""
         for attempt in range(1, 11):
-            if await self.catch_up(room):
+            if await self.catch_up(room, after):
                 return
             await asyncio.sleep(0.1 * attempt)
 

@@ -31,6 +31,19 @@ class HttpRequest:
     headers: dict[str, str]
     client: IPv4Address | IPv6Address | None = None
 
+    def query_int(self, name: str, default: int, low: int, high: int) -> int | None:
+        """The query's ``name`` as a whole number from ``low`` to ``high``, ``default``
+        when it is not given, or None when it is given but not such a number (the route
+        answers 400, saying the bounds)."""
+        text = self.query.get(name)
+        if text is None:
+            return default
+        try:
+            value = int(text)
+        except ValueError:
+            return None
+        return value if low <= value <= high else None
+
 
 @dataclass(slots=True)
 class HttpResponse:

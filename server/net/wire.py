@@ -167,6 +167,104 @@ def unqueued(cells: int, reason: str) -> str:
     return dumps({"type": "unqueued", "cells": cells, "reason": reason})
 
 
+def arena_info(
+    arena: str,
+    cells: int,
+    minutes: int,
+    starts_at: int,
+    ends_at: int,
+    phase: str,
+    private: bool,
+    players: int,
+) -> dict[str, Any]:
+    """An arena as ``arena`` and ``GET /api/arenas`` show it."""
+    return {
+        "arena_id": arena,
+        "cells": cells,
+        "minutes": minutes,
+        "starts_at": starts_at,
+        "ends_at": ends_at,
+        "phase": phase,
+        "private": private,
+        "players": players,
+    }
+
+
+def arena_line(
+    rank: int,
+    pid: str,
+    name: str,
+    points: int,
+    streak: int,
+    fire: bool,
+    races: int,
+    wins: int,
+    time_ms: int,
+) -> dict[str, Any]:
+    """One line of an arena's standings."""
+    return {
+        "rank": rank,
+        "player_id": pid,
+        "name": name,
+        "points": points,
+        "streak": streak,
+        "fire": fire,
+        "races": races,
+        "wins": wins,
+        "time_ms": time_ms,
+    }
+
+
+def arena(
+    info: dict[str, Any], seat: str, room: str | None, now: int, invite: str | None = None
+) -> str:
+    """``arena``: an arena you joined or watch, and where you are in it."""
+    data: dict[str, Any] = {"type": "arena", "arena": info, "seat": seat, "room": room}
+    if invite is not None:
+        data["invite"] = invite
+    data["now"] = now
+    return dumps(data)
+
+
+def arena_standings(
+    arena: str,
+    phase: str,
+    races: int,
+    players: int,
+    top: list[dict[str, Any]],
+    you: dict[str, Any] | None,
+    now: int,
+) -> str:
+    """``arena_standings``: the top of the table and your own line."""
+    return dumps(
+        {
+            "type": "arena_standings",
+            "arena_id": arena,
+            "phase": phase,
+            "races": races,
+            "players": players,
+            "top": top,
+            "you": you,
+            "now": now,
+        }
+    )
+
+
+def arena_over(arena: str, podium: list[dict[str, Any]], you: dict[str, Any] | None) -> str:
+    """``arena_over``: the arena ended; its podium."""
+    return dumps({"type": "arena_over", "arena_id": arena, "podium": podium, "you": you})
+
+
+def arena_left(arena: str, reason: str) -> str:
+    """``arena_left``: you are out of the arena (``asked``, ``room``, ``over``)."""
+    return dumps({"type": "arena_left", "arena_id": arena, "reason": reason})
+
+
+def arena_pledged(room: str) -> str:
+    """``arena_pledged``: your pledge for the race of ``room`` is taken."""
+    return dumps({"type": "arena_pledged", "room": room})
+
+
 def pairing(cells: int, racers: int, pair_by: int, now: int) -> str:
     """``pairing``: ``racers`` ready players (you among them) race by ``pair_by`` at the
     latest."""
@@ -228,10 +326,20 @@ def member(pid: str, name: str, role: str) -> str:
     return dumps({"player_id": pid, "name": name, "role": role})
 
 
-def result(pid: str, name: str, status: str, time_ms: int | None, moves: int) -> str:
-    """A racer's result of a round, without its rank (the script keeps the rank beside)."""
+def result(
+    pid: str, name: str, status: str, time_ms: int | None, moves: int, perfect: bool = False
+) -> str:
+    """A racer's result of a round, without its rank (the script keeps the rank beside);
+    ``perfect``: a win in exactly the deal's proven par (the server's word, kept with it)."""
     return dumps(
-        {"player_id": pid, "name": name, "status": status, "time_ms": time_ms, "moves": moves}
+        {
+            "player_id": pid,
+            "name": name,
+            "status": status,
+            "time_ms": time_ms,
+            "moves": moves,
+            "perfect": perfect,
+        }
     )
 
 
@@ -398,8 +506,11 @@ def started(
     )
 
 
-def finished(seq: int, pid: str, round_: int, time_ms: int, moves: int, rank: int) -> str:
-    """``finished``: a racer won their board, ``rank``-th."""
+def finished(
+    seq: int, pid: str, round_: int, time_ms: int, moves: int, rank: int, perfect: bool = False
+) -> str:
+    """``finished``: a racer won their board, ``rank``-th (``perfect``: in exactly the
+    deal's proven par)."""
     return dumps(
         {
             "seq": seq,
@@ -409,13 +520,30 @@ def finished(seq: int, pid: str, round_: int, time_ms: int, moves: int, rank: in
             "time_ms": time_ms,
             "moves": moves,
             "rank": rank,
+            "perfect": perfect,
         }
     )
 
 
-def race_over(seq: int, round_: int, results: list[dict[str, Any]]) -> str:
-    """``race_over``: finishers by rank, then the others."""
-    return dumps({"seq": seq, "type": "race_over", "round": round_, "results": results})
+def race_over(
+    seq: int,
+    round_: int,
+    results: list[dict[str, Any]],
+    par: int | None = None,
+    par_optimal: bool = False,
+) -> str:
+    """``race_over``: finishers by rank, then the others, and the deal's par (null when not
+    known) with whether it is proven the fewest actions."""
+    return dumps(
+        {
+            "seq": seq,
+            "type": "race_over",
+            "round": round_,
+            "par": par,
+            "par_optimal": par_optimal and par is not None,
+            "results": results,
+        }
+    )
 
 
 def render(event: RoomEvent) -> str:
@@ -438,15 +566,17 @@ def render(event: RoomEvent) -> str:
         at, players = int(v["started_at"]), list(event.rest())
         return started(seq, int(v["round"]), v["code"], int(v["cells"]), at, players)
     if kind == "finished":
-        time_ms, moves = int(v["time_ms"]), int(v["moves"])
-        return finished(seq, v["pid"], int(v["round"]), time_ms, moves, int(v["rank"]))
+        time_ms, moves, perfect = int(v["time_ms"]), int(v["moves"]), v.get("perfect") == "1"
+        return finished(seq, v["pid"], int(v["round"]), time_ms, moves, int(v["rank"]), perfect)
     rest = event.rest()  # race_over: each result its rank ('' for none) and its JSON
     results = []
     for rank, text in zip(rest[0::2], rest[1::2], strict=True):
         entry = json.loads(text)
         entry["rank"] = int(rank) if rank else None
+        entry.setdefault("perfect", False)  # a result kept before par
         results.append(entry)
-    return race_over(seq, int(v["round"]), results)
+    par = int(v["par"]) if v.get("par") else None
+    return race_over(seq, int(v["round"]), results, par, v.get("par_optimal") == "1")
 
 
 # -- the snapshot -------------------------------------------------------------------------
@@ -467,6 +597,10 @@ def snapshot(
     settled rated round its racers' rating changes (``ratings``, see :func:`rating_change`)."""
     starts = meta.get("starts_at")
     extra: dict[str, Any] = {} if daily is None else {"daily": dict(daily)}
+    # The par once the round is over; a daily game's at once (GET /api/daily publishes it).
+    if meta.get("par") and (meta["state"] == "done" or meta["mode"] == "daily"):
+        extra["par"] = int(meta["par"])
+        extra["par_optimal"] = meta.get("par_optimal") == "1"
     if ratings is not None:
         extra["ratings"] = ratings
     return dumps(

@@ -40,6 +40,7 @@ from ..engine import (
 from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
+from ..pools import is_perfect
 from ..rooms import rounds
 from ..rooms.records import Mode, Role, RoomPhase
 from ..store.events import stamp
@@ -176,6 +177,8 @@ def events(
     clock_from = state.starts_at if state.mode in (Mode.RACE, Mode.DAILY) else first
     elapsed = max(0, now - clock_from)
     won = board.is_won()
+    # Perfect: the server's word, from the deal's par as the room keeps it.
+    perfect = won and is_perfect(board.moves, state.par, state.par_optimal)
     log_entries: list[str] = []
     delta_bodies: list[str] = []
     progress_bodies: list[str] = []
@@ -204,10 +207,13 @@ def events(
         finishing=won,
         time_ms=elapsed,
         moves=board.moves,
-        result=wire.result(pid, conn.name, "finished", elapsed, board.moves) if won else "",
+        result=(
+            wire.result(pid, conn.name, "finished", elapsed, board.moves, perfect) if won else ""
+        ),
         origin=conn.cid,
         now=now,
         lost=lost,  # the last step's board is the board itself
+        perfect=perfect,
     )
 
 
@@ -274,7 +280,9 @@ async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
     first finish starts the shorter time limit of those still racing."""
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
-    outcome = await record_finish(ctx.store, ctx.daily, move.room, move.round, move.pid, rank)
+    outcome = await record_finish(
+        ctx.store, ctx.daily, move.room, move.round, move.pid, rank, move.perfect
+    )
     if isinstance(outcome, Counted):
         if outcome.counted:  # the player alone hears which records the win set
             records = [

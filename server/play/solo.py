@@ -105,7 +105,9 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
         await membership.enter(ctx, conn, held, Role.PLAYER)  # back in: no new clock
         return
     # The room is made as the deal is revealed: its starts_at is the clock's start.
-    room = await membership.new_room(ctx, Mode.DAILY, deal.code, KIND_CELLS[kind], solo=conn)
+    room = await membership.new_room(
+        ctx, Mode.DAILY, deal.code, KIND_CELLS[kind], solo=conn, par=(deal.par, deal.optimal)
+    )
     attempt, reason = "practice", "practice" if is_running(deal.date) else "after_day"
     if held is None and reason == "practice":
         held = await board.claim_attempt(deal.date, kind, pid, room)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from ..engine import format_code
+from ..engine import CodeError, format_code, parse_code
 from ..engine.codes import CELL_COUNTS, MAX_DEAL
 
 
@@ -130,3 +130,29 @@ def draw(cells: int, rng: random.Random | None = None) -> PoolEntry:
     if not pool:
         raise ValueError(f"the {cells}-cell pool is empty")
     return (rng or random.SystemRandom()).choice(pool)
+
+
+@cache
+def _by_code(cells: int) -> dict[str, PoolEntry]:
+    return {entry.code: entry for entry in load_pool(cells)}
+
+
+def find(code: str) -> PoolEntry | None:
+    """The pool entry of a game code (its par), or None when the deal is in no pool (a
+    typed code of another deal: its par is unknown, so no game of it is called perfect).
+
+    Raises:
+        OSError, ValueError: as :func:`load_pool`.
+    """
+    try:
+        cells = parse_code(code).cells
+    except CodeError:
+        return None
+    return _by_code(cells).get(code)
+
+
+def is_perfect(moves: int, par: int | None, optimal: bool) -> bool:
+    """Whether a win in ``moves`` actions is perfect: the par is proven the fewest actions
+    that win (``optimal``) and the win took exactly that many. A par that is only a best
+    line makes no claim (a shorter win may exist)."""
+    return optimal and par is not None and moves == par

@@ -25,7 +25,7 @@ from ..net.member import Member
 from ..store import listing, queue
 from ..store.status import Status
 from ..store.store import Outcome, RoomRead
-from . import ratings, rounds, waiting
+from . import arena_seats, ratings, rounds, waiting
 from .records import (
     IN_PLAY,
     Mode,
@@ -55,6 +55,8 @@ async def new_room(
     public: bool = False,
     rated: bool = False,
     paired: bool = False,
+    arena: str = "",
+    par: tuple[int, bool] | None = None,
 ) -> str:
     """Create a room in Redis; with ``solo`` it is already racing with that player.
 
@@ -64,6 +66,9 @@ async def new_room(
             a public race is always rated.
         rated: the race changes its racers' ratings.
         paired: the quick-race queue made it: no host, the server starts it.
+        arena: the arena whose pairing made it (a race of that arena).
+        par: the deal's par and whether it is proven (a daily deal's); None: the pool's,
+            if the deal is in one (:func:`.rounds.par_fields`).
 
     Returns:
         The room id.
@@ -91,7 +96,10 @@ async def new_room(
             "finishers": 0,
             "created": now_ms(),
             "starts_at": "",
+            **rounds.par_fields(code, par),
         }
+        if arena:
+            fields["arena"] = arena
         if solo is not None:
             fields["starts_at"] = now_ms()
             pid = solo.pid or ""
@@ -206,6 +214,7 @@ async def enter(
     replayed events would show the boards too early. Returns False if the room is gone.
     """
     await waiting.leave(ctx, conn, "room")  # never in the queue and in a room at once
+    await arena_seats.entering(ctx, conn, room)  # nor in an arena and another room
     conn.room, conn.role = room, role
     conn.drop_held()
     conn.syncing = []
@@ -408,6 +417,7 @@ async def on_close(ctx: Context, conn: Member) -> None:
     mid-race has :data:`Settings.away_grace_ms` to come back before giving up."""
     ctx.daily.watchers.forget(conn)
     await waiting.leave(ctx, conn, None)  # a queued socket that closes leaves the queue
+    await arena_seats.closed(ctx, conn)  # and a seated one its arena
     room = conn.room
     if room is None:
         return

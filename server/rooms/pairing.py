@@ -32,7 +32,7 @@ from ..daily.deal import draw_open
 from ..net import wire
 from ..net.member import Member
 from ..quiet import Quiet
-from ..store import listing, queue
+from ..store import arenas, listing, queue
 from ..store import ratings as stored
 from ..store.status import Status
 from . import membership, rounds
@@ -84,6 +84,8 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
         return Status.ALREADY_QUEUED
     if await queue.queued_in(ctx.store, pid) is not None:
         return Status.ALREADY_QUEUED
+    if pid in ctx.arena_seats or await arenas.player_arena(ctx.store, pid) is not None:
+        return Status.IN_ARENA  # never in an arena and the quick race at once
     skill = (await stored.skills(ctx.store, [pid], cells, START))[pid]
     penalty = penalty_s(await queue.dodges(ctx.store, pid))
     now = now_ms()

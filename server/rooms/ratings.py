@@ -29,7 +29,8 @@ identity is not worth a full opponent.
 
 Each instance that sees a race end calls :func:`settle`; the room's marker makes the first
 computation the only one, and each player's update is applied once (see
-:mod:`server.store.ratings`).
+:mod:`server.store.ratings`). A round with a held finisher is settled by :func:`resettle`
+once an operator decided, from the standing kept for it (:mod:`.race_review`).
 """
 
 from __future__ import annotations
@@ -162,11 +163,79 @@ async def _settle(ctx: Context, room: str) -> None:
             return
         if int(read.meta["round"]) != round_:
             return  # a rematch meanwhile: that round's marker is another call's
-        held, voided = await race_review.waits(ctx, room, read, round_)
-        if held:
+        marker = await settle_round(ctx, standing_of(read, room, round_, cells), read)
+        if marker is None:
             return  # a finisher waits for an operator: so does everyone's rating
-        marker = await _claim(ctx, room, read, round_, cells, voided)
     await _apply(ctx, room, round_, cells, marker)
+
+
+async def resettle(ctx: Context, room: str, round_: int) -> None:
+    """Settle a round an operator decided a held finisher of, from its kept standing
+    (:mod:`.race_review`), whatever the room did since: a rematch, or it expired."""
+    marker = await stored.settled(ctx.store, room, round_)
+    standing = await race_review.kept(ctx, room, round_)
+    if standing is None:
+        return  # never held, or settled long ago
+    if marker is None:
+        marker = await settle_round(ctx, standing, None)
+        if marker is None:
+            return  # another finisher of it is still held
+    await _apply(ctx, room, round_, int(standing["cells"]), marker)
+
+
+def standing_of(read: RoomRead, room: str, round_: int, cells: int) -> race_review.Standing:
+    """What settling a round needs, from the room as the race ended."""
+    code = read.meta["code"]
+    finished_at = {}
+    for pid, lines in read.logs.items():
+        if lines and read.results.get(pid, {}).get("status") == "finished":
+            finished_at[pid] = int(lines[-1].split("\t", 1)[0])
+    return {
+        "room": room,
+        "round": round_,
+        "cells": cells,
+        "code": code,
+        "results": {pid: dict(r) for pid, r in read.results.items()},
+        "progress": cards_home(code, read),
+        "marks": {
+            pid: read.meta[f"ad:{pid}"] for pid in read.results if read.meta.get(f"ad:{pid}")
+        },
+        "finished_at": finished_at,
+        "arena": read.meta.get("arena") or "",
+    }
+
+
+async def settle_round(
+    ctx: Context, standing: race_review.Standing, read: RoomRead | None
+) -> str | None:
+    """Review a round's finishers and settle its changes once none is held: the marker,
+    or None while one is. A held round's standing is kept, with every racer's rating as
+    the race ended (what it waits on), so that settling it later counts as settling at
+    once; each finisher's race is counted in their history once settled."""
+    if "before" not in standing:  # held before (a later call, from the room): as it was kept
+        standing = await race_review.kept(ctx, standing["room"], int(standing["round"])) or (
+            standing
+        )
+    held, voided = await race_review.waits(ctx, standing, read)
+    if held:
+        if "before" not in standing:
+            pids = list(standing["results"])
+            skills = await stored.skills(ctx.store, pids, int(standing["cells"]), START)
+            standing = {
+                **standing,
+                "before": {pid: [x.mu, x.sigma, x.rating, x.games] for pid, x in skills.items()},
+            }
+            await race_review.keep(ctx, standing)
+            standing = await race_review.kept(ctx, standing["room"], int(standing["round"])) or (
+                standing
+            )
+        # An operator may have decided meanwhile (before the standing was kept).
+        held, voided = await race_review.waits(ctx, standing, None)
+        if held:
+            return None
+    marker = await _claim(ctx, standing, voided)
+    await race_review.record_histories(ctx, standing, voided)
+    return marker
 
 
 async def changes(ctx: Context, room: str, meta: dict[str, str]) -> list[dict[str, Any]] | None:
@@ -211,10 +280,12 @@ def cards_home(code: str, read: RoomRead) -> dict[str, int]:
     return out
 
 
-def refusals(ctx: Context, read: RoomRead, places: list[tuple[str, int]]) -> dict[str, str]:
+def refusals(
+    ctx: Context, standing: race_review.Standing, places: list[tuple[str, int]]
+) -> dict[str, str]:
     """Why each racer who keeps their rating keeps it, before the repeated pairs: too few
     actions, or an address shared with another racer."""
-    results = read.results
+    results, marks_of = standing["results"], standing["marks"]
     refused: dict[str, str] = {}
     for pid, _place in places:
         r = results[pid]
@@ -222,7 +293,7 @@ def refusals(ctx: Context, read: RoomRead, places: list[tuple[str, int]]) -> dic
             refused[pid] = "too_few_actions"
     marks: dict[str, list[str]] = {}
     for pid, _place in places:
-        mark = read.meta.get(f"ad:{pid}")
+        mark = marks_of.get(pid)
         if mark and pid not in refused:
             marks.setdefault(mark, []).append(pid)
     for pids in marks.values():
@@ -231,17 +302,27 @@ def refusals(ctx: Context, read: RoomRead, places: list[tuple[str, int]]) -> dic
     return refused
 
 
-async def _claim(
-    ctx: Context, room: str, read: RoomRead, round_: int, cells: int, voided: set[str]
-) -> str:
-    """Work out the round's changes and settle them (or get those settled first)."""
-    results = read.results
-    places = order(results, cards_home(read.meta["code"], read))
+async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str]) -> str:
+    """Work out the round's changes and settle them (or get those settled first).
+
+    The changes are the model's from the ratings the round waits on (its standing's
+    ``before``, kept when a finisher was held; else the ratings now); a racer rated in
+    another race since gets this round's change on top of what they have now.
+    """
+    room, round_, cells = standing["room"], int(standing["round"]), int(standing["cells"])
+    results = standing["results"]
+    places = order(results, standing["progress"])
     refused = {pid: "voided" for pid in voided}
-    for pid, why in refusals(ctx, read, places).items():
+    for pid, why in refusals(ctx, standing, places).items():
         refused.setdefault(pid, why)
     pids = [pid for pid, _ in places]
-    before = await stored.skills(ctx.store, pids, cells, START)
+    now_skills = await stored.skills(ctx.store, pids, cells, START)
+    kept = standing.get("before") or {}
+    before = {
+        pid: stored.Skill(float(mu), float(sigma), int(rating), int(games))
+        for pid, (mu, sigma, rating, games) in kept.items()
+    }
+    before = {pid: before.get(pid, now_skills[pid]) for pid in pids}
     counted = [(pid, rank) for pid, rank in places if pid not in refused]
     window_ms = ctx.settings.rated_pair_window_s * 1000
     met = await stored.met(ctx.store, [pid for pid, _ in counted], now_ms() - window_ms)
@@ -252,10 +333,11 @@ async def _claim(
     record = await stored.standing(ctx.store, pids, cells)
     established = {pid: bar(ctx).met(*record[pid]) for pid in pids}
     after = soften(after, before, established, ctx.settings.provisional_weight)
+    after = on_top(after, before, now_skills)
     now = now_ms()
     lines: list[dict[str, Any]] = []
     for pid, rank in places:
-        old = before[pid]
+        old = now_skills[pid]
         name = str(results[pid].get("name") or "")
         if pid in after:
             mu, sigma = after[pid]
@@ -279,7 +361,7 @@ async def _claim(
             }
         )
     body = ""
-    if after:
+    if after and await _racing_this_round(ctx, room, round_):
         body = wire.ratings_body(round_, cells, _lines_as_changes(lines))
     marker = wire.dumps({"at": now, "cells": cells, "rated": bool(after), "lines": lines})
     written, marker = await stored.claim(ctx.store, room, round_, marker, body, ctx.instance_id)
@@ -287,6 +369,35 @@ async def _claim(
         # Only the instance whose marker counts: the pairs it rated have met from now on.
         await stored.meet(ctx.store, list(after), now, window_ms // 1000)
     return marker
+
+
+#: The least sigma a change put on top of a newer rating leaves (the model's never 0).
+MIN_SIGMA: Final = 0.001
+
+
+def on_top(
+    after: dict[str, tuple[float, float]],
+    before: dict[str, stored.Skill],
+    now: dict[str, stored.Skill],
+) -> dict[str, tuple[float, float]]:
+    """The changes as they apply now: a racer whose rating is still the one the round
+    waited on gets the model's new rating; one rated in another race since gets the
+    round's change (of mu and of sigma) on top of their rating now."""
+    out = {}
+    for pid, (mu, sigma) in after.items():
+        old, cur = before[pid], now[pid]
+        if (cur.mu, cur.sigma) == (old.mu, old.sigma):
+            out[pid] = (mu, sigma)
+        else:
+            out[pid] = (cur.mu + mu - old.mu, max(MIN_SIGMA, cur.sigma + sigma - old.sigma))
+    return out
+
+
+async def _racing_this_round(ctx: Context, room: str, round_: int) -> bool:
+    """Whether the room is still in this round (its racers hear ``ratings``); after a
+    rematch, or once the room expired, the changes are settled without an event."""
+    fields = await ctx.store.room_fields(room)
+    return bool(fields) and fields.get("round") == str(round_)
 
 
 async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) -> None:
@@ -299,6 +410,8 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
     keep_s = ctx.settings.history_days * 86_400
     barred = await ctx.daily.holds.barred_among([str(line["player_id"]) for line in lines])
     for line in lines:
+        if line["unrated_reason"] == "voided":
+            continue  # a voided finish changes nothing and shows nowhere, as a public race too
         race = {
             "cells": cells,
             "at": data["at"],

@@ -24,6 +24,7 @@ from ..context import Context
 from ..daily.deal import draw_open
 from ..daily.results import record_give_up
 from ..net import wire
+from ..pools import find
 from ..quiet import Quiet
 from ..store import listing
 from ..store.status import Status
@@ -93,8 +94,9 @@ async def start(ctx: Context, room: str, host: str) -> Status:
 
 async def start_paired(ctx: Context, room: str) -> Status:
     """A paired room (no host) whose racers are in, or whose wait for them is over: start
-    its countdown with those who came; with none, take it off the list of live races and
-    leave it to expire. Safe twice and on any instance (only a room still in its lobby is
+    its countdown with those who came; with none, close it (a racer who comes later is
+    told it is too late, and queues again), take it off the list of live races and leave
+    it to expire. Safe twice and on any instance (only a room still in its lobby is
     started).
 
     Returns:
@@ -104,11 +106,10 @@ async def start_paired(ctx: Context, room: str) -> Status:
     state = await ctx.rooms.get(room, refresh=True)
     if state is None or state.phase != RoomPhase.LOBBY:
         return Status.WRONG_STATE
-    fields = await ctx.store.room_fields(room)
-    if int(fields.get("np") or 0) == 0:
-        await listing.unlist_room(ctx.store, room)
-        return Status.EMPTY
     status = await start(ctx, room, "")
+    if status is Status.EMPTY:  # closed: whoever comes later queues again (lua/start.lua)
+        await listing.unlist_room(ctx.store, room)
+        return status
     if status not in (Status.OK, Status.WRONG_STATE):
         QUIET.failure("pair_start", "a paired room did not start: %s", status)
     return status
@@ -260,14 +261,27 @@ async def mark_away(ctx: Context, pid: str, room: str, rnd: int) -> None:
     await ctx.store.add_deadline(json.dumps(deadline), now_ms() + grace)
 
 
+def par_fields(code: str, par: tuple[int, bool] | None = None) -> dict[str, str | int]:
+    """A room's ``par`` and ``par_optimal`` fields for its deal: ``par`` if given, else the
+    shipped pool's (:func:`server.pools.find`); ``par`` is '' for a deal of no pool (a typed
+    code), whose games are never called perfect."""
+    if par is None:
+        entry = find(code)
+        par = None if entry is None else (entry.par, entry.optimal)
+    if par is None:
+        return {"par": "", "par_optimal": 0}
+    return {"par": par[0], "par_optimal": 1 if par[1] else 0}
+
+
 async def rematch(ctx: Context, room: str, host: str, cells: int) -> Status:
     """The host, once the race is over: a new deal in the same room, back to the lobby.
 
     Returns:
         ``ok`` or the store's refusal.
     """
-    drawn = draw_open(cells, await ctx.daily.deals.running()).code
-    out = await ctx.store.rematch(room, host, drawn, ctx.instance_id)
+    drawn = draw_open(cells, await ctx.daily.deals.running())
+    par = par_fields(drawn.code, (drawn.par, drawn.optimal))
+    out = await ctx.store.rematch(room, host, drawn.code, ctx.instance_id, par)
     state = await ctx.rooms.get(room)
     if out.status is Status.OK and state is not None and state.public:
         await listing.list_room(ctx.store, room, now_ms())  # a live race to watch again

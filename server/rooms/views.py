@@ -68,6 +68,7 @@ def players(
             "moves": board.moves,
             "time_ms": result.get("time_ms"),
             "rank": result.get("rank"),
+            "perfect": status == "finished" and result.get("perfect") is True,
         }
         if sees_board(phase, watch, role, pid == viewer):
             state["score"] = board.score

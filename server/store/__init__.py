@@ -1,7 +1,8 @@
 """Persistence in Redis: every key name (:mod:`.keys`), the atomic scripts (``lua/``, read
 by :mod:`.scripts`), the room operations (:mod:`.store`), a room's events as the scripts
 write them (:mod:`.events`) and the words they answer (:mod:`.status`), the public rooms
-listed live (:mod:`.listing`), the quick race's queue (:mod:`.queue`), ratings
+listed live (:mod:`.listing`), the quick race's queue (:mod:`.queue`), the arenas
+(:mod:`.arenas`), ratings
 (:mod:`.ratings`), whom each player follows (:mod:`.follows`), and the renaming of keys
 written before their hash tags (:mod:`.retag`). How commands reach Redis (the pipelined
 move connection, pub/sub, the cluster) is :mod:`server.transport`."""

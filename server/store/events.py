@@ -56,11 +56,17 @@ _NO_VALUES: Final[tuple[str, ...]] = ()
 
 class Layout(NamedTuple):
     """The values of one kind of record after its kind and seq: named fields in order,
-    then any number of items of one sort (``rest``, '' for none), ``per`` values each."""
+    then any number of items of one sort (``rest``, '' for none), ``per`` values each.
+
+    ``oldest`` is how many of the named fields a record an older version wrote has (the
+    later ones were added since; 0: all of them). Where items follow, the first item of an
+    older record is told from a named field by its form: an item's last value is JSON.
+    """
 
     fields: tuple[str, ...]
     rest: str = ""
     per: int = 1
+    oldest: int = 0
 
 
 #: Each record a script writes, by kind. The scripts build each record's values from
@@ -69,9 +75,11 @@ RECORDS: Final[dict[str, Layout]] = {
     "room": Layout(ROOM_FIELDS, "members"),
     "countdown": Layout(("round", "starts_at", "now")),
     "started": Layout(("round", "code", "cells", "started_at"), "players"),
-    "finished": Layout(("pid", "round", "time_ms", "moves", "rank")),
-    # A result is two values: the rank ('' for none) and the result JSON.
-    "race_over": Layout(("round",), "results", 2),
+    # ``perfect`` ('1'/'0'): the win took exactly the deal's proven par (since par).
+    "finished": Layout(("pid", "round", "time_ms", "moves", "rank", "perfect"), oldest=5),
+    # The deal's par ('' unknown) and whether it is proven (since par); then each result
+    # as two values: the rank ('' for none) and the result JSON.
+    "race_over": Layout(("round", "par", "par_optimal"), "results", 2, oldest=1),
 }
 
 
@@ -160,13 +168,18 @@ class RoomEvent(NamedTuple):
         names = RECORDS[self.kind].fields
         if self.kind == "room":
             return dict(zip(names, self.values[: self._room_count()], strict=False))
-        return dict(zip(names, self.values, strict=False))
+        return dict(zip(names, self.values[: self._named()], strict=False))
 
     def rest(self) -> tuple[str, ...]:
         """A record's values after its named fields (members, players, results)."""
         if self.kind == "room":
             return self.values[self._room_count() :]
-        return self.values[len(RECORDS[self.kind].fields) :]
+        return self.values[self._named() :]
+
+    def _named(self) -> int:
+        # How many named fields this record has: all, or an older record's fewer (its first
+        # item's JSON then comes where a later field would be).
+        return _named_count(RECORDS[self.kind], self.values)
 
     def _room_count(self) -> int:
         # The members (JSON objects) follow the fields, of which an old record has fewer.
@@ -180,6 +193,21 @@ _new = tuple.__new__
 _LIVE: Final = WatchMode.LIVE
 _PROGRESS: Final = WatchMode.PROGRESS
 _DELAYED: Final = WatchMode.DELAYED
+
+
+def _named_count(layout: Layout, values: tuple[str, ...] | list[str]) -> int:
+    """How many of a layout's named fields a record's values hold: all of them, or, for a
+    record an older version wrote (:attr:`Layout.oldest`), fewer: without items, as many as
+    there are values; with items, the first item's JSON shows where they begin."""
+    named = len(layout.fields)
+    if not layout.oldest:
+        return named
+    if not layout.rest:
+        return max(layout.oldest, min(len(values), named))
+    last = layout.oldest + layout.per - 1  # an older record's first item's JSON value
+    if len(values) < named or (len(values) > last and values[last].startswith("{")):
+        return layout.oldest
+    return named
 
 
 def _read(parts: list[str], at: int, origin: str) -> RoomEvent:
@@ -233,10 +261,11 @@ def _record(full: str) -> tuple[str, int, tuple[str, ...]]:
     layout = RECORDS.get(kind)
     if layout is None:
         raise EventError(f"unknown event record {kind!r}")
-    n, named = len(values), len(layout.fields)
+    n = len(values)
     if kind == "room":
         fits = n >= _OLDEST_ROOM
     else:
+        named = _named_count(layout, values)
         fits = n >= named and (n - named) % layout.per == 0 and (n == named or bool(layout.rest))
     if not fits:
         raise EventError(f"a {kind!r} record's values are {layout}, not these {n}: {values}")

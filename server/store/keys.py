@@ -164,6 +164,10 @@ class Keys:
         """Hash of a player's solo statistics of one variant (``lua/solo_record.lua``)."""
         return f"{self.prefix}player:{{{pid}}}:solo:{cells}"
 
+    def player_perfect(self, pid: str) -> str:
+        """Hash mode -> a player's perfect games of that mode (:mod:`server.daily.perfect`)."""
+        return f"{self.prefix}player:{{{pid}}}:perfect"
+
     def solo_open(self, pid: str) -> str:
         """The room of a player's latest solo game (to count it when another replaces it)."""
         return f"{self.prefix}player:{{{pid}}}:solo:open"
@@ -177,6 +181,10 @@ class Keys:
     def leaderboard_rank(self, date: str, kind: str) -> str:
         """Sorted set of a day's ranked members."""
         return f"{self.prefix}daily:{{{date}:{kind}}}:rank"
+
+    def leaderboard_fewest(self, date: str, kind: str) -> str:
+        """Sorted set of a day's ranked members by fewest actions, then time."""
+        return f"{self.prefix}daily:{{{date}:{kind}}}:fewest"
 
     def leaderboard_entries(self, date: str, kind: str) -> str:
         """Hash player id -> leaderboard entry JSON."""
@@ -277,6 +285,20 @@ class Keys:
         """Hash result (replay id) -> a held finish (JSON), until an operator acts."""
         return f"{self.prefix}review:held"
 
+    def held_order(self) -> str:
+        """Sorted set result -> when it was held (ms): the held list's order, for its pages."""
+        return f"{self.prefix}review:held:at"
+
+    def review_claim(self, room: str, round_: int, pid: str) -> str:
+        """The instance reviewing a finish now (a claim that expires unless renewed), in the
+        room's slot: two instances never both score or settle one finish."""
+        return f"{self.room(room)}:claim:{round_}:{pid}"
+
+    def held_round(self, room: str, round_: int) -> str:
+        """What a rated round whose finisher is held needs to settle later (JSON: the
+        standings and the ratings it waits on), in the room's slot but outliving the room."""
+        return f"{self.prefix}review:round:{{{room}}}:{round_}"
+
     def reviewed(self, result: str) -> str:
         """A finish's review once decided (JSON: its status and score)."""
         return f"{self.prefix}review:done:{result}"
@@ -294,6 +316,71 @@ class Keys:
         """How often a player left a paired room before its start lately (a counter)."""
         return f"{self.prefix}player:{{{pid}}}:dodges"
 
+    # -- arenas ---------------------------------------------------------------------------
+    # Every key of an arena shares the tag ``{A}`` (one slot: its scripts touch one slot);
+    # the index ``arenas`` and a player's ``player:{P}:arena`` are used alone.
+
+    def arena(self, arena: str) -> str:
+        """Hash of an arena's fields (``cells``, ``minutes``, ``starts_at``, ``ends_at``,
+        ``private``, ``over``); the stem of its other keys."""
+        return f"{self.prefix}arena:{{{arena}}}"
+
+    def arena_players(self, arena: str) -> str:
+        """Hash player id -> ``{name, addr, rating}`` of everyone who joined."""
+        return f"{self.arena(arena)}:players"
+
+    def arena_pool(self, arena: str) -> str:
+        """Sorted set of the players waiting to be paired (score: points, then rating)."""
+        return f"{self.arena(arena)}:pool"
+
+    def arena_since(self, arena: str) -> str:
+        """Hash player id -> when (ms) they came into the pool."""
+        return f"{self.arena(arena)}:since"
+
+    def arena_last(self, arena: str) -> str:
+        """Hash player id -> JSON list of their last race's rivals."""
+        return f"{self.arena(arena)}:last"
+
+    def arena_paired(self, arena: str) -> str:
+        """Hash player id -> the room a pairing put them in, until their instance takes it."""
+        return f"{self.arena(arena)}:paired"
+
+    def arena_racing(self, arena: str) -> str:
+        """Hash player id -> the room of the race they are in."""
+        return f"{self.arena(arena)}:racing"
+
+    def arena_results(self, arena: str) -> str:
+        """List of the arena's recorded races (JSON), in the order recorded."""
+        return f"{self.arena(arena)}:results"
+
+    def arena_counted(self, arena: str) -> str:
+        """Set of the ``ROOM/ROUND`` already recorded."""
+        return f"{self.arena(arena)}:counted"
+
+    def arena_pledges(self, arena: str) -> str:
+        """Hash ``ROOM:PID`` -> 1: the no-take-backs pledges of its races."""
+        return f"{self.arena(arena)}:pledges"
+
+    def arena_lease(self, arena: str) -> str:
+        """The instance pairing the arena now (its id), for a short lease."""
+        return f"{self.arena(arena)}:lease"
+
+    def arenas(self) -> str:
+        """Sorted set arena id -> its end (ms): every arena, scheduled and private."""
+        return f"{self.prefix}arenas"
+
+    def arena_made(self, pid: str) -> str:
+        """The private arena a player made, until it ends (one at a time)."""
+        return f"{self.prefix}player:{{{pid}}}:arena_made"
+
+    def address_arenas(self, mark: str) -> str:
+        """Sorted set arena id -> its end (ms), of the private arenas one address made."""
+        return f"{self.prefix}arenas_made:{{{mark}}}"
+
+    def player_arena(self, pid: str) -> str:
+        """The arena a player is in (one at most)."""
+        return f"{self.prefix}player:{{{pid}}}:arena"
+
 
 @dataclass(frozen=True, slots=True)
 class Family:
@@ -305,7 +392,8 @@ class Family:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
             ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code, ``V``
             a variant (cells), ``{P}`` a player's hash tag, ``A`` a client address, ``{A}``
-            the mark of a client address (:func:`server.rooms.ratings.address_mark`).
+            the mark of a client address (:func:`server.rooms.ratings.address_mark`), ``{Z}``
+            an arena's hash tag (its id).
         kind: the Redis type.
         bound: what its size is bounded by.
         lifetime: how long it lives; ``expires`` says whether Redis expires it.
@@ -320,13 +408,15 @@ class Family:
     def regex(self) -> re.Pattern[str]:
         """A pattern matching the names of this family (after the prefix)."""
         parts = re.split(
-            r"(\{R\}|\{C\}|\{P\}|\{A\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b|\bA\b)",
+            r"(\{R\}|\{Z\}|\{C\}|\{P\}|\{A\}|\bR\b|\bN\b|\bP\b|\bT\b|\bD\b|\bK\b|\bID\b|\bV\b|\bA\b)",
             self.pattern,
         )
         out = []
         for part in parts:
             if part == "{R}":
                 out.append(r"\{[A-Z0-9]+\}")
+            elif part == "{Z}":
+                out.append(r"\{[A-Za-z0-9-]+\}")
             elif part == "{C}":
                 out.append(r"\{SH1-C[421]-[A-Z2-7]{7}\}")
             elif part == "{P}":
@@ -382,6 +472,7 @@ FAMILIES: Final = (
         "player:{P}:counted", "zset", "results of the last 7 days", "history-days after last race"
     ),
     Family("player:{P}:days", "zset", "400 days", "history-days after last ranked day"),
+    Family("player:{P}:perfect", "hash", "3 counters", "history-days after last perfect game"),
     Family("daily:{D:K}:deal", "string", "code, par, counter", "history-days after the day"),
     Family("daily:certifier", "string", "an instance id", "the lease (30 s) unless renewed"),
     Family(
@@ -394,6 +485,9 @@ FAMILIES: Final = (
     Family("daily:{D:K}:attempts", "hash", "one per player of that day", "two days after the day"),
     Family(
         "daily:{D:K}:rank", "zset", "one per player of that day", "history-days after last entry"
+    ),
+    Family(
+        "daily:{D:K}:fewest", "zset", "one per player of that day", "history-days after last entry"
     ),
     Family(
         "daily:{D:K}:entries", "hash", "one per player of that day", "history-days after last entry"
@@ -433,7 +527,25 @@ FAMILIES: Final = (
     Family("admin:stash:{P}", "hash", "a barred player's entries", "until unbarred", expires=False),
     Family("admin:log", "list", "10000 operator actions (MAX_LOG)", "permanent", expires=False),
     Family("review:held", "hash", "finishes held, until decided", "permanent", expires=False),
+    Family("review:held:at", "zset", "finishes held, until decided", "permanent", expires=False),
     Family("review:done:ID", "string", "one review's outcome", "history-days"),
+    Family("room:{R}:claim:N:P", "string", "an instance id", "60 s unless its reviewer renews it"),
+    Family("review:round:{R}:N", "string", "a held round's standings", "history-days"),
     Family("review:resettle", "set", "races to settle again", "until settled", expires=False),
     Family("ident:A", "zset", "200 identities (MAX_IDENTITIES)", "7 days after the last one"),
+    Family("arena:{Z}", "hash", "7 fields", "a day after the arena's end"),
+    Family("arena:{Z}:players", "hash", "its players", "a day after the arena's end"),
+    Family("arena:{Z}:pool", "zset", "its players", "a day after the arena's end"),
+    Family("arena:{Z}:since", "hash", "its players", "a day after the arena's end"),
+    Family("arena:{Z}:last", "hash", "its players", "a day after the arena's end"),
+    Family("arena:{Z}:paired", "hash", "its players", "a day after the arena's end"),
+    Family("arena:{Z}:racing", "hash", "its players", "a day after the arena's end"),
+    Family("arena:{Z}:results", "list", "its races", "a day after the arena's end"),
+    Family("arena:{Z}:counted", "set", "its races", "a day after the arena's end"),
+    Family("arena:{Z}:pledges", "hash", "racers of its races", "a day after the arena's end"),
+    Family("arena:{Z}:lease", "string", "an instance id", "the lease (3 s) unless renewed"),
+    Family("arenas", "zset", "scheduled and private arenas", "a day after the last one's end"),
+    Family("player:{P}:arena", "string", "an arena id", "15 min after the arena's end"),
+    Family("player:{P}:arena_made", "string", "an arena id", "the arena's end"),
+    Family("arenas_made:{A}", "zset", "an address's private arenas", "the last one's end"),
 )

@@ -41,6 +41,14 @@ class Status(StrEnum):
     NO_BOT_OFFER = "no_bot_offer"
     UNAVAILABLE = "unavailable"
     BUSY = "busy"
+    ARENA_NOT_FOUND = "arena_not_found"
+    ARENA_OVER = "arena_over"
+    ALREADY_IN_ARENA = "already_in_arena"
+    NOT_IN_ARENA = "not_in_arena"
+    IN_ARENA = "in_arena"  # the quick race (or a second arena) while in an arena
+    ARENA_LIMIT = "arena_limit"  # one private arena not over per player at once
+    TOO_MANY_ARENAS = "too_many_arenas"  # an address's private arenas not over, at most
+    NO_PLEDGE = "no_pledge"  # no arena race in its lobby or countdown to pledge for
     # What the server acts on itself.
     DUP = "dup"  # the action id is committed already (a resend): acknowledge it again
     STALE = "stale"  # the board changed since the copy it was played on: play it afresh
@@ -50,6 +58,7 @@ class Status(StrEnum):
     DONE = "done"  # the round's rating changes were settled already
     FULL = "full"  # the quick-race queue holds as many as it takes (the client hears busy)
     EMPTY = "empty"  # nobody came to a paired room
+    RACING = "racing"  # an arena's racer is in another of its races already
 
 
 #: The answers the client never hears as they are.
@@ -63,6 +72,7 @@ INTERNAL: Final = frozenset(
         Status.DONE,
         Status.FULL,
         Status.EMPTY,
+        Status.RACING,
     }
 )
 

@@ -9,7 +9,7 @@ room's event list and publishes it on the room's channel. Key names come from
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -76,6 +76,7 @@ class MoveCommit:
         origin: the mover's connection, which gets its deltas with the ack.
         now: the server time of the request, in ms.
         lost: the board is practically lost after it (the mover hears ``lost``; not sent).
+        perfect: the finish wins in exactly the deal's proven par (used when ``finishing``).
     """
 
     room: str
@@ -94,6 +95,7 @@ class MoveCommit:
     origin: str
     now: int
     lost: bool = False
+    perfect: bool = False
 
     def argv(self, ttl: int, limits: BoardLimits) -> list[str | int | float]:
         """The script's ARGV, in the order its header gives (one line per action)."""
@@ -117,6 +119,7 @@ class MoveCommit:
             limits.burst,
             limits.max_actions,
             "\n".join(self.legal),
+            1 if self.perfect else 0,
         ]
 
 
@@ -342,10 +345,13 @@ class Store:
         )
         return _outcome(raw)
 
-    async def rematch(self, room: str, pid: str, code: str, origin: str) -> Outcome:
-        """A new round on a new deal."""
+    async def rematch(
+        self, room: str, pid: str, code: str, origin: str, par: Mapping[str, str | int]
+    ) -> Outcome:
+        """A new round on a new deal (``par``: its ``par`` and ``par_optimal`` fields)."""
         raw = await self._rematch(
-            keys=self._room_keys(room), args=[pid, code, origin, MAX_EVENTS, self.ttl]
+            keys=self._room_keys(room),
+            args=[pid, code, origin, MAX_EVENTS, self.ttl, par["par"], par["par_optimal"]],
         )
         return _outcome(raw)
 

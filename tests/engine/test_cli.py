@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from server.engine import Board, parse_code
-from tests.cli import run_seahaven
+from tests.cli import run_in_process, run_seahaven
 
 
 def test_deal_json_has_the_fixed_shape() -> None:
-    run = run_seahaven("deal", "sh1-c4-aaaaaj2", "--json")
+    run = run_in_process("deal", "sh1-c4-aaaaaj2", "--json")
     assert run.returncode == 0
     data = json.loads(run.stdout)
     assert set(data) == {"code", "cells", "columns", "foundations"}
@@ -24,7 +24,7 @@ def test_deal_json_has_the_fixed_shape() -> None:
 
 
 def test_deal_prints_a_picture_of_the_table() -> None:
-    run = run_seahaven("deal", "SH1-C1-AAAAAJ2")
+    run = run_seahaven("deal", "SH1-C1-AAAAAJ2")  # the command's own process: it starts
     assert run.returncode == 0
     assert "SH1-C1-AAAAAJ2" in run.stdout
     assert "\x1b[" not in run.stdout  # no colours when stdout is not a terminal
@@ -35,7 +35,7 @@ def test_deal_prints_a_picture_of_the_table() -> None:
 @pytest.mark.parametrize("code", ["SH1-C3-AAAAAJ2", "SH9-C4-AAAAAJ2", "SH1-C4-AAAA", "nonsense"])
 def test_bad_codes_exit_2_with_a_message(code: str) -> None:
     for args in (("deal", code), ("deal", code, "--json"), ("replay", code, "-")):
-        run = run_seahaven(*args, input="")
+        run = run_in_process(*args, input="")
         assert run.returncode == 2
         assert run.stdout == ""
         assert "bad game code" in run.stderr
@@ -51,7 +51,7 @@ def test_replay_plays_a_file_and_prints_one_json_object(tmp_path: Path) -> None:
     code = "SH1-C4-AAAAAJ2"
     board = Board.from_code(code)
     first = board.legal_moves()[0]
-    run = run_seahaven("replay", code, _replay_file(tmp_path, [str(first), "undo", str(first)]))
+    run = run_in_process("replay", code, _replay_file(tmp_path, [str(first), "undo", str(first)]))
     assert run.returncode == 0
     out = json.loads(run.stdout)
     board.push(first)
@@ -68,7 +68,7 @@ def test_replay_plays_a_file_and_prints_one_json_object(tmp_path: Path) -> None:
 def test_replay_stops_at_the_first_refused_action(tmp_path: Path) -> None:
     # In SH1-C4-AAAAAJ2 cell 1 holds 3C and no Ace is home yet.
     lines = ["col1 cell3", "tap cell1", "col1 cell4", "bogus"]
-    run = run_seahaven("replay", "SH1-C4-AAAAAJ2", _replay_file(tmp_path, lines))
+    run = run_in_process("replay", "SH1-C4-AAAAAJ2", _replay_file(tmp_path, lines))
     assert run.returncode == 1
     out = json.loads(run.stdout)
     assert out["ok"] is False and out["applied"] == 1
@@ -78,7 +78,9 @@ def test_replay_stops_at_the_first_refused_action(tmp_path: Path) -> None:
 
 def test_replay_skip_illegal_goes_on(tmp_path: Path) -> None:
     lines = ["col1 cell3", "tap cell1", "col1 cell4", "bogus", "undo"]
-    run = run_seahaven("replay", "SH1-C4-AAAAAJ2", _replay_file(tmp_path, lines), "--skip-illegal")
+    run = run_in_process(
+        "replay", "SH1-C4-AAAAAJ2", _replay_file(tmp_path, lines), "--skip-illegal"
+    )
     assert run.returncode == 0
     out = json.loads(run.stdout)
     assert out["ok"] is False and out["applied"] == 3
@@ -88,23 +90,23 @@ def test_replay_skip_illegal_goes_on(tmp_path: Path) -> None:
 
 
 def test_replay_reads_actions_from_stdin() -> None:
-    run = run_seahaven("replay", "SH1-C4-AAAAAJ2", "-", input="col4 cell3\ncol4 cell4\n")
+    run = run_in_process("replay", "SH1-C4-AAAAAJ2", "-", input="col4 cell3\ncol4 cell4\n")
     out = json.loads(run.stdout)
     assert run.returncode == 0 and out["applied"] == 2 and out["won"] is False
 
 
 def test_replay_of_an_unreadable_file_exits_2(tmp_path: Path) -> None:
-    run = run_seahaven("replay", "SH1-C4-AAAAAJ2", str(tmp_path / "missing.txt"))
+    run = run_in_process("replay", "SH1-C4-AAAAAJ2", str(tmp_path / "missing.txt"))
     assert run.returncode == 2 and "cannot read" in run.stderr
 
 
 @pytest.mark.parametrize("cells", ["4", "2", "1"])
 def test_new_prints_a_fresh_code(cells: str) -> None:
-    codes = {run_seahaven("new", "--cells", cells).stdout.strip() for _ in range(3)}
+    codes = {run_in_process("new", "--cells", cells).stdout.strip() for _ in range(3)}
     assert len(codes) == 3
     for code in codes:
         assert parse_code(code).cells == int(cells)
 
 
 def test_new_refuses_other_cell_counts() -> None:
-    assert run_seahaven("new", "--cells", "3").returncode == 2
+    assert run_in_process("new", "--cells", "3").returncode == 2

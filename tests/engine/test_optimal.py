@@ -110,11 +110,15 @@ def bfs(board: Board, limit: int) -> int | None:
 
 @st.composite
 def small_tables(draw: st.DrawFn) -> Board:
-    """A table with few cards left: foundations high, the rest dealt at random."""
+    """A table with few cards left: foundations high, the rest dealt at random.
+
+    At most 7 cards: the exhaustive search of a table of 8 or more passes its 5,000 tables
+    almost always (it had 1 answer in 41 such tables), and costs a second to find that out.
+    """
     cells = draw(st.sampled_from([4, 2, 1]))
-    found = [draw(st.integers(9, 13)) for _ in range(4)]
+    found = [draw(st.integers(10, 13)) for _ in range(4)]
     left = [s * 13 + r for s in range(4) for r in range(found[s], 13)]
-    assume(3 <= len(left) <= 9)
+    assume(3 <= len(left) <= 7)
     left = draw(st.permutations(left))
     in_cells = draw(st.integers(0, min(cells, len(left))))
     table_cells: list[int | None] = [*left[:in_cells], *[None] * (cells - in_cells)]
@@ -150,8 +154,9 @@ def compact_bfs(board: Board, limit: int) -> int | None:
     return -1
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(small_tables())
+@pytest.mark.slow
 def test_the_optimum_is_breadth_first_searchs(board: Board) -> None:
     exact = bfs(board, 5_000)
     assume(exact is not None)
@@ -175,14 +180,17 @@ def test_the_optimum_is_breadth_first_searchs(board: Board) -> None:
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
 @given(st.sampled_from([(0, 4), (1, 4), (5, 4), (9, 4), (5, 2), (60, 1)]), st.integers())
+@pytest.mark.slow
 def test_the_optimal_search_from_a_late_table_of_a_deal_agrees_with_bfs(
     deal_cells: tuple[int, int], seed: int
 ) -> None:
     line = proven_line(*deal_cells)
     late = Board.deal(*deal_cells)
-    for move in line[: len(line) - 10]:
+    # Six actions before the end, then three random moves, take-backs included, to leave
+    # the line: 4 in 5 such tables are within the exhaustive search's 20,000 (ten actions
+    # before the end, 1 in 8, each costing a second to find out).
+    for move in line[: len(line) - 6]:
         late.play(parse_action(move))
-    # A few random moves off the line, take-backs included, to leave it.
     rng = random.Random(seed)
     for _ in range(3):
         late.push(rng.choice(late.legal_moves()))

@@ -10,7 +10,7 @@ import pytest
 
 from server.engine import Board, parse_action
 from server.pools import PoolEntry, format_entry, parse_pool
-from tests.cli import run_seahaven
+from tests.cli import run_in_process, run_seahaven
 
 #: Seconds each command here may run (the machine may be busy).
 TIMEOUT = 300
@@ -34,18 +34,16 @@ def test_solve_optimal_json_says_optimal_and_replays_to_a_win() -> None:
 
 
 def test_solve_optimal_text_replays_through_seahaven_replay() -> None:
-    run = run_seahaven("solve", "SH1-C4-AAAAAAA", "--optimal", timeout=TIMEOUT)
+    run = run_in_process("solve", "SH1-C4-AAAAAAA", "--optimal")
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("# SH1-C4-AAAAAAA: solved in 78 actions, proven optimal")
-    replayed = run_seahaven("replay", "SH1-C4-AAAAAAA", "-", input=run.stdout, timeout=TIMEOUT)
+    replayed = run_in_process("replay", "SH1-C4-AAAAAAA", "-", input=run.stdout)
     assert replayed.returncode == 0, replayed.stdout
     assert json.loads(replayed.stdout)["won"] is True
 
 
 def test_solve_optimal_out_of_budget_gives_the_best_line_and_a_lower_bound() -> None:
-    run = run_seahaven(
-        "solve", "SH1-C4-AAAAAAE", "--optimal", "--json", "--max-states", "50", timeout=TIMEOUT
-    )
+    run = run_in_process("solve", "SH1-C4-AAAAAAE", "--optimal", "--json", "--max-states", "50")
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert data["result"] == "solved" and data["optimal"] is False
@@ -56,13 +54,13 @@ def test_solve_optimal_out_of_budget_gives_the_best_line_and_a_lower_bound() -> 
 
 def test_solve_optimal_from_a_position_file(tmp_path: Path) -> None:
     board = Board.deal(1, 4)
-    first = run_seahaven("solve", "SH1-C4-AAAAAAB", "--optimal", "--json", timeout=TIMEOUT)
+    first = run_in_process("solve", "SH1-C4-AAAAAAB", "--optimal", "--json")
     line = json.loads(first.stdout)["moves"]
     for move in line[:30]:
         board.play(parse_action(move))
     path = tmp_path / "position.json"
     path.write_text(json.dumps(board.to_json()))
-    run = run_seahaven("solve", "--position", str(path), "--optimal", "--json", timeout=TIMEOUT)
+    run = run_in_process("solve", "--position", str(path), "--optimal", "--json")
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     # What is left of a shortest line is a shortest win from where it has got to.
@@ -94,7 +92,7 @@ def test_certify_optimal_recertifies_a_pool_and_resumes(tmp_path: Path) -> None:
     source.write_text("# A pool.\n# Each line: DEAL_NUMBER PAR\n0 84\n1 69\n9 87\n")
     out = tmp_path / "c4-optimal.txt"
     args = ("certify", "--cells", "4", "--optimal", "--recertify", str(source), "--out", str(out))
-    run = run_seahaven(*args, "--timeout", "60", timeout=TIMEOUT)
+    run = run_in_process(*args, "--timeout", "60")
     assert run.returncode == 0, run.stderr
     text = out.read_text()
     assert "# A pool." in text and "--recertify" in text
@@ -105,7 +103,7 @@ def test_certify_optimal_recertifies_a_pool_and_resumes(tmp_path: Path) -> None:
         (9, 77, True),
     ]
     # A second run finds every deal proven already and searches none again.
-    again = run_seahaven(*args, "--timeout", "60", timeout=TIMEOUT)
+    again = run_in_process(*args, "--timeout", "60")
     assert again.returncode == 0, again.stderr
     assert "searched 0 deals" in out.read_text()
     assert parse_pool(out.read_text(), 4) == entries
@@ -113,9 +111,9 @@ def test_certify_optimal_recertifies_a_pool_and_resumes(tmp_path: Path) -> None:
 
 def test_certify_optimal_walks_deals(tmp_path: Path) -> None:
     out = tmp_path / "c4.txt"
-    run = run_seahaven(
+    run = run_in_process(
         "certify", "--cells", "4", "--optimal", "--count", "2", "--start", "0",
-        "--out", str(out), timeout=TIMEOUT,
+        "--out", str(out),
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     entries = parse_pool(out.read_text(), 4)
@@ -123,7 +121,7 @@ def test_certify_optimal_walks_deals(tmp_path: Path) -> None:
 
 
 def test_certify_recertify_needs_optimal(tmp_path: Path) -> None:
-    run = run_seahaven(
+    run = run_in_process(
         "certify", "--cells", "4", "--recertify", "x.txt", "--out", str(tmp_path / "o.txt")
     )
     assert run.returncode == 2 and "--optimal" in run.stderr

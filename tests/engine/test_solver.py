@@ -15,7 +15,7 @@ from server.engine import Board, format_code, parse_action, parse_card
 from server.engine.optimal import optimal_par
 from server.engine.solver import Hint, hint, solve
 from server.pools import draw, load_pool, parse_pool
-from tests.cli import run_seahaven
+from tests.cli import run_in_process, run_seahaven
 
 #: Seconds each command here may run: solving takes longer than the helper's default.
 SOLVER_TIMEOUT = 120
@@ -210,12 +210,10 @@ def test_solve_json_has_the_fixed_shape() -> None:
 
 
 def test_solve_text_output_replays_to_a_win() -> None:
-    run = run_seahaven("solve", "SH1-C4-AAAAAJ2", timeout=SOLVER_TIMEOUT)
+    run = run_in_process("solve", "SH1-C4-AAAAAJ2")
     assert run.returncode == 0
     assert run.stdout.startswith("# SH1-C4-AAAAAJ2: solved in ")
-    replayed = run_seahaven(
-        "replay", "SH1-C4-AAAAAJ2", "-", input=run.stdout, timeout=SOLVER_TIMEOUT
-    )
+    replayed = run_in_process("replay", "SH1-C4-AAAAAJ2", "-", input=run.stdout)
     assert replayed.returncode == 0, replayed.stdout
     assert json.loads(replayed.stdout)["won"] is True
 
@@ -224,7 +222,7 @@ def test_solve_a_position_file(tmp_path: Path) -> None:
     board = replay(Board.deal(314, 4), solve(Board.deal(314, 4)).moves[:20])
     path = tmp_path / "position.json"
     path.write_text(json.dumps(board.to_json()))
-    run = run_seahaven("solve", "--position", str(path), "--json", timeout=SOLVER_TIMEOUT)
+    run = run_in_process("solve", "--position", str(path), "--json")
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert data["result"] == "solved"
@@ -232,15 +230,13 @@ def test_solve_a_position_file(tmp_path: Path) -> None:
 
     lost = tmp_path / "lost.json"
     lost.write_text(json.dumps(stuck_position().to_json()))
-    run = run_seahaven("solve", "--position", str(lost), "--json", timeout=SOLVER_TIMEOUT)
+    run = run_in_process("solve", "--position", str(lost), "--json")
     assert run.returncode == 1
     assert json.loads(run.stdout)["result"] == "unsolvable"
 
 
 def test_solve_unknown_under_a_state_budget() -> None:
-    run = run_seahaven(
-        "solve", "SH1-C4-AAAAAJ2", "--json", "--max-states", "3", timeout=SOLVER_TIMEOUT
-    )
+    run = run_in_process("solve", "SH1-C4-AAAAAJ2", "--json", "--max-states", "3")
     assert run.returncode == 1
     assert json.loads(run.stdout)["result"] == "unknown"
 
@@ -255,7 +251,7 @@ def test_solve_unknown_under_a_state_budget() -> None:
     ],
 )
 def test_solve_bad_input_exits_2(args: tuple[str, ...]) -> None:
-    run = run_seahaven(*args, timeout=SOLVER_TIMEOUT)
+    run = run_in_process(*args)
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr.startswith("seahaven: ")
@@ -264,14 +260,14 @@ def test_solve_bad_input_exits_2(args: tuple[str, ...]) -> None:
 def test_solve_a_malformed_position_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"cells": [null], "columns": []}')
-    run = run_seahaven("solve", "--position", str(path), timeout=SOLVER_TIMEOUT)
+    run = run_in_process("solve", "--position", str(path))
     assert run.returncode == 2
     assert "columns" in run.stderr
 
 
 def test_certify_writes_a_loadable_pool(tmp_path: Path) -> None:
     out = tmp_path / "c1.txt"
-    run = run_seahaven(
+    run = run_in_process(
         "certify",
         "--cells",
         "1",
@@ -281,7 +277,6 @@ def test_certify_writes_a_loadable_pool(tmp_path: Path) -> None:
         "40",
         "--out",
         str(out),
-        timeout=SOLVER_TIMEOUT,
     )
     assert run.returncode == 0, run.stderr
     assert "kept 3/3" in run.stderr
@@ -305,6 +300,7 @@ def test_certify_writes_a_loadable_pool(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("cells", [4, 2, 1])
+@pytest.mark.slow
 def test_shipped_pool_sample_replays_to_a_win_at_par(cells: int) -> None:
     pool = load_pool(cells)
     assert len(pool) >= POOL_SIZES[cells]

@@ -39,6 +39,12 @@ FIXED_CLIENT: dict[str, dict[str, object]] = {
     "unqueue": {},
     "accept_bot": {},
     "rated": {"rated": True},
+    "create_arena": {"cells": 1, "minutes": 30, "starts_in_s": 600},
+    "arena_join": {"arena": "S4-30-29000000"},
+    "arena_leave": {},
+    "arena_watch": {"arena": "AABCDEFGH"},
+    "arena_unwatch": {},
+    "arena_pledge": {},
 }
 
 
@@ -86,6 +92,12 @@ def test_extra_fields_are_refused(kind: str) -> None:
         '{"type": "queue", "cells": "4"}',
         '{"type": "rated"}',
         '{"type": "rated", "rated": "yes"}',
+        '{"type": "create_arena", "cells": 4, "minutes": 0}',
+        '{"type": "create_arena", "cells": 4, "minutes": 181}',
+        '{"type": "create_arena", "cells": 3, "minutes": 30}',
+        '{"type": "create_arena", "cells": 4, "minutes": 30, "starts_in_s": -1}',
+        '{"type": "arena_join", "arena": "../x"}',
+        '{"type": "arena_join"}',
         "[1, 2]",
         "not json",
     ],
@@ -155,6 +167,46 @@ def test_server_messages_round_trip() -> None:
                 }
             ],
         },
+        {
+            "type": "arena",
+            "arena": {
+                "arena_id": "S4-30-29000000",
+                "cells": 4,
+                "minutes": 30,
+                "starts_at": 1,
+                "ends_at": 1800001,
+                "phase": "running",
+                "private": False,
+                "players": 12,
+            },
+            "seat": "pool",
+            "now": 5,
+        },
+        {
+            "type": "arena_standings",
+            "arena_id": "AABCDEFGH",
+            "phase": "over",
+            "races": 3,
+            "players": 2,
+            "top": [
+                {
+                    "rank": 1,
+                    "player_id": "p1",
+                    "name": "ann",
+                    "points": 9,
+                    "streak": 3,
+                    "fire": True,
+                    "races": 3,
+                    "wins": 3,
+                    "time_ms": 150000,
+                }
+            ],
+            "you": None,
+            "now": 9,
+        },
+        {"type": "arena_over", "arena_id": "AABCDEFGH", "podium": []},
+        {"type": "arena_left", "arena_id": "AABCDEFGH", "reason": "over"},
+        {"type": "arena_pledged", "room": "ABCD1234"},
     ]
     for sample in samples:
         msg = models.parse_server(json.dumps(sample))

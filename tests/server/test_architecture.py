@@ -87,9 +87,12 @@ def test_the_architecture_page_lists_every_module() -> None:
     """``docs/architecture.md`` has the tree one line a module: a module added or moved
     without its line there fails here."""
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    listed = {
+    lines = [
         line.split()[0] for line in page.splitlines() if line.startswith(("server/", "protocol/"))
-    }
+    ]
+    twice = sorted({name for name in lines if lines.count(name) > 1})
+    assert twice == [], "modules listed twice in docs/architecture.md"
+    listed = set(lines)
     modules = {
         p.relative_to(ROOT).as_posix()
         for base in ("server", "protocol")

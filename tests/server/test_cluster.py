@@ -475,6 +475,8 @@ async def test_a_race_goes_on_while_its_slot_moves_to_another_master(
                 }
                 assert seen == set(range(1, len(line) + 1)), (
                     "the spectator missed a move",
+                    sorted(set(range(1, len(line) + 1)) - seen),
+                    [m.get("seq") for m in spy.messages],
                     [x for x in two.log().splitlines() if "rror" in x or "WARN" in x][-20:],
                 )
             print(f"\nmigration: moves answered busy {[racer.trace for racer in racers]}")

@@ -46,6 +46,8 @@ def room_keys(k: Keys, room: str) -> list[str]:
         k.here(room),
         k.daily_room(room),
         k.channel(room),
+        k.review_claim(room, 3, "p1"),
+        k.held_round(room, 3),
     ]
 
 
@@ -130,8 +132,22 @@ SCRIPT_KEYS: dict[str, Callable[[Keys], list[str]]] = {
         k.rating_races("p"),
     ],
     "rated": lambda k: [k.room("R1"), k.members("R1"), k.events("R1")],
+    "review_claim": lambda k: [k.review_claim("R1", 2, "p")],
     "solo_record": lambda k: [k.solo_stats("p", 4)],
     "follow": lambda k: [k.follows("p")],
+    "arena_join": lambda k: [
+        *(k.arena("S4-30-1"), k.arena_players("S4-30-1"), k.arena_pool("S4-30-1")),
+        *(k.arena_since("S4-30-1"), k.arena_racing("S4-30-1"), k.arena_paired("S4-30-1")),
+    ],
+    "arena_back": lambda k: [
+        *(k.arena("A1"), k.arena_players("A1"), k.arena_pool("A1")),
+        *(k.arena_since("A1"), k.arena_racing("A1"), k.arena_paired("A1")),
+    ],
+    "arena_pair": lambda k: [
+        *(k.arena_pool("A1"), k.arena_since("A1"), k.arena_last("A1")),
+        *(k.arena_players("A1"), k.arena_racing("A1")),
+    ],
+    "arena_record": lambda k: [k.arena_counted("A1"), k.arena_results("A1"), k.arena_racing("A1")],
     # The largest batch of server/transport/atomic.py: a room read at one instant.
     "batch": lambda k: [
         k.room("R1"),

@@ -56,6 +56,7 @@ VECTORS = [
 
 
 @pytest.mark.parametrize("date,kind,mac,first,counter,code", VECTORS)
+@pytest.mark.slow
 def test_the_documented_vectors(
     date: str, kind: str, mac: str, first: str, counter: int, code: str
 ) -> None:

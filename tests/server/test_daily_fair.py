@@ -1,15 +1,19 @@
-"""Fair play in the daily challenge, on real server processes, real sockets and Redis.
+"""Fair play in the daily challenge, on a real server, real sockets and Redis.
 
 Each attack that used to work is played here and must now fail (protocol/DAILY.md, "Fair
 play"): reading today's code before the clock runs, solving it offline and playing the line
 at machine speed, copying the leader's replay, getting the solver's hints on today's deal,
 and a second clock for the same day. Each server has a key prefix of its own.
 
-The pace model runs at an eighth of its defaults (:data:`SCALE`), and so do the "human"
-pauses (1100-2200 ms become 137-275 ms), so that a human-paced game takes about 20 s. These
-players play the solver's line, so the review's agreement is off here (a held solver-like
-finish is :mod:`tests.server.test_review_server`'s); a finish at a machine's pace is held
-for review, never ranked.
+The server runs in the test's process (:mod:`tests.inproc`) with the pace model at its real
+defaults, on a clock the test moves: a person's pauses (1.1-2.2 s an action) are advances of
+the clock, not waits, so a person's game of 90 actions takes a moment, not three minutes.
+These players play the solver's line, so the review's agreement is off here (a held
+solver-like finish is :mod:`tests.server.test_review_server`'s); a finish at a machine's pace
+is held for review, never ranked.
+
+:data:`PACE_ENV`, :func:`human` and :func:`play` are the model at an eighth and real pauses
+for the tests whose server is a process of its own (its clock cannot be moved).
 """
 
 from __future__ import annotations
@@ -19,8 +23,7 @@ import contextlib
 import json
 import random
 import secrets
-import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,12 +35,14 @@ from server.daily.pace import Pace, format_bursts
 from server.daily.replays import replay_id
 from server.store.keys import Keys
 from tests.cli import run_seahaven
-from tests.dailies import daily_deal, plant, wait_daily
-from tests.server.test_daily_server import get, line_of, wire
-from tests.serverproc import FAST, ServerProc, WsClient, drop_keys, redis_url, running_server
+from tests.dailies import daily_deal, plant
+from tests.inproc import Served, serving, settings
+from tests.server.test_daily_server import line_of, wire
+from tests.serverproc import FAST, WsClient, redis_url
 
 PAST = "2026-03-14"
-#: The pace model and the human pauses of these tests are the real ones divided by this.
+#: The pace model and the human pauses of :data:`PACE_ENV` and :func:`human`: the real
+#: ones divided by this (for a server process, which the test's clock does not reach).
 SCALE = 8
 DEFAULT = Pace()
 PACE_ENV = {
@@ -54,7 +59,7 @@ PACE_ENV = {
 class Fair:
     """A server with leaderboards of its own, today's deal and the solver's line of it."""
 
-    server: ServerProc
+    server: Served
     prefix: str
     date: str
     code: str
@@ -62,16 +67,16 @@ class Fair:
 
 
 @pytest.fixture
-def fair() -> Iterator[Fair]:
+async def fair() -> AsyncIterator[Fair]:
+    """A server at the pace model's defaults (the review's agreement off), on a clock the
+    test moves."""
     prefix = f"test:fair:{secrets.token_hex(6)}:"
-    env = {**PACE_ENV, "SEAHAVEN_KEY_PREFIX": prefix}
+    env = {"SEAHAVEN_REVIEW_HOLD_AGREEMENT": "2", "SEAHAVEN_KEY_PREFIX": prefix}
     date = today().isoformat()
     code = daily_deal(date).code
     plant(prefix, PAST)
-    with running_server(redis_url(), args=[*FAST, "--provisional-games", "0"], env=env) as srv:
-        wait_daily(srv)
+    async with serving(settings([*FAST, "--provisional-games", "0"], env)) as srv:
         yield Fair(srv, prefix, date, code, line_of(code))
-    drop_keys(prefix)
 
 
 async def reveal(client: WsClient, **fields: Any) -> dict[str, Any]:
@@ -92,10 +97,29 @@ async def play(
         await client.expect("ack", id=start + i)
 
 
-def human(n: int, seed: int) -> list[float]:
-    """A person's pauses: 1100-2200 ms each (the first 3 s: reading), scaled like the model."""
+def human(n: int, seed: int, scale: int = SCALE) -> list[float]:
+    """A person's pauses: 1100-2200 ms each (the first 3 s: reading), divided by ``scale``
+    (the model's scale for a server process)."""
     rng = random.Random(seed)
-    return [3.0 / SCALE] + [rng.uniform(1.1, 2.2) / SCALE for _ in range(n - 1)]
+    return [3.0 / scale] + [rng.uniform(1.1, 2.2) / scale for _ in range(n - 1)]
+
+
+async def play_on(
+    server: Served,
+    client: WsClient,
+    line: tuple[str, ...],
+    pauses: list[float],
+    start: int = 1,
+) -> None:
+    """As :func:`play`, each pause (seconds) an advance of the server's clock."""
+    for i, (text, pause) in enumerate(zip(line, pauses, strict=True)):
+        server.clock.advance(pause * 1000)
+        await client.send(wire(text, start + i))
+        await client.expect("ack", id=start + i)
+
+
+#: A machine's pace: well above the physical floor (50 ms an action), far below a person's.
+MACHINE_S = 0.06
 
 
 def has_code(body: Any, code: str) -> bool:
@@ -105,16 +129,16 @@ def has_code(body: Any, code: str) -> bool:
 # -- attacks that must fail ------------------------------------------------------------------
 
 
-def test_a_running_days_codes_are_not_published(fair: Fair) -> None:
+async def test_a_running_days_codes_are_not_published(fair: Fair) -> None:
     # Before: GET /api/daily gave today's code, so a script could solve it before its clock.
     hard = daily_deal(fair.date, "hard").code
     for path in ("/api/daily", f"/api/daily/{fair.date}"):
-        status, body = get(fair.server, path)
+        status, body = await fair.server.get(path)
         assert status == 200 and body["date"] == fair.date and body["running"] is True
         assert body["par"] == daily_deal(fair.date).par and body["hard"]["par"] > 0
         assert not has_code(body, fair.code) and not has_code(body, hard), body
         assert "code" not in body and "code" not in body["hard"]
-    status, past = get(fair.server, f"/api/daily/{PAST}")
+    status, past = await fair.server.get(f"/api/daily/{PAST}")
     assert status == 200 and past["running"] is False
     assert past["code"] == daily_deal(PAST).code
     assert past["hard"]["code"] == daily_deal(PAST, "hard").code
@@ -127,19 +151,16 @@ async def test_the_clock_starts_at_the_reveal_and_a_machine_pace_is_held(
     # offline and then played the line in a few seconds: ranked first.
     bot = await WsClient.connect(fair.server.ws_url, "bot")
     snap = await reveal(bot)
-    seen = time.monotonic()
     assert snap["code"] == fair.code and snap["starts_at"] <= snap["now"]
-    line = line_of(snap["code"])  # solved "offline" after the reveal
-    await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - seen)))
-    thinking_ms = int((time.monotonic() - seen) * 1000)
-    # The solver's line at 30 ms an action (plus each ack's round trip): well under the
-    # scaled average per decision (137 ms) even when a busy machine slows the round trips.
-    await play(bot, line, [0.03] * len(line))
+    line = line_of(snap["code"])  # solved "offline" after the reveal: 5 s
+    # Then the solver's line at a machine's pace (plus each ack's round trip): far under
+    # the model's floor per decision (1.1 s) however slow a busy machine's round trips.
+    await play_on(fair.server, bot, line, [5.0] + [MACHINE_S] * (len(line) - 1))
     first = await bot.expect("delta", moves=1)
-    assert first["t"] >= thinking_ms  # the thinking counted: the clock ran from the reveal
+    assert first["t"] >= 5000  # the thinking counted: the clock ran from the reveal
     fin = await bot.expect("finished", player_id=bot.player_id)
     last = await bot.expect("delta", moves=len(line))
-    assert fin["time_ms"] == last["t"] >= thinking_ms + 30 * (len(line) - 1)
+    assert fin["time_ms"] == last["t"] >= 5000 + 60 * (len(line) - 1)
     assert snap["daily"] == {
         "date": fair.date,
         "kind": "daily",
@@ -153,17 +174,17 @@ async def test_the_clock_starts_at_the_reveal_and_a_machine_pace_is_held(
     assert result["ranked"] is False and result["rank"] is None
     assert result["unranked_reason"] == "pending_review" and "review" in result["message"]
     assert result["replay_id"] == replay_id(snap["room_id"], 1, bot.player_id)
-    status, board = get(fair.server, f"/api/daily/{fair.date}/leaderboard")
+    status, board = await fair.server.get(f"/api/daily/{fair.date}/leaderboard")
     assert status == 200 and board["finishers"] == 0
 
     # The game is kept and verifies, with the reveal as its clock's start.
     path = f"/api/replay/{result['replay_id']}"
-    status, replay = get(fair.server, path, bot.token)
+    status, replay = await fair.server.get(path, bot.token)
     assert status == 200 and replay["started_at"] == snap["starts_at"]
     assert replay["times_ms"][0] - replay["started_at"] == first["t"]
     assert replay["verified"]["ok"] is True
     url = fair.server.http_url + path
-    out = run_seahaven("verify", url, "--min-ms-per-action", "20", "--token", bot.token)
+    out = await asyncio.to_thread(run_seahaven, "verify", url, "--token", bot.token)
     assert out.returncode == 0 and "VERIFIED" in out.stdout, out.stdout + out.stderr
     # Coming back later, the snapshot says the game waits for review.
     await bot.close()
@@ -178,7 +199,6 @@ async def test_the_clock_starts_at_the_reveal_and_a_machine_pace_is_held(
     await back.close()
 
 
-@pytest.mark.slow
 async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fair) -> None:
     server, date, line = fair.server, fair.date, fair.line
     watcher = await WsClient.connect(server.ws_url, "watcher")
@@ -188,7 +208,7 @@ async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fa
     # The leader plays the solver's line with a person's pauses: ranked.
     ann = await WsClient.connect(server.ws_url, "ann")
     snap = await reveal(ann)
-    await play(ann, line, human(len(line), seed=7))
+    await play_on(server, ann, line, human(len(line), seed=7, scale=1))
     leader_replay = replay_id(snap["room_id"], 1, ann.player_id)
 
     # Before: the leaderboard named the leader's replay, which anyone could fetch and replay.
@@ -196,18 +216,18 @@ async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fa
     assert push["entries"][0]["player_id"] == ann.player_id
     assert "replay_id" not in push["entries"][0]
     copier = await WsClient.connect(server.ws_url, "copier")
-    status, board = get(server, f"/api/daily/{date}/leaderboard?limit=5")
+    status, board = await server.get(f"/api/daily/{date}/leaderboard?limit=5")
     assert status == 200 and board["entries"][0]["player_id"] == ann.player_id
     assert all("replay_id" not in e for e in board["entries"])
     # Even knowing the id, nobody but its player gets a running day's replay.
     path = f"/api/replay/{leader_replay}"
-    status, body = get(server, path)
+    status, body = await server.get(path)
     assert (status, body["error"]) == (404, "not_found")
-    status, mine = get(server, "/api/replay/nosuchreplay")
+    status, mine = await server.get("/api/replay/nosuchreplay")
     assert (status, mine) == (404, body)  # the same answer as a replay that does not exist
-    assert get(server, path, copier.token)[0] == 404
-    assert get(server, path, "x" * 16)[0] == 404
-    status, own = get(server, path, ann.token)
+    assert (await server.get(path, copier.token))[0] == 404
+    assert (await server.get(path, "x" * 16))[0] == 404
+    status, own = await server.get(path, ann.token)
     assert status == 200 and tuple(own["actions"]) == line
 
     result = await ann.expect("daily_result", timeout=60)  # the leader alone hears the rank
@@ -215,14 +235,14 @@ async def test_a_human_pace_ranks_and_the_leaders_line_cannot_be_copied(fair: Fa
     assert result["unranked_reason"] is None and result["replay_id"] == leader_replay
     assert copier.find("daily_result") is None and watcher.find("daily_result") is None
 
-    # The leader's actions replayed 52 ms apart by a fresh identity (after a second for
-    # reading the board): played, held for review, not ranked.
+    # The leader's actions replayed at a machine's pace by a fresh identity (after a second
+    # for reading the board): played, held for review, not ranked.
     await reveal(copier)
-    await play(copier, tuple(own["actions"]), [1.0] + [0.052] * (len(line) - 1))
+    await play_on(server, copier, tuple(own["actions"]), [1.0] + [MACHINE_S] * (len(line) - 1))
     copied = await copier.expect("daily_result", timeout=60)
     assert copied["ranked"] is False and copied["unranked_reason"] == "pending_review"
     await asyncio.sleep(0.2)
-    status, board = get(server, f"/api/daily/{date}/leaderboard")
+    status, board = await server.get(f"/api/daily/{date}/leaderboard")
     assert board["finishers"] == 1 and board["entries"][0]["player_id"] == ann.player_id
     for c in (watcher, ann, copier):
         await c.close()
@@ -232,7 +252,7 @@ async def test_one_ranked_attempt_resumed_after_a_drop_then_practice(fair: Fair)
     server, date, line = fair.server, fair.date, fair.line
     ann = await WsClient.connect(server.ws_url, "ann")
     first = await reveal(ann)
-    await play(ann, line[:3], [0.03] * 3)
+    await play_on(server, ann, line[:3], [MACHINE_S] * 3)
     await ann.ws.close()  # the connection drops
     await asyncio.sleep(0.1)
 
@@ -253,12 +273,12 @@ async def test_one_ranked_attempt_resumed_after_a_drop_then_practice(fair: Fair)
     assert practice["room_id"] != first["room_id"]
     assert practice["daily"]["attempt"] == "practice"
     assert practice["daily"]["unranked_reason"] == "practice"
-    await play(back, line, [0.03] * len(line), start=100)
+    await play_on(server, back, line, [MACHINE_S] * len(line), start=100)
     result = await back.expect("daily_result", timeout=10)
     assert result["ranked"] is False and result["unranked_reason"] == "practice"
-    status, replay = get(server, f"/api/replay/{result['replay_id']}", ann.token)
+    status, replay = await server.get(f"/api/replay/{result['replay_id']}", ann.token)
     assert status == 200 and replay["verified"]["ok"] is True
-    assert get(server, f"/api/daily/{date}/leaderboard")[1]["finishers"] == 0
+    assert (await server.get(f"/api/daily/{date}/leaderboard"))[1]["finishers"] == 0
 
     # The ranked attempt is one key of the day, with a bounded lifetime.
     client = redis.Redis.from_url(redis_url(), decode_responses=True)
@@ -325,7 +345,7 @@ async def test_nobody_watches_a_running_days_game_live(fair: Fair) -> None:
     bob2 = await WsClient.connect(fair.server.ws_url)
     await bob2.send({"type": "resume", "room": room, "token": bob.token, "last_seq": 0})
     assert (await bob2.expect("error"))["code"] == "daily_running"
-    await play(ann, fair.line[:2], [0.6 / SCALE] * 2)
+    await play_on(fair.server, ann, fair.line[:2], [0.6] * 2)
     # A round trip on each socket after the moves: nothing of Ann's board came before it.
     for watcher in (bob, bob2):
         await watcher.send({"type": "ping"})
@@ -335,9 +355,9 @@ async def test_nobody_watches_a_running_days_game_live(fair: Fair) -> None:
         assert not has_code(watcher.messages, fair.code)
     # (A solo game on today's code is refused: test_daily_secret.py.)
     # The Watch list and the player's page do not show the running game's room.
-    status, live = fair.server.get_json("/api/rooms/live")
+    status, live = await fair.server.get("/api/rooms/live")
     assert status == 200 and room not in json.dumps(live)
-    status, page = fair.server.get_json(f"/api/player/{ann.player_id}")
+    status, page = await fair.server.get(f"/api/player/{ann.player_id}")
     assert status == 200 and room not in json.dumps(page) and not has_code(page, fair.code)
     # A past day's deal is an ordinary deal again: its game may be watched.
     dan = await WsClient.connect(fair.server.ws_url, "dan")

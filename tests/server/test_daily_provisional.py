@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.daily.deal import today
@@ -27,6 +28,7 @@ from tests.serverproc import FAST, WsClient, redis_url
 BAR = ["--provisional-games", "1000", "--provisional-days", "2"]
 
 
+@pytest.mark.slow
 async def test_a_provisional_finisher_is_ranked_but_listed_only_to_themselves() -> None:
     prefix = f"test:dprov:{secrets.token_hex(6)}:"
     keys = Keys(prefix)

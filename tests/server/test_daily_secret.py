@@ -11,6 +11,7 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis as redis_sync
@@ -31,6 +32,7 @@ from tests.serverproc import (
     redis_url,
     running_server,
 )
+from tests.waits import until
 
 #: A secret of these tests' own (not the test key): its deals are certified by the servers.
 SECRET = "a deployment of the tests, " + secrets.token_hex(8)
@@ -57,6 +59,7 @@ def certified_lines(srv: ServerProc) -> list[str]:
 # -- 1. a secret deal ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_fresh_server_certifies_today_and_tomorrow_under_its_secret(prefix: str) -> None:
     env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_DAILY_SECRET": SECRET}
     began = time.monotonic()
@@ -80,7 +83,7 @@ async def test_a_fresh_server_certifies_today_and_tomorrow_under_its_secret(pref
             await ann.close()
         # Tomorrow's is certified ahead of its day, stored for every instance.
         tomorrow = (today() + dt.timedelta(days=1)).isoformat()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # the optimal par: seconds of CPU, more on a busy host
         while stored(prefix, tomorrow, "hard") is None:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.05)
@@ -89,6 +92,7 @@ async def test_a_fresh_server_certifies_today_and_tomorrow_under_its_secret(pref
         assert get(srv, f"/api/daily/{tomorrow}")[1]["error"] == "future_date"
 
 
+@pytest.mark.slow
 def test_two_servers_on_one_redis_certify_once_and_serve_the_same(prefix: str) -> None:
     env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_DAILY_SECRET": SECRET}
     with (
@@ -98,7 +102,7 @@ def test_two_servers_on_one_redis_certify_once_and_serve_the_same(prefix: str) -
         first, second = wait_daily(one), wait_daily(two)
         assert first == second
         tomorrow = (today() + dt.timedelta(days=1)).isoformat()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # the optimal par: seconds of CPU, more on a busy host
         while stored(prefix, tomorrow, "hard") is None:
             assert time.monotonic() < deadline
             time.sleep(0.05)
@@ -109,6 +113,7 @@ def test_two_servers_on_one_redis_certify_once_and_serve_the_same(prefix: str) -
         assert len({line.split("certified the", 1)[1].split(" in ")[0] for line in lines}) == 4
 
 
+@pytest.mark.slow
 def test_an_instance_with_another_secret_serves_the_stored_deal_and_says_so(
     prefix: str,
 ) -> None:
@@ -125,6 +130,7 @@ def test_an_instance_with_another_secret_serves_the_stored_deal_and_says_so(
         assert "another daily secret" not in one.log()
 
 
+@pytest.mark.slow
 def test_a_restart_reuses_the_stored_deal(prefix: str) -> None:
     """What is stored wins: a restarted server (or one whose secret or solver timing
     differ) serves the day's stored deal and certifies nothing again."""
@@ -173,6 +179,7 @@ async def test_a_server_without_a_secret_serves_no_daily(prefix: str) -> None:
         assert "no --daily-secret" in srv.log()
 
 
+@pytest.mark.slow
 async def test_the_embedded_default_keeps_its_secret_in_the_data_folder(tmp_path: Path) -> None:
     with running_server(None, data_dir=tmp_path, args=FAST) as srv:
         first = wait_daily(srv)
@@ -263,8 +270,14 @@ async def test_a_solo_replay_of_a_running_days_deal_is_not_public(prefix: str) -
             await ann.send(wire(action, i))
         await ann.expect("finished", timeout=20)
         rid = replay_id(room, 1, ann.player_id)
-        status, public = get(srv, f"/api/replay/{rid}")
-        assert status == 200 and public["kind"] == "solo"
+
+        # The replay is kept just after the finish is announced (a busy host: later).
+        def kept() -> Any:
+            status, body = get(srv, f"/api/replay/{rid}")
+            return body if status == 200 else None
+
+        public = await until(kept, what="the public replay")
+        assert public["kind"] == "solo"
         # Its deal number becomes today's hard deal (another cell count, too).
         date = today().isoformat()
         client = redis_sync.Redis.from_url(redis_url(), decode_responses=True)

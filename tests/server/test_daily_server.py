@@ -295,6 +295,7 @@ async def test_a_too_fast_finish_is_played_but_refused_a_rank(
     await bot.close()
 
 
+@pytest.mark.slow
 async def test_ranking_and_live_pushes_to_watchers(
     fresh: Today,
 ) -> None:
@@ -432,6 +433,7 @@ async def test_a_daily_survives_a_dropped_connection(
     await back.close()
 
 
+@pytest.mark.slow
 async def test_pushes_reach_watchers_on_another_instance(
     fresh: Today,
 ) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 import redis.asyncio as aioredis
 
 from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server, start_server
@@ -54,6 +55,7 @@ async def watch_until(srv: ServerProc, room: str, state: str, event: str) -> Non
     await eve.close()
 
 
+@pytest.mark.slow
 async def test_racers_gone_and_every_server_restarted_the_race_still_ends(key_prefix: str) -> None:
     prefix = key_prefix
     env = {"SEAHAVEN_KEY_PREFIX": prefix}

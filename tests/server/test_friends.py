@@ -10,6 +10,7 @@ import json
 import secrets
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.daily.deal import today
@@ -26,6 +27,7 @@ async def refused(client: WsClient, msg: dict[str, Any], code: str) -> None:
     assert error["code"] == code, error
 
 
+@pytest.mark.slow
 async def test_follow_a_friend_and_see_them_alone_on_the_friends_board() -> None:
     prefix = f"test:friends:{secrets.token_hex(6)}:"
     keys = Keys(prefix)

@@ -157,6 +157,7 @@ async def test_two_sockets_of_one_token_count_as_one_player(pool_server: ServerP
     await close_all(ann, phone, bob)
 
 
+@pytest.mark.slow
 async def test_a_full_queue_refuses_busy(pool_server: ServerProc) -> None:
     ann, bob, cat = [await slow_player(pool_server.ws_url, name) for name in ("a", "b", "c")]
     await ask_hint(ann, 1)  # runs in the one solver process

@@ -2,13 +2,16 @@
 (issue 22): identities of one address farm nothing in a room together, nor are they paired
 by the quick race; the same pair's results count once in a window; a race ends at its time
 limit, the unfinished placed by progress; a rated room never shows the boards live; a
-provisional player is rated but listed nowhere, and moves an established rival less."""
+provisional player is rated but listed nowhere, and moves an established rival less.
+
+Each server runs in the test's process (:mod:`tests.inproc`): the time limits are the
+real ones, and a test lets them pass by moving the server's clock."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -17,8 +20,9 @@ from openskill.models import PlackettLuce
 
 from server.rooms.ratings import order, repeats, shown
 from server.store.keys import Keys
+from tests.inproc import Served, serving, settings
 from tests.server.test_quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win, until
-from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.serverproc import FAST, WsClient, redis_url
 
 
 def lab(address: str = "203.0.113.7") -> dict[str, Any]:
@@ -34,12 +38,11 @@ async def redis_client() -> AsyncIterator[aioredis.Redis]:
 
 
 @pytest.fixture
-def srv(key_prefix: str) -> Iterator[ServerProc]:
-    """One instance, pace rule off, short time limits, a fourth waited for 0.5 s."""
+async def srv(key_prefix: str) -> AsyncIterator[Served]:
+    """One instance, pace rule off, the real time limits, a fourth waited for 0.5 s."""
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
     args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000", "--pair-fourth-ms", "500"]
-    args += ["--race-limit-s", "6", "--race-limit-after-finish-s", "1"]
-    with running_server(redis_url(), args=args, env=env) as one:
+    async with serving(settings(args, env)) as one:
         yield one
 
 
@@ -71,7 +74,7 @@ async def settled(redis_client: aioredis.Redis, keys: Keys, client: WsClient) ->
 
 
 async def test_two_identities_of_one_address_farm_nothing_in_a_public_room(
-    srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis
+    srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Route 1 and 2: two identities of one address race a public room; one wins, the other
     plays on a little and gives up. Before: the winner gained (and, tied, both did)."""
@@ -99,7 +102,7 @@ async def test_two_identities_of_one_address_farm_nothing_in_a_public_room(
 
 
 async def test_the_quick_race_never_pairs_two_identities_of_one_address(
-    srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis
+    srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Route 2: two identities of one address queue (before: paired every time)."""
     ann = await WsClient.connect(srv.ws_url, "Ann", **lab())
@@ -143,8 +146,9 @@ async def race_pair(url: str, host: WsClient, guest: WsClient, winner: WsClient)
     return ratings
 
 
+@pytest.mark.slow
 async def test_the_same_pair_counts_once_in_the_window(
-    srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis
+    srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Route 2: two identities (two addresses) trade wins; only the first race counts."""
     keys = Keys(key_prefix)
@@ -163,25 +167,35 @@ async def test_the_same_pair_counts_once_in_the_window(
 
 
 async def test_a_race_ends_at_its_time_limit_and_ranks_by_progress(
-    srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis
+    srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Route 3: a losing racer stays connected and idle (before: no race_over, ever)."""
     ann, bob, code = await rated_room(srv.ws_url)
     await play_some(bob, code, MIN_ACTIONS)
     await play_to_win(ann, code)
-    # Bob idles (pings only); a second after Ann's finish the server gives up for him.
+    # Bob idles (pings only) for most of the 3 minutes after Ann's finish: racing still.
     for _ in range(3):
+        srv.clock.advance(59_000)
         await bob.send({"type": "ping"})
-        await asyncio.sleep(0.2)
+        await bob.expect("pong")
+    await asyncio.sleep(0.3)
+    assert bob.find("race_over") is None
+    # At 3 minutes the server gives up for him.
+    srv.clock.advance(4_000)
     over = await bob.expect("race_over", timeout=5)
     assert [r["status"] for r in over["results"]] == ["finished", "gave_up"]
     ratings = await bob.expect("ratings", timeout=5)
     lines = {x["player_id"]: x for x in ratings["changes"]}
     assert lines[ann.player_id]["change"] > 0 > lines[bob.player_id]["change"]
-    # Nobody finishes: the race ends at its limit (6 s after the start) and rates nobody.
+    # Nobody finishes: the race ends at its limit (15 minutes after the start) and rates
+    # nobody.
     cy, dee, code = await rated_room(srv.ws_url)
     await play_some(cy, code, MIN_ACTIONS)
     await play_some(dee, code, MIN_ACTIONS)
+    srv.clock.advance(14 * 60_000)
+    await asyncio.sleep(0.3)
+    assert cy.find("race_over") is None
+    srv.clock.advance(61_000)
     over = await cy.expect("race_over", timeout=10)
     assert {r["status"] for r in over["results"]} == {"gave_up"}
     marker = await settled(redis_client, Keys(key_prefix), cy)
@@ -206,7 +220,7 @@ def test_a_repeated_pair_drops_the_lower_placed() -> None:
     assert repeats([("a", 1), ("c", 2)], met) == {}
 
 
-async def test_a_rated_room_never_shows_the_boards_live(srv: ServerProc) -> None:
+async def test_a_rated_room_never_shows_the_boards_live(srv: Served) -> None:
     """A spectator tab of a friend must not see a rival's board in a race that counts: an
     invite room (live) made rated falls back to delayed, and live is refused in it."""
     ann = await WsClient.connect(srv.ws_url, "Ann")
@@ -224,12 +238,12 @@ async def test_a_rated_room_never_shows_the_boards_live(srv: ServerProc) -> None
 
 
 @pytest.fixture
-def provisional_srv(key_prefix: str) -> Iterator[ServerProc]:
+async def provisional_srv(key_prefix: str) -> AsyncIterator[Served]:
     """One instance where two rated races make a player established."""
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
     args = [*FAST, *PACE_OFF, "--provisional-games", "2", "--rated-pair-window-s", "0"]
     args += ["--rated-min-actions", "0", "--provisional-weight", "0.25"]
-    with running_server(redis_url(), args=args, env=env) as one:
+    async with serving(settings(args, env)) as one:
         yield one
 
 
@@ -254,8 +268,9 @@ async def invite_race(url: str, winner: WsClient, loser: WsClient) -> dict[str, 
     return ratings
 
 
+@pytest.mark.slow
 async def test_provisional_players_are_rated_but_listed_nowhere(
-    provisional_srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis
+    provisional_srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Route 1, 2, 9: a fresh identity's results are its own (shown with "?"), on no public
     list, and move an established rival's rating by a quarter of a full rival's."""
@@ -265,11 +280,11 @@ async def test_provisional_players_are_rated_but_listed_nowhere(
     bob = await WsClient.connect(srv.ws_url, "Bob")
     first = await invite_race(srv.ws_url, ann, bob)
     assert all(x["provisional"] for x in first["changes"])
-    status, top = srv.get_json("/api/ratings?cells=4&limit=10")
+    status, top = await srv.get("/api/ratings?cells=4&limit=10")
     assert status == 200 and top["players"] == []  # before: both listed, #1 and #2
     await invite_race(srv.ws_url, bob, ann)
     # Two rated races each: established, on the list.
-    status, top = srv.get_json("/api/ratings?cells=4&limit=10")
+    status, top = await srv.get("/api/ratings?cells=4&limit=10")
     assert {p["player_id"] for p in top["players"]} == {ann.player_id, bob.player_id}
     await ann.send({"type": "queue", "cells": 4})
     assert (await ann.expect("queued"))["provisional"] is False
@@ -292,9 +307,9 @@ async def test_provisional_players_are_rated_but_listed_nowhere(
     soft_sigma = sigma + 0.25 * (full[1][0].sigma - sigma)
     assert lines[ann.player_id]["rating"] == shown(soft_mu, soft_sigma)
     assert shown(soft_mu, soft_sigma) != shown(full[1][0].mu, full[1][0].sigma)
-    status, top = srv.get_json("/api/ratings?cells=4&limit=10")
+    status, top = await srv.get("/api/ratings?cells=4&limit=10")
     assert eve.player_id not in {p["player_id"] for p in top["players"]}
-    status, profile = srv.get_json(f"/api/player/{eve.player_id}")
+    status, profile = await srv.get(f"/api/player/{eve.player_id}")
     assert profile["ratings"]["4"]["provisional"] is True
     # A race with a provisional racer is never featured.
     await eve.send({"type": "create_room", "cells": 4, "public": True})
@@ -304,7 +319,7 @@ async def test_provisional_players_are_rated_but_listed_nowhere(
     await eve.send({"type": "start"})
     await eve.expect("started")
     await asyncio.sleep(1.1)  # past the list's one-second copy
-    status, live = srv.get_json("/api/rooms/live")
+    status, live = await srv.get("/api/rooms/live")
     listed = next(r for r in live["rooms"] if r["room_id"] == room)
     assert {r["provisional"] for r in listed["racers"]} == {True, False}
     assert live["featured"] is None

@@ -144,7 +144,8 @@ def test_the_move_scripts_arguments_follow_its_header() -> None:
     entries, bodies, legal = ("1\t7.1\ttap col1", "1\t7.2\ttap col2"), ("{", "{"), ("{}", "{}")
     commit = MoveCommit("R", 1, "p", 7, 3, entries, bodies, bodies, legal, True, 0, 0, "", "c", 99)
     values = commit.argv(ttl=60, limits=BoardLimits(5.0, 9, 100))
-    assert len(named) == len(values) == 19
+    assert len(named) == len(values) == 20
+    assert values[named.index("perfect")] == 0  # a finish not in the deal's proven par
     assert values[named.index("log entries")] == "1\t7.1\ttap col1\n1\t7.2\ttap col2"
     assert values[named.index("legal")] == "{}\n{}"
     assert values[named.index("pid")] == "p" and values[named.index("version")] == 3

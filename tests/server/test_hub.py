@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
@@ -109,3 +110,32 @@ def test_the_players_own_view_goes_to_that_players_other_sockets_alone() -> None
     assert hub().seen(tab, [event(f"pA\t{DELTA}\t{PROGRESS}\t\t{legal}")]) == [(7, own, 0)]
     fan_out._shard_message(Keys().channel("R"), "c1\tpA\tnot an event\t\t")
     assert len(tab.sent) == len(rival.sent) == len(spectator.sent) == 1
+
+
+async def test_a_room_subscribed_again_is_caught_up_from_where_it_stood_then() -> None:
+    # Subscribed again (a slot moved to another master): the new subscription's first
+    # message (seq 33) is forwarded before the catch-up runs. The catch-up still reads from
+    # seq 29, the last before the move, so 30 to 32 (published between the two
+    # subscriptions) reach the spectator.
+    h = hub()
+    spy = Socket("pS", "spectator")
+    h.rooms["R"] = {spy}
+    h.last_seq["R"] = 29
+
+    def delta(seq: int) -> RoomEvent:
+        full = f'{{"seq":{seq},"type":"delta","player_id":"pA","t":1500}}'
+        return event(f"pA\t{full}\t{PROGRESS}\t")
+
+    asked: list[int] = []
+
+    async def fetch_after(room: str, seq: int) -> tuple[int, list[RoomEvent]]:
+        asked.append(seq)
+        return 33, [delta(n) for n in range(seq + 1, 34)]
+
+    h.fetch_after = fetch_after
+    h._resubscribed(Keys().channel("R"))
+    h._forward("R", delta(33))
+    await asyncio.gather(*h._catching_up)
+    assert asked == [29]
+    got = [int(text.split('"seq":')[1].split(",")[0]) for text, _delay in spy.sent]
+    assert sorted(set(got)) == [30, 31, 32, 33]

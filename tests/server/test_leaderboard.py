@@ -125,6 +125,7 @@ async def test_ranking_is_time_then_moves_then_earlier_finish(lb: Leaderboard) -
         "name": "FAST",
         "time_ms": fast.result.time_ms,
         "moves": fast.result.moves,
+        "perfect": False,  # the solver's line, longer than the day's proven par
         "replay_id": fast.id,
     }
     assert await lb.finishers(DATE, "daily") == 5
@@ -169,7 +170,7 @@ async def test_top_around_and_finishers(lb: Leaderboard) -> None:
     assert [e["rank"] for e in body["entries"]] == [6, 7, 8]  # p06 is 7th: centred on it
     assert body["player"] == {"player_id": "p06", "rank": 7, "streak": 1, "provisional": False}
     plain = await lb.board_json(DATE, "daily", 2)
-    assert set(plain) == {"date", "kind", "finishers", "entries"}
+    assert set(plain) == {"date", "kind", "by", "finishers", "entries"}
 
 
 async def test_streak_counts_consecutive_days(lb: Leaderboard) -> None:

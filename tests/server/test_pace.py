@@ -32,7 +32,7 @@ from server.engine.solver import solve
 from server.settings import Settings
 
 T0 = 1_780_000_000_000
-POOL = Path(__file__).resolve().parents[2] / "server" / "pools" / "c4.txt"
+SOLVER_90 = Path(__file__).resolve().parents[1] / "data" / "solver90.txt"
 
 
 def timeline(first_ms: int, steps: list[int]) -> list[int]:
@@ -144,17 +144,19 @@ def test_nothing_faster_than_the_fastest_schedule_passes() -> None:
         assert not judge(T0, sooner, flags, pace).ok
 
 
-def par_deals(par: int, count: int) -> list[int]:
-    """Deals whose fast solver's line is ``par`` actions long: the pool's entries of the first
-    format (``DEAL PAR``, the par the solver's line); a re-certified entry's par is the
-    optimum, shorter than the line the review scores."""
-    rows = [line.split() for line in POOL.read_text().splitlines() if not line.startswith("#")]
-    return [int(row[0]) for row in rows if len(row) == 2 and int(row[1]) == par][:count]
+def solver_90_deals() -> list[int]:
+    """Deals whose fast solver's line is 90 actions long (``tests/data/solver90.txt``: the
+    pool's par no longer says, once re-certified: its par is the optimum, shorter than the
+    line the review scores). The test checks each line's length, so the list cannot lie."""
+    text = SOLVER_90.read_text(encoding="utf-8")
+    return [int(line) for line in text.splitlines() if line and not line.startswith("#")]
 
 
 def test_the_solver_line_of_a_90_action_deal_takes_a_minute_at_least() -> None:
     # bench/review.py --fastest measures every 90-action deal of the pool; a sample here.
-    for deal in par_deals(90, 8):
+    deals = solver_90_deals()
+    assert len(deals) == 8
+    for deal in deals:
         code = format_code(deal, 4)
         line = solve(Board.from_code(code), timeout=10).moves
         assert len(line) == 90

@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.engine import Board, Move, parse_action
@@ -140,6 +141,7 @@ async def test_a_public_room_never_shows_the_boards_live(race_server: ServerProc
         await c.close()
 
 
+@pytest.mark.slow
 async def test_a_finished_room_leaves_the_list_and_a_rematch_brings_it_back(
     race_server: ServerProc,
 ) -> None:

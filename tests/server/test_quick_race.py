@@ -28,6 +28,7 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.rooms.ratings import shown
 from server.store.keys import Keys
+from tests.inproc import Served, serving_two, settings
 from tests.serverproc import FAST, REVIEW_OFF, ServerProc, WsClient, redis_url, running_server
 from tests.waits import until as poll
 
@@ -86,21 +87,18 @@ async def redis_client() -> AsyncIterator[aioredis.Redis]:
 
 
 @pytest.fixture
-def pair(key_prefix: str) -> Iterator[tuple[ServerProc, ServerProc]]:
+async def pair(key_prefix: str) -> AsyncIterator[tuple[Served, Served]]:
     """Two instances on one Redis under the test's prefix, pace rule off, every player
     established from the start (listed at once; provisional players have tests of their
-    own)."""
+    own); in the test's process (:mod:`tests.inproc`)."""
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
     args = [*FAST, *PACE_OFF, *ESTABLISHED, "--bot-offer-ms", "60000"]
-    with (
-        running_server(redis_url(), args=args, env=env) as one,
-        running_server(redis_url(), args=args, env=env) as two,
-    ):
-        yield one, two
+    async with serving_two(settings(args, env)) as both:
+        yield both
 
 
 async def test_four_players_on_two_instances_race_a_rated_paired_race(
-    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     one, two = pair
     keys = Keys(key_prefix)
@@ -125,7 +123,7 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
     assert await redis_client.zcard(keys.queue_wait(4)) == 0
 
     # Listed and featured while it runs (names and progress, no code, no board).
-    status, live = one.get_json("/api/rooms/live")
+    status, live = await one.get("/api/rooms/live")
     assert status == 200 and live["featured"]["room_id"] == room
     assert code not in json.dumps(live)
     assert {r["rating"] for r in live["featured"]["racers"]} == {None}
@@ -170,12 +168,12 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
         assert await redis_client.exists(keys.rating(c.player_id, 4)) == 0
     assert len([m for m in bob.messages if m["type"] == "ratings"]) == 1
 
-    status, top = two.get_json("/api/ratings?cells=4&limit=10")
+    status, top = await two.get("/api/ratings?cells=4&limit=10")
     assert status == 200 and top["players"][0]["player_id"] == ann.player_id
     assert [p["rating"] for p in top["players"]] == sorted(
         (lines[c.player_id]["rating"] for c in (ann, bob)), reverse=True
     )
-    status, profile = one.get_json(f"/api/player/{ann.player_id}")
+    status, profile = await one.get(f"/api/player/{ann.player_id}")
     assert status == 200
     assert profile["ratings"]["4"]["rating"] == lines[ann.player_id]["rating"]
     assert len(profile["ratings"]["4"]["history"]) == 1
@@ -183,7 +181,7 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
     assert "room" not in json.dumps(profile["public_races"])
     # Over: off the live list, and no longer featured.
     for _ in range(40):
-        status, live = one.get_json("/api/rooms/live")
+        status, live = await one.get("/api/rooms/live")
         if room not in json.dumps(live):
             break
         await asyncio.sleep(0.1)
@@ -193,7 +191,7 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
 
 
 async def test_a_queued_socket_that_closes_leaves_the_queue(
-    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     one, _two = pair
     keys = Keys(key_prefix)
@@ -230,7 +228,7 @@ async def test_a_queued_socket_that_closes_leaves_the_queue(
 
 
 async def test_hostile_inputs_get_clear_errors_and_change_nothing(
-    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     one, two = pair
     keys = Keys(key_prefix)
@@ -303,7 +301,7 @@ async def queue_reply(client: WsClient) -> dict[str, Any]:
 
 
 async def test_two_sockets_of_one_player_never_wait_in_two_queues(
-    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Two tabs of one identity, on two instances, ask for two variants at the same moment:
     one waits, the other hears ``already_queued`` (the queues are checked and joined in one
@@ -353,7 +351,7 @@ async def race_invite(url: str, rated: bool) -> tuple[WsClient, WsClient, dict[s
 
 
 async def test_invite_rooms_are_unrated_unless_their_host_says_so(
-    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     one, _two = pair
     keys = Keys(key_prefix)
@@ -383,7 +381,7 @@ async def late_snapshot(url: str, host: WsClient) -> dict[str, Any]:
 
 
 async def test_a_settled_rated_round_keeps_its_changes_in_the_snapshot(
-    pair: tuple[ServerProc, ServerProc],
+    pair: tuple[Served, Served],
 ) -> None:
     one, two = pair
     ann, bob, _over = await race_invite(one.ws_url, rated=False)
@@ -432,6 +430,7 @@ async def test_a_lone_player_is_offered_a_bot_and_races_it(
 
 
 @pytest.mark.parametrize("decision", ["void", "clear"])
+@pytest.mark.slow
 async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator(
     key_prefix: str, redis_client: aioredis.Redis, decision: str
 ) -> None:
@@ -489,7 +488,7 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
 
 
 async def test_leaving_paired_races_before_the_start_holds_a_player_back(
-    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     one, two = pair
     keys = Keys(key_prefix)
@@ -518,7 +517,7 @@ async def test_leaving_paired_races_before_the_start_holds_a_player_back(
 
 
 async def test_a_rated_race_nobody_finished_changes_no_rating(
-    pair: tuple[ServerProc, ServerProc], key_prefix: str, redis_client: aioredis.Redis
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Two identities start a rated race and both leave at once (issue 22, route 1: this
     raised both ratings, every time): the race ends and settles, and rates nobody."""
@@ -585,6 +584,7 @@ def stopped(srv: ServerProc) -> Iterator[None]:
         os.kill(srv.proc.pid, signal.SIGCONT)
 
 
+@pytest.mark.slow
 async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
     key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
@@ -639,6 +639,39 @@ async def test_a_player_brought_in_too_late_waits_again_in_place(
         assert (await dee.expect("snapshot", timeout=8))["room_id"] == again["room_id"]
         assert not [m for m in cy.messages if m.get("room_id") == room]
         for c in (ann, bob, cy, dee):
+            await c.close()
+
+
+@pytest.mark.slow
+async def test_racers_who_all_come_after_the_wait_race_in_a_room_of_their_own(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    # Ann and Bob wait on the keeper, stopped while the maker pairs them and waits for them
+    # in vain: their room closes, nobody in. Back, their instance is told it is too late:
+    # both queue again in place and race in a new room, never left in a lobby that nobody
+    # will start.
+    keys = Keys(key_prefix)
+    with maker_and_keeper(key_prefix, 300) as (_maker, keeper):
+        ann, bob = await queue_up((keeper, "Ann"), (keeper, "Bob"))
+        with stopped(keeper):
+
+            async def paired() -> bool:
+                return await redis_client.hget(keys.queue_paired(4), ann.player_id) is not None
+
+            await poll(paired, timeout=10)
+            room = str(await redis_client.hget(keys.queue_paired(4), ann.player_id))
+
+            async def closed() -> bool:
+                return await redis_client.hget(keys.room(room), "closed") == "1"
+
+            await poll(closed, timeout=10)
+        snaps = [await c.expect("snapshot", timeout=10) for c in (ann, bob)]
+        assert snaps[0]["room_id"] == snaps[1]["room_id"] != room
+        started = [await c.expect("started", timeout=10) for c in (ann, bob)]
+        assert sorted(started[0]["players"]) == sorted((ann.player_id, bob.player_id))
+        assert not [m for c in (ann, bob) for m in c.messages if m.get("room_id") == room]
+        assert await redis_client.hget(keys.room(room), "np") in {None, "0"}
+        for c in (ann, bob):
             await c.close()
 
 

@@ -36,7 +36,15 @@ from tests.cli import run_seahaven
 from tests.dailies import daily_deal
 from tests.server.test_daily_fair import PACE_ENV, human, play, reveal
 from tests.server.test_daily_server import get, line_of
-from tests.serverproc import FAST, ServerProc, WsClient, drop_keys, redis_url, running_server
+from tests.serverproc import (
+    FAST,
+    ServerProc,
+    WsClient,
+    drop_keys,
+    http_request,
+    redis_url,
+    running_server,
+)
 
 TOKEN = "admin-" + secrets.token_hex(12)
 
@@ -73,18 +81,7 @@ def scaled() -> Iterator[Deployment]:
 
 def admin(srv: ServerProc, method: str, path: str, token: str | None = TOKEN) -> tuple[int, Any]:
     """An operator's request; (status, JSON body or text)."""
-    request = urllib.request.Request(srv.http_url + path, method=method)
-    if token is not None:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=5) as res:
-            return res.status, json.load(res)
-    except urllib.error.HTTPError as exc:
-        body = exc.read()
-        try:
-            return exc.code, json.loads(body)
-        except ValueError:
-            return exc.code, body.decode(errors="replace")
+    return http_request(srv.http_url + path, method, token, timeout=5)
 
 
 def cli(dep: Deployment, *args: str) -> tuple[int, Any]:
@@ -115,6 +112,7 @@ async def until_held(srv: ServerProc, pid: str) -> dict[str, Any]:
     raise AssertionError(f"no held finish of {pid}")
 
 
+@pytest.mark.slow
 async def test_the_old_rules_timing_attack_is_held_at_the_defaults() -> None:
     # Before: this timing ranked #1 in 12.9 s. The model's defaults, no admin token.
     for dep in _deployment({}, []):
@@ -138,6 +136,7 @@ async def test_the_old_rules_timing_attack_is_held_at_the_defaults() -> None:
         await bot.close()
 
 
+@pytest.mark.slow
 async def test_a_solver_line_at_a_persons_pace_is_held_until_an_operator_acts(
     scaled: Deployment,
 ) -> None:
@@ -250,6 +249,7 @@ async def test_a_solver_line_at_a_persons_pace_is_held_until_an_operator_acts(
         await c.close()
 
 
+@pytest.mark.slow
 async def test_the_command_line_operator(scaled: Deployment) -> None:
     srv = scaled.server
     bot = await WsClient.connect(srv.ws_url, "bot")
@@ -274,7 +274,13 @@ async def test_the_command_line_operator(scaled: Deployment) -> None:
         {"ok": True, "status": "already_voided", "message": "voided before", "result": rid},
     )
     assert cli(scaled, "clear", rid)[0] == 1  # voided: nothing to clear
-    assert cli(scaled, "held")[1] == {"held": []}
+    assert cli(scaled, "held")[1] == {
+        "held": [],
+        "total": 0,
+        "offset": 0,
+        "limit": 50,
+        "next_offset": None,
+    }
     assert get(srv, f"/api/daily/{scaled.date}/leaderboard")[1]["finishers"] == 0
 
     assert cli(scaled, "bar", bot.player_id)[1]["status"] == "barred"

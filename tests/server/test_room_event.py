@@ -187,7 +187,7 @@ def test_an_event_stored_by_an_older_version_reads_with_its_missing_fields_empty
         ('\t["countdown","four","1","2","3"]\t\t', "a stamped message or a record"),
         ('\t["teleport","9","x"]\t\t', "unknown event record 'teleport'"),
         ('\t["countdown","4","1","2"]\t\t', "'countdown' record's values are"),
-        ('\t["finished","4","pA","1","2","3","1","extra"]\t\t', "'finished' record's values"),
+        ('\t["finished","4","pA","1","2","3","1","1","extra"]\t\t', "'finished' record's values"),
         ('\t["race_over","4","1","1"]\t\t', "'race_over' record's values"),
         ('\t["room","4","R","C","4"]\t\t', "'room' record's values"),
     ],

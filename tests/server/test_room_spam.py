@@ -1,13 +1,16 @@
 """Rooms cannot be spammed, on a real server process, a real Redis and real sockets (issue
 22, routes 6 and 7): an identity has one open lobby, an address a few public ones; however
 many lobbies are listed, running races come first on the Watch list and stay featured; a
-public lobby nobody starts closes; the spectator cap counts sockets, not identities."""
+public lobby nobody starts closes; the spectator cap counts sockets, not identities.
+
+The server runs in the test's process (:mod:`tests.inproc`), at the real lobby lifetime,
+which a test lets pass by moving the server's clock."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,8 +19,9 @@ import redis.asyncio as aioredis
 from server.store.keys import Keys
 from server.store.listing import list_room
 from server.store.store import Store
+from tests.inproc import Served, serving, settings
 from tests.server.test_quick_race import ESTABLISHED, until
-from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.serverproc import FAST, WsClient, redis_url
 
 
 def behind(address: str) -> dict[str, Any]:
@@ -33,15 +37,15 @@ async def redis_client() -> AsyncIterator[aioredis.Redis]:
 
 
 @pytest.fixture
-def srv(key_prefix: str) -> Iterator[ServerProc]:
+async def srv(key_prefix: str) -> AsyncIterator[Served]:
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
-    args = [*FAST, *ESTABLISHED, "--spectators-per-room", "5", "--lobby-ttl-s", "3"]
-    with running_server(redis_url(), args=args, env=env) as one:
+    args = [*FAST, *ESTABLISHED, "--spectators-per-room", "5"]
+    async with serving(settings(args, env)) as one:
         yield one
 
 
 async def test_one_open_lobby_per_identity_and_a_few_public_ones_per_address(
-    srv: ServerProc,
+    srv: Served,
 ) -> None:
     """Route 6 (387 public rooms in 6 s from 6 sockets, before)."""
     ann = await WsClient.connect(srv.ws_url, "Ann", **behind("203.0.113.80"))
@@ -75,7 +79,7 @@ async def test_one_open_lobby_per_identity_and_a_few_public_ones_per_address(
 
 
 async def test_lobbies_never_crowd_a_running_race_off_the_watch_list(
-    srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis
+    srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
     """Route 6: 120 empty public rooms pushed a running race off the list, and featured
     became null. Here 300 lobbies are listed after the race starts (straight into the index,
@@ -100,14 +104,15 @@ async def test_lobbies_never_crowd_a_running_race_off_the_watch_list(
     for lobby in lobbies[1:]:
         await lobby.expect("snapshot")
     await asyncio.sleep(1.1)  # past the list's one-second copy
-    status, live = srv.get_json("/api/rooms/live?limit=10")
+    status, live = await srv.get("/api/rooms/live?limit=10")
     assert status == 200
     assert live["rooms"][0]["room_id"] == room and live["featured"]["room_id"] == room
     assert [r["state"] for r in live["rooms"][1:]] == ["lobby"] * 9  # the newest lobbies
-    # The lobbies close once lobby-ttl-s (3 s here) passed without a start: off the list,
+    # The lobbies close once lobby-ttl-s (5 minutes) passed without a start: off the list,
     # and their keys go a minute later.
-    await asyncio.sleep(3.5)
-    status, live = srv.get_json("/api/rooms/live?limit=50")
+    srv.clock.advance(300_500)
+    await asyncio.sleep(1.1)  # past the list's one-second copy
+    status, live = await srv.get("/api/rooms/live?limit=50")
     assert [r["room_id"] for r in live["rooms"]] == [room]
 
     async def closing() -> bool:
@@ -116,7 +121,7 @@ async def test_lobbies_never_crowd_a_running_race_off_the_watch_list(
     await until(closing, timeout=5)
 
 
-async def test_the_spectator_cap_counts_sockets(srv: ServerProc) -> None:
+async def test_the_spectator_cap_counts_sockets(srv: Served) -> None:
     """Route 7: 130 sockets of one identity joined as spectators, the room reported 1."""
     ann = await WsClient.connect(srv.ws_url, "Ann")
     await ann.send({"type": "create_room"})

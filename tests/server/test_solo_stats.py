@@ -10,6 +10,7 @@ import asyncio
 import secrets
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from server.daily.solo_stats import GAMES_KEPT, IDS_KEPT
@@ -42,6 +43,7 @@ def solo_of(body: dict[str, Any], cells: int = 4) -> dict[str, Any]:
     return dict(body["solo"][str(cells)])
 
 
+@pytest.mark.slow
 async def test_solo_games_are_counted_once_each_and_shown_on_the_player_page() -> None:
     prefix = f"test:solo:{secrets.token_hex(6)}:"
     keys = Keys(prefix)

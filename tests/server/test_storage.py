@@ -218,6 +218,11 @@ def test_family_patterns_do_not_overlap() -> None:
         "ratings:1": "ratings:V",
         "room:{ABCD1234}:rated:3": "room:{R}:rated:N",
         "player:{p1}:dodges": "player:{P}:dodges",
+        "arena:{S4-30-29000000}": "arena:{Z}",
+        "arena:{AABCDEFGH}:pool": "arena:{Z}:pool",
+        "player:{p1}:arena": "player:{P}:arena",
+        "player:{p1}:arena_made": "player:{P}:arena_made",
+        "arenas": "arenas",
     }
     for name, pattern in samples.items():
         assert family_of(name).pattern == pattern

@@ -64,7 +64,7 @@ def built() -> dict[str, str]:
     members = [wire.member(ANN, "Ann", "player"), wire.member(BOB, "Bob", "player")]
     results = [
         "1",
-        wire.result(ANN, "Ann", "finished", 314, 69),
+        wire.result(ANN, "Ann", "finished", 314, 69, True),
         "",
         wire.result(BOB, "Bob", "gave_up", None, 1),
     ]
@@ -82,9 +82,10 @@ def built() -> dict[str, str]:
             stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12)), wire.legal(board)
         ),
         "progress": stamp(7, wire.progress_body(BOB, 1, board)),
-        "finished": rendered("finished", 76, ANN, 1, 314, 69, 1),
+        # Deal 1's proven par is 69 (server/pools/c4.txt): Ann's 69 actions are perfect.
+        "finished": rendered("finished", 76, ANN, 1, 314, 69, 1, 1),
         "gave_up": stamp(77, wire.gave_up_body(BOB, 1, 1)),
-        "race_over": rendered("race_over", 78, 1, *results),
+        "race_over": rendered("race_over", 78, 1, 69, 1, *results),
         "lost": wire.lost(ANN),
         "left": wire.left("2C88GXUH"),
         "hint": wire.hint(6, "move", "col3 found", 71),
@@ -270,3 +271,31 @@ def test_a_room_record_stored_before_the_watch_fields_still_renders() -> None:
         assert data["code"] is None and data["code_typed"] is False and data["watch"] == "live"
         assert [p["player_id"] for p in data["players"]] == [ANN] * len(members)
         assert parse_server(text).type == "room"
+
+
+def test_records_written_before_par_still_render() -> None:
+    # A room's event list outlives a deploy: a finished record without its perfect flag, and
+    # a race_over record without the par, are read as they were (no perfect, no par).
+    done = json.loads(rendered("finished", 76, ANN, 1, 314, 69, 1))
+    assert done["perfect"] is False and done["rank"] == 1 and done["moves"] == 69
+    old = [
+        "1",
+        json.dumps(
+            {"player_id": ANN, "name": "Ann", "status": "finished", "time_ms": 314, "moves": 69}
+        ),
+        "",
+        json.dumps(
+            {"player_id": BOB, "name": "Bob", "status": "gave_up", "time_ms": None, "moves": 1}
+        ),
+    ]
+    over = json.loads(rendered("race_over", 78, 1, *old))
+    assert (over["par"], over["par_optimal"]) == (None, False)
+    assert [(r["name"], r["rank"], r["perfect"]) for r in over["results"]] == [
+        ("Ann", 1, False),
+        ("Bob", None, False),
+    ]
+    assert parse_server(rendered("race_over", 78, 1, *old)).type == "race_over"
+    # The same results after the par: the par and each result's own word.
+    new = json.loads(rendered("race_over", 78, 1, 69, 1, *old))
+    assert (new["par"], new["par_optimal"]) == (69, True)
+    assert len(new["results"]) == 2

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from websockets.sync.client import ClientConnection
 
-from server.engine import Board, Move, parse_action
+from server.engine import Action, Board, DoubleTap, Move, Tap, parse_action
 from tests import ROOT
 from tests.serverproc import QUICK
 
@@ -214,6 +214,24 @@ class Player:
     def top(self, loc: str) -> Locator:
         return self.pile(loc).locator(".card").last
 
+    def top_centre(self, loc: str) -> tuple[float, float]:
+        """The centre of a pile's top card as the page shows it now, found and measured in
+        one evaluation: a locator's box is measured in a second call, and a board drawn
+        again in between (a card sent home) leaves it measuring a card no longer there."""
+        centre: list[float] = self.page.wait_for_function(
+            """([sel, loc]) => {
+              const cards = document.querySelectorAll(`${sel} .pile[data-loc="${loc}"] .card`);
+              const card = cards[cards.length - 1];
+              if (!card) return null;
+              const r = card.getBoundingClientRect();
+              return [r.left + r.width / 2, r.top + r.height / 2];
+            }""",
+            arg=[self.sel, loc],
+            timeout=5_000,
+            polling="raf",
+        ).json_value()
+        return centre[0], centre[1]
+
     def moves(self) -> int:
         return int(self.page.evaluate("seahaven.game.me() ? seahaven.game.me().moves : 0"))
 
@@ -238,7 +256,31 @@ class Player:
         m.up()
 
     def double_click(self, loc: str) -> None:
-        self.top(loc).dblclick()
+        """A double click with the mouse on the top card of ``loc`` (see :meth:`double_tap`)."""
+        self.double_tap(loc, source="mouse")
+
+    def double_tap(self, loc: str, source: str = "touch") -> None:
+        """Two taps of a finger (or clicks of the ``source``) on the top card of ``loc``, made
+        by Chromium itself so that they are a double tap's distance apart however busy the
+        test's own process is: the driver's ``dblclick()`` or two ``tap()`` are round trips
+        of their own, and on a loaded host the second came after the double-tap window."""
+        card = self.top(loc)
+        card.scroll_into_view_if_needed()
+        box = card.bounding_box()
+        assert box is not None
+        cdp = self.page.context.new_cdp_session(self.page)
+        try:
+            cdp.send(
+                "Input.synthesizeTapGesture",
+                {
+                    "x": box["x"] + box["width"] / 2,
+                    "y": box["y"] + min(box["height"] / 2, 20),
+                    "tapCount": 2,
+                    "gestureSourceType": source,
+                },
+            )
+        finally:
+            cdp.detach()
 
     def play(self, board: Board, text: str, *, prefer_double: bool) -> None:
         """Play one solver action the way a person would, and wait for the server's delta.
@@ -250,7 +292,12 @@ class Player:
         assert isinstance(action, Move)
         src, dst = str(action.src), str(action.dst)
         before = self.moves()
-        if prefer_double and _double_tap_same(board, action):
+        if prefer_double and _same_as(board, action, Tap(action.src)):
+            # A card that one click sends home is clicked once, as a racer does: the second
+            # click of a double click may land on the card the first uncovered, and that is a
+            # click of its own (test_web_input's taps 150 ms apart).
+            self.top(src).click()
+        elif prefer_double and _same_as(board, action, DoubleTap(action.src)):
             self.double_click(src)
         else:
             if dst == "found":
@@ -260,15 +307,21 @@ class Player:
             self.drag(src, dst)
         self.wait_moves(before + 1)
         board.play(action)
+        shown = board_json(self.page)
+        want = board.to_json()
+        assert {k: shown[k] for k in ("cells", "columns", "foundations")} == {
+            k: want[k] for k in ("cells", "columns", "foundations")
+        }, f"after {text} (double={prefer_double}) the page shows {shown}, the line means {want}"
 
 
-def _double_tap_same(board: Board, move: Move) -> bool:
-    """Whether a double tap on the move's source gives the same table as the move."""
-    from server.engine import DoubleTap, IllegalAction
+def _same_as(board: Board, move: Move, action: Action) -> bool:
+    """Whether ``action`` (a tap or double tap on the move's source) gives the same table
+    as the move."""
+    from server.engine import IllegalAction
 
     a, b = board.copy(), board.copy()
     try:
-        a.play(DoubleTap(move.src))
+        a.play(action)
     except IllegalAction:
         return False
     b.play(move)

@@ -163,8 +163,7 @@ def test_a_refusal_is_explained_in_the_players_language(
     )
     assert p.top("col1").get_attribute("aria-label") == "6 бубен"
     # Two quick taps with a finger are a double tap: the 2D goes to the first free cell.
-    p.top("col5").tap()
-    p.top("col5").tap()
+    p.double_tap("col5")
     p.wait_moves(1)
     assert p.pile("cell3").locator(".card").get_attribute("data-card") == "2D"
     page.screenshot(path=str(SCREENSHOTS / "phone-ru.png"))

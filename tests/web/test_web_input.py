@@ -243,9 +243,7 @@ def test_taps_150_ms_apart_on_one_column_each_send_their_card_home(
     start = time.monotonic()
     for n in range(3):
         time.sleep(max(0.0, start + 0.15 * n - time.monotonic()))
-        box = p.top(col).bounding_box()
-        assert box is not None
-        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.click(*p.top_centre(col))
     p.wait_moves(len(line) + 3)
     taps = [m for m in _sent(page) if m["type"] != "move"]
     assert taps == [{"type": "tap", "at": col, "inEvent": True}] * 3

@@ -423,7 +423,7 @@ CLICK_TO_BOARD = """(() => {
 })()"""
 
 
-def test_two_players_who_queue_together_see_their_board_within_5_s(browser: Browser) -> None:
+def test_two_who_queue_together_see_their_board_after_the_countdown(browser: Browser) -> None:
     # The production pairing wait and countdown (no --pair-fourth-ms: its default); no bot.
     with own_server("--countdown-ms", "3000", "--bot-offer-ms", "120000") as srv:
         ann = new_page(browser, name="Ann")
@@ -435,33 +435,36 @@ def test_two_players_who_queue_together_see_their_board_within_5_s(browser: Brow
         # Both at once: the longest a pair of players waits (no one waited before them).
         ann.locator(".quick-entry").get_by_role("button", name="Quick race").click()
         ben.locator(".quick-entry").get_by_role("button", name="Quick race").click()
-        # The wait says what it waits for: another racer is ready, and counts down.
-        pairing = ben.locator('.quick-wait [data-k="pairing"]')
-        pairing.wait_for(timeout=3000)
-        assert "1 other racer is ready" in ben.locator(".quick-say").inner_text()
-        assert re.search(r"in \d\.\d s", pairing.inner_text()), pairing.inner_text()
+        # (What the wait says while it lasts, 1 s here, is the next test's: a busy host can
+        # pair the two before a page shows it.)
         ben.wait_for_function("window.__boardAt !== null", timeout=10_000)
         took = ben.evaluate("window.__boardAt - window.__clickAt") / 1000
         print(f"quick race: click to board {took:.2f} s (countdown 3 s)")
-        assert took < 5.0, took
+        # The wait for a fourth (1 s) and the countdown (3 s), then the board: about 4.5 s
+        # on a quiet machine. The bound leaves a busy host room, and still fails a pair
+        # that waits for another pass, a bot offer (120 s) or the paired's join wait.
+        assert took < 8.0, took
         assert ann.evaluate("seahaven.game.roomId") == ben.evaluate("seahaven.game.roomId")
         assert js_errors(ann) == [] and js_errors(ben) == []
 
 
 def test_the_wait_counts_down_the_wait_for_more_racers(browser: Browser) -> None:
-    with own_server("--pair-fourth-ms", "8000", "--bot-offer-ms", "120000") as srv:
+    # A wait long enough for a busy host (it pairs the two when it is over).
+    with own_server("--pair-fourth-ms", "30000", "--bot-offer-ms", "120000") as srv:
         ann = new_page(browser, name="Ann", width=1366, height=768)
         ben = new_page(browser, name="Ben")
         for page in (ann, ben):
             page.goto(srv.http_url + "/#/race")
             wait_ready(page)
             page.locator(".quick-entry").get_by_role("button", name="Quick race").click()
+        # The wait says what it waits for: another racer is ready, and counts down.
         pairing = ann.locator('.quick-wait [data-k="pairing"]')
-        pairing.wait_for(timeout=3000)
+        pairing.wait_for(timeout=10_000)
+        assert "1 other racer is ready" in ann.locator(".quick-say").inner_text()
         first = float(re.search(r"(\d+\.\d) s", pairing.inner_text()).group(1))  # type: ignore[union-attr]
         ann.wait_for_timeout(600)
         later = float(re.search(r"(\d+\.\d) s", pairing.inner_text()).group(1))  # type: ignore[union-attr]
-        assert 0 < later < first <= 8.0
+        assert 0 < later < first <= 30.0
         assert ann.locator("#live p").last.inner_text().startswith("1 other racer is ready")
         shoot(ann, "quick-pairing")
         _axe(ann, "Quick race, another racer ready")

@@ -7,6 +7,7 @@ from a leaderboard row shows that friend alone on the Friends tab, their page sa
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import secrets
@@ -153,8 +154,15 @@ def test_statistics_after_a_win(server: tuple[ServerProc, Keys], browser: Browse
         assert js_errors(p) == []
 
 
-def hello(url: str, name: str) -> tuple[ClientConnection, str]:
-    ws = connect(url)
+@pytest.fixture
+def sockets() -> Iterator[contextlib.ExitStack]:
+    """The test's own sockets, each closed when it ends."""
+    with contextlib.ExitStack() as stack:
+        yield stack
+
+
+def hello(sockets: contextlib.ExitStack, url: str, name: str) -> tuple[ClientConnection, str]:
+    ws = sockets.enter_context(connect(url))
     ws.send(json.dumps({"type": "hello", "name": name}))
     while True:
         msg = json.loads(ws.recv(timeout=5))
@@ -178,12 +186,14 @@ def rank_today(keys: Keys, pid: str, name: str, ms: int) -> None:
         r.close()
 
 
-def test_following_a_friend(server: tuple[ServerProc, Keys], browser: Browser) -> None:
+def test_following_a_friend(
+    server: tuple[ServerProc, Keys], browser: Browser, sockets: contextlib.ExitStack
+) -> None:
     srv, keys = server
     base = srv.http_url + "/"
-    bob_ws, bob = hello(srv.ws_url, "Bob")
-    cy_ws, cy = hello(srv.ws_url, "Cy")
-    dan_ws, _dan = hello(srv.ws_url, "Dan")
+    bob_ws, bob = hello(sockets, srv.ws_url, "Bob")
+    cy_ws, cy = hello(sockets, srv.ws_url, "Cy")
+    dan_ws, _dan = hello(sockets, srv.ws_url, "Dan")
     rank_today(keys, bob, "Bob", 200_000)
     rank_today(keys, cy, "Cy", 150_000)
     page = new_page(browser, name="Ann", width=1366, height=768)
@@ -246,8 +256,6 @@ def test_following_a_friend(server: tuple[ServerProc, Keys], browser: Browser) -
     assert friends.locator(f'.live-room[data-friend="{rooms["bob"]}"]').count() == 1
     assert rooms["cy"] not in page.locator(".live-rooms").inner_text()
     assert page.locator(f'[data-friend="{rooms["dan"]}"]').count() == 0
-    for ws in (bob_ws, cy_ws, dan_ws):
-        ws.close()
     assert js_errors(page) == []
 
 

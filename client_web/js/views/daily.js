@@ -9,6 +9,7 @@ import { t, formatTime, formatDate } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
+import { perfectMark } from "../win.js";
 
 async function getJSON(url, token = null) {
   // A running day's replay is its player's alone: they show their token.
@@ -64,6 +65,10 @@ export class DailyView {
               <label><input type="radio" name="scope" value="all"> <span data-i18n="friends.everyone"></span></label>
               <label><input type="radio" name="scope" value="friends"> <span data-i18n="friends.tab"></span></label>
             </div>
+            <div class="seg" role="radiogroup" data-i18n-aria="lb.view" data-k="by">
+              <label><input type="radio" name="by" value="time"> <span data-i18n="lb.fastest"></span></label>
+              <label><input type="radio" name="by" value="actions"> <span data-i18n="lb.fewest"></span></label>
+            </div>
           </div>
           <p class="muted" data-k="finishers"></p>
           <div class="lb-body"></div>
@@ -87,8 +92,20 @@ export class DailyView {
     for (const r of this.el.querySelectorAll('[name="scope"]')) {
       r.onchange = () => { this.scope = r.value; app.online(() => this.loadBoard()); };
     }
+    // Fastest or fewest actions (then fastest): the server ranks both, under the same rules.
+    this.by = this.by || "time";
+    this.el.querySelector(`[name="by"][value="${this.by}"]`).checked = true;
+    for (const r of this.el.querySelectorAll('[name="by"]')) {
+      r.onchange = () => {
+        this.by = r.value;
+        app.online(() => {
+          this.loadBoard();
+          this.watch();
+        });
+      };
+    }
     this.off = app.net.on("leaderboard", (m) => {
-      if (m.date !== this.shownDate || m.kind !== this.kind) return;
+      if (m.date !== this.shownDate || m.kind !== this.kind || (m.by || "time") !== this.by) return;
       if (this.scope === "friends") this.loadBoard(); // a change: our friends' rows again
       else this.drawBoard(m);
     });
@@ -154,8 +171,13 @@ export class DailyView {
     app.online(() => {
       if (!this.el) return;
       this.loadBoard();
-      app.net.send("watch_leaderboard", { date: this.shownDate, kind: this.kind });
+      this.watch();
     });
+  }
+
+  /** Pushes of the board shown: this day, kind and view. */
+  watch() {
+    this.app.net.send("watch_leaderboard", { date: this.shownDate, kind: this.kind, by: this.by });
   }
 
   onFriends() {
@@ -169,13 +191,14 @@ export class DailyView {
     const around = pid ? `&around=${encodeURIComponent(pid)}` : "";
     const kind = this.kind === "hard" ? "&kind=hard" : "";
     const friends = this.scope === "friends" && net.token;
-    const query = friends ? `limit=20&friends=1${kind}` : `limit=20${around}${kind}`;
+    const by = this.by === "actions" ? "&by=actions" : "";
+    const query = friends ? `limit=20&friends=1${kind}${by}` : `limit=20${around}${kind}${by}`;
     const headers = friends ? { Authorization: `Bearer ${net.token}` } : {};
     try {
       const res = await fetch(`/api/daily/${this.shownDate}/leaderboard?${query}`, { cache: "no-cache", headers });
       if (!res.ok) throw new Error(String(res.status));
       const lb = await res.json();
-      if (this.el) this.drawBoard(lb);
+      if (this.el && (lb.by || "time") === this.by) this.drawBoard(lb); // not a late other view
     } catch (err) {
       if (this.el) this.el.querySelector(".lb-body").innerHTML = `<p class="muted">${esc(err.message)}</p>`;
     }
@@ -268,16 +291,17 @@ export class DailyView {
     // While the day runs the server names no replay: they are shown once it is over.
     const rows = lb.entries.map((e) => {
       const gap = e.rank > prev + 1 && prev > 0 && !lb.friends ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
+      const perfect = perfectMark(e.perfect); // the server's mark: won in the day's proven par
       prev = e.rank;
       const replay = e.replay_id
         ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
-        <td>${e.rank}${e.player_id === me && this.provisional ? "?" : ""}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}</td>
+        <td>${e.rank}${e.player_id === me && this.provisional ? "?" : ""}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}${perfect}</td>
         <td>${replay}</td></tr>`;
     }).join("");
     const later = lb.entries.some((e) => !e.replay_id)
       ? `<p class="muted small-print">${esc(t("daily.replaysLater"))}</p>` : "";
-    this.el.querySelector(".lb-body").innerHTML = `<table class="lb">
+    this.el.querySelector(".lb-body").innerHTML = `<table class="lb" data-by="${esc(lb.by || "time")}">
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("act.replay"))}</th></tr></thead>
       <tbody>${rows}</tbody></table>${later}`;
     // The HTTP answer says our rank even when we are outside the entries; pushes do not.

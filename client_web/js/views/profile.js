@@ -10,6 +10,7 @@ import { esc, who } from "../dom.js";
 import { playerName, setPlayerName } from "../player.js";
 import { toast } from "../notify.js";
 import { shortTime } from "../share.js";
+import { perfectMark } from "../win.js";
 import { ratingChart } from "./ratingchart.js";
 import { showDelta, showRating } from "./ratings.js";
 
@@ -126,11 +127,12 @@ export class ProfileView {
       <td>${races.best_ms[c] != null ? formatTime(races.best_ms[c]) : `<span class="muted">${esc(t("profile.noBest"))}</span>`}</td></tr>`).join("");
     const recent = (d.recent || []).slice(0, 8).map((r) => `<tr>
       <td>${r.rank ?? "–"}</td><td>${r.time_ms != null ? formatTime(r.time_ms) : esc(t("race.status.gave_up"))}</td>
-      <td>${r.moves}</td><td>${esc(formatDate(new Date(r.at).toISOString().slice(0, 10), SHORT_DATE))}</td></tr>`).join("");
+      <td>${r.moves}${perfectMark(r.perfect)}</td><td>${esc(formatDate(new Date(r.at).toISOString().slice(0, 10), SHORT_DATE))}</td></tr>`).join("");
     this.el.innerHTML = `
       <div class="card-panel">
         <div class="row profile-head"><h2>${who(name, d.player_id)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
           ${this.own ? "" : this.app.friends.button(d.player_id)}</div>
+        ${d.arena ? `<p class="profile-arena"><a href="#/arena/${encodeURIComponent(d.arena)}">${esc(t("arena.inArena"))}</a></p>` : ""}
         ${this.own ? `<form class="row rename" data-k="rename"><label><span>${esc(t("names.title"))}</span>
           <input class="field" name="name" maxlength="24" autocomplete="nickname" required value="${esc(playerName())}"></label>
           <button class="btn small">${esc(t("names.save"))}</button></form>` : ""}
@@ -139,6 +141,7 @@ export class ProfileView {
           ${tile(races.won, "profile.won")}
           ${tile(races.finished, "profile.finished")}
           ${tile(d.streak, "profile.streak")}
+          <div class="stat" data-k="perfect-games" title="${esc(t("perfect.explain"))}"><b>${esc(d.perfect?.total ?? 0)}</b><small>${esc(t("perfect.games"))}</small></div>
         </div>
         <div class="profile-grid">
           <section><h3>${esc(t("profile.best"))}</h3><table class="results best"><tbody>${best}</tbody></table></section>
@@ -341,8 +344,8 @@ export function chart(results, today, width = 640) {
     }
     const lines = runs.filter((r) => r.length > 1).map((r) =>
       `<polyline class="line ${kind}" points="${r.map((p) => `${x(p.i).toFixed(1)},${y(p.time_ms).toFixed(1)}`).join(" ")}"/>`).join("");
-    const dots = points.map((p) => `<circle class="dot ${kind}" cx="${x(p.i).toFixed(1)}" cy="${y(p.time_ms).toFixed(1)}" r="4"
-      data-date="${esc(p.date)}"><title>${esc(formatDate(p.date))} · ${esc(t(kind === "hard" ? "daily.hard" : "daily.normal"))} · ${shortTime(p.time_ms)} · ${esc(t("race.movesN", { n: p.moves }))}${p.rank ? ` · #${p.rank}/${p.finishers}` : ""}</title></circle>`).join("");
+    const dots = points.map((p) => `<circle class="dot ${kind}${p.perfect ? " perfect" : ""}" cx="${x(p.i).toFixed(1)}" cy="${y(p.time_ms).toFixed(1)}" r="4"
+      data-date="${esc(p.date)}"><title>${esc(formatDate(p.date))} · ${esc(t(kind === "hard" ? "daily.hard" : "daily.normal"))} · ${shortTime(p.time_ms)} · ${esc(t("race.movesN", { n: p.moves }))}${p.rank ? ` · #${p.rank}/${p.finishers}` : ""}${p.perfect ? ` · ★ ${esc(t("perfect.mark"))}` : ""}</title></circle>`).join("");
     return lines + dots;
   }).join("");
   const legend = ["daily", "hard"].map((kind, n) => `<g transform="translate(${m.l + 6 + n * 90}, 12)">

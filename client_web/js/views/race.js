@@ -11,6 +11,7 @@ import { copyText } from "../clipboard.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
 import { quickEntry, quickRace, QuickWait } from "./quickpanel.js";
 import { RatingsTable, ratingCell } from "./ratings.js";
+import { parLine, perfectMark } from "../win.js";
 
 /**
  * The invite link of a room: the server's (`/?room=ID`) made absolute, or the same link made
@@ -193,6 +194,12 @@ export class RaceView {
     this.topEl.dataset.mode = "create";
     this.topEl.innerHTML = "";
     this.topEl.append(quickEntry(app));
+    this.topEl.append(html(`
+      <section class="card-panel arena-entry" aria-labelledby="arena-entry-title">
+        <h2 id="arena-entry-title" data-i18n="arena.title"></h2>
+        <p class="muted" data-i18n="arena.entry"></p>
+        <a class="btn" href="#/arena" data-i18n="arena.see"></a>
+      </section>`));
     const el = html(`
       <div class="card-panel">
         <h2 data-i18n="race.title"></h2>
@@ -373,11 +380,12 @@ export class RaceView {
 
   resultsTable(g) {
     const rated = Boolean(g.ratings);
+    // Each racer's actions, and the server's mark of a win in the deal's proven par.
     const rows = g.results.map((r) => `<tr class="${r.player_id === g.you ? "me" : ""}" data-player="${esc(r.player_id)}">
       <td>${r.rank ?? "–"}</td><td>${who(r.name, r.player_id)}</td>
       <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
-      <td>${r.moves}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
-    return `<h3>${esc(t("race.results"))}</h3><table class="results">
+      <td>${r.moves}${perfectMark(r.perfect)}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
+    return `<h3>${esc(t("race.results"))}</h3>${parLine(g.par)}<table class="results">
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th>${rated ? `<th class="num">${esc(t("rating.rating"))}</th>` : ""}</tr></thead>
       <tbody>${rows}</tbody></table>`;
   }
@@ -406,3 +414,4 @@ export class RaceView {
     this.countTimer = setInterval(tick, 100);
   }
 }
+

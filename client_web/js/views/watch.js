@@ -8,6 +8,8 @@ import { t, formatTime } from "../i18n.js";
 import { html, esc, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
 import { ratingCell } from "./ratings.js";
+import { ArenaWatchEntry } from "./arena.js";
+import { parLine, perfectMark } from "../win.js";
 
 export class WatchView {
   constructor(app) {
@@ -21,6 +23,7 @@ export class WatchView {
     this.el = html(`
       <div class="watch">
         <section class="card-panel featured" hidden></section>
+        <section class="card-panel arenas-now" hidden></section>
         <div class="card-panel watch-head"></div>
         <div class="card-panel live-rooms" hidden></div>
         <div class="mini-boards"></div>
@@ -50,6 +53,7 @@ export class WatchView {
         join();
       });
     }
+    if (!room) this.arenas = new ArenaWatchEntry(this.el.querySelector(".arenas-now"), () => app.net.playerId);
     this.timer = setInterval(() => this.tick(), 100);
     this.refresh();
   }
@@ -60,6 +64,8 @@ export class WatchView {
     this.offGone = this.offErr = null;
     clearInterval(this.timer);
     this.live?.stop();
+    this.arenas?.stop();
+    this.arenas = null;
     this.el = null;
   }
 
@@ -71,7 +77,7 @@ export class WatchView {
   }
   // Each racer keeps the one board drawn for them: drawn again at the new size or language.
   onResize() { this.redrawBoards(); }
-  onLang() { this.live?.draw(); this.redrawBoards(); }
+  onLang() { this.live?.draw(); this.arenas?.draw(); this.redrawBoards(); }
   onFriends() { this.live?.draw(); }
 
   redrawBoards() {
@@ -218,8 +224,8 @@ export class WatchView {
     const rated = Boolean(g.ratings);
     const rows = g.results.map((r) => `<tr><td>${r.rank ?? "–"}</td><td>${who(r.name, r.player_id)}</td>
       <td>${r.status === "finished" ? formatTime(r.time_ms) : esc(t(`race.status.${r.status}`))}</td>
-      <td>${r.moves}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
-    return `<h3>${esc(t("race.results"))}</h3><table class="results"><thead><tr><th>#</th>
+      <td>${r.moves}${perfectMark(r.perfect)}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
+    return `<h3>${esc(t("race.results"))}</h3>${parLine(g.par)}<table class="results"><thead><tr><th>#</th>
       <th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th>${rated ? `<th class="num">${esc(t("rating.rating"))}</th>` : ""}</tr></thead>
       <tbody>${rows}</tbody></table>`;
   }

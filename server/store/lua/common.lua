@@ -98,7 +98,10 @@ local function maybe_over(meta, events, res, ch, origin, round, maxev)
     if a[1] ~= b[1] then return a[1] < b[1] end
     return a[2] < b[2]
   end)
-  local values = {round}
+  -- The deal's par ('' unknown) and whether it is proven: the results say it beside.
+  local p = redis.call('HMGET', meta, 'par', 'par_optimal')
+  local par, par_optimal = p[1] or '', p[2] or '0'
+  local values = {round, par, par_optimal}
   for _, row in ipairs(rows) do
     values[#values + 1] = row[4]
     values[#values + 1] = row[3]

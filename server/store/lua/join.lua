@@ -10,7 +10,7 @@ local pid, role, entry, maxp, origin, maxev, ttl = ARGV[1], ARGV[2], ARGV[3],
 local maxs = tonumber(ARGV[8])
 local mark = ARGV[9] or ''
 local ch = KEYS[1] .. ':ch'
-local st = redis.call('HMGET', KEYS[1], 'state', 'np', 'mode')
+local st = redis.call('HMGET', KEYS[1], 'state', 'np', 'mode', 'closed')
 if not st[1] then return {'room_not_found', 0} end
 -- An identity racing this round cannot also watch it (from any socket, even after leaving).
 if role ~= 'player' and (st[1] == 'countdown' or st[1] == 'racing')
@@ -28,6 +28,8 @@ if role == 'player' then
   -- again, their result kept, so that a rematch counts them in.
   local back = st[1] == 'done' and redis.call('HEXISTS', KEYS[1], 'st:' .. pid) == 1
   if st[1] ~= 'lobby' and not back then return {'race_in_progress', 0} end
+  -- A paired room closed at the end of its wait, nobody in (lua/start.lua): too late.
+  if st[4] == '1' then return {'race_in_progress', 0} end
   if tonumber(st[2] or '0') >= maxp then return {'room_full', 0} end
   redis.call('HINCRBY', KEYS[1], 'np', 1)
   if not back then redis.call('HSET', KEYS[1], 'st:' .. pid, 'waiting') end

@@ -2,7 +2,8 @@
 -- Commit one request on a board whose version (log length) is as the server saw it.
 -- KEYS: meta, log, ids, events, res.
 -- ARGV: pid, round, id, version, log entries, delta bodies, progress bodies, finishing (0/1),
--- time_ms, moves, result JSON, origin, maxev, ttl, now, rate, burst, max actions, legal.
+-- time_ms, moves, result JSON, origin, maxev, ttl, now, rate, burst, max actions, legal,
+-- perfect (0/1: the finish wins in exactly the deal's proven par).
 -- Returns {status, seq, rank, first seq}: the seqs of its deltas run from first seq to seq.
 -- A request is one action, or a send home: the taps it stands for, each an action of its own
 -- (a log entry, a delta event with its seq, an id `ID.N` in the ids hash), all committed here
@@ -69,9 +70,9 @@ if ARGV[8] == '1' then
   rank = redis.call('HINCRBY', KEYS[1], 'finishers', 1)
   redis.call('HINCRBY', KEYS[1], 'playing', -1)
   redis.call('HSET', KEYS[5], pid, ARGV[11], 'rank:' .. pid, rank)
-  local time_ms, moves = ARGV[9], ARGV[10]
-  emit_record(KEYS[1], KEYS[4], ch, '-', pid, 'finished', {pid, round, time_ms, moves, rank},
-    maxev)
+  local time_ms, moves, perfect = ARGV[9], ARGV[10], ARGV[20] or '0'
+  emit_record(KEYS[1], KEYS[4], ch, '-', pid, 'finished',
+    {pid, round, time_ms, moves, rank, perfect}, maxev)
   maybe_over(KEYS[1], KEYS[4], KEYS[5], ch, '-', round, maxev)
 end
 touch(ttl, KEYS)

@@ -1,0 +1,127 @@
+"""What an arena's races leave: one record per race, written once when it ends, and
+amended when an operator clears a finisher the review held.
+
+A record lists every racer of the race with their place (None: not finished, gave up, or a
+finish held for review or voided), finish time, pledge and whether they kept it. The
+standings are a pure function of the records (:func:`.arena_points.standings`, where a
+race's last record counts), so an amendment re-counts the table from that race on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import Context
+from ..daily.replays import replay_id
+from ..net import wire
+from ..store import arenas
+from . import race_review, ratings
+from .arena_points import Race, Racer
+from .ratings import standing_of
+from .records import RoomPhase
+
+
+def race_of(record: dict[str, Any]) -> Race:
+    """A recorded race as the points count it."""
+    return Race(
+        str(record["race"]),
+        int(record["at"]),
+        tuple(
+            Racer(
+                str(r["pid"]),
+                r["place"],
+                r["time_ms"],
+                bool(r["pledged"]),
+                bool(r["kept"]),
+                str(r.get("name") or ""),
+            )
+            for r in record["racers"]
+        ),
+    )
+
+
+async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
+    """Record a race of the arena once (its records kept past the arena's ``ends``): each
+    racer's place (a finish held for review, or voided, counts as not finished), finish time
+    and pledge. A held finisher's place and time are kept aside in the record
+    (``pending``) for :func:`amend`."""
+    read = await ctx.store.read_room(room)
+    racers: list[dict[str, Any]] = []
+    if read is None or read.meta.get("state") != RoomPhase.DONE:
+        # No race (nobody came, or the room is gone): free its racers.
+        mine = [p for p, r in (await arenas.racing(ctx.store, arena)).items() if r == room]
+        await arenas.record(ctx.store, arena, f"{room}/0", room, "", mine, ends)
+        return
+    round_ = int(read.meta["round"])
+    cells = int(read.meta.get("cells") or 4)
+    await race_review.waits(ctx, standing_of(read, room, round_, cells), read)
+    results = read.results
+    pids = list(results)
+    pledges = await arenas.pledged(ctx.store, arena, room, pids)
+    for pid, result in results.items():
+        undid = any(line.split("\t", 2)[-1] == "undo" for line in read.logs.get(pid, []))
+        racer: dict[str, Any] = {
+            "pid": pid,
+            "name": str(result.get("name") or ""),
+            "place": None,
+            "time_ms": None,
+            "pledged": pid in pledges,
+            "kept": not undid,
+        }
+        if result.get("status") == "finished" and result.get("rank") is not None:
+            decided = await ctx.daily.holds.decided(replay_id(room, round_, pid))
+            status = decided.get("status") if decided is not None else None
+            finish = {"place": int(result["rank"]), "time_ms": int(result["time_ms"])}
+            if status == "held":
+                racer["pending"] = finish
+            elif status != "voided":
+                racer.update(finish)
+        racers.append(racer)
+    race = {
+        "race": f"{room}/{round_}",
+        "at": int(read.meta.get("starts_at") or 0),
+        "racers": racers,
+    }
+    await arenas.record(ctx.store, arena, f"{room}/{round_}", room, wire.dumps(race), pids, ends)
+    if any("pending" in r for r in racers):
+        # An operator who decided while it was being recorded: its resettle found no record.
+        await amend(ctx, arena, room, round_)
+
+
+async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:
+    """Record a race again if an operator decided a finisher it holds as pending: cleared,
+    they take the place they finished in (the others keep theirs); voided, nothing counts
+    and the record is left as it is."""
+    race = f"{room}/{round_}"
+    found = [r for r in await arenas.results(ctx.store, arena) if r.get("race") == race]
+    if not found:
+        return  # not recorded yet: its record will see the decision
+    record, changed = found[-1], False
+    for racer in record["racers"]:
+        pending = racer.get("pending")
+        if pending is None:
+            continue
+        decided = await ctx.daily.holds.decided(replay_id(room, round_, racer["pid"]))
+        status = decided.get("status") if decided is not None else "held"
+        if status == "held":
+            continue
+        del racer["pending"]
+        if status != "voided":
+            racer.update(pending)
+            changed = True
+    if changed:
+        await arenas.amend(ctx.store, arena, wire.dumps(record))
+
+
+async def resettle(ctx: Context, room: str, round_: int) -> None:
+    """An operator decided a held finisher of a round: its ratings settle
+    (:func:`.ratings.resettle`) and, for an arena's race, its record is amended."""
+    standing = await race_review.kept(ctx, room, round_)
+    await ratings.resettle(ctx, room, round_)
+    # The standing names the arena; so does the room while it lives (the standing may not
+    # be kept yet: the operator can decide as soon as the review holds).
+    arena = str((standing or {}).get("arena") or "")
+    if not arena:
+        arena = (await ctx.store.room_fields(room)).get("arena") or ""
+    if arena:
+        await amend(ctx, arena, room, round_)

@@ -1,0 +1,193 @@
+"""An arena in a real browser against a real server and Redis: the arena list, a private
+arena made from the page, its lobby counting down to the start, a second page joining by
+the arena's link, the race both are paired into (the race view), back in the pool with the
+standings beside it, the Watch page's entry, and the podium at the end; a scheduled arena
+found on the Watch page, its top race watched and its standings opened; screenshots at
+1366x768 and 390x844."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from server.engine import Board
+from server.engine.solver import solve
+from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
+from tests.web.pages import (
+    SERVE_ARGS,
+    js_errors,
+    needs_chromium,
+    new_page,
+    send_line,
+    shoot,
+    wait_ready,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+pytestmark = needs_chromium
+
+#: An arena minute is a second: the arena made below lasts 25 s.
+ARENA_ARGS = ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "500"]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProc]:
+    prefix = f"webarena-{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
+    try:
+        with running_server(redis_url(), args=[*SERVE_ARGS, *ARENA_ARGS], env=env) as srv:
+            yield srv
+    finally:
+        drop_keys(prefix)
+
+
+def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Browser) -> None:
+    base = server.http_url + "/"
+    ann = new_page(browser, name="Ann", width=1366, height=768)
+    ben = new_page(browser, name="Ben", width=1366, height=768)
+    # The list, reached from the Race page; none running here (no schedule).
+    ann.goto(base + "#/race")
+    wait_ready(ann)
+    ann.get_by_role("link", name="See the arenas").click()
+    ann.wait_for_function("location.hash === '#/arena'")
+    ann.locator(".arena-rows p").wait_for()
+    assert "No arena" in ann.locator(".arena-rows").inner_text()
+    assert ann.get_by_role("button", name="Make the arena").is_visible()
+    shoot(ann, "arena-list")
+    # A private arena of 25 "minutes" starting in 10 s (the page's own call: its menus
+    # count in real minutes); the page goes to its lobby, which counts down.
+    ann.evaluate("seahaven.arena.create(4, 25, 10)")
+    ann.wait_for_function("location.hash.startsWith('#/arena/A')")
+    arena = ann.evaluate("location.hash.split('/')[2]")
+    clock = ann.locator(".arena-clock")
+    clock.wait_for()
+    ann.wait_for_function(
+        "document.querySelector('.arena-clock').textContent.startsWith('Starts in 0:0')"
+    )
+    assert f"/#/arena/{arena}" in ann.locator(".arena-invite").inner_text()
+    ann.locator('[name="pledge"]').check()  # no take-backs in every race
+    shoot(ann, "arena-lobby")
+    # Ben opens the link and joins.
+    ben.goto(base + f"#/arena/{arena}")
+    wait_ready(ben)
+    ben.get_by_role("button", name="Join").click()
+    ben.wait_for_function("seahaven.arena.joined")
+    assert ben.get_by_role("button", name="Leave the arena").is_visible()
+    assert ben.locator(".arena-seat").inner_text().startswith("You are in.")
+    # The start: both are paired into one race, shown in the race view.
+    for page in (ann, ben):
+        page.wait_for_function("location.hash.startsWith('#/race/')", timeout=20_000)
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=15_000)
+    room = ann.evaluate("seahaven.game.roomId")
+    assert ben.evaluate("seahaven.game.roomId") == room
+    assert ann.evaluate("seahaven.game.paired && seahaven.game.rated")
+    code = ann.evaluate("seahaven.game.code")
+    send_line(ann, list(solve(Board.from_code(code), timeout=20).moves))
+    # Ben leaves the arena (his race counts), then gives up: Ann waits alone in the pool.
+    ben.evaluate("seahaven.arena.leave()")
+    ben.wait_for_function("!seahaven.arena.joined")
+    ben.evaluate("seahaven.net.send('give_up')")
+    # Back in the pool, on the arena's page, with the standings: Ann won with her pledge
+    # kept (2 + 1 between two).
+    ann.wait_for_function(f"location.hash === '#/arena/{arena}'", timeout=15_000)
+    ann.wait_for_function(
+        "document.querySelector('.arena-table tbody tr td:nth-child(3)')?.textContent === '3'",
+        timeout=10_000,
+    )
+    first = ann.locator(".arena-table tbody tr").first.inner_text()
+    assert "Ann" in first
+    assert "pool" in ann.locator(".arena-seat").inner_text()
+    shoot(ann, "arena-pool")
+    # A private arena is on no list: the Watch page shows no arena here.
+    watcher = new_page(browser, name="Cy", width=1366, height=768)
+    watcher.goto(base + "#/watch")
+    wait_ready(watcher)
+    watcher.wait_for_timeout(1000)
+    assert watcher.locator(".arenas-now").is_hidden()
+    # Ann's page says she is in an arena, with a link to it.
+    ann_id = ann.evaluate("seahaven.net.playerId")
+    watcher.goto(base + f"#/player/{ann_id}")
+    link = watcher.locator(".profile-arena a")
+    link.wait_for()
+    assert link.get_attribute("href") == f"#/arena/{arena}"
+    # The end: the podium.
+    podium = ann.locator(".arena-podium")
+    podium.wait_for(state="visible", timeout=30_000)
+    assert "Ann" in podium.locator("li").first.inner_text()
+    assert ann.get_by_role("button", name="Join").is_hidden()
+    assert "over" in ann.locator(".arena-seat").inner_text()
+    assert ann.get_by_role("link", name="Back to my race").is_hidden()
+    shoot(ann, "arena-podium")
+    for page in (ann, ben, watcher):
+        assert js_errors(page) == []
+
+
+def test_the_watch_page_shows_a_running_arena_its_top_race_and_its_standings(
+    browser: Browser,
+) -> None:
+    # A scheduled arena always running (ten "minutes" of a second, one every ten): two
+    # pages join it from its list and are paired; a third finds it on the Watch page, opens
+    # its top race as a spectator, sees its standings there once the race ends, then opens
+    # the arena's own page.
+    prefix = f"webarena-{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
+    args = [*SERVE_ARGS, "--arenas", "4:600:600", "--arena-minute-ms", "1000"]
+    args += ["--arena-pair-ms", "500"]
+    try:
+        with running_server(redis_url(), args=args, env=env) as srv:
+            base = srv.http_url + "/"
+            racers = [new_page(browser, name=n, width=1366, height=768) for n in ("Ann", "Ben")]
+            for page in racers:
+                page.goto(base + "#/arena")
+                wait_ready(page)
+                row = page.locator(".arena-rows a").first
+                row.wait_for(timeout=10_000)
+                row.click()
+                page.wait_for_function("location.hash.startsWith('#/arena/S4-600-')")
+                page.get_by_role("button", name="Join").click()
+                page.wait_for_function("seahaven.arena.joined")
+            for page in racers:
+                page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
+            room = racers[0].evaluate("seahaven.game.roomId")
+            arena = racers[0].evaluate("seahaven.arena.id")
+            watcher = new_page(browser, name="Cy", width=1366, height=768)
+            watcher.goto(base + "#/watch")
+            wait_ready(watcher)
+            entry = watcher.locator(".arenas-now")
+            entry.wait_for(state="visible", timeout=10_000)
+            assert "2 players" in entry.inner_text()
+            shoot(watcher, "watch-arena")
+            top = entry.get_by_role("link", name="watch the top race")
+            assert top.get_attribute("href") == f"#/watch/{room}"
+            top.click()
+            watcher.wait_for_function(
+                f"seahaven.game.role === 'spectator' && seahaven.game.roomId === '{room}'"
+            )
+            # Their race ends (both give up): the Watch page's table shows them, read again
+            # while it is open, with no reload.
+            watcher.goto(base + "#/watch")
+            entry.wait_for(state="visible", timeout=10_000)
+            assert "No race has finished yet." in entry.inner_text()
+            for page in racers:
+                page.evaluate("seahaven.net.send('give_up')")
+            watcher.wait_for_function(
+                "[...document.querySelectorAll('.arenas-now .arena-table tbody td')]"
+                ".map((x) => x.textContent).join(' ').includes('Ann')",
+                timeout=15_000,
+            )
+            table = entry.locator(".arena-table tbody").inner_text()
+            assert "Ann" in table and "Ben" in table
+            shoot(watcher, "watch-arena-standings")
+            entry.locator(f'a[href="#/arena/{arena}"]').click()
+            watcher.locator(".arena-table").wait_for(timeout=10_000)
+            names = watcher.locator(".arena-table tbody").inner_text()
+            assert "Ann" in names and "Ben" in names
+            for page in (*racers, watcher):
+                assert js_errors(page) == []
+    finally:
+        drop_keys(prefix)
