@@ -135,6 +135,13 @@ def decoded(replies: Iterable[object]) -> list[str]:
 #: port between our check and the process binding it (a port from ``bind(0)`` could be).
 _PORT_BASE, _PORT_SLICE = 5000, 700
 
+#: Ports in those slices that Chromium refuses to open (``net::ERR_UNSAFE_PORT``: its list of
+#: ports of other protocols, such as SIP's 5060 and X11's 6000), so a browser test's server
+#: must never be given one.
+BROWSER_UNSAFE_PORTS = frozenset(
+    {5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080}
+)
+
 
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now, from this xdist worker's slice."""
@@ -142,6 +149,8 @@ def free_port() -> int:
     index = int(worker) % 10 if worker.isdigit() else 0
     start = _PORT_BASE + index * _PORT_SLICE
     for port in random.sample(range(start, start + _PORT_SLICE), _PORT_SLICE):
+        if port in BROWSER_UNSAFE_PORTS:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
