@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, DAILY_ARGS
+from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, DAILY_ARGS, close_pages
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -32,3 +32,10 @@ def browser() -> Iterator[Browser]:
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_pages() -> Iterator[None]:
+    """Each test's pages close when it ends (see :func:`tests.web.pages.close_pages`)."""
+    yield
+    close_pages()
