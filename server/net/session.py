@@ -29,6 +29,7 @@ from protocol.models import CLIENT_ADAPTER, ERROR_CODES, MAX_FRAME
 from ..metrics import Metrics
 from ..quiet import Quiet
 from ..settings import Settings
+from ..store.status import Status
 from . import wire
 from .limits import bucket_key, client_address, peer_of
 
@@ -169,6 +170,12 @@ class Conn:
         """Send ``error``."""
         self.ctx.metrics.errors.inc()
         self.queue(wire.error(code, message))
+
+    def error_unless_ok(self, status: Status) -> None:
+        """Send ``error`` with the refusal ``status`` names; nothing when it is ``OK`` (the
+        answer of the handlers whose success is told by what they push)."""
+        if status is not Status.OK:
+            self.error(status)
 
     def reject(self, action_id: int, reason: str, message: str | None = None) -> None:
         """Send ``reject``: an action refused."""

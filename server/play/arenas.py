@@ -10,7 +10,6 @@ from ..context import Context
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import arena, arena_seats
-from ..store.status import Status
 
 routes = Routes()
 
@@ -18,33 +17,27 @@ routes = Routes()
 @routes.ws("create_arena")
 async def on_create_arena(ctx: Context, conn: Conn, msg: m.CreateArena) -> None:
     """Make a private arena and join it."""
-    status = await arena.create_private(ctx, conn, msg.cells, msg.minutes, msg.starts_in_s)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(
+        await arena.create_private(ctx, conn, msg.cells, msg.minutes, msg.starts_in_s)
+    )
 
 
 @routes.ws("arena_join")
 async def on_arena_join(ctx: Context, conn: Conn, msg: m.ArenaJoin) -> None:
     """Join an arena."""
-    status = await arena.join(ctx, conn, msg.arena)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await arena.join(ctx, conn, msg.arena))
 
 
 @routes.ws("arena_leave")
 async def on_arena_leave(ctx: Context, conn: Conn, msg: m.ArenaLeave) -> None:
     """Leave the arena."""
-    status = await arena.leave(ctx, conn)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await arena.leave(ctx, conn))
 
 
 @routes.ws("arena_watch")
 async def on_arena_watch(ctx: Context, conn: Conn, msg: m.ArenaWatch) -> None:
     """Watch an arena's standings."""
-    status = await arena.watch(ctx, conn, msg.arena)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await arena.watch(ctx, conn, msg.arena))
 
 
 @routes.ws("arena_unwatch")
@@ -56,6 +49,4 @@ async def on_arena_unwatch(ctx: Context, conn: Conn, msg: m.ArenaUnwatch) -> Non
 @routes.ws("arena_pledge")
 async def on_arena_pledge(ctx: Context, conn: Conn, msg: m.ArenaPledge) -> None:
     """Pledge no take-backs in the coming arena race."""
-    status = await arena.pledge(ctx, conn)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await arena.pledge(ctx, conn))

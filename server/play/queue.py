@@ -13,7 +13,6 @@ from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import pairing, waiting
 from ..store import ratings
-from ..store.status import Status
 
 routes = Routes()
 
@@ -24,9 +23,7 @@ async def on_queue(ctx: Context, conn: Conn, msg: m.Queue) -> None:
     if await ctx.daily.holds.is_barred(conn.pid or ""):
         conn.error("barred", "this player is barred from ranked play: no quick race")
         return
-    status = await pairing.enqueue(ctx, conn, msg.cells)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await pairing.enqueue(ctx, conn, msg.cells))
 
 
 @routes.ws("unqueue")
@@ -39,9 +36,7 @@ async def on_unqueue(ctx: Context, conn: Conn, msg: m.Unqueue) -> None:
 @routes.ws("accept_bot")
 async def on_accept_bot(ctx: Context, conn: Conn, msg: m.AcceptBot) -> None:
     """Race the bot offered."""
-    status = await pairing.accept_bot(ctx, conn)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await pairing.accept_bot(ctx, conn))
 
 
 @routes.ws("rated")
@@ -56,8 +51,7 @@ async def on_rated(ctx: Context, conn: Conn, msg: m.SetRated) -> None:
     status = await ratings.set_rated(
         ctx.store, conn.room, conn.pid or "", msg.rated, ctx.instance_id
     )
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(status)
 
 
 async def _barred_racer(ctx: Context, room: str) -> bool:

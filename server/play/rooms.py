@@ -97,9 +97,7 @@ async def on_watch_mode(ctx: Context, conn: Conn, msg: m.WatchMode) -> None:
         conn.error("not_in_room")
         return
     delay_s = msg.delay_s or DEFAULT_DELAY_S
-    status = await rounds.set_watch(ctx, conn.room, conn.pid or "", msg.mode, delay_s)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await rounds.set_watch(ctx, conn.room, conn.pid or "", msg.mode, delay_s))
 
 
 @routes.ws("join")
@@ -108,9 +106,7 @@ async def on_join(ctx: Context, conn: Conn, msg: m.Join) -> None:
     if conn.room is not None:
         conn.error("already_in_room")
         return
-    status = await membership.join(ctx, conn, msg.room.upper(), msg.role)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await membership.join(ctx, conn, msg.room.upper(), msg.role))
 
 
 @routes.ws("resume")
@@ -124,9 +120,7 @@ async def on_resume(ctx: Context, conn: Conn, msg: m.Resume) -> None:
         conn.error("bad_token", "this connection is already someone else")
         return
     conn.pid, conn.name, conn.token = session[0], session[1], msg.token
-    status = await membership.resume(ctx, conn, msg.room.upper(), msg.last_seq)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await membership.resume(ctx, conn, msg.room.upper(), msg.last_seq))
 
 
 @routes.ws("leave")
@@ -146,9 +140,7 @@ async def on_start(ctx: Context, conn: Conn, msg: m.Start) -> None:
     if conn.room is None:
         conn.error("not_in_room")
         return
-    status = await rounds.start(ctx, conn.room, conn.pid or "")
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await rounds.start(ctx, conn.room, conn.pid or ""))
 
 
 @routes.ws("give_up")
@@ -159,9 +151,9 @@ async def on_give_up(ctx: Context, conn: Conn, msg: m.GiveUp) -> None:
     if room is None or state is None or conn.role != Role.PLAYER:
         conn.error("not_racing")
         return
-    status = await rounds.give_up(ctx, room, state.round, state.code, conn.pid or "", conn.name)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(
+        await rounds.give_up(ctx, room, state.round, state.code, conn.pid or "", conn.name)
+    )
 
 
 @routes.ws("rematch")
@@ -172,6 +164,4 @@ async def on_rematch(ctx: Context, conn: Conn, msg: m.Rematch) -> None:
     if room is None or state is None:
         conn.error("not_in_room")
         return
-    status = await rounds.rematch(ctx, room, conn.pid or "", state.cells)
-    if status is not Status.OK:
-        conn.error(status)
+    conn.error_unless_ok(await rounds.rematch(ctx, room, conn.pid or "", state.cells))
