@@ -49,6 +49,14 @@ async def key_prefix() -> AsyncIterator[str]:
     await r.aclose()
 
 
+@pytest.fixture
+async def redis_client() -> AsyncIterator[aioredis.Redis]:
+    """A client of the machine's Redis (decoded replies) of the test's own."""
+    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    yield client
+    await client.aclose()
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[RedisClusterProc]:
     """A fresh cluster of 3 masters and 3 replicas for the module's tests (a SIGKILLed node

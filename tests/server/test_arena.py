@@ -13,7 +13,7 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -37,13 +37,6 @@ ARGS = [
     *("--provisional-games", "0", "--bot-offer-ms", "600000"),
     *("--arenas", "", "--arena-minute-ms", str(MINUTE_MS), "--arena-pair-ms", "800"),
 ]
-
-
-@pytest.fixture
-async def redis_client() -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    yield client
-    await client.aclose()
 
 
 @pytest.fixture

@@ -22,19 +22,12 @@ from server.rooms.ratings import order, repeats, shown
 from server.store.keys import Keys
 from tests.inproc import Served, serving, settings
 from tests.server.test_quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win, until
-from tests.serverproc import FAST, WsClient, redis_url
+from tests.serverproc import FAST, WsClient
 
 
 def lab(address: str = "203.0.113.7") -> dict[str, Any]:
     """Connect options of a client behind ``address`` (one school lab, one office)."""
     return {"additional_headers": {"X-Forwarded-For": address}}
-
-
-@pytest.fixture
-async def redis_client() -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    yield client
-    await client.aclose()
 
 
 @pytest.fixture

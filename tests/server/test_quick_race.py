@@ -80,13 +80,6 @@ async def until(check: Any, timeout: float = 5.0) -> None:
 
 
 @pytest.fixture
-async def redis_client() -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    yield client
-    await client.aclose()
-
-
-@pytest.fixture
 async def pair(key_prefix: str) -> AsyncIterator[tuple[Served, Served]]:
     """Two instances on one Redis under the test's prefix, pace rule off, every player
     established from the start (listed at once; provisional players have tests of their

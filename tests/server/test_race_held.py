@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,13 +32,6 @@ TOKEN = "admin-" + secrets.token_hex(12)
 #: scheduled arena, and private ones of arena minutes of a second.
 ARGS = [*FAST, *ESTABLISHED, "--bot-offer-ms", "60000", "--admin-token", TOKEN]
 ARGS += ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "800"]
-
-
-@pytest.fixture
-async def redis_client() -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    yield client
-    await client.aclose()
 
 
 @pytest.fixture

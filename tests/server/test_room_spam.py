@@ -21,19 +21,12 @@ from server.store.listing import list_room
 from server.store.store import Store
 from tests.inproc import Served, serving, settings
 from tests.server.test_quick_race import ESTABLISHED, until
-from tests.serverproc import FAST, WsClient, redis_url
+from tests.serverproc import FAST, WsClient
 
 
 def behind(address: str) -> dict[str, Any]:
     """Connect options of a client at ``address``."""
     return {"additional_headers": {"X-Forwarded-For": address}}
-
-
-@pytest.fixture
-async def redis_client() -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    yield client
-    await client.aclose()
 
 
 @pytest.fixture
