@@ -15,7 +15,7 @@ import json
 from typing import Any, Final
 
 from ..clock import now_ms
-from .queue import script
+from .queue import pairing_groups, script
 from .status import Status, status_of
 from .store import Store
 
@@ -197,14 +197,7 @@ async def pair(store: Store, arena: str, now: int, fourth_ms: int, end: int) -> 
         ],
         args=[now, fourth_ms, MAX_SCANNED, end + KEEP_MS],
     )
-    items = [str(x) for x in raw]
-    groups: list[list[str]] = []
-    i = 0
-    while i < len(items):
-        n = int(items[i])
-        groups.append(items[i + 1 : i + 1 + n])
-        i += 1 + n
-    return groups
+    return pairing_groups(raw)
 
 
 async def assign(store: Store, arena: str, room: str, pids: list[str], end: int) -> None:

@@ -106,6 +106,12 @@ async def pair(store: Store, cells: int, now: int, fourth_ms: int) -> list[list[
         keys=[k.queue_wait(cells), k.queue_info(cells)],
         args=[now, fourth_ms, MAX_SCANNED, MAX_GROUPS, QUEUE_TTL, HELD],
     )
+    return pairing_groups(raw)
+
+
+def pairing_groups(raw: list[Any]) -> list[list[str]]:
+    """The groups a pairing script answered, each as its size and then its players
+    (``2 a b 3 c d e``), as lists (``[[a, b], [c, d, e]]``)."""
     items = [str(x) for x in raw]
     groups: list[list[str]] = []
     i = 0

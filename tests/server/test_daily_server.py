@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +31,7 @@ from tests.serverproc import (
     ServerProc,
     WsClient,
     drop_keys,
+    http_request,
     redis_url,
     running_server,
 )
@@ -95,17 +93,7 @@ def fresh() -> Iterator[Today]:
 
 def get(srv: ServerProc, path: str, token: str | None = None) -> tuple[int, Any]:
     """GET a JSON body; with ``token``, as its player (``Authorization: Bearer``)."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    request = urllib.request.Request(srv.http_url + path, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=5) as res:
-            return res.status, json.load(res)
-    except urllib.error.HTTPError as exc:
-        body = exc.read()
-        try:
-            return exc.code, json.loads(body)
-        except ValueError:
-            return exc.code, body.decode(errors="replace")
+    return http_request(srv.http_url + path, token=token or None, timeout=5)
 
 
 def wire(text: str, action_id: int) -> dict[str, Any]:
