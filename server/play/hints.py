@@ -68,7 +68,7 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
         ctx.metrics.hints.labels("busy").inc()
         conn.reject(msg.id, "busy")
         return
-    ctx.spawn(send_hint(ctx, conn, msg.id, answer))
+    ctx.spawn(send_hint(ctx, conn, msg.id, answer, room, state.round))
 
 
 async def raced(ctx: Context, code: str) -> bool:
@@ -82,8 +82,19 @@ async def raced(ctx: Context, code: str) -> bool:
     return any(marks)
 
 
-async def send_hint(ctx: Context, conn: Conn, hint_id: int, answer: asyncio.Future[Hint]) -> None:
-    """Wait for the solver's answer and send it (``reject busy`` if its process died)."""
+async def send_hint(
+    ctx: Context,
+    conn: Conn,
+    hint_id: int,
+    answer: asyncio.Future[Hint],
+    room: str,
+    round_: int,
+) -> None:
+    """Wait for the solver's answer and send it (``reject busy`` if its process died).
+
+    The player is noted as hinted in the round before the answer leaves: a hint names a
+    move of a shortest line, so a win played with one is not a perfect game, and every move
+    it could inform comes after the note."""
     try:
         found = await answer
     except SolverFailed:
@@ -95,5 +106,6 @@ async def send_hint(ctx: Context, conn: Conn, hint_id: int, answer: asyncio.Futu
         log.exception("the solver failed on a hint")
         conn.error("internal")
         return
+    await ctx.store.mark_hinted(room, round_, conn.pid or "")
     ctx.metrics.hints.labels("answered").inc()
     conn.queue(wire.hint(hint_id, found.status, found.move, found.remaining))

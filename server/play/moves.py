@@ -135,7 +135,14 @@ async def play(
     except IllegalAction as exc:
         return await refuse(ctx, conn, action_id, state, entry, exc)
     now = now_ms()
-    commit_ = events(state, conn, action_id, steps, entry, now)
+    board = entry.board
+    # Read only for a win that would be perfect: a hinted player's is not (server/play/hints).
+    hinted = (
+        board.is_won()
+        and is_perfect(board.moves, state.par, state.par_optimal)
+        and await ctx.store.was_hinted(state.room, state.round, conn.pid or "")
+    )
+    commit_ = events(state, conn, action_id, steps, entry, now, hinted=hinted)
     return await commit(ctx, conn, commit_, entry, now)
 
 
@@ -165,8 +172,12 @@ def events(
     steps: list[Step],
     entry: BoardEntry,
     now: int,
+    *,
+    hinted: bool = False,
 ) -> MoveCommit:
     """Step two: what committing the accepted actions writes (a pure function).
+
+    ``hinted``: the player was sent a hint in this round, so a win is not perfect.
 
     The clock of a race runs from its start; of a daily game, from the reveal (the room's
     ``starts_at``, when its snapshot showed the deal); of a solo game, from its first action.
@@ -177,8 +188,8 @@ def events(
     clock_from = state.starts_at if state.mode in (Mode.RACE, Mode.DAILY) else first
     elapsed = max(0, now - clock_from)
     won = board.is_won()
-    # Perfect: the server's word, from the deal's par as the room keeps it.
-    perfect = won and is_perfect(board.moves, state.par, state.par_optimal)
+    # Perfect: the server's word, from the deal's par as the room keeps it, without a hint.
+    perfect = won and not hinted and is_perfect(board.moves, state.par, state.par_optimal)
     log_entries: list[str] = []
     delta_bodies: list[str] = []
     progress_bodies: list[str] = []

@@ -17,6 +17,7 @@ scripts touch one slot only:
 - ``room:{R}:ids:N:PID``: hash client action id -> seq (idempotent resends).
 - ``room:{R}:res:N``: hash player id -> result JSON of round N, ``rank:PID`` -> rank.
 - ``room:{R}:away:PID``: set while a racer's socket is gone mid-race.
+- ``room:{R}:hinted:N``: set of the players sent a hint in round N (no perfect win there).
 - ``room:{R}:daily``: ``{date, kind}`` of a daily game's room.
 - channel ``room:{R}:ch``: every event, prefixed with the connection it came from.
 
@@ -91,6 +92,11 @@ class Keys:
     def away(self, room: str, pid: str) -> str:
         """Set while a racer's socket is gone mid-race."""
         return f"{self.room(room)}:away:{pid}"
+
+    def hinted(self, room: str, round_: int) -> str:
+        """Set of the players who were sent a hint in round N (their win there is never
+        perfect: a hint names a move of a shortest line)."""
+        return f"{self.room(room)}:hinted:{round_}"
 
     def here(self, room: str) -> str:
         """Hash connection id -> player id of the sockets in a room, on any instance."""
@@ -450,6 +456,7 @@ FAMILIES: Final = (
     Family("room:{R}:res:N", "hash", "2 fields per racer", "room TTL after the last change"),
     Family("room:{R}:away:P", "string", "one nonce", "away grace + 60 s"),
     Family("room:{R}:here", "hash", "sockets in the room", "room TTL after the last change"),
+    Family("room:{R}:hinted:N", "set", "racers (8)", "room TTL after the last hint"),
     Family("instance:ID", "string", "one flag", "15 s after the instance's last heartbeat"),
     Family("room:{R}:daily", "string", "date and kind", "twice max(room TTL, 1 day)"),
     Family(

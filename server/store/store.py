@@ -565,6 +565,15 @@ class Store:
         result = parse_results(results).get(pid)
         return meta, (json.loads(member) if member else None), result, entries
 
+    async def mark_hinted(self, room: str, round_: int, pid: str) -> None:
+        """Note that ``pid`` was sent a hint in the round: a win there is not perfect."""
+        key = self.keys.hinted(room, round_)
+        await self.batch().sadd(key, pid).expire(key, self.ttl).execute()
+
+    async def was_hinted(self, room: str, round_: int, pid: str) -> bool:
+        """Whether ``pid`` was sent a hint in the round (:meth:`mark_hinted`)."""
+        return bool(await self.redis.sismember(self.keys.hinted(room, round_), pid))
+
     async def set_daily(self, room: str, note: dict[str, Any]) -> None:
         """Write the note of a daily game's room (kept as long as the room, and longer).
 

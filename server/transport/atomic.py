@@ -95,6 +95,10 @@ class Batch:
         """``INCR``."""
         return self._add(_same, "INCR", key)
 
+    def sadd(self, key: str, member: str) -> Batch:
+        """``SADD``."""
+        return self._add(_same, "SADD", key, member)
+
     def expire(self, key: str, seconds: int) -> Batch:
         """``EXPIRE``."""
         return self._add(_same, "EXPIRE", key, seconds)

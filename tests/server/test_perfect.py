@@ -123,6 +123,18 @@ async def test_a_perfect_finish_is_marked_and_one_action_more_is_not() -> None:
         assert [r["perfect"] for r in over["results"]] == [False]
         await ann.send({"type": "leave"})
         await ann.expect("left")
+        # RULES.md, "Par and perfect games": the same deal won in par actions after a hint is
+        # not perfect (and the player page's count stays at one).
+        await ann.send({"type": "solo", "code": CODE})
+        await ann.expect("snapshot")
+        await ann.send({"type": "hint", "id": 900})
+        assert (await ann.expect("hint", id=900, timeout=20))["status"] == "move"
+        done = await finish(ann, best)
+        assert done["moves"] == 69 and done["perfect"] is False
+        over = await ann.expect("race_over", round=1, timeout=10)
+        assert [r["perfect"] for r in over["results"]] == [False]
+        await ann.send({"type": "leave"})
+        await ann.expect("left")
         # A daily deal of proven par 69: perfect in 69 actions, not in 70.
         snap = await start_daily(ann, date="2026-03-10")
         assert (snap["par"], snap["par_optimal"]) == (69, True)
@@ -138,7 +150,7 @@ async def test_a_perfect_finish_is_marked_and_one_action_more_is_not() -> None:
         assert (snap["par"], snap["par_optimal"]) == (69, False)
         done = await finish(ann, best)
         assert done["moves"] == 69 and done["perfect"] is False
-        # Only the solo game counted: the dailies were practice, the rest not perfect.
+        # Only the first solo game counted: the dailies were practice, the rest not perfect.
         status, body = get(srv, f"/api/player/{ann.player_id}")
         assert status == 200 and body["perfect"]["total"] == 1
         await ann.close()
