@@ -365,26 +365,32 @@ async def test_the_pairing_pass_keeps_addresses_apart_and_avoids_last_rivals(
 
 
 async def test_scheduled_arenas_are_listed_running_and_next(key_prefix: str) -> None:
-    # A 4-cell arena of 2 "minutes" every 3, and a 1-cell one of 1 every 4 (a minute: 1 s).
-    args = [*FAST, *REVIEW_OFF, "--arena-minute-ms", "1000", "--arenas", "4:2:3,1:1:4"]
+    # A 4-cell arena of 2 "minutes" every 3, and a 1-cell one of 1 every 4 (a minute: 3 s,
+    # so that a loaded machine still joins the running one before it ends).
+    minute = 3000
+    args = [*FAST, *REVIEW_OFF, "--arena-minute-ms", str(minute), "--arenas", "4:2:3,1:1:4"]
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
     with running_server(redis_url(), args=args, env=env) as one:
         listed: dict[str, Any] = {}
-        for _ in range(100):
+
+        def joinable(a: dict[str, Any]) -> bool:  # running, with half its time still to go
+            return bool(a["cells"] == 4 and a["ends_at"] - time.time() * 1000 > minute)
+
+        for _ in range(200):
             status, listed = one.get_json("/api/arenas")
             assert status == 200
             # (Each instance makes the next slot's arena within a second of a slot's start.)
-            if any(a["cells"] == 4 for a in listed["running"]) and {
+            if any(joinable(a) for a in listed["running"]) and {
                 a["cells"] for a in listed["next"]
             } == {4, 1}:
                 break
             await asyncio.sleep(0.1)
-        running = next(a for a in listed["running"] if a["cells"] == 4)
+        running = next(a for a in listed["running"] if joinable(a))
         upcoming = [a for a in listed["next"] if a["cells"] == 4]
-        assert upcoming and upcoming[0]["starts_at"] - running["starts_at"] == 3000
-        start_min = running["starts_at"] // 1000
+        assert upcoming and upcoming[0]["starts_at"] - running["starts_at"] == 3 * minute
+        start_min = running["starts_at"] // minute
         assert running["arena_id"] == f"S4-2-{start_min}" and not running["private"]
-        assert running["ends_at"] - running["starts_at"] == 2000 and start_min % 3 == 0
+        assert running["ends_at"] - running["starts_at"] == 2 * minute and start_min % 3 == 0
         assert {a["cells"] for a in listed["next"]} == {4, 1}
         # Anyone may join the running one; the player's page names it.
         ann = await WsClient.connect(one.ws_url, "Ann")

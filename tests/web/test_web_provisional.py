@@ -68,7 +68,11 @@ def test_a_provisional_players_results_show_the_rating_with_a_question_mark(
         cell.wait_for()
         assert "?" in cell.inner_text()
         assert "Provisional" in (cell.get_attribute("title") or "")
-        cell.scroll_into_view_if_needed()
+        # Found again at the call: the results table may have been drawn again meanwhile.
+        page.evaluate(
+            "document.querySelector('table.results .rating-change[data-provisional]')"
+            ".scrollIntoView({block: 'nearest'})"
+        )
         shoot(page, "provisional-results")
         # On no public list yet: the top players of the variant are empty.
         status, top = srv.get_json("/api/ratings?cells=4&limit=10")

@@ -127,7 +127,10 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
         a.play(board_a, text, prefer_double=True)
     send_line(alice, list(rest[4:]))
     alice.wait_for_function("seahaven.game.me().status === 'finished'")
-    assert "Finished #1" in alice.locator(".banner.won").inner_text()
+    # The banner shows the win at once and the place once `finished` is drawn.
+    alice.wait_for_function(
+        "document.querySelector('.banner.won')?.textContent.includes('Finished #1')"
+    )
     for text in rest[:4]:
         b.play(board_b, text, prefer_double=True)
     send_line(bob, list(rest[4:]))
