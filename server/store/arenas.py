@@ -64,8 +64,14 @@ async def create(store: Store, arena: str, fields: dict[str, str | int]) -> bool
 
 
 async def fields(store: Store, arena: str) -> dict[str, str]:
-    """An arena's fields (empty: no such arena)."""
-    return dict(await store.redis.hgetall(store.keys.arena(arena)))
+    """An arena's fields (empty: no such arena, or one still being made).
+
+    :func:`create` claims the arena with its end alone and writes the other fields just
+    after: an instance that reads it in between (two instances make each scheduled arena,
+    the first wins) would cache an arena with no start. It counts as not made yet.
+    """
+    found = dict(await store.redis.hgetall(store.keys.arena(arena)))
+    return found if "starts_at" in found else {}
 
 
 async def indexed(store: Store, since: int) -> list[str]:

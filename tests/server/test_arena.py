@@ -325,6 +325,23 @@ async def test_bad_arena_requests_are_refused(
     await ann.close()
 
 
+async def test_an_arena_being_made_reads_as_not_made_yet(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    # Two instances make each scheduled arena; the loser reads it at once. Between the
+    # winner's claim (its end alone) and its other fields, that read cached an arena with
+    # no start, and the arena pass failed on it (KeyError 'starts_at', under load).
+    store = Store(redis_client, Keys(key_prefix), 60)
+    now = int(time.time() * 1000)
+    fields = {"cells": 4, "minutes": 10, "starts_at": now, "ends_at": now + 600_000}
+    await redis_client.hsetnx(store.keys.arena("AHALFMADE"), "ends_at", fields["ends_at"])
+    assert await arenas.fields(store, "AHALFMADE") == {}
+    assert await arenas.create(store, "AWHOLE", {**fields, "private": 0})
+    assert await arenas.fields(store, "AWHOLE") == {k: str(v) for k, v in fields.items()} | {
+        "private": "0"
+    }
+
+
 async def test_the_pairing_pass_keeps_addresses_apart_and_avoids_last_rivals(
     key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
