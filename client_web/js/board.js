@@ -114,8 +114,10 @@ export function cardElement(card, loc, index) {
 }
 
 /**
- * Draw a board into `root` (replacing what was there). Cards keep their element identity
- * by name between draws, so a moved card slides from where it was (FLIP).
+ * Draw a board into `root`. The piles stay and each card keeps its element (by name) from
+ * draw to draw: a move changes the few cards it moved, not the whole table, so the page
+ * restyles and lays out only those (a table of 52 cards redrawn whole took tens of ms a
+ * move on a slow machine). A moved card slides from where it was (FLIP).
  *
  * @param {HTMLElement} root
  * @param {object} state
@@ -134,70 +136,129 @@ export function render(root, state, opts = {}) {
   }
   root.classList.add("board");
   root.dataset.cells = String(state.cells.length);
-  root.innerHTML = "";
-  const top = document.createElement("div");
-  top.className = "toprow";
-  const nCells = state.cells.length;
+  const drawn = table(root, state.cells.length, state.columns.length);
+  // Each card as a new one would be (no drag, hint, selection or slide left over), touched
+  // only where it differs: an unchanged card costs the page nothing.
+  const use = (card, loc, index, top, style = "") => {
+    let el = drawn.cards.get(card);
+    if (!el) {
+      el = cardElement(card, loc, index);
+      drawn.cards.set(card, el);
+    }
+    for (const anim of el.getAnimations?.() ?? []) anim.cancel();
+    const cls = ("JQK".includes(card[0]) ? "card face" : "card") + (top ? " top" : "");
+    if (el.className !== cls) el.className = cls;
+    if (drawn.styles.get(el) !== style || el.style.cssText !== drawn.css.get(el)) {
+      el.style.cssText = style;
+      drawn.styles.set(el, style);
+      drawn.css.set(el, el.style.cssText); // as the page writes it back
+    }
+    if (el.dataset.loc !== loc) el.dataset.loc = loc;
+    if (el.dataset.index !== String(index)) el.dataset.index = String(index);
+    const label = cardLabel(card);
+    if (el.getAttribute("aria-label") !== label) el.setAttribute("aria-label", label);
+    return el;
+  };
   state.cells.forEach((card, i) => {
     const loc = `cell${i + 1}`;
-    const pile = pileElement("cell", loc, t("board.cell", { n: i + 1 }));
-    if (card) {
-      const el = cardElement(card, loc, 0);
-      el.classList.add("top");
-      pile.append(el);
-    } else {
-      pile.classList.add("slot");
-    }
-    top.append(pile);
+    const pile = drawn.piles.get(loc);
+    dress(pile, card ? "pile cell" : "pile cell slot", t("board.cell", { n: i + 1 }));
+    place(pile, card ? [use(card, loc, 0, true)] : []);
   });
-  // Foundations sit over the four rightmost columns; empty grid cells fill the gap.
-  for (let i = nCells; i < 6; i++) top.append(document.createElement("div"));
   for (const s of SUITS) {
     const loc = `found:${s}`;
-    const pile = pileElement("found", loc, t("board.foundation", { suit: t(`suit.${s}`) }));
-    pile.dataset.suit = s;
-    pile.dataset.symbol = SUIT_SYMBOL[s];
+    const pile = drawn.piles.get(loc);
     const c = foundationTop(state, s);
-    if (c) {
-      const el = cardElement(c, loc, state.foundations[s] - 1);
-      el.classList.add("top");
-      pile.append(el);
-    } else {
-      pile.classList.add("slot");
-    }
-    top.append(pile);
+    dress(pile, c ? "pile found" : "pile found slot", t("board.foundation", { suit: t(`suit.${s}`) }));
+    place(pile, c ? [use(c, loc, state.foundations[s] - 1, true)] : []);
   }
-  const tab = document.createElement("div");
-  tab.className = "tableau";
   state.columns.forEach((col, i) => {
     const loc = `col${i + 1}`;
-    const pile = pileElement("col", loc, t("board.column", { n: i + 1 }));
-    if (!col.length) pile.classList.add("empty");
-    col.forEach((card, j) => {
-      const el = cardElement(card, loc, j);
-      el.style.top = `calc(var(--off) * ${j} * var(--squeeze-${i + 1}, 1))`;
-      if (j === col.length - 1) el.classList.add("top");
-      pile.append(el);
-    });
-    pile.style.height = `calc(var(--ch) + var(--off) * ${Math.max(0, col.length - 1)} * var(--squeeze-${i + 1}, 1))`;
-    tab.append(pile);
+    const pile = drawn.piles.get(loc);
+    dress(pile, col.length ? "pile col" : "pile col empty", t("board.column", { n: i + 1 }));
+    const els = col.map((card, j) =>
+      use(card, loc, j, j === col.length - 1, `top: calc(var(--off) * ${j} * var(--squeeze, 1));`));
+    place(pile, els);
+    const height = `calc(var(--ch) + var(--off) * ${Math.max(0, col.length - 1)} * var(--squeeze, 1))`;
+    if (drawn.heights.get(pile) !== height) {
+      pile.style.height = height;
+      drawn.heights.set(pile, height);
+    }
   });
-  root.append(top, tab);
   fitBoard(root, state.columns, opts.maxHeight, opts.plan);
   if (interactive) {
     // One tab stop per pile (its top card, or the pile when empty); arrows move between them.
-    for (const el of root.querySelectorAll(".card")) el.tabIndex = el.classList.contains("top") ? 0 : -1;
-    for (const el of root.querySelectorAll(".pile")) if (!el.querySelector(".card")) el.tabIndex = 0;
+    for (const el of root.querySelectorAll(".card")) {
+      const tab = el.classList.contains("top") ? 0 : -1;
+      if (el.tabIndex !== tab || !el.hasAttribute("tabindex")) el.tabIndex = tab;
+    }
+    for (const el of root.querySelectorAll(".pile")) {
+      if (el.querySelector(".card")) el.removeAttribute("tabindex");
+      else if (el.tabIndex !== 0 || !el.hasAttribute("tabindex")) el.tabIndex = 0;
+    }
   }
   if (before.size) flip(root, before);
 }
 
-function pileElement(kind, loc, label) {
+/** The board's piles as drawn into `root` ({piles: loc -> element, cards: card -> element}),
+ * made anew when the table has another shape (or `root` held something else meanwhile). */
+const tables = new WeakMap();
+function table(root, nCells, nColumns) {
+  const shape = `${nCells}/${nColumns}`;
+  const had = tables.get(root);
+  if (had && had.shape === shape && had.top.parentNode === root && had.tab.parentNode === root &&
+      root.childElementCount === 2) {
+    return had;
+  }
+  const drawn = {
+    shape,
+    piles: new Map(),
+    cards: new Map(),
+    // What render last set on each card's style (and how the page wrote it back) and on
+    // each column's height: a drag's or a slide's leftovers differ from it.
+    styles: new WeakMap(),
+    css: new WeakMap(),
+    heights: new WeakMap(),
+  };
+  root.innerHTML = "";
+  drawn.top = document.createElement("div");
+  drawn.top.className = "toprow";
+  for (let i = 0; i < nCells; i++) drawn.top.append(pileElement(drawn, "cell", `cell${i + 1}`));
+  // Foundations sit over the four rightmost columns; empty grid cells fill the gap.
+  for (let i = nCells; i < 6; i++) drawn.top.append(document.createElement("div"));
+  for (const s of SUITS) {
+    const pile = pileElement(drawn, "found", `found:${s}`);
+    pile.dataset.suit = s;
+    pile.dataset.symbol = SUIT_SYMBOL[s];
+    drawn.top.append(pile);
+  }
+  drawn.tab = document.createElement("div");
+  drawn.tab.className = "tableau";
+  for (let i = 0; i < nColumns; i++) drawn.tab.append(pileElement(drawn, "col", `col${i + 1}`));
+  root.append(drawn.top, drawn.tab);
+  tables.set(root, drawn);
+  return drawn;
+}
+
+/** Set a pile's classes and label where they differ. */
+function dress(pile, cls, label) {
+  if (pile.className !== cls) pile.className = cls;
+  if (pile.getAttribute("aria-label") !== label) pile.setAttribute("aria-label", label);
+}
+
+/** Put `els` in `pile`, bottom first, touching the page only where they differ. */
+function place(pile, els) {
+  const now = pile.children;
+  if (now.length === els.length && els.every((el, i) => now[i] === el)) return;
+  pile.replaceChildren(...els);
+}
+
+function pileElement(drawn, kind, loc) {
   const pile = document.createElement("div");
   pile.className = `pile ${kind}`;
   pile.dataset.loc = loc;
   pile.setAttribute("role", "group");
-  pile.setAttribute("aria-label", label);
+  drawn.piles.set(loc, pile);
   return pile;
 }
 

@@ -12,21 +12,39 @@ const BELOW = 4;
 /** The column length the card size is planned for: about the longest of a usual game. */
 export const PLAN = 9;
 
+/** The last fit of each board: the key of what it depends on, its sizes and card width. */
+const fitted = new WeakMap();
+
 /**
  * Fit the board `root` (drawn by board.js, `columns` its cards bottom first) into
  * `maxHeight` px, or else into the window below its top less what the page shows under it.
- * Sets `--squeeze-N` (the share of the usual fan each column N keeps) and, when the cards
+ * Sets `--squeeze` on each column (the share of the usual fan it keeps) and, when the cards
  * must be smaller than the width allows, `--cw` (the card width) on `root`. `plan`: the
  * column length to size the cards for (0: only the columns there are).
  */
 export function fitBoard(root, columns, maxHeight, plan = PLAN) {
+  const piles = [...root.querySelectorAll(".tableau > .pile.col")];
+  const longest = Math.max(1, ...columns.map((col) => col.length));
+  // The card size depends only on the board's place and width, the window, the plan and
+  // the longest column: while those stay, a move only refans the columns it changed. The
+  // sizes are measured once for them, not again on each move (each measure after a new
+  // card width restyles and lays out the whole table).
+  const box = root.getBoundingClientRect();
+  const under = maxHeight == null ? below(root) : 0;
+  const key = [box.width, box.top + window.scrollY, window.innerWidth, window.innerHeight,
+    maxHeight, plan, under, longest, columns.length].join();
+  const last = fitted.get(root);
+  if (last?.key === key && root.style.getPropertyValue("--cw") === last.cw) {
+    fan(piles, columns, last.m);
+    if (maxHeight == null) root.style.minHeight = `${Math.floor(last.m.avail - 2)}px`;
+    return;
+  }
+  fitted.delete(root);
   root.style.removeProperty("--cw");
   root.style.removeProperty("min-height");
-  columns.forEach((_, i) => root.style.removeProperty(`--squeeze-${i + 1}`));
-  const longest = Math.max(1, ...columns.map((col) => col.length));
-  const under = maxHeight == null ? below(root) : 0;
+  const room = maxHeight == null ? below(root) : 0; // as the table stands unfitted
   for (let round = 0; round < 8; round++) {
-    const m = measure(root, maxHeight, under);
+    const m = measure(root, maxHeight, room);
     if (!m) return;
     // The planned column at the usual fan: the card size a large screen gets.
     const planned = m.colTop + m.ch + (plan - 1) * Math.max(m.off, m.strip) + m.padBottom;
@@ -34,25 +52,38 @@ export function fitBoard(root, columns, maxHeight, plan = PLAN) {
       if (!shrink(root, m.cw * (m.avail / planned))) return;
       continue;
     }
-    // Room for a column's fan: the height below its first card. The usual fan is never
-    // tighter than the strip either.
-    const room = m.avail - m.colTop - m.ch - m.padBottom;
-    const usual = Math.max(m.off, m.strip);
-    columns.forEach((col, i) => {
-      const gaps = col.length - 1;
-      const off = gaps > 0 && gaps * usual > room ? Math.max(m.strip, room / gaps) : usual;
-      root.style.setProperty(`--squeeze-${i + 1}`, String(off / m.off));
-    });
+    fan(piles, columns, m);
     const need = Math.max(m.colTop + m.ch + (longest - 1) * m.strip, m.sideBottom) + m.padBottom;
     if (need <= m.avail + 0.5) {
       // The player's own table reaches the foot of the window: the felt the columns grow
       // into is the table's (and its drop area) from the first move.
       if (maxHeight == null) root.style.minHeight = `${Math.floor(m.avail - 2)}px`;
+      fitted.set(root, { key, m, cw: root.style.getPropertyValue("--cw") });
       return;
     }
     // Smaller cards: every height above is nearly proportional to the card width.
     if (!shrink(root, m.cw * (m.avail / need))) return;
   }
+}
+
+/**
+ * Fan each column (`piles`, their cards `columns`) into the room the sizes `m` leave: the
+ * usual fan, or tighter for a column too long for it (never under the strip). Set on the
+ * column itself, so a column that changes restyles its own cards, not the whole table.
+ */
+function fan(piles, columns, m) {
+  // Room for a column's fan: the height below its first card. The usual fan is never
+  // tighter than the strip either.
+  const room = m.avail - m.colTop - m.ch - m.padBottom;
+  const usual = Math.max(m.off, m.strip);
+  columns.forEach((col, i) => {
+    const gaps = col.length - 1;
+    const off = gaps > 0 && gaps * usual > room ? Math.max(m.strip, room / gaps) : usual;
+    const squeeze = String(off / m.off);
+    if (piles[i] && piles[i].style.getPropertyValue("--squeeze") !== squeeze) {
+      piles[i].style.setProperty("--squeeze", squeeze);
+    }
+  });
 }
 
 /** Set a smaller card width (not under the minimum); false once at the minimum. */
