@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,3 +93,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.cluster)
         if launches_chromium(item):
             item.add_marker(pytest.mark.browser)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("seahaven")
+    group.addoption(
+        "--longest-first",
+        action="store_true",
+        help="hand modules to the xdist workers longest first, two browser modules at most "
+        "at once (tests/schedule.py; ./scripts/test passes it)",
+    )
+    group.addoption(
+        "--store-durations",
+        action="store_true",
+        help="write each module's worker-seconds to tests/durations.json at the end",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("store_durations"):
+        from tests.schedule import DurationStore
+
+        config.pluginmanager.register(DurationStore(), "seahaven-durations")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--longest-first``: :class:`tests.schedule.LongestFirstScheduling`."""
+    if not config.getoption("longest_first"):
+        return None
+    from tests.schedule import LongestFirstScheduling
+
+    return LongestFirstScheduling(config, log)
