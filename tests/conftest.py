@@ -8,11 +8,13 @@ that ``-m "not browser and not cluster"`` (``./scripts/test --fast``) can trust 
   gated on the cluster's tools (``needs_cluster``);
 - ``slow``: put by hand on the tests that take more than a few seconds on their own.
 
-Under pytest-xdist ``./scripts/test`` runs ``--dist loadscope``: each module stays on one
-worker, so its server, Chromium or cluster starts once. (``--dist loadgroup`` with
-``xdist_group`` marks would be the tool to gather tests across modules, but pytest-xdist 3.8
-cannot mark a test's id under pytest 9, so its groups do nothing.) Two workers may run
-clusters at once: each draws its ports from a slice of its own (``tests/rediscluster.py``).
+Under pytest-xdist ``./scripts/test`` runs ``--dist loadscope --longest-first``: each module
+stays on one worker, so its server, Chromium or cluster starts once, and the modules go out
+longest first, two browser modules at most at once (:mod:`tests.schedule`).
+(``--dist loadgroup`` with ``xdist_group`` marks would be the tool to gather tests across
+modules, but pytest-xdist 3.8 cannot mark a test's id under pytest 9, so its groups do
+nothing.) Two workers may run clusters at once: each draws its ports from a slice of its own
+(``tests/rediscluster.py``).
 ``tests/test_markers.py`` checks the rule.
 """
 
