@@ -200,9 +200,13 @@ export function render(root, state, opts = {}) {
   if (before.size) flip(root, before);
 }
 
-/** The board's piles as drawn into `root` ({piles: loc -> element, cards: card -> element}),
- * made anew when the table has another shape (or `root` held something else meanwhile). */
+/** What each board element has drawn in it (see `table`). */
 const tables = new WeakMap();
+
+/**
+ * The board's piles as drawn into `root` ({piles: loc -> element, cards: card -> element}),
+ * made anew when the table has another shape (or `root` held something else meanwhile).
+ */
 function table(root, nCells, nColumns) {
   const shape = `${nCells}/${nColumns}`;
   const had = tables.get(root);
