@@ -21,7 +21,6 @@ work again each time any test ends.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -67,68 +66,46 @@ def longest_first(units: dict[str, dict[str, bool]], durations: dict[str, float]
     return sorted(units, key=lambda scope: (-weight(scope), scope))
 
 
+def _runs_browser(work: dict[str, dict[str, bool]]) -> bool:
+    """Whether a worker's modules (module -> its tests, done or not) hold a browser module
+    with a test still to run."""
+    return any(is_browser_module(scope) and not all(done.values()) for scope, done in work.items())
+
+
 class LongestFirstScheduling(LoadScopeScheduling):  # type: ignore[misc]
-    """``--dist loadscope`` with the longest module first and a cap on browser modules."""
+    """``--dist loadscope`` with the longest module first and a cap on browser modules:
+    loadscope queues the modules and hands them out; each worker takes the longest it may."""
 
     def __init__(self, config: pytest.Config, log: Any = None) -> None:
         super().__init__(config, log)
         self.durations = load_durations()
         self.idle: set[WorkerController] = set()
-        self.collection: list[str] | None
-
-    def schedule(self) -> None:
-        """Order the modules longest first, then distribute as loadscope does."""
-        if self.collection is None and self.collection_is_completed:
-            if not self._check_nodes_have_same_collection():
-                self.log("**Different tests collected, aborting run**")
-                return
-            units: dict[str, dict[str, bool]] = {}
-            for nodeid in next(iter(self.registered_collections.values())):
-                units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
-            order = longest_first(units, self.durations)
-            # loadscope reads its queue from here; ours is already in the order to hand out.
-            self.config.option.loadscopereorder = False
-            self.workqueue = OrderedDict((scope, units[scope]) for scope in order)
-            self.collection = list(next(iter(self.registered_collections.values())))
-            if not self.collection:
-                return
-            for node in self.nodes:
-                self._assign_work_unit(node)
-            for node in self.nodes:
-                self._reschedule(node)
-            if not self.workqueue:
-                for node in self.nodes:
-                    node.shutdown()
-            return
-        super().schedule()
+        self.rank: dict[str, int] | None = None
 
     def _split_scope(self, nodeid: str) -> str:
         """A test's module (loadscope's own splits a module's classes apart)."""
         return nodeid.split("::", 1)[0]
 
     def _browsers_running(self) -> int:
-        return sum(
-            1
-            for work in self.assigned_work.values()
-            if any(
-                is_browser_module(scope) and not all(done.values()) for scope, done in work.items()
-            )
-        )
+        """Workers running a browser module now."""
+        return sum(1 for work in self.assigned_work.values() if _runs_browser(work))
 
     def _assign_work_unit(self, node: WorkerController) -> None:
-        """Give ``node`` the first module it may take; none while only browser modules are
+        """Give ``node`` the longest module it may take; none while only browser modules are
         left and :data:`BROWSER_AT_ONCE` of them run (the node waits, see
         :meth:`mark_test_complete`)."""
-        mine = self.assigned_work.get(node, {})
-        running_here = any(is_browser_module(s) and not all(d.values()) for s, d in mine.items())
+        running_here = _runs_browser(self.assigned_work.get(node, {}))
         full = self._browsers_running() - running_here >= BROWSER_AT_ONCE
-        for scope in self.workqueue:
-            if not (full and is_browser_module(scope)):
-                break
-        else:
+        allowed = [s for s in self.workqueue if not (full and is_browser_module(s))]
+        if not allowed:
             self.idle.add(node)
             return
         self.idle.discard(node)
+        if self.rank is None:  # the first call: every module is still queued
+            order = longest_first(dict(self.workqueue), self.durations)
+            self.rank = {scope: i for i, scope in enumerate(order)}
+        rank = self.rank
+        scope = min(allowed, key=lambda s: rank.get(s, len(rank)))
         work_unit = self.workqueue.pop(scope)
         self.assigned_work.setdefault(node, {})[scope] = work_unit
         collection = self.registered_collections[node]

@@ -69,6 +69,8 @@ def scheduler(nodes: list[Node], collection: list[str], order: list[str]) -> Any
     sched.registered_collections = {node: collection for node in nodes}
     sched.assigned_work = {node: {} for node in nodes}
     sched.idle = set()
+    sched.rank = None
+    sched.durations = {}
     sched.workqueue = OrderedDict(
         (module, {t: False for t in collection if t.startswith(module + "::")}) for module in order
     )

@@ -36,15 +36,15 @@ export function fitBoard(root, columns, maxHeight, plan = PLAN) {
   const last = fitted.get(root);
   if (last?.key === key && root.style.getPropertyValue("--cw") === last.cw) {
     fan(piles, columns, last.m);
-    if (maxHeight == null) root.style.minHeight = `${Math.floor(last.m.avail - 2)}px`;
+    reachFoot(root, last.m, maxHeight);
     return;
   }
   fitted.delete(root);
   root.style.removeProperty("--cw");
   root.style.removeProperty("min-height");
-  const room = maxHeight == null ? below(root) : 0; // as the table stands unfitted
+  const unfitted = maxHeight == null ? below(root) : 0; // as the table stands unfitted
   for (let round = 0; round < 8; round++) {
-    const m = measure(root, maxHeight, room);
+    const m = measure(root, maxHeight, unfitted);
     if (!m) return;
     // The planned column at the usual fan: the card size a large screen gets.
     const planned = m.colTop + m.ch + (plan - 1) * Math.max(m.off, m.strip) + m.padBottom;
@@ -55,9 +55,7 @@ export function fitBoard(root, columns, maxHeight, plan = PLAN) {
     fan(piles, columns, m);
     const need = Math.max(m.colTop + m.ch + (longest - 1) * m.strip, m.sideBottom) + m.padBottom;
     if (need <= m.avail + 0.5) {
-      // The player's own table reaches the foot of the window: the felt the columns grow
-      // into is the table's (and its drop area) from the first move.
-      if (maxHeight == null) root.style.minHeight = `${Math.floor(m.avail - 2)}px`;
+      reachFoot(root, m, maxHeight);
       fitted.set(root, { key, m, cw: root.style.getPropertyValue("--cw") });
       return;
     }
@@ -84,6 +82,14 @@ function fan(piles, columns, m) {
       piles[i].style.setProperty("--squeeze", squeeze);
     }
   });
+}
+
+/**
+ * The player's own table (no `maxHeight`) reaches the foot of the window: the felt the
+ * columns grow into is the table's (and its drop area) from the first move.
+ */
+function reachFoot(root, m, maxHeight) {
+  if (maxHeight == null) root.style.minHeight = `${Math.floor(m.avail - 2)}px`;
 }
 
 /** Set a smaller card width (not under the minimum); false once at the minimum. */
