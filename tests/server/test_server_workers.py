@@ -87,6 +87,18 @@ def running_workers(args: Sequence[str], *, redis: str | None, tmp: Path) -> Ite
                 p.kill()
 
 
+def described(procs: Sequence[psutil.Process]) -> list[str]:
+    """What each process still alive is (its pid, state, parent and command's end): a worker,
+    a solver process or the resource tracker, and whether it is only a zombie not reaped."""
+    out = []
+    for p in procs:
+        try:
+            out.append(f"{p.pid} {p.status()} ppid={p.ppid()} {' '.join(p.cmdline())[-70:]}")
+        except psutil.Error as err:
+            out.append(f"{p.pid} ({err.__class__.__name__})")
+    return out
+
+
 def listeners(srv: ServerProc) -> dict[int, psutil.Process]:
     """The processes listening on the server's port, by pid: its workers."""
     found = {}
@@ -284,7 +296,7 @@ async def test_sigterm_stops_every_worker_and_the_shared_embedded_redis(
         srv.proc.send_signal(signal.SIGTERM)
         assert srv.proc.wait(30) == 0, srv.log()
         _, alive = psutil.wait_procs(family, timeout=10)
-        assert alive == [], f"left behind: {alive}"
+        assert alive == [], f"left behind: {described(alive)}"
         assert not psutil.pid_exists(redis_servers[0]), "the embedded Redis still runs"
         with socket.socket() as s:  # no one listens on the port (closed ones may linger)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -322,7 +334,7 @@ async def test_a_killed_parent_leaves_no_worker_behind(key_prefix: str, tmp_path
         assert len(listeners(srv)) == 2
         srv.kill()  # SIGKILL: the parent cannot stop anything itself
         _, alive = psutil.wait_procs(family, timeout=20)
-        assert alive == [], f"left behind: {alive}"
+        assert alive == [], f"left behind: {described(alive)}"
 
 
 def test_a_dead_shared_embedded_redis_stops_every_worker(tmp_path: Path) -> None:
@@ -334,7 +346,7 @@ def test_a_dead_shared_embedded_redis_stops_every_worker(tmp_path: Path) -> None
         assert srv.proc.wait(30) == 3, srv.log()  # EMBEDDED_DIED, as a single instance
         assert srv.log().count("the embedded Redis (pid") == 1
         _, alive = psutil.wait_procs(family, timeout=10)
-        assert alive == [], f"left behind: {alive}"
+        assert alive == [], f"left behind: {described(alive)}"
     finally:
         srv.stop()
 
