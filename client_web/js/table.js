@@ -7,7 +7,7 @@ import { render, cardsAt } from "./board.js";
 import { attachPointer } from "./dnd.js";
 import { attachKeyboard } from "./keyboard.js";
 import { t, reasonText, cardLabel, formatTime } from "./i18n.js";
-import { html, esc } from "./dom.js";
+import { html, esc, setText } from "./dom.js";
 import { toast, announce } from "./notify.js";
 import { copyText } from "./clipboard.js";
 
@@ -245,6 +245,6 @@ export class Table {
 
   tick() {
     const ms = this.game.you ? this.game.elapsed(this.game.you) : 0;
-    this.el.querySelector('[data-k="time"]').textContent = formatTime(ms ?? 0);
+    setText(this.el.querySelector('[data-k="time"]'), formatTime(ms ?? 0));
   }
 }

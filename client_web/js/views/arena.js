@@ -4,7 +4,7 @@
 // The races themselves are the race view's (the app shows each when it begins).
 
 import { t } from "../i18n.js";
-import { html, esc, who } from "../dom.js";
+import { html, esc, setText, who } from "../dom.js";
 import { toast, announce } from "../notify.js";
 
 const LEVELS = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
@@ -200,19 +200,19 @@ export class ArenaView {
       const info = a.id === this.id ? a.info : null;
       const clockEl = this.el.querySelector(".arena-clock");
       if (!clockEl || !info) return;
-      clockEl.textContent = info.phase === "over" ? ""
+      setText(clockEl, info.phase === "over" ? ""
         : a.left() > 0 ? t("arena.startsInClock", { time: clock(a.left()) })
         : a.left(true) > 0 ? t("arena.endsInClock", { time: clock(a.left(true)) })
-        : t("arena.lastRaces");
+        : t("arena.lastRaces"));
       return;
     }
     for (const row of this.el.querySelectorAll(".arena-row")) {
       const now = Date.now() - a.skew;
       const starts = Number(row.dataset.starts);
       const ends = Number(row.dataset.ends);
-      row.querySelector(".arena-when").textContent = now < starts
+      setText(row.querySelector(".arena-when"), now < starts
         ? t("arena.startsInClock", { time: clock(starts - now) })
-        : t("arena.endsInClock", { time: clock(ends - now) });
+        : t("arena.endsInClock", { time: clock(ends - now) }));
     }
   }
 }

@@ -3,7 +3,7 @@
 // in quick.js; the server pairs and starts the race.
 
 import { t } from "../i18n.js";
-import { html, esc } from "../dom.js";
+import { html, esc, setText } from "../dom.js";
 import { toast, announce } from "../notify.js";
 import { showRating } from "./ratings.js";
 
@@ -107,11 +107,11 @@ export class QuickWait {
     const el = this.host.querySelector('[data-k="elapsed"]');
     if (!el) return;
     const s = this.app.quick.elapsedS();
-    el.textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+    setText(el, `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`);
     const left = this.app.quick.pairInS();
     const pairing = this.host.querySelector('[data-k="pairing"]');
     if (pairing && left != null) {
-      pairing.textContent = left > 0 ? t("quick.pairIn", { s: left.toFixed(1) }) : t("quick.pairNow");
+      setText(pairing, left > 0 ? t("quick.pairIn", { s: left.toFixed(1) }) : t("quick.pairNow"));
     }
   }
 }

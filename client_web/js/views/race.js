@@ -4,7 +4,7 @@
 
 import { Table } from "../table.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc, who } from "../dom.js";
+import { html, esc, setText, who } from "../dom.js";
 import { toast, announce } from "../notify.js";
 import { raceNews } from "../racenews.js";
 import { copyText } from "../clipboard.js";
@@ -407,7 +407,7 @@ export class RaceView {
     }
     const tick = () => {
       const left = Math.ceil((g.startsAt - g.serverNow()) / 1000);
-      overlay.textContent = left > 0 ? String(left) : t("race.go");
+      setText(overlay, left > 0 ? String(left) : t("race.go"));
     };
     tick();
     clearInterval(this.countTimer);

@@ -5,7 +5,7 @@ import { render } from "../board.js";
 import { announce } from "../notify.js";
 import { raceNews } from "../racenews.js";
 import { t, formatTime } from "../i18n.js";
-import { html, esc, who } from "../dom.js";
+import { html, esc, setText, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
 import { ratingCell } from "./ratings.js";
 import { ArenaWatchEntry } from "./arena.js";
@@ -247,11 +247,11 @@ export class WatchView {
     if (!this.el) return;
     const g = this.app.game;
     const c = this.el.querySelector('[data-k="count"]');
-    if (c && g.startsAt) c.textContent = `${Math.max(0, Math.ceil((g.startsAt - g.serverNow()) / 1000))}`;
+    if (c && g.startsAt) setText(c, `${Math.max(0, Math.ceil((g.startsAt - g.serverNow()) / 1000))}`);
     if (g.state === "racing") {
       for (const p of g.racers()) {
         const box = this.drawn.get(p.player_id);
-        if (box && p.status === "playing") box.querySelector(".status").textContent = this.status(p);
+        if (box && p.status === "playing") setText(box.querySelector(".status"), this.status(p));
       }
     }
   }
