@@ -12,9 +12,10 @@ export function html(s) {
   return el;
 }
 
-/** Set an element's text only where it differs. The clocks tick ten times a second and
- *  change their text once a second: writing the same text again would still restyle and
- *  lay out the page at each tick (an idle game page did so ten times a second). */
+/** Set an element's text only where it differs. The clocks tick up to ten times a second,
+ *  and a stopped one (before the first move, after the finish) or one of whole seconds
+ *  keeps its text through most ticks: writing the same text again would still restyle and
+ *  lay out the page at each tick. */
 export function setText(el, text) {
   if (el.textContent !== text) el.textContent = text;
 }

@@ -155,6 +155,27 @@ def test_keyboard_play(web_server: ServerProc, browser: Browser) -> None:
     assert js_errors(page) == []
 
 
+def test_a_game_at_rest_lays_out_nothing(web_server: ServerProc, browser: Browser) -> None:
+    """Before the first move the clock stands at 0:00.0 while its timer ticks ten times a
+    second: the page lays nothing out again until something changes (writing the same
+    text at each tick restyled and laid out the whole page each time)."""
+    page = new_page(browser)
+    _open(page, web_server.http_url + f"/#/play/{CODE}")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+
+    def layouts() -> float:
+        metrics = cdp.send("Performance.getMetrics")["metrics"]
+        return float(next(m["value"] for m in metrics if m["name"] == "LayoutCount"))
+
+    let_timers_run(page, 300)  # the first draw settles
+    before = layouts()
+    let_timers_run(page, 1500)  # fifteen ticks of the clock
+    assert page.locator('[data-k="time"]').inner_text() == "0:00.0"
+    assert layouts() - before <= 1
+    assert js_errors(page) == []
+
+
 def test_reconnects_and_resumes_after_a_dropped_socket(
     web_server: ServerProc, browser: Browser
 ) -> None:
