@@ -42,6 +42,12 @@ def is_browser_module(scope: str) -> bool:
     return scope.startswith("tests/web/")
 
 
+def module_of(nodeid: str) -> str:
+    """A test's module, the unit of scheduling and of the table (``tests/x.py::C::t``:
+    ``tests/x.py``)."""
+    return nodeid.split("::", 1)[0]
+
+
 def load_durations(path: Path = DURATIONS) -> dict[str, float]:
     """The table of worker-seconds per module (empty when there is none or it is unreadable:
     the order then falls back to the number of tests)."""
@@ -84,7 +90,7 @@ class LongestFirstScheduling(LoadScopeScheduling):  # type: ignore[misc]
 
     def _split_scope(self, nodeid: str) -> str:
         """A test's module (loadscope's own splits a module's classes apart)."""
-        return nodeid.split("::", 1)[0]
+        return module_of(nodeid)
 
     def _browsers_running(self) -> int:
         """Workers running a browser module now."""
@@ -134,7 +140,7 @@ class DurationStore:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        scope = report.nodeid.split("::", 1)[0]
+        scope = module_of(report.nodeid)
         self.seconds[scope] = self.seconds.get(scope, 0.0) + report.duration
 
     @pytest.hookimpl
