@@ -212,7 +212,8 @@ async def two_instance_race(
     """Ann on one instance, Bob on the other (both instances see the race end); Ann wins at
     a script's pace (held), Bob gives up. ``dead_claim``: an instance that died while
     reviewing Ann's finish left its claim behind (4 s left). Returns Ann, Bob, the room and
-    when the race was over (monotonic)."""
+    the time (monotonic) after which that claim has surely expired (now when there is
+    none)."""
     ann = await WsClient.connect(one.ws_url, "Ann")
     bob = await WsClient.connect(two.ws_url, "Bob")
     await ann.send({"type": "create_room", "cells": 4})
@@ -224,14 +225,17 @@ async def two_instance_race(
     await ann.send({"type": "start"})
     code = str((await ann.expect("started"))["code"])
     await bob.expect("started")
+    expired = time.monotonic()
     if dead_claim:
+        # Redis counts the 4 s from its SET, which comes after this reading of the clock.
+        expired = time.monotonic() + 4.0
         await redis_client.set(keys.review_claim(room, 1, ann.player_id), "dead:1", px=4000)
     await play_some(bob, code, MIN_ACTIONS)
     await play_to_win(ann, code)
     await bob.send({"type": "give_up"})
     await bob.expect("race_over")
     await ann.expect("race_over")
-    return ann, bob, room, time.monotonic()
+    return ann, bob, room, expired
 
 
 def reviews(servers: tuple[ServerProc, ...], pid: str, room: str) -> int:
@@ -301,10 +305,13 @@ async def test_two_instances_review_a_finisher_once(
         running_server(redis_url(), args=ARGS, env=env) as one,
         running_server(redis_url(), args=ARGS, env=env) as two,
     ):
-        ann, bob, room, over = await two_instance_race(one, two, redis_client, keys, dead_claim)
+        ann, bob, room, expired = await two_instance_race(
+            one, two, redis_client, keys, dead_claim
+        )
         await until_held(one, ann.player_id)
-        if dead_claim:  # waited out, then taken over
-            assert time.monotonic() - over > 2.0
+        # A dead instance's claim is waited out, then taken over (on a loaded machine the
+        # race itself may outlast the claim: the finish is then reviewed at once).
+        assert time.monotonic() >= expired
         await asyncio.sleep(2.0)
         assert reviews((one, two), ann.player_id, room) == 1, (one.log()[-3000:], two.log()[-3000:])
         assert await redis_client.exists(keys.review_claim(room, 1, ann.player_id)) == 0
