@@ -301,6 +301,7 @@ async def run(
     try:
         status = await serve_until_stopped(ctx, registry, ready, lite, worker=worker)
     finally:
+        await ctx.stop_tasks()
         await ctx.solver.close()
     await close(ctx)
     if lite is not None and status == 0:

@@ -82,6 +82,19 @@ class Context:
         self.tasks.add(task)
         task.add_done_callback(self._done)
 
+    async def stop_tasks(self) -> None:
+        """Cancel the background tasks, again and again until every one has ended.
+
+        One cancellation is not always enough: one that arrives while redis-py waits for a
+        connection can come out as a ``RedisError``, which a loop that outlives Redis
+        outages catches, and then sleeps on. Left to ``asyncio.run``'s single cancellation,
+        a worker stopped at such a moment waited in its shutdown for good.
+        """
+        while pending := {task for task in self.tasks if not task.done()}:
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending, timeout=0.5)
+
     def _done(self, task: asyncio.Task[Any]) -> None:
         self.tasks.discard(task)
         exc = None if task.cancelled() else task.exception()

@@ -96,21 +96,10 @@ async def serving(
             async with listening(ctx, build_registry()) as port:
                 yield Served(ctx, port, shifted)
         finally:
-            await _cancel(ctx.tasks)
+            await ctx.stop_tasks()
             await ctx.solver.close()
             await close(ctx)
             drop_keys(settings.key_prefix)
-
-
-async def _cancel(tasks: set[asyncio.Task[Any]]) -> None:
-    """Cancel the instance's background tasks, again until they end: a cancellation that
-    arrives while redis-py waits for a connection can come out as a ``RedisError``, which a
-    loop that outlives Redis outages catches, and then sleeps on."""
-    pending = set(tasks)
-    while pending:
-        for task in pending:
-            task.cancel()
-        _, pending = await asyncio.wait(pending, timeout=0.5)
 
 
 @contextlib.asynccontextmanager

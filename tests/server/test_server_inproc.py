@@ -155,3 +155,28 @@ async def test_a_failed_entry_leaves_the_socket_free_to_join_again(inproc: InPro
     await bob.expect("started")
     await ann.close()
     await bob.close()
+
+
+async def test_a_stop_ends_background_work_that_outlives_one_cancellation(inproc: InProc) -> None:
+    # A loop that outlives Redis outages catches a RedisError and sleeps on: a cancellation
+    # that arrives while redis-py waits for a connection can come out as one. A stopping
+    # server that cancelled once waited for such a loop for good (a worker of a killed
+    # parent, seen under load).
+    cancellations = 0
+
+    async def outlives_outages() -> None:
+        nonlocal cancellations
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                cancellations += 1
+                if cancellations > 1:
+                    raise
+                # the first one, as the loop sees it: an error to retry after
+
+    inproc.app.spawn(outlives_outages())
+    await asyncio.sleep(0)  # it runs, up to its sleep
+    await asyncio.wait_for(inproc.app.stop_tasks(), 10)
+    assert cancellations == 2
+    assert inproc.app.tasks == set()
