@@ -37,8 +37,9 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol.models import parse_server
 from server.daily.deal import TEST_SECRET
-from tests import ROOT
-from tests.cli import seahaven_command
+from tests import ROOT, zygote
+from tests.cli import SEAHAVEN, seahaven_command
+from tests.zygote import Forked
 
 #: Serve flags for tests whose clients play faster than people: generous rate limits, per
 #: socket and per board.
@@ -164,7 +165,7 @@ def free_port() -> int:
 class ServerProc:
     """A running server process."""
 
-    proc: subprocess.Popen[bytes]
+    proc: subprocess.Popen[bytes] | Forked
     port: int
     log_path: Path
 
@@ -226,7 +227,8 @@ def start_server(
     port: int | None = None,
 ) -> ServerProc:
     """Start ``seahaven serve`` and wait until ``/healthz`` answers 200 (on ``port``, or a
-    free one: a test that restarts a server gives the port it had).
+    free one: a test that restarts a server gives the port it had). The process is forked
+    from this worker's zygote, which has the server imported already (:mod:`tests.zygote`).
 
     Raises:
         RuntimeError: the server did not become healthy in time (its log is included).
@@ -255,9 +257,14 @@ def start_server(
     log_path = Path(
         os.environ.get("TMPDIR", "/tmp"), f"seahaven-test-server-{port}-{os.getpid()}.log"
     )
-    out = log_path.open("wb")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)
-    out.close()
+    proc: subprocess.Popen[bytes] | Forked
+    if zygote.enabled():
+        log_path.write_bytes(b"")
+        proc = zygote.zygote().spawn(cmd[len(SEAHAVEN) :], full_env, ROOT, log_path)
+    else:
+        out = log_path.open("wb")
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)
+        out.close()
     srv = ServerProc(proc, port, log_path)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -305,9 +305,7 @@ async def test_two_instances_review_a_finisher_once(
         running_server(redis_url(), args=ARGS, env=env) as one,
         running_server(redis_url(), args=ARGS, env=env) as two,
     ):
-        ann, bob, room, expired = await two_instance_race(
-            one, two, redis_client, keys, dead_claim
-        )
+        ann, bob, room, expired = await two_instance_race(one, two, redis_client, keys, dead_claim)
         await until_held(one, ann.player_id)
         # A dead instance's claim is waited out, then taken over (on a loaded machine the
         # race itself may outlast the claim: the finish is then reviewed at once).
