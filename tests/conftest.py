@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.cluster)
         if launches_chromium(item):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the test's fixtures are set up
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The worker's Chromium, kept from one browser test to the next, is released before a
+    test that does not use it (:mod:`tests.web.browsers`: an asyncio test cannot run while
+    Playwright's synchronous API is open)."""
+    if "browser" not in getattr(item, "fixturenames", ()):
+        _release_chromium()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _release_chromium()
+
+
+def _release_chromium() -> None:
+    browsers = sys.modules.get("tests.web.browsers")  # not imported: no Chromium runs
+    if browsers is not None:
+        browsers.release()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -15,7 +15,8 @@ starts once). Two things matter on a 2-core machine with more workers than cores
   would only slow all three, and with them the waits they time.
 
 A worker that finds only browser modules left while two run elsewhere waits; it is offered
-work again each time any test ends.
+work again each time any test ends. A worker running a browser module takes the longest
+browser module left next, so that it keeps its Chromium (:mod:`tests.web.browsers`).
 """
 
 from __future__ import annotations
@@ -111,7 +112,10 @@ class LongestFirstScheduling(LoadScopeScheduling):  # type: ignore[misc]
             order = longest_first(dict(self.workqueue), self.durations)
             self.rank = {scope: i for i, scope in enumerate(order)}
         rank = self.rank
-        scope = min(allowed, key=lambda s: rank.get(s, len(rank)))
+        # A worker running a browser module takes the next browser module it may: it
+        # finds Chromium running (tests/web/browsers.py) instead of launching another.
+        browser_next = [s for s in allowed if is_browser_module(s)] if running_here else []
+        scope = min(browser_next or allowed, key=lambda s: rank.get(s, len(rank)))
         work_unit = self.workqueue.pop(scope)
         self.assigned_work.setdefault(node, {})[scope] = work_unit
         collection = self.registered_collections[node]

@@ -34,14 +34,16 @@ def test_the_rule_sees_the_fixtures_that_launch_chromium_and_start_clusters() ->
     # The fixtures the rule keys on are the ones that launch Chromium and start a cluster:
     # a fixture renamed or a new one would leave its tests unmarked.
     web = ROOT / "tests" / "web" / "conftest.py"
+    launcher = ROOT / "tests" / "web" / "browsers.py"
     server = ROOT / "tests" / "server" / "conftest.py"
-    assert _module_calls(web, ("sync_playwright",)) and "def browser(" in web.read_text()
+    assert _module_calls(launcher, ("sync_playwright",)) and "def browser(" in web.read_text()
+    assert _module_calls(web, ("browsers.held",))
     assert _module_calls(server, ("RedisClusterProc.start",))
     assert "def cluster(" in server.read_text()
     # No other support module launches either (tests launch them through the fixtures, or
     # by themselves, which the rule sees in their code).
     for path in (ROOT / "tests").rglob("*.py"):
-        if path.name.startswith("test_") or path in (web, server) or "vendor" in path.parts:
+        if path.name.startswith("test_") or path in (launcher, server) or "vendor" in path.parts:
             continue
         if path.name in ("conftest.py", "rediscluster.py"):  # the rule itself; the cluster
             continue

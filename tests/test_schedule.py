@@ -105,3 +105,27 @@ def test_a_module_with_classes_stays_on_one_worker() -> None:
     sched = scheduler([], [], [])
     assert sched._split_scope("tests/a.py::TestX::test_y[1]") == "tests/a.py"
     assert sched._split_scope("tests/a.py::test_z") == "tests/a.py"
+
+
+def test_a_worker_running_a_browser_module_takes_the_next_one_and_keeps_its_chromium() -> None:
+    # Queued longest first: server, browser, server, browser.
+    x, a, y, b = (
+        "tests/server/test_x.py",
+        "tests/web/test_a.py",
+        "tests/server/test_y.py",
+        "tests/web/test_b.py",
+    )
+    collection = [f"{m}::t{i}" for m in (x, a, y, b) for i in range(2)]
+    one, two = Node("gw0"), Node("gw1")
+    sched = scheduler([one, two], collection, [x, a, y, b])
+    sched.durations = {x: 40.0, a: 30.0, y: 20.0, b: 10.0}
+    sched._assign_work_unit(one)  # the longest: x
+    sched._assign_work_unit(two)  # the longest left: a, a browser module
+    assert [collection[i] for i in two.sent] == [f"{a}::t0", f"{a}::t1"]
+    # The worker running a browser module takes the other one next, not the longer y: its
+    # Chromium is still open for it. The other worker takes y.
+    sched._assign_work_unit(two)
+    assert [collection[i] for i in two.sent][2:] == [f"{b}::t0", f"{b}::t1"]
+    sched._assign_work_unit(one)
+    assert [collection[i] for i in one.sent][2:] == [f"{y}::t0", f"{y}::t1"]
+    assert not sched.workqueue

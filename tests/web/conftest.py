@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, DAILY_ARGS, close_pages
+from tests.web import browsers
+from tests.web.pages import DAILY_ARGS, close_pages
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -21,17 +22,11 @@ def web_server() -> Iterator[ServerProc]:
         yield srv
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's, never a downloaded one)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+@pytest.fixture
+def browser() -> Browser:
+    """Headless Chromium (Debian's), the worker's own, kept from one browser test to the
+    next (:mod:`tests.web.browsers`)."""
+    return browsers.held()
 
 
 @pytest.fixture(autouse=True)
