@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from redis.asyncio.cluster import RedisCluster
 
@@ -71,6 +71,10 @@ class _Node:
         self.link.close()
 
 
+#: Seconds a channel subscribed again waits for its master's confirmation, at least.
+MEND_CONFIRM_S: Final = 1.0
+
+
 class ShardSubscriber:
     """The shard channels one instance follows, each on its slot's master.
 
@@ -110,16 +114,11 @@ class ShardSubscriber:
                 as the cluster answers: ``on_again`` says so then).
         """
         self.wanted.add(channel)
-        waiter = asyncio.get_running_loop().create_future()
-        self._confirm[channel] = waiter
         try:
-            await self._subscribe_at_owner(channel)
-            await asyncio.wait_for(waiter, timeout)
+            await self._subscribe_confirmed(channel, timeout)
         except BaseException:
             self._orphan({channel})
             raise
-        finally:
-            self._confirm.pop(channel, None)
 
     async def unsubscribe(self, channel: str) -> None:
         """Stop following a channel."""
@@ -194,7 +193,7 @@ class ShardSubscriber:
             waiter = self._confirm.get(channel)
             if waiter is not None and not waiter.done():
                 waiter.set_result(None)
-            elif waiter is None:  # subscribed again (a mended channel)
+            elif waiter is None:  # confirmed after its wait ended: caught up all the same
                 self.on_again(channel)
         elif kind == "sunsubscribe" and self.where.get(channel) == node.name:
             # Not asked for (ours drop the channel first): the node gave its slot away.
@@ -235,9 +234,37 @@ class ShardSubscriber:
                         self._orphans.discard(channel)
                         continue
                     try:
-                        await self._subscribe_at_owner(channel)
+                        await self._subscribe_confirmed(channel, max(MEND_CONFIRM_S, delay))
                     except Exception:
                         continue  # the next round, on a fresher slot map
                     self._orphans.discard(channel)
+                    self.on_again(channel)
         finally:
             self._mending = None
+
+    async def _subscribe_confirmed(self, channel: str, timeout: float) -> None:
+        """Subscribe a channel at its slot's master and wait for the confirmation.
+
+        A slot map read while a slot moves can still name the master that gave it away:
+        that one answers ``MOVED``, an error that no one waits for on a subscribed
+        connection. Counted as subscribed, the channel would never hear a message again (a
+        spectator's board stopped in mid-race, seen under load); unconfirmed, it is
+        forgotten here and its caller orphans it, for a round on a fresher slot map.
+
+        Raises:
+            RedisError, TimeoutError: no confirmation.
+        """
+        waiter = asyncio.get_running_loop().create_future()
+        self._confirm[channel] = waiter
+        try:
+            await self._subscribe_at_owner(channel)
+            await asyncio.wait_for(waiter, timeout)
+        except BaseException:
+            node = self.nodes.get(self.where.pop(channel, ""))
+            if node is not None:
+                node.channels.discard(channel)
+                if not node.channels:
+                    self._drop(node)
+            raise
+        finally:
+            self._confirm.pop(channel, None)
