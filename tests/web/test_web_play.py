@@ -41,6 +41,50 @@ def _tops(page: Page) -> list[str | None]:
     return [c[-1] if c else None for c in board_json(page)["columns"]]
 
 
+def test_a_code_typed_before_the_first_game_began_is_the_game_played(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    # A first visit starts a game at once; a code typed before its room's snapshot came
+    # was refused as "Leave your room first" (seen on a loaded machine) and the page kept
+    # the first game. The first snapshot is held back here until the code is typed.
+    page = new_page(browser)
+    held: list[str | bytes] = []
+    sent: list[str] = []
+    state: dict[str, WebSocketRoute | None] = {"ws": None}
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        state["ws"] = ws
+
+        def from_server(msg: str | bytes) -> None:
+            if not held and isinstance(msg, str) and '"type":"snapshot"' in msg:
+                held.append(msg)  # until the code is typed
+                return
+            ws.send(msg)
+
+        def from_page(msg: str | bytes) -> None:
+            sent.append(msg if isinstance(msg, str) else "")
+            server.send(msg)
+
+        server.on_message(from_server)
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws$"), route)
+    page.goto(web_server.http_url + "/#/play")
+    wait_ready(page)
+    until_page(page, lambda: bool(held), what="the first game's snapshot")
+    page.get_by_placeholder("SH1-C4-AAAAAJ2").fill(CODE)
+    page.get_by_role("button", name="Play this code").click()
+    ws = state["ws"]
+    assert ws is not None
+    ws.send(held[0])  # the first game begins: only now is the typed code asked for
+    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    asked = [m for m in sent if '"type":"solo"' in m]
+    assert len(asked) == 2 and CODE in asked[1]
+    assert page.locator("#toast").is_hidden()
+    assert js_errors(page) == []
+
+
 def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Browser) -> None:
     page = new_page(browser, permissions=["clipboard-read", "clipboard-write"])
     page.goto(web_server.http_url + "/#/play")

@@ -8,11 +8,17 @@ import { toast } from "../notify.js";
 import { quickRace } from "./quickpanel.js";
 import { Intro, INTRO_CODE, introWanted } from "../intro.js";
 
+/** How long a game asked for holds back the next one (its answer lost with a dropped
+ * connection must not hold it back for good). */
+const ANSWER_MS = 5000;
+
 export class PlayView {
   constructor(app) {
     this.app = app;
     this.table = null;
-    this.requested = null;
+    this.requested = null; // the game asked for, until the server answers it
+    this.requestedAt = 0;
+    this.next = null; // a game asked for meanwhile
   }
 
   show(main, parts) {
@@ -57,6 +63,9 @@ export class PlayView {
       if (this.start({ code }) && location.hash !== where) history.pushState(null, "", where);
     };
     this.offQuick = app.quick.onChange(() => this.refresh());
+    this.offError = app.net.on("error", () => {
+      if (this.requested) this.answered();
+    });
     const code = parts[0] ? parts[0].trim().toUpperCase() : null;
     app.online(() => {
       const g = app.game;
@@ -90,8 +99,16 @@ export class PlayView {
   start(what) {
     if (!this.leaving()) return false;
     const app = this.app;
+    if (this.requested && performance.now() - this.requestedAt < ANSWER_MS) {
+      // A game asked for and not begun yet (the one a first visit starts, say): the server
+      // would refuse a second one ("Leave your room first"), so this one is asked for
+      // once the first is answered (answered()).
+      this.next = what;
+      return true;
+    }
     app.leaveRoom();
     this.requested = what;
+    this.requestedAt = performance.now();
     const msg = what.code ? { code: what.code } : { cells: what.cells };
     if (app.net.send("solo", msg) == null) toast(t("msg.offline"));
     return true;
@@ -102,8 +119,17 @@ export class PlayView {
     return this.app.mayLeave();
   }
 
+  /** The server answered the game asked for (its room's snapshot, or an error): a game
+   * asked for meanwhile is asked for now. */
+  answered() {
+    this.requested = null;
+    const next = this.next;
+    this.next = null;
+    if (next && this.el) this.start(next);
+  }
+
   onGame(type) {
-    if (type === "snapshot") this.requested = null;
+    if (type === "snapshot" && this.requested) this.answered();
     const code = this.afterResume;
     if (code && (type === "snapshot" || type === "room_gone")) {
       this.afterResume = null;
@@ -171,6 +197,9 @@ export class PlayView {
 
   hide() {
     this.afterResume = null;
+    this.next = null;
+    this.offError?.();
+    this.offError = null;
     this.intro?.destroy();
     this.intro = null;
     this.offQuick?.();
