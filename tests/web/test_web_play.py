@@ -4,6 +4,7 @@ illegal drag that returns, undo, keyboard play, reconnection."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from server.engine import Board, parse_action
@@ -41,6 +42,37 @@ def _tops(page: Page) -> list[str | None]:
     return [c[-1] if c else None for c in board_json(page)["columns"]]
 
 
+class Between:
+    """Sits between a page and the real server (Playwright's WebSocket routing): keeps what
+    the page sends, and passes on each server message unless ``stop`` takes it (True)."""
+
+    def __init__(self, page: Page, stop: Callable[[str], bool]) -> None:
+        self.sent: list[str] = []
+        self.stop = stop
+        self.route: WebSocketRoute | None = None
+        page.route_web_socket(re.compile(r".*/ws$"), self._route)
+
+    def _route(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        self.route = ws
+
+        def from_server(msg: str | bytes) -> None:
+            if not (isinstance(msg, str) and self.stop(msg)):
+                ws.send(msg)
+
+        def from_page(msg: str | bytes) -> None:
+            self.sent.append(msg if isinstance(msg, str) else "")
+            server.send(msg)
+
+        server.on_message(from_server)
+        ws.on_message(from_page)
+
+    def to_page(self, msg: str) -> None:
+        """Send the page a server message (one ``stop`` took, say)."""
+        assert self.route is not None
+        self.route.send(msg)
+
+
 def test_a_code_typed_before_the_first_game_began_is_the_game_played(
     web_server: ServerProc, browser: Browser
 ) -> None:
@@ -48,38 +80,23 @@ def test_a_code_typed_before_the_first_game_began_is_the_game_played(
     # was refused as "Leave your room first" (seen on a loaded machine) and the page kept
     # the first game. The first snapshot is held back here until the code is typed.
     page = new_page(browser)
-    held: list[str | bytes] = []
-    sent: list[str] = []
-    state: dict[str, WebSocketRoute | None] = {"ws": None}
+    held: list[str] = []
 
-    def route(ws: WebSocketRoute) -> None:
-        server = ws.connect_to_server()
-        state["ws"] = ws
+    def hold_the_first_snapshot(msg: str) -> bool:
+        if not held and '"type":"snapshot"' in msg:
+            held.append(msg)  # until the code is typed
+            return True
+        return False
 
-        def from_server(msg: str | bytes) -> None:
-            if not held and isinstance(msg, str) and '"type":"snapshot"' in msg:
-                held.append(msg)  # until the code is typed
-                return
-            ws.send(msg)
-
-        def from_page(msg: str | bytes) -> None:
-            sent.append(msg if isinstance(msg, str) else "")
-            server.send(msg)
-
-        server.on_message(from_server)
-        ws.on_message(from_page)
-
-    page.route_web_socket(re.compile(r".*/ws$"), route)
+    between = Between(page, hold_the_first_snapshot)
     page.goto(web_server.http_url + "/#/play")
     wait_ready(page)
     until_page(page, lambda: bool(held), what="the first game's snapshot")
     page.get_by_placeholder("SH1-C4-AAAAAJ2").fill(CODE)
     page.get_by_role("button", name="Play this code").click()
-    ws = state["ws"]
-    assert ws is not None
-    ws.send(held[0])  # the first game begins: only now is the typed code asked for
+    between.to_page(held[0])  # the first game begins: only now is the typed code asked for
     page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
-    asked = [m for m in sent if '"type":"solo"' in m]
+    asked = [m for m in between.sent if '"type":"solo"' in m]
     assert len(asked) == 2 and CODE in asked[1]
     assert page.locator("#toast").is_hidden()
     assert js_errors(page) == []
@@ -246,27 +263,15 @@ def test_a_lost_delta_is_noticed_and_the_board_resynced(
 ) -> None:
     page = new_page(browser)
     state = {"drop": False, "dropped": 0}
-    sent: list[str] = []
 
-    def route(ws: WebSocketRoute) -> None:
-        # Sit between the page and the real server; lose one delta when told to.
-        server = ws.connect_to_server()
+    def lose_one_delta(msg: str) -> bool:  # when told to
+        if state["drop"] and '"type":"delta"' in msg:
+            state["drop"] = False
+            state["dropped"] += 1
+            return True
+        return False
 
-        def from_server(msg: str | bytes) -> None:
-            if state["drop"] and isinstance(msg, str) and '"type":"delta"' in msg:
-                state["drop"] = False
-                state["dropped"] += 1
-                return
-            ws.send(msg)
-
-        def from_page(msg: str | bytes) -> None:
-            sent.append(msg if isinstance(msg, str) else "")
-            server.send(msg)
-
-        server.on_message(from_server)
-        ws.on_message(from_page)
-
-    page.route_web_socket(re.compile(r".*/ws$"), route)
+    between = Between(page, lose_one_delta)
     p = _open(page, web_server.http_url + f"/#/play/{CODE}")
     state["drop"] = True
     p.double_click("col5")  # 2D to cell 3: acknowledged, but its delta never arrives
@@ -275,7 +280,7 @@ def test_a_lost_delta_is_noticed_and_the_board_resynced(
     assert _tops(page)[4] == "2D"  # the page has not seen the move
     p.double_click("col1")  # 6D onto 7D: its delta's seq skips one, so the page resyncs
     page.wait_for_function("seahaven.game.me() && seahaven.game.me().moves === 2")
-    assert any('"type":"resume"' in m for m in sent)
+    assert any('"type":"resume"' in m for m in between.sent)
     board = Board.from_code(CODE)
     board.play(parse_action("dtap col5"))
     board.play(parse_action("dtap col1"))
