@@ -221,7 +221,9 @@ class ShardSubscriber:
 
     async def _mend(self) -> None:
         """Subscribe the orphaned channels at their slots' current masters, reading the
-        slot map again before each round (a failover takes the cluster a few seconds)."""
+        slot map again before each round (a failover takes the cluster a few seconds).
+        A round asks for every channel at once and waits for their confirmations together:
+        one that does not come costs the round a second, not each room."""
         delay = 0.05
         try:
             while self._orphans:
@@ -229,13 +231,16 @@ class ShardSubscriber:
                 delay = min(1.0, delay * 2)
                 with contextlib.suppress(Exception):
                     await self.cluster.nodes_manager.initialize()
-                for channel in list(self._orphans):
-                    if channel not in self.wanted or channel in self.where:
-                        self._orphans.discard(channel)
-                        continue
-                    try:
-                        await self._subscribe_confirmed(channel, max(MEND_CONFIRM_S, delay))
-                    except Exception:
+                done = {ch for ch in self._orphans if ch not in self.wanted or ch in self.where}
+                self._orphans -= done
+                channels = list(self._orphans)
+                timeout = max(MEND_CONFIRM_S, delay)
+                results = await asyncio.gather(
+                    *(self._subscribe_confirmed(ch, timeout) for ch in channels),
+                    return_exceptions=True,
+                )
+                for channel, result in zip(channels, results, strict=True):
+                    if isinstance(result, BaseException):
                         continue  # the next round, on a fresher slot map
                     self._orphans.discard(channel)
                     self.on_again(channel)
