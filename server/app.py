@@ -52,6 +52,7 @@ from .store.retag import retag
 from .store.store import BoardLimits, Store
 from .transport.embedded import (
     embedded_secret,
+    forget_embedded_redis,
     start_embedded_redis,
     stop_embedded_redis,
     supervise,
@@ -306,6 +307,8 @@ async def run(
     await close(ctx)
     if lite is not None and status == 0:
         await asyncio.to_thread(stop_embedded_redis, lite)
+    elif lite is not None:
+        forget_embedded_redis(lite)
     return status
 
 

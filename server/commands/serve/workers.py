@@ -51,7 +51,12 @@ from typing import Any, Final
 
 from ...app import run, with_embedded_secret
 from ...settings import Settings
-from ...transport.embedded import start_embedded_redis, stop_embedded_redis, supervise
+from ...transport.embedded import (
+    forget_embedded_redis,
+    start_embedded_redis,
+    stop_embedded_redis,
+    supervise,
+)
 
 log = logging.getLogger(__name__)
 
@@ -361,4 +366,6 @@ async def serve_workers(settings: Settings) -> int:
         watch.cancel()
     if lite is not None and status == 0:
         await asyncio.to_thread(stop_embedded_redis, lite)
+    elif lite is not None:
+        forget_embedded_redis(lite)
     return status
