@@ -52,9 +52,8 @@ from .store.retag import retag
 from .store.store import BoardLimits, Store
 from .transport.embedded import (
     embedded_secret,
-    forget_embedded_redis,
+    end_embedded_redis,
     start_embedded_redis,
-    stop_embedded_redis,
     supervise,
 )
 from .transport.gated import NODE_CONNECTIONS, GatedCluster
@@ -305,10 +304,8 @@ async def run(
         await ctx.stop_tasks()
         await ctx.solver.close()
     await close(ctx)
-    if lite is not None and status == 0:
-        await asyncio.to_thread(stop_embedded_redis, lite)
-    elif lite is not None:
-        forget_embedded_redis(lite)
+    if lite is not None:
+        await asyncio.to_thread(end_embedded_redis, lite, status)
     return status
 
 

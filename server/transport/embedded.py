@@ -103,6 +103,15 @@ def forget_embedded_redis(lite: Any) -> None:
         shutil.rmtree(lite.redis_dir)
 
 
+def end_embedded_redis(lite: Any, status: int) -> None:
+    """At the server's end: save and stop the embedded Redis (``status`` 0), or only remove
+    what it left when it died (:data:`EMBEDDED_DIED`)."""
+    if status == 0:
+        stop_embedded_redis(lite)
+    else:
+        forget_embedded_redis(lite)
+
+
 def alive(pid: int) -> bool:
     """Whether a process (not a zombie) of this pid runs."""
     try:

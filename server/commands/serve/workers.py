@@ -52,9 +52,8 @@ from typing import Any, Final
 from ...app import run, with_embedded_secret
 from ...settings import Settings
 from ...transport.embedded import (
-    forget_embedded_redis,
+    end_embedded_redis,
     start_embedded_redis,
-    stop_embedded_redis,
     supervise,
 )
 
@@ -364,8 +363,6 @@ async def serve_workers(settings: Settings) -> int:
         sock.close()
     if watch is not None:
         watch.cancel()
-    if lite is not None and status == 0:
-        await asyncio.to_thread(stop_embedded_redis, lite)
-    elif lite is not None:
-        forget_embedded_redis(lite)
+    if lite is not None:
+        await asyncio.to_thread(end_embedded_redis, lite, status)
     return status
