@@ -384,8 +384,7 @@ def test_a_watched_race_fits_every_screen_with_the_longest_columns(
         ".map((p) => p.querySelectorAll('.card').length)) === 17"
     )
     for width, height in [*VIEWPORTS, (1920, 1080)]:
-        carol.set_viewport_size({"width": width, "height": height})
-        carol.wait_for_timeout(250)
+        resize(carol, width, height)
         got = carol.evaluate(_MINI)
         where = f"watch {width}x{height}"
         assert got["pageH"] <= height and got["pageW"] <= width, (where, got["pageH"])
@@ -406,8 +405,7 @@ def test_cards_grow_with_the_screen_and_the_table_fills_it(
     solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
     widths = []
     for width, height in [(1366, 768), (1920, 1080), (2560, 1440)]:
-        solo.set_viewport_size({"width": width, "height": height})
-        solo.wait_for_timeout(250)
+        resize(solo, width, height)
         box = solo.locator('.board[data-board="mine"]').bounding_box()
         card = solo.locator('.board[data-board="mine"] .card').first.bounding_box()
         assert box is not None and card is not None

@@ -30,6 +30,7 @@ from tests.web.pages import (
     js_errors,
     needs_chromium,
     new_page,
+    resize,
     wait_ready,
 )
 from tests.web.test_web_a11y import _axe_sizes
@@ -73,8 +74,7 @@ def shoot_at(page: Page, name: str, selector: str) -> None:
     ``selector`` (the part shown); the page gets its own size back afterwards."""
     size = page.viewport_size
     for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(200)
+        resize(page, width, height)
         page.locator(selector).first.evaluate(
             "(e) => { e.scrollIntoView({block: 'start'}); window.scrollBy(0, -80); }"
         )
