@@ -158,6 +158,9 @@ def compact_bfs(board: Board, limit: int) -> int | None:
 @given(small_tables())
 @pytest.mark.slow
 def test_the_optimum_is_breadth_first_searchs(board: Board) -> None:
+    # About one table in four passes the limit: the compact search, ten times faster and
+    # held to the engine's moves, turns those away before the engine's search is paid.
+    assume(compact_bfs(board, 5_000) is not None)
     exact = bfs(board, 5_000)
     assume(exact is not None)
     answer = optimal_par(board, timeout=None, max_states=None)
