@@ -8,6 +8,7 @@ found on the Watch page, its top race watched and its standings opened; screensh
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -130,13 +131,19 @@ def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Brow
 def test_the_watch_page_shows_a_running_arena_its_top_race_and_its_standings(
     browser: Browser,
 ) -> None:
-    # A scheduled arena always running (ten "minutes" of a second, one every ten): two
-    # pages join it from its list and are paired; a third finds it on the Watch page, opens
-    # its top race as a spectator, sees its standings there once the race ends, then opens
-    # the arena's own page.
+    # A scheduled arena always running (600 minutes, one every 600): two pages join it from
+    # its list and are paired; a third finds it on the Watch page, opens its top race as a
+    # spectator, sees its standings there once the race ends, then opens the arena's own page.
+    # Its slots are ten hours of the clock since the epoch: a run in the last two minutes of
+    # one waits for the next (with minutes of a second, a run in the last seconds of a slot
+    # of ten minutes saw its arena end under it).
+    slot_s = 600 * 60
+    left = slot_s - time.time() % slot_s
+    if left < 120:
+        time.sleep(left + 1)
     prefix = f"webarena-{secrets.token_hex(4)}:"
     env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
-    args = [*SERVE_ARGS, "--arenas", "4:600:600", "--arena-minute-ms", "1000"]
+    args = [*SERVE_ARGS, "--arenas", "4:600:600", "--arena-minute-ms", "60000"]
     args += ["--arena-pair-ms", "500"]
     try:
         with running_server(redis_url(), args=args, env=env) as srv:
