@@ -17,6 +17,7 @@ import pytest
 from server.engine import Board
 from server.engine.solver import solve
 from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
+from tests.waits import until_sync
 from tests.web.pages import (
     SERVE_ARGS,
     js_errors,
@@ -148,6 +149,12 @@ def test_the_watch_page_shows_a_running_arena_its_top_race_and_its_standings(
     try:
         with running_server(redis_url(), args=args, env=env) as srv:
             base = srv.http_url + "/"
+            # The server makes the schedule's arena at its first arena pass, a moment after
+            # it answers, and a page reads the list once per visit: wait for the arena.
+            until_sync(
+                lambda: srv.get_json("/api/arenas")[1].get("running"),
+                what="the scheduled arena running",
+            )
             racers = [new_page(browser, name=n, width=1366, height=768) for n in ("Ann", "Ben")]
             for page in racers:
                 page.goto(base + "#/arena")
