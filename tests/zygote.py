@@ -83,7 +83,8 @@ class Forked:
 
 class Zygote:
     """The client of one zygote process (one for each pytest worker, started when first
-    asked for a server)."""
+    asked for a server). The zygote ends with its worker, whose end closes its standard
+    input; its children run on, each until its test stops it."""
 
     def __init__(self) -> None:
         self._proc = subprocess.Popen(
@@ -117,12 +118,6 @@ class Zygote:
         """How the zygote's child ``pid`` ended, or None while it runs."""
         code = self._ask({"do": "status", "pid": pid})["code"]
         return None if code is None else int(code)
-
-    def close(self) -> None:
-        """End the zygote (its children run on, each until the test stops it)."""
-        if self._proc.stdin is not None:
-            self._proc.stdin.close()
-        self._proc.wait(10)
 
 
 _zygote: list[Zygote] = []
