@@ -12,7 +12,7 @@ pool after each. Prints the pairing wait (from the pool to the race's ``snapshot
 p99), the races played, the ack p99 of every move, the largest ``arena_standings`` push,
 the acknowledged moves lost (a finisher's acked moves against the moves the server counted
 for it), and whether the final table of ``GET /api/arena/ID`` equals the one recomputed
-from the races Redis recorded (:mod:`server.rooms.arena_points`).
+from the races Redis recorded (:mod:`server.arena.points`).
 
 Run: ``.venv/bin/python bench/arena.py`` (or ``--players 60 --minutes 3 --minute-ms 20000``
 for a check).
@@ -37,9 +37,9 @@ import redis  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.stats import percentile  # noqa: E402
+from server.arena.points import Race, Racer, standings  # noqa: E402
 from server.clients.bot import action_message, plan  # noqa: E402
 from server.engine import Board  # noqa: E402
-from server.rooms.arena_points import Race, Racer, standings  # noqa: E402
 from server.store.keys import Keys  # noqa: E402
 from tests.serverproc import QUICK, REVIEW_OFF, ServerProc, redis_url, start_server  # noqa: E402
 

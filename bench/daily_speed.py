@@ -32,9 +32,9 @@ import redis.asyncio as aioredis
 from server.daily.deal import FIRST_DAY, TEST_SECRET, certify
 from server.daily.deals import DailyDeals
 from server.daily.leaderboard import Leaderboard
-from server.daily.replays import Replay, Result, verify
 from server.engine import Board, parse_action
 from server.engine.solver import solve
+from server.records.replays import Replay, Result, verify
 from server.store.keys import Keys
 
 

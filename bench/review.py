@@ -1,4 +1,4 @@
-"""How well the review (server/daily/review.py) tells a solver's line from a person's.
+"""How well the review (server/review/scoring.py) tells a solver's line from a person's.
 
 Two kinds of player, on the same deals of the 4-cell pool, with timestamps simulated (a
 game of four minutes costs no wait):
@@ -15,7 +15,7 @@ game of four minutes costs no wait):
   table not seen) she undoes one move and tries the next best. Same think times, same send
   home. A game past ``--max-actions`` counts as given up (not a finish).
 
-Each finish is scored by :func:`server.daily.review.review`, the function the server runs,
+Each finish is scored by :func:`server.review.scoring.review`, the function the server runs,
 with the default pace model, and the two rates are printed: the share of noisy solver lines
 held (target: at least 95 %) and the share of the human model's finishes held (target: at
 most 2 %), with the features' medians.
@@ -26,7 +26,7 @@ most 2 %), with the features' medians.
 
 ``--fastest N`` prints instead the fastest time the pace model admits for the solver's line
 on the first 40 deals of the pool whose solver line is N actions long
-(:func:`server.daily.pace.fastest_ms`): the solver's line played by a script as fast as the
+(:func:`server.review.pace.fastest_ms`): the solver's line played by a script as fast as the
 model lets it.
 """
 
@@ -43,10 +43,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.daily.pace import Pace, fastest_ms, forced
-from server.daily.review import Score, review, table_key
 from server.engine import Board, Move, format_code, parse_action
 from server.engine.solver import solve
+from server.review.pace import Pace, fastest_ms, forced
+from server.review.scoring import Score, review, table_key
 
 POOL = Path(__file__).resolve().parent.parent / "server" / "pools" / "c4.txt"
 T0 = 1_780_000_000_000

@@ -24,11 +24,13 @@ from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from .arena import arena
+from .arena import races as arena_races
+from .arena.arena import arena_loop
 from .cache import BoardCache, RoomCache
 from .clients.bot import Bot
 from .context import Context
 from .daily.deals import certify_loop
-from .daily.pace import Pace, parse_bursts
 from .daily.services import Daily
 from .http import admin, api
 from .http import arenas as http_arenas
@@ -40,15 +42,19 @@ from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
 from .play import arenas, friends, hints, identity, leaderboard, moves, queue, rooms, solo
-from .rooms import arena, arena_races, membership, race_review
-from .rooms.arena import arena_loop
-from .rooms.pairing import pairing_loop
+from .quick.pairing import pairing_loop
+from .ranked import race_review
+from .records.services import Records
+from .review.pace import Pace, parse_bursts
+from .review.reviewer import Reviewer
+from .rooms import membership
 from .rooms.rounds import janitor
 from .settings import Settings
 from .solver_pool import SolverPool
 from .store.keys import Keys
 from .store.ratings import Bar
 from .store.retag import retag
+from .store.reviews import Reviews
 from .store.store import BoardLimits, Store
 from .transport.embedded import (
     embedded_secret,
@@ -125,6 +131,9 @@ def build_context(
         nice=settings.solver_nice,
     )
     metrics.solver_jobs.set_function(lambda: solver.jobs)
+    pace = pace_of(settings)
+    keep_s = settings.history_days * 86_400
+    records = Records.build(redis, keys, settings.replay_ttl, keep_s)
     ctx = Context(
         settings=settings,
         redis=redis,
@@ -137,15 +146,15 @@ def build_context(
             redis,
             keys,
             settings.min_ms_per_action,
-            settings.replay_ttl,
-            pace_of(settings),
-            settings.history_days * 86_400,
+            pace,
+            keep_s,
+            records.perfect,
             settings.daily_key,
-            solver,
-            settings.review_hold_agreement,
-            settings.review_min_scored,
             Bar(settings.provisional_games, settings.provisional_days),
         ),
+        records=records,
+        reviews=Reviews(redis, keys, keep_s),
+        reviewer=Reviewer(solver, pace, settings.review_hold_agreement, settings.review_min_scored),
         metrics=metrics,
         solver=solver,
         instance_id=secrets.token_hex(4),

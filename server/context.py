@@ -11,7 +11,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from .cache import BoardCache, RoomCache
 from .daily.services import Daily
@@ -19,13 +19,37 @@ from .metrics import Metrics
 from .net.hub import Hub
 from .net.limits import TokenBuckets
 from .quiet import Quiet
+from .records.services import Records
+from .review.reviewer import Reviewer
 from .settings import Settings
 from .solver_pool import SolverPool
 from .store.keys import Keys
+from .store.reviews import Reviews
 from .store.store import Store
+from .whereabouts import Whereabouts
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
+
+T = TypeVar("T")
+
+
+class Kept(Generic[T]):
+    """The key of what one concern keeps on an instance beside the rooms (an arena's
+    standings, say), with the type it keeps: :meth:`Context.kept` makes it on first use.
+
+    The context names no concern above it (:mod:`server.arena` defines its own key), and
+    every use is typed.
+    """
+
+    __slots__ = ("make", "name")
+
+    def __init__(self, name: str, make: Callable[[], T]) -> None:
+        self.name = name
+        self.make = make
+
+    def __repr__(self) -> str:
+        return f"Kept({self.name!r})"
 
 
 @dataclass(slots=True)
@@ -39,7 +63,10 @@ class Context:
         store: the room operations.
         hub: the fan-out of room events to this instance's sockets.
         rooms, boards: what this instance keeps of the rooms and boards it serves.
-        daily: leaderboards, replays, history and leaderboard watchers.
+        daily: the days' deals, leaderboards and their watchers.
+        records: replays, race history, solo statistics, perfect games.
+        reviews: review outcomes, held finishes, bars, the operator's log.
+        reviewer: scores ranked finishes in the solver's processes.
         metrics: the counters behind ``/metrics``.
         solver: the solver's processes, where hints run.
         instance_id: names this instance in events it publishes.
@@ -54,6 +81,9 @@ class Context:
     rooms: RoomCache
     boards: BoardCache
     daily: Daily
+    records: Records
+    reviews: Reviews
+    reviewer: Reviewer
     metrics: Metrics
     solver: SolverPool
     instance_id: str
@@ -63,18 +93,20 @@ class Context:
     sockets_by_address: Counter[str] = field(default_factory=Counter)
     #: New identities by client address (made in ``build_context``).
     identities: TokenBuckets | None = None
-    #: This instance's sockets in the quick-race queue, by player id
-    #: (:class:`server.rooms.waiting.Waiting`).
-    waiting: dict[str, Any] = field(default_factory=dict)
-    #: This instance's sockets seated in an arena, by player id
-    #: (:class:`server.rooms.arena_seats.Seat`), and the sockets watching each arena.
-    arena_seats: dict[str, Any] = field(default_factory=dict)
-    arena_watchers: dict[str, set[Any]] = field(default_factory=dict)
-    #: What this instance last worked out of each arena (:mod:`server.rooms.arena`).
-    arena_cache: dict[str, Any] = field(default_factory=dict)
+    #: Where this instance's sockets are: the queue, an arena (a room is the socket's own).
+    whereabouts: Whereabouts = field(default_factory=Whereabouts)
+    #: What each concern keeps on this instance, by its :class:`Kept` key.
+    _kept: dict[Kept[Any], Any] = field(default_factory=dict)
     #: Starts a bot racer in a room: (room, name, token, actions a second); set by the app
     #: once it serves (the bot is a client of this instance's own port).
     launch_bot: Callable[[str, str, str, float], None] | None = None
+
+    def kept(self, key: Kept[T]) -> T:
+        """What the concern of ``key`` keeps on this instance (made on first use)."""
+        found = self._kept.get(key)
+        if found is None:
+            found = self._kept[key] = key.make()
+        return cast(T, found)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a coroutine in the background, keeping a reference and logging failures."""

@@ -82,16 +82,15 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
     import redis.asyncio as aioredis
     from redis.exceptions import ConnectionError as RedisConnectionError
 
-    from server.daily.holds import MAX_HELD_PAGE, Holds
-    from server.daily.leaderboard import Leaderboard
     from server.net.limits import bucket_key
+    from server.ranked.holds import MAX_HELD_PAGE, Holds
     from server.store.keys import Keys
 
     assert settings.redis_url is not None
     redis = aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
     keys = Keys(settings.key_prefix)
     keep_s = settings.history_days * 86_400
-    holds = Holds(redis, keys, Leaderboard(redis, keys, keep_s=keep_s), keep_s)
+    holds = Holds.on(redis, keys, keep_s)
     acts: dict[str, Callable[[str, str], Awaitable[Any]]] = {
         "clear": holds.clear,
         "void": holds.void,

@@ -18,7 +18,7 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..daily.replays import MIN_MS_PER_ACTION, Replay, ReplayFormatError, verify
+from ..records.replays import MIN_MS_PER_ACTION, Replay, ReplayFormatError, verify
 
 #: The largest replay read, in bytes.
 MAX_BYTES = 4 * 1024 * 1024

@@ -43,15 +43,15 @@ import redis.asyncio as aioredis
 
 from ..clock import now_ms, utc_now
 from ..pools import is_perfect
+from ..records.perfect import Perfects
+from ..records.replays import MIN_MS_PER_ACTION, Replay, verify
+from ..review.pace import Pace
 from ..store.keys import Keys
 from ..store.ratings import Bar
 from ..store.scripts import register_batch, source
 from ..transport import atomic
 from .deal import KIND_CELLS, DailyError, day_bounds, is_running
 from .deals import DailyDeals
-from .pace import Pace
-from .perfect import Perfects
-from .replays import MIN_MS_PER_ACTION, Replay, verify
 
 #: ``moves`` occupies the low 14 bits of a score; more moves rank as this many.
 MOVES_BITS: Final = 14
@@ -160,6 +160,7 @@ class Leaderboard:
         pace: the human pace a ranked game must keep.
         deals: the days' certified deals (None: the Redis's, without a secret of its own).
         bar: what makes a player established (None: everyone is, for tools).
+        perfect: the players' perfect games, counted when an entry is (None: its own).
     """
 
     def __init__(
@@ -172,6 +173,7 @@ class Leaderboard:
         *,
         deals: DailyDeals | None = None,
         bar: Bar | None = None,
+        perfect: Perfects | None = None,
     ) -> None:
         self.redis = redis
         self.bar = bar
@@ -181,7 +183,7 @@ class Leaderboard:
         self._batch = register_batch(redis)
         self.min_ms_per_action = min_ms_per_action
         self.pace = pace if pace is not None else Pace()
-        self.perfect = Perfects(redis, keys, keep_s)
+        self.perfect = perfect if perfect is not None else Perfects(redis, keys, keep_s)
         self._submit = redis.register_script(source("leaderboard_submit"))
         self._claim = redis.register_script(source("attempt_claim"))
 
@@ -218,7 +220,7 @@ class Leaderboard:
         """Rank a daily finish, if and only if its replay verifies and it may rank.
 
         :meth:`check`, then :meth:`enter` at once: the server reviews the finish between
-        the two (:mod:`server.daily.results`); tools and tests that rank a verified finish
+        the two (:mod:`server.ranked.finish`); tools and tests that rank a verified finish
         without a review call this.
         """
         checked = await self.check(replay, now=now)
@@ -232,10 +234,10 @@ class Leaderboard:
 
         Checks that the replay is of a daily challenge, on that day's deal, and that the
         engine confirms it: a legal win whose claimed time, moves and score match (see
-        :func:`server.daily.replays.verify`). It may rank only if it is the player's ranked
+        :func:`server.records.replays.verify`). It may rank only if it is the player's ranked
         attempt (the first game of the day they began), begun and won within its day
         (UTC), by a player not barred. Its pace is judged by the review
-        (:mod:`server.daily.review`), which holds an implausible finish.
+        (:mod:`server.review.scoring`), which holds an implausible finish.
 
         Args:
             replay: the finished game.
@@ -357,6 +359,11 @@ class Leaderboard:
             await self.redis.zrem(days, date)
         await self.redis.publish(self.keys.leaderboard_channel(date, kind), player_id)
         return entry
+
+    async def entry(self, date: str, kind: str, player_id: str) -> dict[str, Any] | None:
+        """A player's entry on a day's board, or None."""
+        text = await self.redis.hget(self.keys.leaderboard_entries(date, kind), player_id)
+        return None if text is None else cast(dict[str, Any], json.loads(text))
 
     async def days_of(self, player_id: str) -> list[str]:
         """The dates on which a player has a streak day (a ranked finish begun that day)."""

@@ -28,9 +28,9 @@ import sys
 from ipaddress import ip_address
 
 from ..context import Context
-from ..daily.holds import HELD_PAGE, MAX_HELD_PAGE, Outcome
 from ..net.limits import bucket_key
 from ..net.registry import HttpRequest, HttpResponse, Routes
+from ..ranked.holds import HELD_PAGE, MAX_HELD_PAGE, Holds, Outcome
 from ..settings import Settings
 
 routes = Routes()
@@ -66,6 +66,11 @@ def allowed(ctx: Context, request: HttpRequest) -> bool:
     return token_ok(ctx.settings, request.headers.get("authorization", ""))
 
 
+def operator(ctx: Context) -> Holds:
+    """The operator's actions on this instance's stores."""
+    return Holds(ctx.store, ctx.reviews, ctx.daily.leaderboard, ctx.records.replays)
+
+
 def _by(request: HttpRequest) -> str:
     return f"http:{request.client}" if request.client is not None else "http:unknown"
 
@@ -85,7 +90,7 @@ async def get_held(ctx: Context, request: HttpRequest) -> HttpResponse:
     offset = request.query_int("offset", 0, 0, sys.maxsize)
     if offset is None:
         return _json(400, {"error": "bad_offset", "message": "offset is 0 or more"})
-    return _json(200, await ctx.daily.holds.held_page(offset, limit))
+    return _json(200, await operator(ctx).held_page(offset, limit))
 
 
 @routes.post(f"/api/admin/clear/{_ID}")
@@ -93,7 +98,7 @@ async def post_clear(ctx: Context, request: HttpRequest) -> HttpResponse:
     """Let a held finish count."""
     if not allowed(ctx, request):
         return _hidden()
-    return _answer(await ctx.daily.holds.clear(request.params["id"], _by(request)))
+    return _answer(await operator(ctx).clear(request.params["id"], _by(request)))
 
 
 @routes.post(f"/api/admin/void/{_ID}")
@@ -101,7 +106,7 @@ async def post_void(ctx: Context, request: HttpRequest) -> HttpResponse:
     """Take a finish off every leaderboard and streak."""
     if not allowed(ctx, request):
         return _hidden()
-    return _answer(await ctx.daily.holds.void(request.params["id"], _by(request)))
+    return _answer(await operator(ctx).void(request.params["id"], _by(request)))
 
 
 @routes.post(f"/api/admin/bar/{_ID}")
@@ -109,7 +114,7 @@ async def post_bar(ctx: Context, request: HttpRequest) -> HttpResponse:
     """Bar a player from ranked play."""
     if not allowed(ctx, request):
         return _hidden()
-    return _answer(await ctx.daily.holds.bar(request.params["id"], _by(request)))
+    return _answer(await operator(ctx).bar(request.params["id"], _by(request)))
 
 
 @routes.post(f"/api/admin/unbar/{_ID}")
@@ -117,7 +122,7 @@ async def post_unbar(ctx: Context, request: HttpRequest) -> HttpResponse:
     """Let a barred player rank again."""
     if not allowed(ctx, request):
         return _hidden()
-    return _answer(await ctx.daily.holds.unbar(request.params["id"], _by(request)))
+    return _answer(await operator(ctx).unbar(request.params["id"], _by(request)))
 
 
 @routes.get(r"/api/admin/identities/(?P<address>[0-9A-Fa-f:.]{2,45})")
@@ -129,7 +134,7 @@ async def get_identities(ctx: Context, request: HttpRequest) -> HttpResponse:
         address = bucket_key(ip_address(request.params["address"]))
     except ValueError:
         return _json(400, {"error": "bad_address", "message": "not an IPv4 or IPv6 address"})
-    found = await ctx.daily.holds.identities(address)
+    found = await operator(ctx).identities(address)
     return _json(200, {"address": address, "identities": found})
 
 
@@ -141,4 +146,4 @@ async def get_log(ctx: Context, request: HttpRequest) -> HttpResponse:
     limit = request.query_int("limit", 100, 1, 1000)
     if limit is None:
         return _json(400, {"error": "bad_limit", "message": "limit is 1 to 1000"})
-    return _json(200, {"log": await ctx.daily.holds.log(limit)})
+    return _json(200, {"log": await operator(ctx).log(limit)})

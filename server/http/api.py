@@ -54,8 +54,8 @@ from ..context import Context
 from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import BY, MAX_LIMIT
 from ..daily.profile import daily_history
-from ..daily.replays import Replay, ReplayFormatError, view_json
 from ..net.registry import HttpRequest, HttpResponse, Routes
+from ..records.replays import Replay, ReplayFormatError, view_json
 from ..rooms.records import RoomPhase
 from ..store import arenas, follows, ratings
 from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
@@ -152,22 +152,22 @@ def _unauthorized() -> HttpResponse:
 @routes.get(r"/api/replay/(?P<id>[A-Za-z0-9_-]{1,64})")
 async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     """A replay with its opening table and deltas, for ``seahaven verify`` and viewers."""
-    svc = ctx.daily
+    min_ms = ctx.daily.leaderboard.min_ms_per_action
     try:
-        replay = await svc.replays.load(request.params["id"])
+        replay = await ctx.records.replays.load(request.params["id"])
     except ReplayFormatError as exc:
         return _json(500, {"error": "internal", "message": str(exc)})
     missing = _json(404, {"error": "not_found", "message": "no replay has this id"})
     if replay is None or await still_racing(ctx, replay):
         return missing  # a race's lines are nobody's until it is over
-    if await ctx.daily.holds.is_barred(replay.player_id):
+    if await ctx.reviews.is_barred(replay.player_id):
         return missing  # a barred player's results are hidden everywhere
     if await held_back(ctx, replay):
         # A finish held for review (or voided, or a rated race's not reviewed yet) is its
         # player's alone, and the operator's, who judges it by its replay.
         if await _bearer(ctx, request) != replay.player_id and not admin.allowed(ctx, request):
             return missing
-        return _json(200, view_json(replay, svc.leaderboard.min_ms_per_action), "private, no-store")
+        return _json(200, view_json(replay, min_ms), "private, no-store")
     private = (replay.kind == "daily" and is_running(replay.daily_date or "")) or (
         await ctx.daily.deals.is_running(replay.code)
     )
@@ -175,7 +175,7 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     # any game on a running day's deal (a solo game begun before its day, say).
     if private and await _bearer(ctx, request) != replay.player_id:
         return missing  # the same answer as no replay: its existence is not told either
-    body = view_json(replay, svc.leaderboard.min_ms_per_action)
+    body = view_json(replay, min_ms)
     if private:
         return _json(200, body, "private, no-store")  # never in a shared cache
     return _immutable(body)
@@ -184,7 +184,7 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
 async def held_back(ctx: Context, replay: Replay) -> bool:
     """Whether a replay's finish is not public (yet): held for review or voided, or a
     rated race's finish whose review has not decided."""
-    done = await ctx.daily.holds.decided(replay.id)
+    done = await ctx.reviews.decided(replay.id)
     if done is not None:
         return done["status"] in ("held", "voided")
     if replay.kind != "race" or replay.room is None or not replay.result.won:
@@ -223,22 +223,22 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     """A player's race history and current daily streak (the room ids to the owner only:
     a room id is a way in, to watch a player's races)."""
     pid = request.params["pid"]
-    svc = ctx.daily
-    if await svc.holds.is_barred(pid):  # a barred player's results are hidden everywhere
+    records, leaderboard = ctx.records, ctx.daily.leaderboard
+    if await ctx.reviews.is_barred(pid):  # a barred player's results are hidden everywhere
         return _json(404, {"error": "not_found", "message": "no such player"})
     data: dict[str, Any] = {"player_id": pid}
-    data.update(await svc.history.read(pid))
+    data.update(await records.history.read(pid))
     mine = await owner(ctx, request, pid)
     if not mine:
         for entry in data["recent"]:
             entry.pop("room", None)
     day = today()
-    data["streak"] = await svc.leaderboard.streak(pid, day.isoformat())
-    data["daily"] = await daily_history(svc.leaderboard, pid, day, owner=mine)
+    data["streak"] = await leaderboard.streak(pid, day.isoformat())
+    data["daily"] = await daily_history(leaderboard, pid, day, owner=mine)
     data["ratings"], data["public_races"] = await ratings.profile(ctx.store, pid, bar(ctx))
-    data["solo"] = await svc.solo.read(pid)
+    data["solo"] = await records.solo.read(pid)
     data["arena"] = await arenas.player_arena(ctx.store, pid)  # the arena they are in, if any
-    data["perfect"] = await svc.perfect.read(pid)
+    data["perfect"] = await records.perfect.read(pid)
     if mine:  # whom one follows is one's own
         data["follows"] = await follows.follows(ctx.store, pid)
     return _json(200, data)

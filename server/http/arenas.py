@@ -8,9 +8,9 @@ import json
 import sys
 from typing import Final
 
+from ..arena import arena
 from ..context import Context
 from ..net.registry import HttpRequest, HttpResponse, Routes
-from ..rooms import arena
 
 routes = Routes()
 

@@ -1,15 +1,15 @@
 """The arena messages: ``create_arena``, ``arena_join``, ``arena_leave``, ``arena_watch``,
 ``arena_unwatch`` and ``arena_pledge``. The arenas themselves are
-:mod:`server.rooms.arena`'s."""
+:mod:`server.arena.arena`'s."""
 
 from __future__ import annotations
 
 from protocol import models as m
 
+from ..arena import arena
 from ..context import Context
 from ..net.registry import Routes
 from ..net.session import Conn
-from ..rooms import arena, arena_seats
 
 routes = Routes()
 
@@ -43,7 +43,7 @@ async def on_arena_watch(ctx: Context, conn: Conn, msg: m.ArenaWatch) -> None:
 @routes.ws("arena_unwatch")
 async def on_arena_unwatch(ctx: Context, conn: Conn, msg: m.ArenaUnwatch) -> None:
     """Stop watching."""
-    arena_seats.unwatch(ctx, conn)
+    ctx.whereabouts.unwatch(conn)
 
 
 @routes.ws("arena_pledge")

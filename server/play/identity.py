@@ -42,7 +42,7 @@ async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
             return
         pid, token = "p" + secrets.token_hex(6), secrets.token_urlsafe(24)
         # Kept for the operator (``seahaven admin identities ADDRESS``): who made whom.
-        await ctx.daily.holds.note_identity(conn.address or "unknown", pid)
+        await ctx.reviews.note_identity(conn.address or "unknown", pid)
     conn.pid, conn.name, conn.token = pid, msg.name, token
     await ctx.store.save_session(token, pid, msg.name)
     conn.queue(wire.welcome(pid, token, msg.name, now_ms()))

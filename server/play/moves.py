@@ -24,8 +24,6 @@ from protocol import models as m
 from ..cache import BoardEntry, RoomState
 from ..clock import now_ms
 from ..context import Context
-from ..daily.results import record_finish
-from ..daily.solo_stats import Counted
 from ..engine import (
     Action,
     Board,
@@ -41,6 +39,8 @@ from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..pools import is_perfect
+from ..ranked.finish import record_finish
+from ..records.solo_stats import Counted
 from ..rooms import rounds
 from ..rooms.records import Mode, Role, RoomPhase
 from ..store.events import stamp
@@ -291,9 +291,7 @@ async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
     first finish starts the shorter time limit of those still racing."""
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
-    outcome = await record_finish(
-        ctx.store, ctx.daily, move.room, move.round, move.pid, rank, move.perfect
-    )
+    outcome = await record_finish(ctx, move.room, move.round, move.pid, rank, move.perfect)
     if isinstance(outcome, Counted):
         if outcome.counted:  # the player alone hears which records the win set
             records = [

@@ -1,6 +1,6 @@
 """The quick-race messages: ``queue``, ``unqueue``, ``accept_bot``; and ``rated``, the host's
 choice that an invite room's race changes ratings. The pairing is
-:mod:`server.rooms.pairing`'s."""
+:mod:`server.quick.pairing`'s."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from protocol import models as m
 from ..context import Context
 from ..net.registry import Routes
 from ..net.session import Conn
-from ..rooms import pairing, waiting
+from ..quick import pairing
 from ..store import ratings
 
 routes = Routes()
@@ -20,7 +20,7 @@ routes = Routes()
 @routes.ws("queue")
 async def on_queue(ctx: Context, conn: Conn, msg: m.Queue) -> None:
     """Wait for a quick race of ``cells`` cells (rated: not for a barred player)."""
-    if await ctx.daily.holds.is_barred(conn.pid or ""):
+    if await ctx.reviews.is_barred(conn.pid or ""):
         conn.error("barred", "this player is barred from ranked play: no quick race")
         return
     conn.error_unless_ok(await pairing.enqueue(ctx, conn, msg.cells))
@@ -29,7 +29,7 @@ async def on_queue(ctx: Context, conn: Conn, msg: m.Queue) -> None:
 @routes.ws("unqueue")
 async def on_unqueue(ctx: Context, conn: Conn, msg: m.Unqueue) -> None:
     """Stop waiting."""
-    if not await waiting.leave(ctx, conn, "asked"):
+    if not await ctx.whereabouts.leave_queue(ctx.store, conn, "asked"):
         conn.error("not_queued")
 
 
@@ -58,4 +58,4 @@ async def _barred_racer(ctx: Context, room: str) -> bool:
     """Whether a racer of the room is barred from ranked play."""
     members = await ctx.redis.hgetall(ctx.keys.members(room))
     racers = [pid for pid, text in members.items() if json.loads(text).get("role") == "player"]
-    return bool(await ctx.daily.holds.barred_among(racers))
+    return bool(await ctx.reviews.barred_among(racers))

@@ -14,8 +14,8 @@ from ..engine import CodeError, format_code, parse_code
 from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
+from ..ranked.ratings import address_mark
 from ..rooms import membership, rounds
-from ..rooms.ratings import address_mark
 from ..rooms.records import Mode, Role
 from ..store import listing
 from ..store.status import Status
@@ -58,7 +58,7 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
         # Strangers race in a public room: a deal its host chose may be one they studied.
         conn.error("public_room", "a public room races a drawn deal, not a typed code")
         return
-    if msg.public and await ctx.daily.holds.is_barred(conn.pid or ""):
+    if msg.public and await ctx.reviews.is_barred(conn.pid or ""):
         conn.error("barred", "this player is barred from ranked play: no public race")
         return
     pid, mark = conn.pid or "", address_mark(conn.address)

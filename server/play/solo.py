@@ -4,7 +4,7 @@ Either is a one-player room already racing, on the same validated, Redis-backed 
 as a race. A solo game is clocked from its first move; a daily game from the reveal (the
 snapshot that shows its deal). A daily game's room notes its day, kind and whether it is
 the player's ranked attempt, so that its win is verified and ranked
-(:mod:`server.daily.results`).
+(:mod:`server.ranked.finish`).
 
 A solo game left for another without a finish is a loss in the player's solo statistics.
 The page leaves it first (``leave`` gives it up), but a tab closed mid-game leaves nothing:
@@ -96,7 +96,7 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
         conn.error("unavailable" if exc.reason == "unavailable" else "bad_date", str(exc))
         return
     pid, board = conn.pid or "", ctx.daily.leaderboard
-    if is_running(deal.date) and await ctx.daily.holds.is_barred(pid):
+    if is_running(deal.date) and await ctx.reviews.is_barred(pid):
         # A running day's deal is played only as the day's ranked game or its practice.
         conn.error("barred", "this player is barred from ranked play: no daily while it runs")
         return

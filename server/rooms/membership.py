@@ -18,14 +18,15 @@ from protocol.models import DEFAULT_DELAY_S, MAX_PLAYERS
 from ..cache import BoardEntry, replay
 from ..clock import now_ms
 from ..context import Context
-from ..daily.results import record_give_up
 from ..net import wire
 from ..net.hub import Seen
 from ..net.member import Member
+from ..ranked import ratings
+from ..ranked.finish import record_give_up
 from ..store import listing, queue
 from ..store.status import Status
 from ..store.store import Outcome, RoomRead
-from . import arena_seats, ratings, rounds, waiting
+from . import rounds
 from .records import (
     IN_PLAY,
     Mode,
@@ -213,8 +214,8 @@ async def enter(
     that shows spectators less than everything (delayed, progress) always gets a snapshot:
     replayed events would show the boards too early. Returns False if the room is gone.
     """
-    await waiting.leave(ctx, conn, "room")  # never in the queue and in a room at once
-    await arena_seats.entering(ctx, conn, room)  # nor in an arena and another room
+    # Never in the queue and a room at once, nor in an arena and another room.
+    await ctx.whereabouts.entering(ctx.store, conn, room)
     conn.room, conn.role = room, role
     conn.drop_held()
     conn.syncing = []
@@ -308,7 +309,7 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
             return Status.DAILY_RUNNING
         if await spectators_full(ctx, room, fields):
             return Status.SPECTATORS_FULL
-    elif await ctx.daily.holds.is_barred(pid) and (
+    elif await ctx.reviews.is_barred(pid) and (
         (await ctx.store.room_fields(room)).get("rated") == "1"
     ):
         return Status.BARRED  # a barred identity enters no ranked play: no seat in a rated race
@@ -329,7 +330,7 @@ async def spectators_full(ctx: Context, room: str, fields: dict[str, str]) -> bo
 async def seat(ctx: Context, conn: Member, room: str, role: str) -> Outcome:
     """The store's join for a socket; a racer's seat keeps a mark of their client address
     (``ad:PID``): two racers of one address are not rated against each other
-    (:mod:`server.rooms.ratings`)."""
+    (:mod:`server.ranked.ratings`)."""
     pid = conn.pid or ""
     member = wire.member(pid, conn.name, role)
     mark = ratings.address_mark(conn.address)
@@ -405,7 +406,7 @@ async def leave(ctx: Context, conn: Member, room: str) -> None:
         wire.gave_up_body(pid, rnd, moves),
         wire.result(pid, conn.name, "gave_up", None, moves),
     )
-    ctx.spawn(record_give_up(ctx.store, ctx.daily, room, rnd, pid))  # a race left mid-way
+    ctx.spawn(record_give_up(ctx, room, rnd, pid))  # a race left mid-way
     if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER:
         # The last racer's leave may end the race after this socket stopped hearing it.
         ctx.spawn(ratings.settle(ctx, room))
@@ -416,8 +417,7 @@ async def on_close(ctx: Context, conn: Member) -> None:
     """A socket closed: in the lobby (or as a spectator) that is leaving the room; a racer
     mid-race has :data:`Settings.away_grace_ms` to come back before giving up."""
     ctx.daily.watchers.forget(conn)
-    await waiting.leave(ctx, conn, None)  # a queued socket that closes leaves the queue
-    await arena_seats.closed(ctx, conn)  # and a seated one its arena
+    await ctx.whereabouts.closed(ctx.store, conn)  # out of the queue and its arena
     room = conn.room
     if room is None:
         return

@@ -22,13 +22,13 @@ from ..cache import RoomState
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
-from ..daily.results import record_give_up
 from ..net import wire
 from ..pools import find
 from ..quiet import Quiet
+from ..ranked import ratings
+from ..ranked.finish import record_give_up
 from ..store import listing
 from ..store.status import Status
-from . import ratings
 from .records import IN_PLAY, Mode, RoomPhase, WatchMode, watch_modes
 
 #: How long a mark "this deal is being raced" holds unless an instance serving the race
@@ -164,7 +164,7 @@ async def first_finish(ctx: Context, room: str, rnd: int) -> None:
 
 async def time_up(ctx: Context, room: str, rnd: int) -> None:
     """A race's time is up: the server gives up for each racer still playing (their
-    progress places them, :func:`server.rooms.ratings.order`), so the race ends."""
+    progress places them, :func:`server.ranked.ratings.order`), so the race ends."""
     state = await ctx.rooms.get(room, refresh=True)
     if state is None or state.round != rnd or state.phase != RoomPhase.RACING:
         return
@@ -242,7 +242,7 @@ async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: 
     )
     if out.status is Status.OK:
         entry.over = True
-        ctx.spawn(record_give_up(ctx.store, ctx.daily, room, rnd, pid))  # race history
+        ctx.spawn(record_give_up(ctx, room, rnd, pid))  # race history
         ctx.spawn(ratings.settle(ctx, room))  # the last give-up ends a rated race
     return out.status
 

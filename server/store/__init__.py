@@ -2,7 +2,7 @@
 by :mod:`.scripts`), the room operations (:mod:`.store`), a room's events as the scripts
 write them (:mod:`.events`) and the words they answer (:mod:`.status`), the public rooms
 listed live (:mod:`.listing`), the quick race's queue (:mod:`.queue`), the arenas
-(:mod:`.arenas`), ratings
-(:mod:`.ratings`), whom each player follows (:mod:`.follows`), and the renaming of keys
+(:mod:`.arenas`), ratings (:mod:`.ratings`), reviews, held finishes and bars
+(:mod:`.reviews`), whom each player follows (:mod:`.follows`), and the renaming of keys
 written before their hash tags (:mod:`.retag`). How commands reach Redis (the pipelined
 move connection, pub/sub, the cluster) is :mod:`server.transport`."""

@@ -261,7 +261,7 @@ async def record(
 
 async def amend(store: Store, arena: str, record_json: str) -> bool:
     """Record a recorded race again, amended (its last record counts:
-    :func:`server.rooms.arena_points.standings`); False when the arena's records are gone
+    :func:`server.arena.points.standings`); False when the arena's records are gone
     (kept :data:`KEEP_MS` past its end)."""
     key = store.keys.arena_results(arena)
     # Only onto a list that is there: a new list would outlive nothing and count alone.

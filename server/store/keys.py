@@ -171,7 +171,7 @@ class Keys:
         return f"{self.prefix}player:{{{pid}}}:solo:{cells}"
 
     def player_perfect(self, pid: str) -> str:
-        """Hash mode -> a player's perfect games of that mode (:mod:`server.daily.perfect`)."""
+        """Hash mode -> a player's perfect games of that mode (:mod:`server.records.perfect`)."""
         return f"{self.prefix}player:{{{pid}}}:perfect"
 
     def solo_open(self, pid: str) -> str:
@@ -398,7 +398,7 @@ class Family:
         pattern: the key's name, ``R`` a room, ``N`` a round, ``P`` a player, ``T`` a token,
             ``D`` a date, ``K`` a daily kind, ``ID`` a replay id, ``C`` a game code, ``V``
             a variant (cells), ``{P}`` a player's hash tag, ``A`` a client address, ``{A}``
-            the mark of a client address (:func:`server.rooms.ratings.address_mark`), ``{Z}``
+            the mark of a client address (:func:`server.ranked.ratings.address_mark`), ``{Z}``
             an arena's hash tag (its id).
         kind: the Redis type.
         bound: what its size is bounded by.

@@ -4,7 +4,7 @@ Every variant's keys (``queue:{q}:C:wait``, ``:info``, ``:paired``) share one ha
 each script touches one cluster slot: joining a queue checks the others in the same script
 (two sockets of a player, on two instances, never wait in two queues at once), and the
 pairing script never touches a room's keys (the rooms of its groups are made afterwards, by
-the instance that ran it). See :mod:`server.rooms.pairing`.
+the instance that ran it). See :mod:`server.quick.pairing`.
 """
 
 from __future__ import annotations

@@ -247,3 +247,17 @@ async def set_rated(store: Store, room: str, pid: str, rated: bool, origin: str)
     )
     status, _seq = raw
     return status_of(status)
+
+
+async def take_off_list(store: Store, pid: str, cells: int) -> float | None:
+    """Take a player off the top list of ``cells`` (a bar); their listed rating, or None."""
+    top = store.keys.ratings_top(cells)
+    rating = await store.redis.zscore(top, pid)
+    if rating is not None:
+        await store.redis.zrem(top, pid)
+    return None if rating is None else float(rating)
+
+
+async def put_on_list(store: Store, pid: str, cells: int, rating: float) -> None:
+    """Put a player back on the top list of ``cells`` (an unbar)."""
+    await store.redis.zadd(store.keys.ratings_top(cells), {pid: rating})

@@ -588,6 +588,16 @@ class Store:
         text = await self.redis.get(self.keys.daily_room(room))
         return None if text is None else dict(json.loads(text))
 
+    async def amend_daily(self, room: str, change: dict[str, Any]) -> None:
+        """Change fields of a daily game's room note while it lives (its lifetime kept)."""
+        key = self.keys.daily_room(room)
+        text = await self.redis.get(key)
+        if text is None:
+            return
+        note = json.loads(text)
+        note.update(change)
+        await self.redis.set(key, json.dumps(note, separators=(",", ":")), keepttl=True)
+
     async def daily_of(self, room: str) -> tuple[str, str] | None:
         """The (date, kind) of a daily game's room, or None."""
         note = await self.daily_note(room)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from server.daily.replays import Replay, Result
 from server.engine import Board, parse_action
 from server.engine.solver import solve
+from server.records.replays import Replay, Result
 
 #: Solutions by code: the solver is fast, but tests ask for the same deals often.
 _SOLUTIONS: dict[str, tuple[str, ...]] = {}

@@ -22,9 +22,8 @@ import pytest
 import redis.asyncio as aioredis
 from pydantic import SecretStr, ValidationError
 
-from server.daily.holds import Holds
-from server.daily.leaderboard import Leaderboard
 from server.http import admin
+from server.ranked.holds import Holds
 from server.settings import Settings
 from server.store.keys import Keys
 from tests.cli import run_seahaven
@@ -140,7 +139,7 @@ def test_without_the_token_an_admin_path_is_a_path_that_does_not_exist(
 async def holds(key_prefix: str) -> AsyncIterator[Holds]:
     redis = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     keys = Keys(key_prefix)
-    yield Holds(redis, keys, Leaderboard(redis, keys, keep_s=3600), 3600)
+    yield Holds.on(redis, keys, 3600)
     await redis.aclose()
 
 
@@ -160,7 +159,7 @@ async def test_the_held_list_is_paged_with_its_total(
     on, _off = servers
     ids = [f"ROOM{i}-1-p{i}" for i in range(7)]
     for i, rid in enumerate(ids):
-        await holds.hold(
+        await holds.reviews.hold(
             {
                 "result": rid,
                 "kind": "race",

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from server.arena.points import Race, Racer, standings
 from server.engine import Board
 from server.engine.solver import solve
-from server.rooms.arena_points import Race, Racer, standings
 from server.store import arenas
 from server.store.keys import Keys
 from server.store.store import Store

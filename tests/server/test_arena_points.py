@@ -1,4 +1,4 @@
-"""An arena's points and standings (:mod:`server.rooms.arena_points`): the docstring's
+"""An arena's points and standings (:mod:`server.arena.points`): the docstring's
 examples, the placement table scaled for fewer racers, the fire, the pledge, the tie-break,
 and properties of the standings recomputed from races in any order that keeps each
 player's own order."""
@@ -12,17 +12,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.rooms import arena_points
-from server.rooms.arena_points import (
-    Line,
-    Race,
-    Racer,
-    add,
-    placement,
-    podium,
-    race_points,
-    standings,
-)
+from server.arena import points as arena_points
+from server.arena.points import Line, Race, Racer, add, placement, podium, race_points, standings
 
 
 def test_the_docstring_examples_hold() -> None:

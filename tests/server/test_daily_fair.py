@@ -31,8 +31,8 @@ import pytest
 import redis
 
 from server.daily.deal import today
-from server.daily.pace import Pace, format_bursts
-from server.daily.replays import replay_id
+from server.records.replays import replay_id
+from server.review.pace import Pace, format_bursts
 from server.store.keys import Keys
 from tests.cli import run_seahaven
 from tests.dailies import daily_deal, plant

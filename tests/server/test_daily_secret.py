@@ -17,9 +17,9 @@ import pytest
 import redis as redis_sync
 
 from server.daily.deal import KINDS, DailyDeal, certify, today
-from server.daily.replays import replay_id
 from server.engine import format_code, parse_code
 from server.pools import load_pool
+from server.records.replays import replay_id
 from server.store.keys import Keys
 from tests.dailies import daily_deal, wait_daily
 from tests.server.test_daily_server import get, line_of, wire

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from server.daily.deal import daily_json, today
-from server.daily.replays import replay_id
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
+from server.records.replays import replay_id
 from tests.cli import run_seahaven
 from tests.dailies import daily_deal, plant, wait_daily
 from tests.serverproc import (

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from server.daily.replays import replay_id
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
+from server.records.replays import replay_id
 from tests.server.conftest import RACE_KEYS
 from tests.serverproc import ServerProc, WsClient, redis_url
 

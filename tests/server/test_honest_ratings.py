@@ -18,7 +18,7 @@ import pytest
 import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 
-from server.rooms.ratings import order, repeats, shown
+from server.ranked.ratings import order, repeats, shown
 from server.store.keys import Keys
 from tests.inproc import Served, serving, settings
 from tests.server.test_quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win, until

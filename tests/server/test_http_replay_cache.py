@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from server.daily.replays import Replay, Result, dumps
+from server.records.replays import Replay, Result, dumps
 from server.store.keys import Keys
 from tests.dailies import daily_deal
 from tests.rawhttp import Reply, request

@@ -28,8 +28,8 @@ from server.daily.leaderboard import (
     member_of,
     score_of,
 )
-from server.daily.pace import Pace
-from server.daily.replays import Replay
+from server.records.replays import Replay
+from server.review.pace import Pace
 from server.store.keys import Keys
 from server.store.ratings import Bar
 from tests.dailies import daily_deal
@@ -291,7 +291,7 @@ async def test_an_unfinished_game_is_not_ranked(lb: Leaderboard) -> None:
 
 
 async def test_a_finish_is_checked_apart_from_its_entry(lb: Leaderboard) -> None:
-    # The server reviews a finish between check() and enter() (server/daily/results.py):
+    # The server reviews a finish between check() and enter() (server/ranked/finish.py):
     # nothing is written before the review says so.
     win = play("ann")
     assert win.room is not None

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from server.clients.bot import action_message
-from server.daily.pace import presses
-from server.daily.replays import Replay, replay_id, verify
 from server.engine import Board, parse_action
 from server.engine.solver import solve
 from server.net import wire
+from server.records.replays import Replay, replay_id, verify
+from server.review.pace import presses
 from tests.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAJ2"

@@ -1,4 +1,4 @@
-"""The pace model (server/daily/pace.py) on server timestamps: each bound at its edge, the
+"""The pace model (server/review/pace.py) on server timestamps: each bound at its edge, the
 forced actions it leaves out, the fastest schedule it admits (and that nothing faster
 passes), the settings that set it, and the target: the solver's line of a 90-action deal
 at the fastest admitted pace takes a minute or more."""
@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.app import pace_of
-from server.daily.pace import (
+from server.engine import Board, format_code
+from server.engine.solver import solve
+from server.review.pace import (
     PACE_REASONS,
     Pace,
     fastest_ms,
@@ -27,8 +29,6 @@ from server.daily.pace import (
     parse_bursts,
     presses,
 )
-from server.engine import Board, format_code
-from server.engine.solver import solve
 from server.settings import Settings
 
 T0 = 1_780_000_000_000

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from server.rooms.pairing import bot_speed, penalty_s
+from server.quick.pairing import bot_speed, penalty_s
 from server.store import queue
 from server.store.keys import Keys
 from server.store.store import Store

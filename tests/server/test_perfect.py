@@ -17,11 +17,11 @@ from typing import Any
 
 import redis as redis_sync
 
-from server.daily.holds import Holds
 from server.daily.leaderboard import Leaderboard, entry_of, fewest_score_of, score_of
 from server.engine import Board, Move, parse_action
 from server.engine.optimal import optimal_par
 from server.pools import find, is_perfect
+from server.ranked.holds import Holds
 from server.store.keys import Keys
 from tests.dailies import daily_deal
 from tests.server.replay_support import edit, honest
@@ -231,11 +231,11 @@ async def test_the_fewest_actions_view_orders_by_actions_then_time(lb: Leaderboa
 
 
 async def test_a_held_finish_is_on_no_view_until_cleared(lb: Leaderboard) -> None:  # noqa: F811
-    holds = Holds(lb.redis, lb.keys, lb, 3600)
+    holds = Holds.on(lb.redis, lb.keys, 3600)
     lean = daily_play("lean", step_ms=300)
     assert (await submit(lb, lean)).status == "ranked"
     held = spaced(daily_play("held"), 10_000)  # fewest actions and fastest: would lead both
-    await holds.hold(
+    await holds.reviews.hold(
         {
             "result": held.id,
             "kind": "daily",

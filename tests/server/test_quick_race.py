@@ -26,7 +26,7 @@ from openskill.models import PlackettLuce
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from server.rooms.ratings import shown
+from server.ranked.ratings import shown
 from server.store.keys import Keys
 from tests.inproc import Served, serving_two, settings
 from tests.serverproc import FAST, REVIEW_OFF, ServerProc, WsClient, redis_url, running_server

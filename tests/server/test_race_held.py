@@ -20,8 +20,8 @@ import pytest
 import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 
-from server.daily.replays import replay_id
-from server.rooms.arena_points import race_points
+from server.arena.points import race_points
+from server.records.replays import replay_id
 from server.store.keys import Keys
 from tests.server.test_arena import private_arena
 from tests.server.test_quick_race import ESTABLISHED, MIN_ACTIONS, play_some, play_to_win

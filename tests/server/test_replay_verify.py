@@ -10,16 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.daily.replays import (
-    MIN_MS_PER_ACTION,
-    REFUTATIONS,
-    Replay,
-    ReplayFormatError,
-    parse_log,
-    replay_id,
-    verify,
-    view_json,
-)
 from server.engine import (
     Board,
     Change,
@@ -29,6 +19,16 @@ from server.engine import (
     parse_action,
     parse_card,
     parse_location,
+)
+from server.records.replays import (
+    MIN_MS_PER_ACTION,
+    REFUTATIONS,
+    Replay,
+    ReplayFormatError,
+    parse_log,
+    replay_id,
+    verify,
+    view_json,
 )
 from tests.server.replay_support import edit, honest, solution, won_time
 

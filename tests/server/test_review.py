@@ -1,4 +1,4 @@
-"""The review of a finish (server/daily/review.py), pure: the solver's line is held however
+"""The review of a finish (server/review/scoring.py), pure: the solver's line is held however
 it is timed, a person's search is not, a machine's pace is held, and each feature counts
 what it says. The players are bench/review.py's (the bench measures the rates on 200
 deals; a few deals here)."""
@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from server.daily.pace import Pace
-from server.daily.review import SOLVER_LIKE, review, review_job, table_key
 from server.engine import Board, format_code, parse_action
 from server.engine.solver import solve
+from server.review.pace import Pace
+from server.review.scoring import SOLVER_LIKE, review, review_job, table_key
 
 T0 = 1_780_000_000_000
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "review.py"
@@ -125,7 +125,7 @@ async def test_a_burst_of_reviews_takes_one_slot_and_leaves_the_rest_to_hints() 
     take one slot of the solver pool, and a player's hint still finds room meanwhile."""
     import asyncio
 
-    from server.daily.reviewer import REVIEWS_AT_ONCE, Reviewer
+    from server.review.reviewer import REVIEWS_AT_ONCE, Reviewer
     from server.solver_pool import SolverPool
 
     code = format_code(3, 4)

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from server.daily.deal import today
-from server.daily.replays import replay_id
+from server.records.replays import replay_id
 from tests.cli import run_seahaven
 from tests.dailies import daily_deal
 from tests.server.test_daily_fair import PACE_ENV, human, play, reveal

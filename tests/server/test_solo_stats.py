@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from server.daily.solo_stats import GAMES_KEPT, IDS_KEPT
+from server.records.solo_stats import GAMES_KEPT, IDS_KEPT
 from server.store.keys import Keys
 from tests.server.test_daily_server import (
     daily_server,
@@ -118,7 +118,7 @@ async def test_solo_games_are_counted_once_each_and_shown_on_the_player_page() -
 async def test_the_script_counts_a_game_once_and_keeps_its_lists_bounded() -> None:
     """``lua/solo_record.lua`` directly: a repeat changes nothing; ids and games are capped;
     a loss ends the streak; only a better time or fewer moves is a record."""
-    from server.daily.solo_stats import SoloStats
+    from server.records.solo_stats import SoloStats
 
     prefix = f"test:solo:{secrets.token_hex(6)}:"
     r = aioredis.Redis.from_url(redis_url(), decode_responses=True)

@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.daily.replays import replay_id
 from server.engine import Board
 from server.engine.solver import solve
+from server.records.replays import replay_id
 from tests.serverproc import ServerProc
 from tests.web.pages import (
     Player,

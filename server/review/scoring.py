@@ -9,7 +9,7 @@ function.
 The features (``protocol/DAILY.md``, "Review"):
 
 - ``agreement``: of the line's **kept** decisions (actions not undone later, forced ones
-  left out: :func:`server.daily.pace.forced`), the share that are the move the solver
+  left out: :func:`server.review.pace.forced`), the share that are the move the solver
   plays from that position. Each position is compared by the table it leads to, so a tap
   and the move it stands for are the same choice. The solver is asked from a position only
   when no earlier answer covers it: one winning line answers for every position along it,
@@ -20,7 +20,7 @@ The features (``protocol/DAILY.md``, "Review"):
 - ``spread``: the standard deviation of the natural log of the decision times (a script
   with a fixed delay has nearly none).
 
-A finish is **held** when its pace is not a person's (:func:`server.daily.pace.judge`), or
+A finish is **held** when its pace is not a person's (:func:`server.review.pace.judge`), or
 when at least :data:`MIN_SCORED` decisions were scored and ``agreement`` is
 :data:`HOLD_AGREEMENT` or more: a person finding the win herself picks the solver's very
 move much less often (``bench/review.py`` measures both).
@@ -64,7 +64,7 @@ class Score:
 
     Attributes:
         held: the finish waits for an operator.
-        reason: ``ok``, ``solver_like`` or a pace reason (``server.daily.pace``).
+        reason: ``ok``, ``solver_like`` or a pace reason (``server.review.pace``).
         message: the reason in words.
         agreement: share of scored decisions equal to the solver's (None: none scored).
         scored: decisions scored; decisions: all decisions of the line.

@@ -26,20 +26,21 @@ from typing import Any, Final
 from redis.exceptions import RedisError
 
 from ..clock import now_ms
-from ..context import Context
+from ..context import Context, Kept
 from ..daily.deal import draw_open
 from ..net import wire
 from ..net.member import Member
+from ..quick import pairing
 from ..quiet import Quiet
+from ..ranked.ratings import START, address_mark, shown
+from ..rooms import membership, rounds
+from ..rooms.records import Mode, Role, RoomPhase
 from ..store import arenas, listing
 from ..store import ratings as stored
 from ..store.status import Status
-from . import arena_seats, membership, pairing, rounds, waiting
-from .arena_points import Line, Race, podium, standings
-from .arena_races import race_of, record
-from .arena_seats import Seat
-from .ratings import START, address_mark, shown
-from .records import Mode, Role, RoomPhase
+from ..whereabouts import Place, Seat
+from .points import Line, Race, podium, standings
+from .races import race_of, record
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -128,16 +129,20 @@ class Known:
     swept: float = 0.0
 
 
+#: What this instance last worked out of each arena, by arena id.
+KNOWN: Final = Kept[dict[str, Known]]("arenas", dict)
+
+
 async def known(ctx: Context, arena: str, refresh: bool = True) -> Known | None:
     """The arena's fields and table as of now (races read only when new ones came)."""
-    entry: Known | None = ctx.arena_cache.get(arena)
+    entry: Known | None = ctx.kept(KNOWN).get(arena)
     if entry is not None and not refresh:
         return entry
     found = await arenas.fields(ctx.store, arena)
     if not found:
         return None
     if entry is None:
-        entry = ctx.arena_cache[arena] = Known(found)
+        entry = ctx.kept(KNOWN)[arena] = Known(found)
     entry.fields = found
     n, joined_n = await arenas.sizes(ctx.store, arena)
     if n != len(entry.races) or joined_n != len(entry.players):
@@ -196,18 +201,16 @@ async def create_private(
 async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None) -> Status:
     """Seat a socket's player in an arena (``arena_join``); ``ok`` or the refusal."""
     pid = conn.pid or ""
-    if conn.room is not None:
-        return Status.ALREADY_IN_ROOM
-    if waiting.of(ctx, conn) is not None or pid in ctx.waiting:
-        return Status.ALREADY_QUEUED
-    if arena_seats.of(ctx, conn) is not None or pid in ctx.arena_seats:
-        return Status.ALREADY_IN_ARENA
+    here = ctx.whereabouts
+    refused = await here.refusal(ctx.store, conn, Place.ARENA)
+    if refused is not None:
+        return refused
     entry = await known(ctx, arena)
     if entry is None:
         return Status.ARENA_NOT_FOUND
     if phase_of(entry.fields, now_ms()) == "over" or now_ms() >= int(entry.fields["ends_at"]):
         return Status.ARENA_OVER
-    if await ctx.daily.holds.is_barred(pid):
+    if await ctx.reviews.is_barred(pid):
         return Status.BARRED  # its races are rated
     cells = int(entry.fields["cells"])
     ends = int(entry.fields["ends_at"])
@@ -224,11 +227,12 @@ async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None
     if status is not Status.OK:
         await arenas.release_player(ctx.store, pid, arena)
         return status
-    if not conn.is_open() or conn.room is not None or pid in ctx.arena_seats:
+    late = Status.ALREADY_IN_ROOM if not conn.is_open() else here.here(conn, Place.ARENA)
+    if late is not None:
         await arenas.leave(ctx.store, arena, pid)  # gone or elsewhere meanwhile
         await arenas.release_player(ctx.store, pid, arena)
-        return Status.ALREADY_IN_ARENA if pid in ctx.arena_seats else Status.ALREADY_IN_ROOM
-    ctx.arena_seats[pid] = Seat(pid, conn, arena)
+        return late
+    here.seats[pid] = Seat(pid, conn, arena)
     entry = await known(ctx, arena)
     assert entry is not None
     conn.queue(
@@ -240,7 +244,7 @@ async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None
 
 async def leave(ctx: Context, conn: Member) -> Status:
     """``arena_leave``: out of the arena (a race you are in goes on)."""
-    if not await arena_seats.leave(ctx, conn, "asked"):
+    if not await ctx.whereabouts.leave_arena(ctx.store, conn, "asked"):
         return Status.NOT_IN_ARENA
     return Status.OK
 
@@ -250,10 +254,10 @@ async def watch(ctx: Context, conn: Member, arena: str) -> Status:
     entry = await known(ctx, arena)
     if entry is None:
         return Status.ARENA_NOT_FOUND
-    arena_seats.unwatch(ctx, conn)
-    ctx.arena_watchers.setdefault(arena, set()).add(conn)
+    ctx.whereabouts.unwatch(conn)
+    ctx.whereabouts.watching.setdefault(arena, set()).add(conn)
     now = now_ms()
-    seat = arena_seats.of(ctx, conn)
+    seat = ctx.whereabouts.seat_of(conn)
     where = "out" if seat is None or seat.arena != arena else ("racing" if seat.room else "pool")
     room = seat.room if seat is not None and seat.arena == arena else None
     conn.queue(wire.arena(info(arena, entry.fields, len(entry.players), now), where, room, now))
@@ -263,7 +267,7 @@ async def watch(ctx: Context, conn: Member, arena: str) -> Status:
 
 async def pledge(ctx: Context, conn: Member) -> Status:
     """``arena_pledge``: no take-backs in the coming race of your arena."""
-    seat = arena_seats.of(ctx, conn)
+    seat = ctx.whereabouts.seat_of(conn)
     room = conn.room
     if seat is None or room is None or seat.room != room:
         return Status.NO_PLEDGE
@@ -303,8 +307,8 @@ def send_standings(entry: Known, arena: str, conn: Member, now: int) -> int:
 
 def sockets_of(ctx: Context, arena: str) -> list[Member]:
     """This instance's sockets that hear an arena's standings: its seats and watchers."""
-    out: dict[int, Member] = {id(s.conn): s.conn for s in arena_seats.seats_in(ctx, arena)}
-    for conn in ctx.arena_watchers.get(arena, ()):
+    out: dict[int, Member] = {id(s.conn): s.conn for s in ctx.whereabouts.seats_in(arena)}
+    for conn in ctx.whereabouts.watching.get(arena, ()):
         out[id(conn)] = conn
     return [c for c in out.values() if c.is_open()]
 
@@ -353,7 +357,7 @@ async def ensure_scheduled(ctx: Context, now: int) -> None:
         for slot in (current, current + 1):
             start_min = slot * every
             arena = scheduled_id(cells, minutes, start_min)
-            if arena in ctx.arena_cache:
+            if arena in ctx.kept(KNOWN):
                 continue
             starts = start_min * minute
             fields: dict[str, str | int] = {
@@ -372,7 +376,7 @@ async def tick(ctx: Context) -> None:
     now = now_ms()
     grace = (ctx.settings.race_limit_s + 120) * 1000
     for arena in await arenas.indexed(ctx.store, now - grace):
-        cached = ctx.arena_cache.get(arena)
+        cached = ctx.kept(KNOWN).get(arena)
         if cached is not None and cached.closed:
             continue
         if (
@@ -386,9 +390,9 @@ async def tick(ctx: Context) -> None:
             continue
         await run(ctx, arena, entry, now)
     await arenas.prune(ctx.store, now - arenas.KEEP_MS)
-    for arena in [a for a, e in ctx.arena_cache.items() if e.closed]:
-        if int(ctx.arena_cache[arena].fields["ends_at"]) < now - arenas.KEEP_MS:
-            del ctx.arena_cache[arena]
+    for arena in [a for a, e in ctx.kept(KNOWN).items() if e.closed]:
+        if int(ctx.kept(KNOWN)[arena].fields["ends_at"]) < now - arenas.KEEP_MS:
+            del ctx.kept(KNOWN)[arena]
 
 
 async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
@@ -464,7 +468,7 @@ async def race_over(ctx: Context, room: str) -> None:
     arena = fields.get("arena")
     if not arena:
         return
-    for seat in arena_seats.seats_in(ctx, arena):
+    for seat in ctx.whereabouts.seats_in(arena):
         if seat.room == room:
             await back_to_pool(ctx, seat)
     await record_race(ctx, arena, room)
@@ -477,7 +481,7 @@ async def back_to_pool(ctx: Context, seat: Seat) -> None:
     room, conn = seat.room, seat.conn
     seat.room = None
     entry = await known(ctx, seat.arena, refresh=False)
-    if entry is None or ctx.arena_seats.get(seat.pid) is not seat:
+    if entry is None or ctx.whereabouts.seats.get(seat.pid) is not seat:
         return
     ends = int(entry.fields["ends_at"])
     rating = int((entry.players.get(seat.pid) or {}).get("rating") or 1000)
@@ -495,17 +499,17 @@ async def back_to_pool(ctx: Context, seat: Seat) -> None:
 async def deliver(ctx: Context, arena: str, entry: Known, now: int) -> None:
     """What became of this instance's seats: into their paired race, back to the pool
     after one, or waiting again when a pairing was lost."""
-    seats = arena_seats.seats_in(ctx, arena)
+    seats = ctx.whereabouts.seats_in(arena)
     if not seats:
         return
     found = await arenas.look(ctx.store, arena, [s.pid for s in seats])
     ends = int(entry.fields["ends_at"])
     for seat, (paired, racing, pooled) in zip(seats, found, strict=True):
-        if ctx.arena_seats.get(seat.pid) is not seat:
+        if ctx.whereabouts.seats.get(seat.pid) is not seat:
             continue
         conn = seat.conn
         if not conn.is_open():
-            await arena_seats.leave(ctx, conn, None)
+            await ctx.whereabouts.leave_arena(ctx.store, conn, None)
             continue
         if paired is not None and seat.room is None:
             if await arenas.taken(ctx.store, arena, seat.pid):
@@ -574,9 +578,9 @@ async def final(ctx: Context, arena: str, entry: Known, wait_s: float) -> None:
         mine = table_line(entry, conn.pid or "")
         you = line_json(mine) if mine is not None and mine.races > 0 else None
         conn.queue(wire.arena_over(arena, board, you))
-    for seat in arena_seats.seats_in(ctx, arena):
-        await arena_seats.leave(ctx, seat.conn, "over")
-    ctx.arena_watchers.pop(arena, None)
+    for seat in ctx.whereabouts.seats_in(arena):
+        await ctx.whereabouts.leave_arena(ctx.store, seat.conn, "over")
+    ctx.whereabouts.watching.pop(arena, None)
 
 
 # -- HTTP ---------------------------------------------------------------------------------

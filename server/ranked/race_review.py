@@ -1,9 +1,9 @@
 """The review of a rated race's finishers, and the ratings that wait for it.
 
 Every finisher of a rated race is scored as a ranked daily finish is
-(:mod:`server.daily.review`, in the solver pool). A finisher the review holds waits for an
+(:mod:`server.review.scoring`, in the solver pool). A finisher the review holds waits for an
 operator, and so do the race's rating changes, everyone's, and the finishers' race history:
-:func:`waits` says so to :mod:`server.rooms.ratings`, which settles the race only once no
+:func:`waits` says so to :mod:`server.ranked.ratings`, which settles the race only once no
 finisher is held. Nobody but its player sees a held finisher's race meanwhile (no history,
 no public race, no replay); a voided one's never shows.
 
@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from ..context import Context
-from ..daily.replays import replay_id
 from ..quiet import Quiet
+from ..records.replays import replay_id
 from ..store.queue import script
 from ..store.store import RoomRead
 
@@ -91,7 +90,7 @@ async def _reviewed(
     """A finisher's review outcome: decided before, or scored now by whoever claims it."""
     room, round_ = standing["room"], int(standing["round"])
     rid = replay_id(room, round_, pid)
-    holds = ctx.daily.holds
+    holds = ctx.reviews
     claim = ctx.keys.review_claim(room, round_, pid)
     mine = f"{ctx.instance_id}:{secrets.token_hex(6)}"
     while (done := await holds.decided(rid)) is None:
@@ -136,12 +135,12 @@ async def _review(
     times = [int(ms) for ms, _id, _text in lines]
     actions = [text for _ms, _id, text in lines]
     started = int(read.meta.get("starts_at") or 0)
-    score = await ctx.daily.reviewer.score(pid, standing["code"], started, actions, times)
+    score = await ctx.reviewer.score(pid, standing["code"], started, actions, times)
     status = "held" if score["held"] else "passed"
     if score["held"]:
         log.warning("race finisher %s of %s/%s held: %s", pid, room, round_, score["message"])
         result = standing["results"][pid]
-        await ctx.daily.holds.hold(
+        await ctx.reviews.hold(
             {
                 "result": rid,
                 "kind": "race",
@@ -155,22 +154,19 @@ async def _review(
                 "score": score,
             }
         )
-    await ctx.daily.holds.decide(rid, status, score=score)
+    await ctx.reviews.decide(rid, status, score=score)
     return {"status": status}
 
 
 async def keep(ctx: Context, standing: Standing) -> None:
     """Keep a held round's standing until its finishers are decided (the first one kept
     stands: every instance that sees the round held computes the same)."""
-    key = ctx.keys.held_round(standing["room"], int(standing["round"]))
-    body = json.dumps(standing, separators=(",", ":"))
-    await ctx.redis.set(key, body, nx=True, ex=ctx.daily.holds.keep_s)
+    await ctx.reviews.keep_round(standing["room"], int(standing["round"]), standing)
 
 
 async def kept(ctx: Context, room: str, round_: int) -> Standing | None:
     """A held round's standing, or None (never held, or settled long ago)."""
-    text = await ctx.redis.get(ctx.keys.held_round(room, round_))
-    return None if text is None else dict(json.loads(text))
+    return await ctx.reviews.kept_round(room, round_)
 
 
 async def record_histories(ctx: Context, standing: Standing, voided: set[str]) -> None:
@@ -182,7 +178,7 @@ async def record_histories(ctx: Context, standing: Standing, voided: set[str]) -
             continue
         result = standing["results"][pid]
         perfect = result.get("perfect") is True  # a win in the deal's proven par
-        kept = await ctx.daily.history.record(
+        kept = await ctx.records.history.record(
             pid,
             room,
             round_,
@@ -196,7 +192,7 @@ async def record_histories(ctx: Context, standing: Standing, voided: set[str]) -
             perfect=perfect,
         )
         if kept and perfect:
-            await ctx.daily.perfect.add(pid, "race")
+            await ctx.records.perfect.add(pid, "race")
 
 
 async def resettle_loop(
@@ -207,14 +203,14 @@ async def resettle_loop(
     while True:
         await asyncio.sleep(RESETTLE_EVERY_S)
         try:
-            while (entry := await ctx.redis.spop(ctx.keys.resettle())) is not None:
-                room, _, round_ = str(entry).partition("/")
+            while (entry := await ctx.reviews.next_resettle()) is not None:
+                room, _, round_ = entry.partition("/")
                 if not round_.isdigit():
                     continue
                 try:
                     await resettle(ctx, room, int(round_))
                 except Exception:
-                    await ctx.redis.sadd(ctx.keys.resettle(), str(entry))  # another try later
+                    await ctx.reviews.resettle(room, round_)  # another try later
                     raise
         except Exception:
             QUIET.failure("resettle", "settling decided races failed")

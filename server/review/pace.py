@@ -27,7 +27,7 @@ never seen the deal could do (``protocol/DAILY.md``, "The pace model", gives the
   than ``K`` decisions needs ``W`` scaled to its decisions, in total.
 
 Forced actions have no floor of their own: the physical floor of
-``server.daily.replays.verify`` (50 ms an action on average) bounds them.
+``server.records.replays.verify`` (50 ms an action on average) bounds them.
 
 A game the model calls implausible is **held for review**, not refused: its player is told
 so, and an operator clears it (``seahaven admin``). :func:`fastest_ms` gives the quickest
@@ -56,7 +56,7 @@ PACE_REASONS: Final[dict[str, str]] = {
 }
 
 #: The physical floor a forced action is timed at by :func:`fastest_ms` (the least average
-#: per action of ``server.daily.replays.verify``).
+#: per action of ``server.records.replays.verify``).
 FORCED_MS: Final = 50
 
 #: The default burst bounds: (decisions, ms they take together at least).

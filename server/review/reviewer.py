@@ -1,4 +1,4 @@
-"""Running reviews off the event loop: :func:`server.daily.review.review_job` in the
+"""Running reviews off the event loop: :func:`server.review.scoring.review_job` in the
 solver's processes (:class:`server.solver_pool.SolverPool`).
 
 A review replays the line and asks the solver from a few positions: seconds of one core at
@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from ..solver_pool import SolverFailed, SolverPool
 from .pace import Pace
-from .review import review_job
+from .scoring import review_job
 
 log = logging.getLogger(__name__)
 

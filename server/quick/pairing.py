@@ -32,13 +32,13 @@ from ..daily.deal import draw_open
 from ..net import wire
 from ..net.member import Member
 from ..quiet import Quiet
-from ..store import arenas, listing, queue
+from ..ranked.ratings import START, address_mark, bar, shown
+from ..rooms import membership, rounds
+from ..rooms.records import Mode, Role
+from ..store import listing, queue
 from ..store import ratings as stored
 from ..store.status import Status
-from . import membership, rounds
-from .ratings import START, address_mark, bar, shown
-from .records import Mode, Role
-from .waiting import Waiting, of
+from ..whereabouts import Place, Waiting
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -78,14 +78,9 @@ def _open(conn: Member) -> bool:
 async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
     """Put a socket's player in the queue of ``cells`` (``queue``); ``ok`` or the refusal."""
     pid = conn.pid or ""
-    if conn.room is not None:
-        return Status.ALREADY_IN_ROOM
-    if of(ctx, conn) is not None or pid in ctx.waiting:
-        return Status.ALREADY_QUEUED
-    if await queue.queued_in(ctx.store, pid) is not None:
-        return Status.ALREADY_QUEUED
-    if pid in ctx.arena_seats or await arenas.player_arena(ctx.store, pid) is not None:
-        return Status.IN_ARENA  # never in an arena and the quick race at once
+    refused = await ctx.whereabouts.refusal(ctx.store, conn, Place.QUEUE)
+    if refused is not None:
+        return refused
     skill = (await stored.skills(ctx.store, [pid], cells, START))[pid]
     penalty = penalty_s(await queue.dodges(ctx.store, pid))
     now = now_ms()
@@ -98,18 +93,12 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
     if status is not Status.OK:
         return status
     # Meanwhile the socket may have closed, entered a room or queued elsewhere: undo.
-    late: Status | None = None
-    if not _open(conn):
-        late = Status.OK
-    elif conn.room is not None:
-        late = Status.ALREADY_IN_ROOM
-    elif pid in ctx.waiting:
-        late = Status.ALREADY_QUEUED
+    late = Status.OK if not _open(conn) else ctx.whereabouts.here(conn, Place.QUEUE)
     if late is not None:
         await queue.remove(ctx.store, cells, pid)
         return late
     rating = shown(skill.mu, skill.sigma)
-    ctx.waiting[pid] = Waiting(pid, conn, cells, now, rating)
+    ctx.whereabouts.waiting[pid] = Waiting(pid, conn, cells, now, rating)
     games, days = (await stored.standing(ctx.store, [pid], cells))[pid]
     provisional = not bar(ctx).met(games, days)
     conn.queue(wire.queued(cells, rating, skill.games, penalty, now, provisional))
@@ -183,7 +172,7 @@ async def deliver(ctx: Context) -> None:
     or back in the queue when their pairing was lost."""
     now = now_ms()
     for cells in VARIANTS:
-        entries = [w for w in ctx.waiting.values() if isinstance(w, Waiting) and w.cells == cells]
+        entries = ctx.whereabouts.waiting_for(cells)
         if not entries:
             continue
         pids = [w.pid for w in entries]
@@ -193,10 +182,10 @@ async def deliver(ctx: Context) -> None:
         # the wait for a fourth (lua/queue_pair.lua); each is told by when.
         pair_by = min(ready.values()) + ctx.settings.pair_fourth_ms if ready else 0
         for entry, pid, room, here in zip(entries, pids, rooms, present, strict=True):
-            if ctx.waiting.get(pid) is not entry:
+            if ctx.whereabouts.waiting.get(pid) is not entry:
                 continue  # it left (or queued again) meanwhile
             if room is not None:
-                del ctx.waiting[pid]  # on its way in: each join runs on its own
+                del ctx.whereabouts.waiting[pid]  # on its way in: each join runs on its own
                 ctx.spawn(bring_in(ctx, entry, pid, room))
             elif not here:
                 await maybe_lost(ctx, entry, pid, now)
@@ -231,11 +220,11 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
             ctx.store, entry.cells, pid, skill.mu, entry.since, now, "", now, addr
         )
         if added is Status.OK:
-            if not _open(conn) or conn.room is not None or pid in ctx.waiting:
+            if not _open(conn) or conn.room is not None or pid in ctx.whereabouts.waiting:
                 await queue.remove(ctx.store, entry.cells, pid)  # gone meanwhile
                 return
             entry.missing = 0
-            ctx.waiting[pid] = entry
+            ctx.whereabouts.waiting[pid] = entry
     elif status is not Status.OK:
         conn.error(status)
 
@@ -257,7 +246,7 @@ async def maybe_lost(ctx: Context, entry: Waiting, pid: str, now: int) -> None:
 
 async def accept_bot(ctx: Context, conn: Member) -> Status:
     """Race the offered bot now (``accept_bot``); ``ok`` or the refusal."""
-    entry = of(ctx, conn)
+    entry = ctx.whereabouts.wait_of(conn)
     if entry is None or not entry.offered:
         return Status.NO_BOT_OFFER
     if ctx.launch_bot is None:
@@ -267,7 +256,7 @@ async def accept_bot(ctx: Context, conn: Member) -> Status:
         return Status.NO_BOT_OFFER
     if not await queue.remove(ctx.store, entry.cells, pid):
         return Status.NO_BOT_OFFER  # paired meanwhile: the room comes with the next pass
-    ctx.waiting.pop(pid, None)
+    ctx.whereabouts.waiting.pop(pid, None)
     conn.queue(wire.unqueued(entry.cells, "room"))
     cells = entry.cells
     # A race with a bot is practice: not listed, not rated; the server starts it.

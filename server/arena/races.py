@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import Context
-from ..daily.replays import replay_id
 from ..net import wire
+from ..ranked import race_review, ratings
+from ..ranked.ratings import standing_of
+from ..records.replays import replay_id
+from ..rooms.records import RoomPhase
 from ..store import arenas
-from . import race_review, ratings
-from .arena_points import Race, Racer
-from .ratings import standing_of
-from .records import RoomPhase
+from .points import Race, Racer
 
 
 def race_of(record: dict[str, Any]) -> Race:
@@ -69,7 +69,7 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
             "kept": not undid,
         }
         if result.get("status") == "finished" and result.get("rank") is not None:
-            decided = await ctx.daily.holds.decided(replay_id(room, round_, pid))
+            decided = await ctx.reviews.decided(replay_id(room, round_, pid))
             status = decided.get("status") if decided is not None else None
             finish = {"place": int(result["rank"]), "time_ms": int(result["time_ms"])}
             if status == "held":
@@ -101,7 +101,7 @@ async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:
         pending = racer.get("pending")
         if pending is None:
             continue
-        decided = await ctx.daily.holds.decided(replay_id(room, round_, racer["pid"]))
+        decided = await ctx.reviews.decided(replay_id(room, round_, racer["pid"]))
         status = decided.get("status") if decided is not None else "held"
         if status == "held":
             continue

@@ -1,6 +1,6 @@
 """What happens when a board is won or given up: its replay is kept, a daily finish is
 verified and ranked, a race result goes into the player's history (a rated race's finish
-once the race settles, after its review: :mod:`server.rooms.race_review`), and a solo game
+once the race settles, after its review: :mod:`server.ranked.race_review`), and a solo game
 into the player's solo statistics (:mod:`.solo_stats`).
 
 :func:`record_finish` is called once the winning action is committed. It builds the replay
@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..clock import now_ms
+from ..context import Context
+from ..daily.leaderboard import Submission, entry_of, utc_date
 from ..engine import Board, parse_action, parse_code
+from ..records.replays import KINDS, Replay, Result, parse_log, replay_id, verify
+from ..records.solo_stats import Counted
 from ..store.store import Store
-from .leaderboard import Submission, entry_of, utc_date
-from .replays import KINDS, Replay, Result, parse_log, replay_id, verify
-from .services import Daily
-from .solo_stats import Counted
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
 
 
 async def record_finish(
-    store: Store, daily: Daily, room: str, round_: int, pid: str, rank: int, perfect: bool = False
+    ctx: Context, room: str, round_: int, pid: str, rank: int, perfect: bool = False
 ) -> DailyOutcome | Counted | None:
     """Keep a won board's replay; rank a daily finish; count a race or solo finish, and a
     verified ``perfect`` one (a win in the deal's proven par, as the move path found it)
@@ -105,18 +105,19 @@ async def record_finish(
         What a daily game counts for (also written into its room's note), what a solo win
         changed in the player's statistics, else None.
     """
+    store, daily, records = ctx.store, ctx.daily, ctx.records
     replay = await build_replay(store, room, round_, pid)
     if replay is None:
         log.warning("no replay for %s round %s player %s", room, round_, pid)
         return None
-    await daily.replays.save(replay)
+    await records.replays.save(replay)
     outcome = None
     if replay.kind == "daily" and replay.daily_date and replay.daily_kind:
         submission = await daily.leaderboard.check(replay)
         if submission.status == "eligible":
-            submission = await review_daily(daily, replay)
+            submission = await review_daily(ctx, replay)
         if submission.status in ("ranked", "held"):
-            await daily.replays.keep(replay.id, daily.leaderboard.keep_s)
+            await records.replays.keep(replay.id, daily.leaderboard.keep_s)
         elif submission.status == "refused":
             log.warning("daily finish of %s refused: %s", pid, submission.message)
         ranked = submission.status == "ranked"
@@ -141,7 +142,7 @@ async def record_finish(
             await store.set_daily(room, note)
     elif replay.kind == "solo":
         if verify(replay, min_ms_per_action=0).ok:
-            counted = await daily.solo.record(
+            counted = await records.solo.record(
                 pid,
                 parse_code(replay.code).cells,
                 f"{room}/{round_}",
@@ -150,14 +151,14 @@ async def record_finish(
                 moves=replay.result.moves,
             )
             if counted.counted and perfect:
-                await daily.perfect.add(pid, "solo")
+                await records.perfect.add(pid, "solo")
             return counted
     elif replay.kind == "race":
         verdict = verify(replay, min_ms_per_action=0)
         if verdict.ok and (await store.room_fields(room)).get("rated") != "1":
             # A rated race's finishers are reviewed first: their races are counted when it
-            # settles (server/rooms/race_review.py), a held one's only once cleared.
-            kept = await daily.history.record(
+            # settles (server/ranked/race_review.py), a held one's only once cleared.
+            kept = await records.history.record(
                 pid,
                 room,
                 round_,
@@ -171,18 +172,18 @@ async def record_finish(
                 perfect=perfect,
             )
             if kept and perfect:
-                await daily.perfect.add(pid, "race")
+                await records.perfect.add(pid, "race")
     return outcome
 
 
-async def review_daily(daily: Daily, replay: Replay) -> Submission:
+async def review_daily(ctx: Context, replay: Replay) -> Submission:
     """Review a daily finish that may rank, then rank it or hold it for an operator.
 
     The player of a held finish is told ``pending_review`` (not which feature held it: a
     script would learn what to change); their time stands in their own game.
     """
     assert replay.daily_date is not None and replay.daily_kind is not None
-    score = await daily.reviewer.score(
+    score = await ctx.reviewer.score(
         replay.player_id,
         replay.code,
         replay.started_at,
@@ -190,11 +191,11 @@ async def review_daily(daily: Daily, replay: Replay) -> Submission:
         list(replay.times_ms),
     )
     if not score["held"]:
-        await daily.holds.decide(replay.id, "passed", score=score)
-        return await daily.leaderboard.enter(replay)
+        await ctx.reviews.decide(replay.id, "passed", score=score)
+        return await ctx.daily.leaderboard.enter(replay)
     log.warning("daily finish %s of %s held: %s", replay.id, replay.player_id, score["message"])
-    await daily.holds.decide(replay.id, "held", score=score)
-    await daily.holds.hold(
+    await ctx.reviews.decide(replay.id, "held", score=score)
+    await ctx.reviews.hold(
         {
             "result": replay.id,
             "kind": "daily",
@@ -213,7 +214,7 @@ async def review_daily(daily: Daily, replay: Replay) -> Submission:
     return Submission("held", reason="pending_review", message=HELD_MESSAGE)
 
 
-async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid: str) -> None:
+async def record_give_up(ctx: Context, room: str, round_: int, pid: str) -> None:
     """Count a race given up (or left mid-race) in the player's history and keep its
     replay; count a solo game given up or abandoned after its first move as a loss.
 
@@ -221,6 +222,7 @@ async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid
     ``gave_up`` in a race or solo room (a solo game is counted once, however often this is
     called for it).
     """
+    store, records = ctx.store, ctx.records
     meta, _member, result, entries = await store.finished_board(room, round_, pid)
     code = meta.get("code")
     if meta.get("mode") not in ("race", "solo") or not code or result is None:
@@ -229,7 +231,7 @@ async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid
         return
     if meta.get("mode") == "solo":
         if entries:  # begun: a game left before its first move was never played
-            await daily.solo.record(
+            await records.solo.record(
                 pid,
                 parse_code(code).cells,
                 f"{room}/{round_}",
@@ -240,8 +242,8 @@ async def record_give_up(store: Store, daily: Daily, room: str, round_: int, pid
         return
     replay = await build_replay(store, room, round_, pid)
     if replay is not None:
-        await daily.replays.save(replay)
-    await daily.history.record(
+        await records.replays.save(replay)
+    await records.history.record(
         pid,
         room,
         round_,

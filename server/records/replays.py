@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..engine import Board, CodeError, EngineError, parse_action, parse_code
+from ..review.pace import presses
 from ..store.keys import Keys
-from .pace import presses
 
 #: The physical floor: from the first action to the last, at least this many ms per action
 #: after the first. Humans need far more (a quick double tap is ~150 ms); a bot does not.
@@ -294,7 +294,7 @@ def verify(replay: Replay, *, min_ms_per_action: int = MIN_MS_PER_ACTION) -> Ver
                 board,
             )
         # Measured between the actions: time spent before the first one buys no speed. A
-        # send home is one press, however many taps it makes (server/daily/pace.py).
+        # send home is one press, however many taps it makes (server/review/pace.py).
         span = times[-1] - times[0]
         count = len(presses(actions, times))
         floor = min_ms_per_action * (count - 1)

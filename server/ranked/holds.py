@@ -1,0 +1,269 @@
+"""Held finishes and what an operator does about them: clear, void, bar, unbar; the log.
+
+A ranked finish the review holds (:mod:`server.review.scoring`) waits in ``review:held``
+(result id -> the finish, its score and what to write when it is cleared). Nobody but its
+player sees it: it is on no leaderboard, in no push and on no player page. An operator
+(``seahaven admin``, or ``/api/admin/`` with the admin token) then:
+
+- **clears** it: a daily finish's entry is written as if it had ranked at once (rank,
+  streak day, a push); a race's held finisher is counted, and the race's ratings are
+  settled once no finisher of it is held;
+- **voids** it (held or already ranked): off every leaderboard, its streak day recounted;
+  a race's finisher keeps their rating;
+- **bars** a player: their entries go off every leaderboard and the ratings lists (kept
+  aside, put back by **unbar**), and they may not enter ranked play.
+
+Every action is idempotent (acting twice changes nothing the second time, and says so)
+and logged in ``admin:log`` with when, what, on what, by whom and what came of it. The
+same functions serve the command line and the HTTP routes. What they read and write is
+:mod:`server.store.reviews`'s (held finishes, outcomes, bars, the log), the day's
+leaderboard's and the ratings lists'.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..clock import now_ms, utc_now
+from ..daily.leaderboard import Leaderboard
+from ..records.replays import ReplayFormatError, ReplayStore
+from ..store import ratings
+from ..store.keys import Keys
+from ..store.reviews import HELD_PAGE, MAX_HELD_PAGE, Reviews
+from ..store.store import Store
+
+__all__ = ["HELD_PAGE", "MAX_HELD_PAGE", "VARIANTS", "Holds", "Outcome"]
+
+#: The rating variants a bar takes a player off.
+VARIANTS: Final = (4, 2, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What an operator action did.
+
+    Attributes:
+        ok: it applied (or had applied already); False: nothing to act on.
+        status: ``cleared``, ``voided``, ``barred``, ``unbarred``, ``already_…`` or
+            ``not_found``.
+        message: in words.
+        data: what it touched.
+    """
+
+    ok: bool
+    status: str
+    message: str
+    data: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """The HTTP answer and the ``--json`` output."""
+        return {"ok": self.ok, "status": self.status, "message": self.message, **self.data}
+
+
+class Holds:
+    """The operator's actions on held and ranked finishes and on players.
+
+    Args:
+        store: the room store (a held daily game's room note, the ratings lists).
+        reviews: held finishes, outcomes, bars and the log.
+        leaderboard: the days' leaderboards (entries written on clear, taken off on void).
+        replays: the kept replays (a ranked finish found by its id).
+    """
+
+    def __init__(
+        self, store: Store, reviews: Reviews, leaderboard: Leaderboard, replays: ReplayStore
+    ) -> None:
+        self.store = store
+        self.reviews = reviews
+        self.leaderboard = leaderboard
+        self.replays = replays
+
+    @classmethod
+    def on(cls, redis: Any, keys: Keys, keep_s: int) -> Holds:
+        """The operator's actions straight on a Redis, for tools (``seahaven admin``): no
+        server's settings beyond the key prefix and how long results are kept."""
+        leaderboard = Leaderboard(redis, keys, keep_s=keep_s)
+        return cls(
+            Store(redis, keys, ttl=3600),
+            Reviews(redis, keys, keep_s),
+            leaderboard,
+            ReplayStore(redis, keys),
+        )
+
+    # -- reading --------------------------------------------------------------------------
+
+    async def held_page(self, offset: int = 0, limit: int = HELD_PAGE) -> dict[str, Any]:
+        """A page of the held finishes (:meth:`server.store.reviews.Reviews.held_page`)."""
+        return await self.reviews.held_page(offset, limit)
+
+    async def identities(self, address: str) -> list[dict[str, Any]]:
+        """The identities an address made in the last 7 days, the newest first."""
+        pairs = await self.reviews.identities(address)
+        barred = await self.reviews.barred_among([pid for pid, _ in pairs])
+        return [{"player_id": pid, "made_at": at, "barred": pid in barred} for pid, at in pairs]
+
+    async def log(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The operator's latest actions, the newest first."""
+        return await self.reviews.log(limit)
+
+    # -- acting ---------------------------------------------------------------------------
+
+    async def _logged(self, action: str, target: str, by: str, outcome: Outcome) -> Outcome:
+        line = {
+            "at": now_ms(),
+            "action": action,
+            "target": target,
+            "by": by,
+            "status": outcome.status,
+            "ok": outcome.ok,
+        }
+        await self.reviews.write_log(line)
+        return outcome
+
+    async def clear(self, result: str, by: str) -> Outcome:
+        """Let a held finish count (see the module docstring)."""
+        held = await self.reviews.take_held(result)
+        if held is None:
+            done = await self.reviews.decided(result)
+            status = done["status"] if done else None
+            if status == "cleared":
+                outcome = Outcome(True, "already_cleared", "cleared before", {"result": result})
+            else:
+                outcome = Outcome(False, "not_found", "no held finish has this id", {})
+                if status == "voided":
+                    outcome = Outcome(False, "voided", "this finish was voided", {})
+            return await self._logged("clear", result, by, outcome)
+        data: dict[str, Any] = {"result": result, "player_id": held["player_id"]}
+        await self.reviews.decide(result, "cleared", by=by)
+        if held["kind"] == "daily":
+            if await self.reviews.is_barred(held["player_id"]):
+                # A barred player's entry waits aside, as their others do.
+                await self.reviews.put_aside(
+                    held["player_id"],
+                    f"{held['date']}:{held['daily_kind']}",
+                    json.dumps({**held["entry"], "streak": held.get("streak", True)}),
+                )
+            else:
+                written = await self.leaderboard.write(
+                    held["date"], held["daily_kind"], held["entry"], held.get("streak", True)
+                )
+                data["rank"] = written.rank or None
+                await self._note(held.get("room"), ranked=True, rank=data["rank"])
+        else:
+            await self.reviews.resettle(held["room"], held["round"])
+        outcome = Outcome(True, "cleared", "the finish counts", data)
+        return await self._logged("clear", result, by, outcome)
+
+    async def void(self, result: str, by: str) -> Outcome:
+        """Take a finish off every leaderboard and streak, held or ranked."""
+        held = await self.reviews.take_held(result)
+        done = await self.reviews.decided(result)
+        if held is None and done is not None and done["status"] == "voided":
+            outcome = Outcome(True, "already_voided", "voided before", {"result": result})
+            return await self._logged("void", result, by, outcome)
+        data: dict[str, Any] = {"result": result}
+        found = held or await self._ranked_finish(result)
+        if found is None:
+            outcome = Outcome(False, "not_found", "no held or ranked finish has this id", {})
+            return await self._logged("void", result, by, outcome)
+        data["player_id"] = found["player_id"]
+        await self.reviews.decide(result, "voided", by=by)
+        if found["kind"] == "daily":
+            pid, date, kind = found["player_id"], found["date"], found["daily_kind"]
+            taken = await self.leaderboard.remove(date, kind, pid)
+            if taken is not None and taken.get("replay_id") != result:
+                # The entry is another finish's (never expected): put it back.
+                await self.leaderboard.write(date, kind, taken, bool(taken.get("streak")))
+            await self.reviews.drop_aside(pid, f"{date}:{kind}")
+            if held is not None:
+                await self._note(held.get("room"), ranked=False, unranked_reason="voided")
+        else:
+            await self.reviews.resettle(found["room"], found["round"])
+        outcome = Outcome(True, "voided", "off every leaderboard and streak", data)
+        return await self._logged("void", result, by, outcome)
+
+    async def _note(self, room: str | None, **change: Any) -> None:
+        """Update a held daily game's room note (the snapshot's ``daily``), while it lives,
+        so that its player's page says what became of it."""
+        if not room:
+            return
+        if change.get("ranked"):
+            change["unranked_reason"] = None
+        await self.store.amend_daily(room, change)
+
+    async def _ranked_finish(self, result: str) -> dict[str, Any] | None:
+        """A ranked daily finish by its replay id (from the stored replay), or None."""
+        try:
+            replay = await self.replays.load(result)
+        except ReplayFormatError:
+            return None
+        if replay is None:
+            return None
+        date, kind, pid = replay.daily_date, replay.daily_kind, replay.player_id
+        if replay.kind != "daily" or not date or not kind or not pid:
+            return None
+        entry = await self.leaderboard.entry(date, kind, pid)
+        stashed = await self.reviews.aside(pid, f"{date}:{kind}")
+        for found in (entry, json.loads(stashed) if stashed is not None else None):
+            if found is not None and found.get("replay_id") == result:
+                return {"kind": "daily", "player_id": pid, "date": date, "daily_kind": kind}
+        return None
+
+    async def bar(self, player_id: str, by: str) -> Outcome:
+        """Bar a player from ranked play; their results go aside (see the module docstring)."""
+        if not await self.reviews.bar(player_id):
+            outcome = Outcome(True, "already_barred", "barred before", {"player_id": player_id})
+            return await self._logged("bar", player_id, by, outcome)
+        taken = 0
+        days = await self.leaderboard.days_of(player_id)
+        for date, kind in [(date, kind) for date in days for kind in ("daily", "hard")]:
+            entry = await self.leaderboard.remove(date, kind, player_id)
+            if entry is not None:
+                await self.reviews.put_aside(player_id, f"{date}:{kind}", json.dumps(entry))
+                taken += 1
+        for date, kind in await self._other_days(player_id):
+            entry = await self.leaderboard.remove(date, kind, player_id)
+            if entry is not None:
+                await self.reviews.put_aside(player_id, f"{date}:{kind}", json.dumps(entry))
+                taken += 1
+        for cells in VARIANTS:
+            rating = await ratings.take_off_list(self.store, player_id, cells)
+            if rating is not None:
+                await self.reviews.put_aside(player_id, f"ratings:{cells}", str(rating))
+        data = {"player_id": player_id, "entries": taken}
+        outcome = Outcome(True, "barred", "off every leaderboard; no ranked play", data)
+        return await self._logged("bar", player_id, by, outcome)
+
+    async def _other_days(self, player_id: str) -> list[tuple[str, str]]:
+        """Days of the last 30 with an entry of the player that counted no streak day (a
+        past day's ranked finish is kept even when begun later; rare)."""
+        found: list[tuple[str, str]] = []
+        today = utc_now().date()
+        for back in range(30):
+            date = (today - dt.timedelta(days=back)).isoformat()
+            for kind in ("daily", "hard"):
+                if await self.leaderboard.entry(date, kind, player_id) is not None:
+                    found.append((date, kind))
+        return found
+
+    async def unbar(self, player_id: str, by: str) -> Outcome:
+        """Let a barred player rank again; put their entries and ratings back."""
+        if not await self.reviews.unbar(player_id):
+            outcome = Outcome(True, "already_unbarred", "not barred", {"player_id": player_id})
+            return await self._logged("unbar", player_id, by, outcome)
+        restored = 0
+        for field, text in (await self.reviews.take_aside(player_id)).items():
+            if field.startswith("ratings:"):
+                cells = int(field.split(":", 1)[1])
+                await ratings.put_on_list(self.store, player_id, cells, float(text))
+                continue
+            date, kind = field.split(":", 1)
+            entry = json.loads(text)
+            await self.leaderboard.write(date, kind, entry, bool(entry.pop("streak", True)))
+            restored += 1
+        data = {"player_id": player_id, "entries": restored}
+        outcome = Outcome(True, "unbarred", "entries back; ranked play open", data)
+        return await self._logged("unbar", player_id, by, outcome)
