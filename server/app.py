@@ -56,13 +56,13 @@ from .store.ratings import Bar
 from .store.retag import retag
 from .store.reviews import Reviews
 from .store.store import BoardLimits, Store
+from .transport.clients import answers, cluster_client, connect, redis_client, replicas
 from .transport.embedded import (
     embedded_secret,
     end_embedded_redis,
     start_embedded_redis,
     supervise,
 )
-from .transport.gated import NODE_CONNECTIONS, GatedCluster
 
 log = logging.getLogger(__name__)
 
@@ -212,50 +212,6 @@ async def watch_loop(metrics: Metrics) -> None:
         metrics.observe_lag(loop.time() - start - 0.05)
 
 
-def redis_client(url: str, timeout: float) -> aioredis.Redis:
-    """The shared client of an instance.
-
-    A blocking pool: under a burst, commands wait for a free connection instead of failing.
-    Every call fails after ``timeout`` seconds without an answer (a hung Redis makes the
-    client hear ``busy``, never silence). Moves do not use this pool: their scripts are
-    pipelined on a connection of their own (:mod:`server.transport.batch`).
-    """
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url,
-        decode_responses=True,
-        health_check_interval=30,
-        max_connections=256,
-        timeout=10,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-    )
-    return aioredis.Redis(connection_pool=pool)
-
-
-def cluster_client(url: str, timeout: float) -> RedisCluster:
-    """The shared client of an instance on a Redis Cluster, from one seed node's URL.
-
-    The client learns every node and slot from the seed, follows ``MOVED``/``ASK`` and reads
-    the slot map again when a node fails; a burst of commands waits for connections instead
-    of failing (:mod:`server.transport.gated`). Moves and room channels do not use its
-    connections (:mod:`server.transport.batch`, :mod:`server.transport.shards`), but its slot map.
-
-    Raises:
-        ValueError: the URL is not ``redis://HOST:PORT`` or, for TLS, ``rediss://HOST:PORT``
-            (with the ``ssl_*`` query of redis-py's URLs, say ``?ssl_ca_certs=PATH``).
-    """
-    if not url.startswith(("redis://", "rediss://")):
-        raise ValueError(f"--redis-cluster takes redis://HOST:PORT or rediss://, not {url!r}")
-    return GatedCluster.from_url(
-        url,
-        decode_responses=True,
-        health_check_interval=30,
-        max_connections=NODE_CONNECTIONS,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-    )
-
-
 async def run(
     settings: Settings,
     ready: asyncio.Event | None = None,
@@ -281,10 +237,9 @@ async def run(
     lite: Any = None
     url = settings.redis_url or ""
     if settings.redis_cluster:
-        redis: aioredis.Redis | RedisCluster = cluster_client(
-            settings.redis_cluster, settings.redis_timeout
-        )
-        await redis.initialize()
+        cluster = cluster_client(settings.redis_cluster, settings.redis_timeout)
+        await connect(cluster)
+        redis: aioredis.Redis | RedisCluster = cluster
     elif not url:
         lite, url = await asyncio.to_thread(
             start_embedded_redis,
@@ -296,11 +251,9 @@ async def run(
         settings = with_embedded_secret(settings)
     if not settings.redis_cluster:
         redis = redis_client(url, settings.redis_timeout)
-    await redis.ping()
-    if settings.durable and not settings.redis_cluster:
-        replicas = int((await redis.info("replication")).get("connected_slaves", 0))
-        if not replicas:
-            log.warning("--durable: the Redis has no replica now; every move answers busy")
+    await answers(redis)
+    if settings.durable and not settings.redis_cluster and not await replicas(redis):
+        log.warning("--durable: the Redis has no replica now; every move answers busy")
     if not settings.redis_cluster:  # keys written before the hash tags: their new names
         renamed = await retag(redis, settings.key_prefix)
         if renamed:
@@ -326,7 +279,7 @@ async def close(ctx: Context) -> None:
     await ctx.hub.close()
     await ctx.store.aclose()
     ctx.metrics.close()
-    await ctx.redis.aclose()
+    await ctx.redis.aclose()  # the client's own connections (a client call, no command)
 
 
 def bot_launcher(ctx: Context, port: int) -> Callable[[str, str, str, float], None]:

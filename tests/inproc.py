@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from server import clock
-from server.app import build_context, build_registry, close, listening, redis_client, start_tasks
+from server.app import build_context, build_registry, close, listening, start_tasks
 from server.commands import serve
 from server.context import Context
 from server.daily.deal import TEST_SECRET
 from server.settings import Settings
+from server.transport.clients import redis_client
 from tests.dailies import plant
 from tests.serverproc import FAST, TEST_ENV, ahead_dates, drop_keys, http_request, redis_url
 

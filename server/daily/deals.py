@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from ..engine import parse_code
 from ..solver_pool import SolverPool
+from ..store.daily import DailyStore
 from ..store.keys import Keys
 from .deal import (
     CERTIFY_SECONDS,
@@ -61,20 +62,6 @@ CACHED: Final = 512
 #: The message of ``error daily_only``: a typed code of a running day's deal.
 DAILY_ONLY: Final = "this deal is a daily challenge until its day ends (UTC): play it in the daily"
 
-# Renew or release the lease only while this instance holds it.
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
 
 class DailyDeals:
     """The days' certified deals of one deployment, as stored in Redis.
@@ -89,13 +76,12 @@ class DailyDeals:
     def __init__(self, redis: Any, keys: Keys, secret: str | None, keep_s: int) -> None:
         self.redis = redis
         self.keys = keys
+        self.daily = DailyStore(redis, keys)
         self.secret = secret or None
         self.keep_s = keep_s
         self._cache: dict[tuple[str, str], DailyDeal] = {}
         self._sid = None if self.secret is None else secret_id(self.secret)
         self._warned = False
-        self._renew = redis.register_script(_RENEW)
-        self._release = redis.register_script(_RELEASE)
 
     async def get(self, date: str, kind: str, *, now: dt.datetime | None = None) -> DailyDeal:
         """The certified deal of a day (FIRST_DAY to today) and kind.
@@ -123,16 +109,13 @@ class DailyDeals:
         wanted = [i for i, deal in enumerate(out) if deal is None]
         if not wanted:
             return out
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for i in wanted:
-                pipe.get(self.keys.daily_deal(*days[i]))
-            texts = await pipe.execute()
+        texts = await self.daily.deals([days[i] for i in wanted])
         for i, text in zip(wanted, texts, strict=True):
             if text is None:
                 continue
             try:
-                deal = DailyDeal.from_json(days[i][0], days[i][1], str(text))
-                sid = json.loads(str(text)).get("sid")
+                deal = DailyDeal.from_json(days[i][0], days[i][1], text)
+                sid = json.loads(text).get("sid")
             except (ValueError, KeyError) as exc:
                 log.error("unreadable daily deal of %s: %s", days[i], exc)
                 continue
@@ -172,27 +155,25 @@ class DailyDeals:
     # -- certifying -----------------------------------------------------------------------
 
     async def take_lease(self, holder: str) -> bool:
-        """Take the certifier's lease (``SET NX PX``): True when this instance holds it."""
-        return bool(await self.redis.set(self.keys.daily_certifier(), holder, nx=True, px=LEASE_MS))
+        """Take the certifier's lease: True when this instance holds it."""
+        return await self.daily.take_certifier(holder, LEASE_MS)
 
     async def renew_lease(self, holder: str) -> bool:
         """Renew the lease; False when it is no longer this instance's."""
-        return bool(await self._renew(keys=[self.keys.daily_certifier()], args=[holder, LEASE_MS]))
+        return await self.daily.renew_certifier(holder, LEASE_MS)
 
     async def release_lease(self, holder: str) -> None:
         """Give the lease back (only if still held)."""
-        await self._release(keys=[self.keys.daily_certifier()], args=[holder])
+        await self.daily.drop_certifier(holder)
 
     async def store(self, deal: DailyDeal) -> DailyDeal:
         """Write a certified deal once (``SET NX``); the deal stored is the one returned."""
         expire_at = day_bounds(deal.date)[1] // 1000 + self.keep_s
-        key = self.keys.daily_deal(deal.date, deal.kind)
         record = json.loads(deal.to_json())
         if self._sid is not None:
             record["sid"] = self._sid  # which secret drew it (never the secret)
-        await self.redis.set(
-            key, json.dumps(record, separators=(",", ":")), nx=True, exat=expire_at
-        )
+        text = json.dumps(record, separators=(",", ":"))
+        await self.daily.keep_deal(deal.date, deal.kind, text, expire_at)
         self._cache.pop((deal.date, deal.kind), None)
         stored = (await self.stored([(deal.date, deal.kind)]))[0]
         return stored if stored is not None else deal

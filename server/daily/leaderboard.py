@@ -46,10 +46,9 @@ from ..pools import is_perfect
 from ..records.perfect import Perfects
 from ..records.replays import MIN_MS_PER_ACTION, Replay, verify
 from ..review.pace import Pace
+from ..store.daily import DailyStore
 from ..store.keys import Keys
 from ..store.ratings import Bar
-from ..store.scripts import register_batch, source
-from ..transport import atomic
 from .deal import KIND_CELLS, DailyError, day_bounds, is_running
 from .deals import DailyDeals
 
@@ -176,16 +175,14 @@ class Leaderboard:
         perfect: Perfects | None = None,
     ) -> None:
         self.redis = redis
+        self.daily = DailyStore(redis, keys)
         self.bar = bar
         self.deals = deals if deals is not None else DailyDeals(redis, keys, None, keep_s)
         self.keys = keys
         self.keep_s = keep_s
-        self._batch = register_batch(redis)
         self.min_ms_per_action = min_ms_per_action
         self.pace = pace if pace is not None else Pace()
         self.perfect = perfect if perfect is not None else Perfects(redis, keys, keep_s)
-        self._submit = redis.register_script(source("leaderboard_submit"))
-        self._claim = redis.register_script(source("attempt_claim"))
 
     def parse_channel(self, name: str) -> tuple[str, str] | None:
         """The (date, kind) of a leaderboard channel's name, or None."""
@@ -204,15 +201,11 @@ class Leaderboard:
         """
         # Kept until two days after the day (or after now, for a day already over).
         expire_at = max(day_bounds(date)[1] // 1000, now_ms() // 1000) + ATTEMPTS_KEPT_S
-        held = await self._claim(
-            keys=[self.keys.daily_attempts(date, kind)], args=[player_id, room, expire_at]
-        )
-        return str(held)
+        return await self.daily.claim_attempt(date, kind, player_id, room, expire_at)
 
     async def attempt(self, date: str, kind: str, player_id: str) -> str | None:
         """The room of the player's ranked attempt of a day and kind, or None."""
-        held = await self.redis.hget(self.keys.daily_attempts(date, kind), player_id)
-        return None if held is None else str(held)
+        return await self.daily.attempt(date, kind, player_id)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -283,7 +276,7 @@ class Leaderboard:
         # One ranked attempt: the first game of the day the player began (claimed at reveal).
         if replay.room is None or await self.attempt(date, kind, replay.player_id) != replay.room:
             return _unranked("practice", "only the first game begun on the day is ranked")
-        if await self.redis.sismember(self.keys.barred(), replay.player_id):
+        if await self.daily.is_barred(replay.player_id):
             return _unranked("barred", "this player is barred from ranked play")
         return Submission("eligible")
 
@@ -305,34 +298,25 @@ class Leaderboard:
         # The day's stored deal (read without a secret too: an operator's tool clears).
         deal = (await self.deals.stored([(date, kind)]))[0]
         entry["perfect"] = deal is not None and is_perfect(moves, deal.par, deal.optimal)
-        rank = int(
-            await self._submit(
-                keys=[
-                    self.keys.leaderboard_rank(date, kind),
-                    self.keys.leaderboard_entries(date, kind),
-                    self.keys.leaderboard_fewest(date, kind),
-                ],
-                args=[
-                    pid,
-                    entry["member"],
-                    score_of(time_ms, moves),
-                    json.dumps(entry, separators=(",", ":")),
-                    self.keep_s,
-                    fewest_score_of(time_ms, moves),
-                ],
-            )
+        rank = await self.daily.submit(
+            date,
+            kind,
+            pid,
+            entry["member"],
+            score_of(time_ms, moves),
+            fewest_score_of(time_ms, moves),
+            json.dumps(entry, separators=(",", ":")),
+            self.keep_s,
         )
         if rank == 0:  # the ranked attempt's entry is already written (a second record)
             return _unranked("practice", "the player's entry of the day is already written")
         if entry["perfect"]:
             await self.perfect.add(pid, "daily")
         if streak:  # a past day played later is no streak
-            days = self.keys.player_days(pid)
-            batch = atomic.Batch(self._batch).zadd(days, {date: _day_number(date)})
             # Streaks look back at most 400 days: older days are of no use.
-            batch.zremrangebyscore(days, "-inf", _day_number(date) - STREAK_DAYS)
-            await batch.expire(days, self.keep_s).execute()
-        await self.redis.publish(self.keys.leaderboard_channel(date, kind), pid)
+            number = _day_number(date)
+            await self.daily.add_day(pid, date, number, number - STREAK_DAYS, self.keep_s)
+        await self.daily.announce(date, kind, pid)
         return Submission("ranked", rank=rank)
 
     async def remove(self, date: str, kind: str, player_id: str) -> dict[str, Any] | None:
@@ -342,60 +326,44 @@ class Leaderboard:
         Returns:
             The entry taken off (with ``streak``: whether it counted a streak day), or None.
         """
-        entries = self.keys.leaderboard_entries(date, kind)
-        text = await self.redis.hget(entries, player_id)
-        if text is None:
+        entry = await self.entry(date, kind, player_id)
+        if entry is None:
             return None
-        entry: dict[str, Any] = json.loads(text)
-        await self.redis.zrem(self.keys.leaderboard_rank(date, kind), entry["member"])
-        await self.redis.zrem(self.keys.leaderboard_fewest(date, kind), entry["member"])
-        await self.redis.hdel(entries, player_id)
+        await self.daily.remove(date, kind, player_id, entry["member"])
         if entry.get("perfect"):
             await self.perfect.add(player_id, "daily", -1)
-        days = self.keys.player_days(player_id)
-        entry["streak"] = await self.redis.zscore(days, date) is not None
+        entry["streak"] = await self.daily.is_day(player_id, date)
         other = "hard" if kind == "daily" else "daily"
-        if not await self.redis.hexists(self.keys.leaderboard_entries(date, other), player_id):
-            await self.redis.zrem(days, date)
-        await self.redis.publish(self.keys.leaderboard_channel(date, kind), player_id)
+        if not await self.daily.has_entry(date, other, player_id):
+            await self.daily.drop_day(player_id, date)
+        await self.daily.announce(date, kind, player_id)
         return entry
 
     async def entry(self, date: str, kind: str, player_id: str) -> dict[str, Any] | None:
         """A player's entry on a day's board, or None."""
-        text = await self.redis.hget(self.keys.leaderboard_entries(date, kind), player_id)
+        text = await self.daily.entry(date, kind, player_id)
         return None if text is None else cast(dict[str, Any], json.loads(text))
 
     async def days_of(self, player_id: str) -> list[str]:
         """The dates on which a player has a streak day (a ranked finish begun that day)."""
-        return cast(list[str], await self.redis.zrange(self.keys.player_days(player_id), 0, -1))
+        return await self.daily.days(player_id)
 
     # -- reading --------------------------------------------------------------------------
 
-    def _view(self, date: str, kind: str, by: str) -> str:
-        """The sorted set of a view (:data:`BY`) of a day's board."""
-        if by == "actions":
-            return self.keys.leaderboard_fewest(date, kind)
-        return self.keys.leaderboard_rank(date, kind)
-
     async def finishers(self, date: str, kind: str) -> int:
         """How many players are ranked."""
-        return int(await self.redis.zcard(self.keys.leaderboard_rank(date, kind)))
+        return await self.daily.finishers(date, kind)
 
     async def provisional(self, kind: str, pids: list[str]) -> set[str]:
         """The provisional players among ``pids``, in one pipelined read (the variant of
         ``kind``'s rated races, and the days with a ranked daily)."""
         if self.bar is None or not pids:
             return set()
-        cells = KIND_CELLS[kind]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for pid in pids:
-                pipe.hget(self.keys.rating(pid, cells), "games")
-                pipe.zcard(self.keys.player_days(pid))
-            found = await pipe.execute()
+        found = await self.daily.standing(pids, KIND_CELLS[kind])
         return {
             pid
-            for i, pid in enumerate(pids)
-            if not self.bar.met(int(found[2 * i] or 0), int(found[2 * i + 1] or 0))
+            for pid, (games, days) in zip(pids, found, strict=True)
+            if not self.bar.met(games, days)
         }
 
     async def _entries(
@@ -411,11 +379,11 @@ class Leaderboard:
         to ``stop`` inclusive, in the view ``by``."""
         if stop < start:
             return []
-        members = cast(list[str], await self.redis.zrange(self._view(date, kind, by), start, stop))
+        members = await self.daily.members(date, kind, by, start, stop)
         if not members:
             return []
         pids = [m.split(":", 1)[1] for m in members]
-        raw = await self.redis.hmget(self.keys.leaderboard_entries(date, kind), pids)
+        raw = await self.daily.entries(date, kind, pids)
         hidden = await self.provisional(kind, [p for p in pids if p != keep])
         out = []
         for i, text in enumerate(raw):
@@ -447,21 +415,17 @@ class Leaderboard:
         pids = pids[:201]
         if not pids:
             return []
-        raw = await self.redis.hmget(self.keys.leaderboard_entries(date, kind), pids)
+        raw = await self.daily.entries(date, kind, pids)
         hidden = await self.provisional(kind, [p for p in pids if p != owner])
         found = [
             json.loads(text)
             for pid, text in zip(pids, raw, strict=True)
             if text is not None and pid not in hidden
         ]
-        rank_key = self._view(date, kind, by)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for data in found:
-                pipe.zrank(rank_key, data["member"])
-            ranks = await pipe.execute()
+        ranks = await self.daily.ranks_of(date, kind, by, [data["member"] for data in found])
         out = [
             {
-                "rank": int(rank) + 1,
+                "rank": rank + 1,
                 "player_id": data["player_id"],
                 "name": data["name"],
                 "time_ms": data["time_ms"],
@@ -494,11 +458,11 @@ class Leaderboard:
 
     async def rank(self, date: str, kind: str, player_id: str, by: str = "time") -> int | None:
         """A player's 1-based rank in the view ``by``, or None when not ranked."""
-        text = await self.redis.hget(self.keys.leaderboard_entries(date, kind), player_id)
-        if text is None:
+        entry = await self.entry(date, kind, player_id)
+        if entry is None:
             return None
-        found = await self.redis.zrank(self._view(date, kind, by), json.loads(text)["member"])
-        return None if found is None else cast(int, found) + 1
+        found = await self.daily.rank_of(date, kind, by, entry["member"])
+        return None if found is None else found + 1
 
     async def around(
         self, date: str, kind: str, player_id: str, limit: int, by: str = "time"
@@ -516,12 +480,7 @@ class Leaderboard:
         """Consecutive days with a ranked finish ending on ``as_of`` (or the day before,
         while ``as_of`` is not played yet)."""
         end = _day_number(as_of)
-        days = cast(
-            list[str],
-            await self.redis.zrangebyscore(
-                self.keys.player_days(player_id), end - STREAK_DAYS, end
-            ),
-        )
+        days = await self.daily.days(player_id, end - STREAK_DAYS, end)
         played = {_day_number(d) for d in days}
         day = end if end in played else end - 1
         count = 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from .deal import is_running
 from .leaderboard import Leaderboard
@@ -36,37 +36,29 @@ async def daily_history(
 
     ``name`` is the one of the player's latest entry (None without any).
     """
-    k, redis = board.keys, board.redis
     dates = [(today - dt.timedelta(days=n)).isoformat() for n in range(CHART_DAYS - 1, -1, -1)]
     slots = [(date, kind) for date in dates for kind in KINDS]
     first_day = today.toordinal() - CALENDAR_DAYS + 1
-    async with redis.pipeline(transaction=False) as pipe:
-        for date, kind in slots:
-            pipe.hget(k.leaderboard_entries(date, kind), pid)
-        pipe.zrangebyscore(k.player_days(pid), first_day, today.toordinal())
-        found = await pipe.execute()
-    days = sorted(cast(list[str], found[-1]))
+    texts, days = await board.daily.recent(pid, slots, first_day, today.toordinal())
+    days = sorted(days)
     entries = [
         (date, kind, json.loads(text))
-        for (date, kind), text in zip(slots, found[:-1], strict=True)
+        for (date, kind), text in zip(slots, texts, strict=True)
         if text is not None
     ]
-    async with redis.pipeline(transaction=False) as pipe:
-        for date, kind, entry in entries:
-            pipe.zrank(k.leaderboard_rank(date, kind), entry["member"])
-            pipe.zcard(k.leaderboard_rank(date, kind))
-        ranks = await pipe.execute()
+    places = await board.daily.places(
+        [(date, kind, entry["member"]) for date, kind, entry in entries]
+    )
     results = []
-    for i, (date, kind, entry) in enumerate(entries):
-        rank = ranks[2 * i]
+    for (date, kind, entry), (rank, finishers) in zip(entries, places, strict=True):
         result: dict[str, Any] = {
             "date": date,
             "kind": kind,
             "time_ms": entry["time_ms"],
             "moves": entry["moves"],
             "perfect": entry.get("perfect") is True,
-            "rank": None if rank is None else int(rank) + 1,
-            "finishers": int(ranks[2 * i + 1]),
+            "rank": None if rank is None else rank + 1,
+            "finishers": finishers,
         }
         if owner or not is_running(date):  # a running day's replay is its player's alone
             result["replay_id"] = entry["replay_id"]

@@ -6,19 +6,13 @@ and every instance with watchers of that day sends them the new top.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from ..net import wire
 from ..net.hub import Listener
-from ..quiet import Quiet
+from ..transport.announcements import Announcements
 from .leaderboard import BY, Leaderboard
-
-log = logging.getLogger(__name__)
-QUIET = Quiet(log)
 
 #: Entries in a pushed leaderboard.
 PUSH_LIMIT: Final = 20
@@ -26,17 +20,16 @@ PUSH_LIMIT: Final = 20
 
 @dataclass(slots=True)
 class Watchers:
-    """Watchers by (date, kind, view), and the task reading leaderboard announcements."""
+    """Watchers by (date, kind, view), and the reader of the boards' announcements."""
 
     by_day: dict[tuple[str, str, str], set[Listener]] = field(default_factory=dict)
-    listener: asyncio.Task[None] | None = None
+    feed: Announcements | None = None
 
     async def watch(
         self,
         conn: Listener,
         date: str,
         kind: str,
-        redis: Any,
         leaderboard: Leaderboard,
         by: str = "time",
     ) -> None:
@@ -46,10 +39,16 @@ class Watchers:
             conns.discard(conn)
         self.by_day.setdefault((date, kind, by), set()).add(conn)
         self.prune()
-        if self.listener is None:
-            pubsub = redis.pubsub()
-            await pubsub.psubscribe(leaderboard.keys.leaderboard_pattern())
-            self.listener = asyncio.create_task(self._listen(pubsub, leaderboard, redis))
+        if self.feed is None:
+
+            async def changed(channel: str) -> None:
+                found = leaderboard.parse_channel(channel)
+                if found is not None:
+                    await self._push(leaderboard, *found)
+
+            feed = leaderboard.daily.announcements(changed)
+            await feed.start()
+            self.feed = feed
         conn.queue(await push_text(leaderboard, date, kind, by))
 
     def forget(self, conn: Listener) -> None:
@@ -64,38 +63,9 @@ class Watchers:
             del self.by_day[key]
 
     async def close(self) -> None:
-        """Stop the listener."""
-        if self.listener is not None:
-            self.listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.listener
-
-    async def _listen(self, pubsub: Any, leaderboard: Leaderboard, redis: Any) -> None:
-        try:
-            while True:
-                try:
-                    msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-                except asyncio.CancelledError:
-                    raise
-                except Exception:  # Redis went away: retry; the next change pushes again
-                    QUIET.failure("listener", "leaderboard listener failed")
-                    await asyncio.sleep(0.5)
-                    # Subscribe afresh: on a Redis Cluster the node it listened on may be
-                    # gone for good (a PUBLISH reaches every node, so any other will do).
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()
-                    pubsub = redis.pubsub()
-                    with contextlib.suppress(Exception):
-                        await pubsub.psubscribe(leaderboard.keys.leaderboard_pattern())
-                    continue
-                if msg is None or msg.get("type") != "pmessage":
-                    continue
-                found = leaderboard.parse_channel(str(msg["channel"]))
-                if found is not None:
-                    await self._push(leaderboard, *found)
-        finally:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()
+        """Stop reading the announcements."""
+        if self.feed is not None:
+            await self.feed.close()
 
     async def _push(self, leaderboard: Leaderboard, date: str, kind: str) -> None:
         for by in BY:  # each view watched: its new top, built once

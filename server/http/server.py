@@ -22,6 +22,7 @@ from ..context import Context
 from ..metrics import CONTENT_TYPE
 from ..net.limits import Address, TokenBuckets, bucket_key, client_address, peer_of, within
 from ..net.registry import HttpRequest, HttpResponse, Registry, Routes
+from ..transport.clients import answers
 from . import admin
 from .connection import has_body
 
@@ -88,7 +89,7 @@ async def healthz(ctx: Context, request: HttpRequest) -> HttpResponse:
     """200 with ``{"ok": true, "redis": true}`` while Redis answers, else 503."""
     try:
         # A hung Redis is as good as none: the answer comes within the Redis timeout.
-        redis_ok = bool(await asyncio.wait_for(ctx.redis.ping(), ctx.settings.redis_timeout))
+        redis_ok = await asyncio.wait_for(answers(ctx.redis), ctx.settings.redis_timeout)
     except Exception:
         ctx.metrics.redis_errors.inc()
         redis_ok = False

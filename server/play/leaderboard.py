@@ -21,4 +21,4 @@ async def on_watch(ctx: Context, conn: Conn, msg: m.WatchLeaderboard) -> None:
         conn.error("bad_date", str(exc))
         return
     daily = ctx.daily
-    await daily.watchers.watch(conn, date, msg.kind, ctx.redis, daily.leaderboard, msg.by)
+    await daily.watchers.watch(conn, date, msg.kind, daily.leaderboard, msg.by)

@@ -4,8 +4,6 @@ choice that an invite room's race changes ratings. The pairing is
 
 from __future__ import annotations
 
-import json
-
 from protocol import models as m
 
 from ..context import Context
@@ -56,6 +54,6 @@ async def on_rated(ctx: Context, conn: Conn, msg: m.SetRated) -> None:
 
 async def _barred_racer(ctx: Context, room: str) -> bool:
     """Whether a racer of the room is barred from ranked play."""
-    members = await ctx.redis.hgetall(ctx.keys.members(room))
-    racers = [pid for pid, text in members.items() if json.loads(text).get("role") == "player"]
+    members = await ctx.store.members(room)
+    racers = [pid for pid, member in members.items() if member.get("role") == "player"]
     return bool(await ctx.reviews.barred_among(racers))

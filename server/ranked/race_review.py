@@ -15,7 +15,7 @@ operator's clear or void of a race finisher names the round in ``review:resettle
 round from its standing, whatever the room did since (a rematch, or it expired): a cleared
 finisher counts, a voided one keeps their rating (``voided``).
 
-The review of one finish is **claimed** (``room:{ROOM}:claim:N:PID``, ``lua/review_claim.lua``):
+The review of one finish is **claimed** (``room:{ROOM}:claim:N:PID``, ``lua/lease.lua``):
 the instance that takes the claim scores it, renewing the claim while it works, and the
 others wait for its outcome; a claim whose instance died expires after :data:`CLAIM_MS` and
 the next to look takes it over. So two instances never both score one finish. A review's
@@ -35,7 +35,7 @@ from typing import Any, Final
 from ..context import Context
 from ..quiet import Quiet
 from ..records.replays import replay_id
-from ..store.queue import script
+from ..store import lease
 from ..store.store import RoomRead
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ async def _reviewed(
     while (done := await holds.decided(rid)) is None:
         if read is None:
             return None
-        if await _claim(ctx, claim, "take", mine):
+        if await lease.take(ctx.redis, claim, mine, CLAIM_MS):
             renewing = asyncio.create_task(_renew(ctx, claim, mine))
             try:
                 if (done := await holds.decided(rid)) is None:  # decided meanwhile?
@@ -106,14 +106,9 @@ async def _reviewed(
                 renewing.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await renewing
-                await _claim(ctx, claim, "drop", mine)
+                await lease.drop(ctx.redis, claim, mine)
         await asyncio.sleep(LOOK_EVERY_S)  # another instance reviews it (or died: it expires)
     return done
-
-
-async def _claim(ctx: Context, key: str, op: str, mine: str) -> bool:
-    """Take, renew or drop a review's claim (``lua/review_claim.lua``)."""
-    return bool(await script(ctx.store, "review_claim")(keys=[key], args=[op, mine, CLAIM_MS]))
 
 
 async def _renew(ctx: Context, key: str, mine: str) -> None:
@@ -121,7 +116,7 @@ async def _renew(ctx: Context, key: str, mine: str) -> None:
     while True:
         await asyncio.sleep(RENEW_EVERY_S)
         with contextlib.suppress(Exception):
-            await _claim(ctx, key, "renew", mine)
+            await lease.renew(ctx.redis, key, mine, CLAIM_MS)
 
 
 async def _review(

@@ -16,10 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-import redis.asyncio as aioredis
-
 from ..store.keys import Keys
-from ..store.scripts import source
+from ..store.records import RecordStore
 
 #: Results kept in the recent list.
 RECENT: Final = 20
@@ -39,15 +37,9 @@ class History:
         keep_s: seconds a player's history lives after their last race.
     """
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys, keep_s: int = KEEP_S) -> None:
-        self.redis = redis
-        self.keys = keys
+    def __init__(self, redis: Any, keys: Keys, keep_s: int = KEEP_S) -> None:
+        self.store = RecordStore(redis, keys)
         self.keep_s = keep_s
-        self._record = redis.register_script(source("history_record"))
-
-    def _keys(self, pid: str) -> list[str]:
-        k = self.keys
-        return [k.player_races(pid), k.player_recent(pid), k.player_counted(pid)]
 
     async def record(
         self,
@@ -82,9 +74,9 @@ class History:
             "at": at,
             "perfect": perfect and finished,
         }
-        done = await self._record(
-            keys=self._keys(pid),
-            args=[
+        return await self.store.count_race(
+            pid,
+            [
                 f"{room}/{round_}",
                 1 if finished else 0,
                 1 if rank == 1 else 0,
@@ -97,13 +89,10 @@ class History:
                 self.keep_s,
             ],
         )
-        return bool(done)
 
     async def read(self, pid: str) -> dict[str, Any]:
         """``{races: {played, finished, won, best_ms: {C4, C2, C1}}, recent: [...]}``."""
-        races_key, recent_key, _ = self._keys(pid)
-        fields = await self.redis.hgetall(races_key)
-        recent = await self.redis.lrange(recent_key, 0, RECENT - 1)
+        fields, recent = await self.store.races(pid, RECENT)
         best = {f"C{c}": int(fields[f"best:C{c}"]) for c in (4, 2, 1) if f"best:C{c}" in fields}
         return {
             "races": {

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ..store.keys import Keys
+from ..store.records import RecordStore
 
 #: The modes a perfect game is counted under.
 MODES: Final = ("race", "solo", "daily")
@@ -31,21 +32,17 @@ class Perfects:
     """
 
     def __init__(self, redis: Any, keys: Keys, keep_s: int) -> None:
-        self.redis = redis
-        self.keys = keys
+        self.store = RecordStore(redis, keys)
         self.keep_s = keep_s
 
     async def add(self, pid: str, mode: str, by: int = 1) -> None:
         """Count a perfect game of ``mode`` (``by=-1``: take one back, never below 0)."""
         if mode not in MODES:
             raise ValueError(f"no perfect games of mode {mode!r}")
-        key = self.keys.player_perfect(pid)
-        if await self.redis.hincrby(key, mode, by) < 0:
-            await self.redis.hset(key, mode, 0)
-        await self.redis.expire(key, self.keep_s)
+        await self.store.add_perfect(pid, mode, by, self.keep_s)
 
     async def read(self, pid: str) -> dict[str, int]:
         """``{race, solo, daily, total}``: the player's perfect games."""
-        fields = await self.redis.hgetall(self.keys.player_perfect(pid))
+        fields = await self.store.perfects(pid)
         counts = {mode: max(0, int(fields.get(mode, 0))) for mode in MODES}
         return {**counts, "total": sum(counts.values())}

@@ -27,6 +27,7 @@ from typing import Any, Final
 from ..engine import Board, CodeError, EngineError, parse_action, parse_code
 from ..review.pace import presses
 from ..store.keys import Keys
+from ..store.records import RecordStore
 
 #: The physical floor: from the first action to the last, at least this many ms per action
 #: after the first. Humans need far more (a quick double tap is ~150 ms); a bot does not.
@@ -384,25 +385,20 @@ class ReplayStore:
     """
 
     def __init__(self, redis: Any, keys: Keys, ttl: int = 30 * 24 * 3600) -> None:
-        self.redis = redis
-        self.keys = keys
+        self.store = RecordStore(redis, keys)
         self.ttl = ttl
-
-    def key(self, replay_id: str) -> str:
-        """The key of a replay."""
-        return self.keys.replay(replay_id)
 
     async def save(self, replay: Replay) -> bool:
         """Store a record once (a second save of the same id changes nothing)."""
-        return bool(await self.redis.set(self.key(replay.id), dumps(replay), nx=True, ex=self.ttl))
+        return await self.store.save_replay(replay.id, dumps(replay), self.ttl)
 
     async def keep(self, replay_id: str, seconds: int) -> None:
         """Keep a replay as long as the leaderboard entry it backs (``seconds``)."""
-        await self.redis.expire(self.key(replay_id), seconds)
+        await self.store.keep_replay(replay_id, seconds)
 
     async def load(self, replay_id: str) -> Replay | None:
         """A stored record, or None."""
-        text = await self.redis.get(self.key(replay_id))
+        text = await self.store.replay(replay_id)
         if text is None:
             return None
         return Replay.from_json(json.loads(text))

@@ -17,10 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-import redis.asyncio as aioredis
-
 from ..store.keys import Keys
-from ..store.scripts import source
+from ..store.records import RecordStore
 
 #: The variants (free cells) a solo game may have.
 VARIANTS: Final = (4, 2, 1)
@@ -84,22 +82,19 @@ class SoloStats:
         keep_s: seconds a player's statistics live after their last solo game.
     """
 
-    def __init__(self, redis: aioredis.Redis, keys: Keys, keep_s: int) -> None:
-        self.redis = redis
-        self.keys = keys
+    def __init__(self, redis: Any, keys: Keys, keep_s: int) -> None:
+        self.store = RecordStore(redis, keys)
         self.keep_s = keep_s
-        self._record = redis.register_script(source("solo_record"))
 
     async def record(
         self, pid: str, cells: int, game: str, *, won: bool, time_ms: int | None, moves: int
     ) -> Counted:
         """Count one solo game (``game``: its ``ROOM/ROUND``), once."""
-        key = self.keys.solo_stats(pid, cells)
-        out = await self._record(
-            keys=[key],
-            args=[game, 1 if won else 0, time_ms or 0, moves, self.keep_s, IDS_KEPT, GAMES_KEPT],
-        )
-        flags = [int(x) for x in out]
+        args: list[str | int] = [
+            *(game, 1 if won else 0, time_ms or 0, moves),
+            *(self.keep_s, IDS_KEPT, GAMES_KEPT),
+        ]
+        flags = await self.store.count_solo(pid, cells, args)
         return Counted(
             cells=cells,
             counted=flags[0] == 1,
@@ -111,8 +106,7 @@ class SoloStats:
 
     async def read_variant(self, pid: str, cells: int) -> dict[str, Any]:
         """``{games, wins, win_rate, streak, best_streak, best_ms, fewest_moves, last}``."""
-        fields = await self.redis.hgetall(self.keys.solo_stats(pid, cells))
-        return _variant({str(k): str(v) for k, v in fields.items()})
+        return _variant(await self.store.solo(pid, cells))
 
     async def read(self, pid: str) -> dict[str, dict[str, Any]]:
         """Every variant's statistics, ``{"4": {...}, "2": {...}, "1": {...}}`` (zeros when

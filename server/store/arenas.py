@@ -15,7 +15,9 @@ import json
 from typing import Any, Final
 
 from ..clock import now_ms
-from .queue import pairing_groups, script
+from .lease import take as take_lease
+from .queue import pairing_groups
+from .scripts import script
 from .status import Status, status_of
 from .store import Store
 
@@ -25,15 +27,6 @@ MAX_SCANNED: Final = 1000
 KEEP_MS: Final = 86_400_000
 #: How long the pairing lease holds unless renewed (ms).
 LEASE_MS: Final = 3_000
-
-_LEASE = """
-local held = redis.call('GET', KEYS[1])
-if held == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if held then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
-_leases: dict[int, Any] = {}
 
 
 def _seat_keys(store: Store, arena: str) -> list[str]:
@@ -88,7 +81,7 @@ async def join(
     store: Store, arena: str, pid: str, info: dict[str, Any], score: float, now: int, end: int
 ) -> Status:
     """A player joins an arena (into its pool unless racing in it); the refusal or ``ok``."""
-    out = await script(store, "arena_join")(
+    out = await script(store.redis, "arena_join")(
         keys=_seat_keys(store, arena),
         args=[pid, json.dumps(info, separators=(",", ":")), score, now, end + KEEP_MS],
     )
@@ -99,7 +92,7 @@ async def back(
     store: Store, arena: str, pid: str, room: str, score: float, now: int, end: int
 ) -> Status:
     """A racer is back in the pool after the race of ``room`` (empty: none)."""
-    out = await script(store, "arena_back")(
+    out = await script(store.redis, "arena_back")(
         keys=_seat_keys(store, arena), args=[pid, room, score, now, end + KEEP_MS]
     )
     return status_of(out)
@@ -184,16 +177,13 @@ async def release_player(store: Store, pid: str, arena: str) -> None:
 
 async def lease(store: Store, arena: str, holder: str) -> bool:
     """Take or renew the arena's pairing lease: True while ``holder`` holds it."""
-    found = _leases.get(id(store.redis))
-    if found is None:
-        found = _leases[id(store.redis)] = store.redis.register_script(_LEASE)
-    return bool(await found(keys=[store.keys.arena_lease(arena)], args=[holder, LEASE_MS]))
+    return await take_lease(store.redis, store.keys.arena_lease(arena), holder, LEASE_MS)
 
 
 async def pair(store: Store, arena: str, now: int, fourth_ms: int, end: int) -> list[list[str]]:
     """One pairing pass (``lua/arena_pair.lua``): the groups it took out of the pool."""
     k = store.keys
-    raw = await script(store, "arena_pair")(
+    raw = await script(store.redis, "arena_pair")(
         keys=[
             k.arena_pool(arena),
             k.arena_since(arena),
@@ -252,7 +242,7 @@ async def record(
 ) -> bool:
     """Record a race once (``lua/arena_record.lua``); True when this call did."""
     k = store.keys
-    out = await script(store, "arena_record")(
+    out = await script(store.redis, "arena_record")(
         keys=[k.arena_counted(arena), k.arena_results(arena), k.arena_racing(arena)],
         args=[race, record_json, room, end + KEEP_MS, *pids],
     )

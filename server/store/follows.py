@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from .queue import script
+from .scripts import script
 from .store import Store
 
 #: Players one may follow at most.
@@ -56,7 +56,7 @@ async def shown_name(store: Store, pid: str) -> str:
 async def follow(store: Store, pid: str, other: str, name: str, at: int, keep_s: int) -> bool:
     """Add ``other`` to ``pid``'s follows; False when the list is full."""
     entry = json.dumps({"at": at, "name": name[:64]}, separators=(",", ":"))
-    done = await script(store, "follow")(
+    done = await script(store.redis, "follow")(
         keys=[store.keys.follows(pid)], args=[other, entry, MAX_FOLLOWS, keep_s]
     )
     return bool(done)

@@ -2,52 +2,30 @@
 
 A :class:`Keys` carries the instance's key prefix (empty in production; tests give each
 server a unique one so that they share a Redis safely), and every name starts with it.
+:data:`FAMILIES` lists every key family the server writes, with its Redis type, what bounds
+its size and how long it lives (docs/server.md shows the table; ``tests/server/test_house.py``
+checks that each key a method here builds belongs to exactly one family and that each family
+is built, and a test of a busy server checks every key it wrote). Each method's docstring
+says what its key holds; :mod:`server.store.events` and ``lua/common.lua`` say how a room's
+keys are written.
 
-Room keys share the hash tag ``{R}`` so that a room lives in one Redis Cluster slot and its
-scripts touch one slot only:
-
-- ``room:{R}``: hash of room fields (``state``, ``round``, ``code``, ``cells``, ``mode``,
-  ``host``, ``starts_at``, ``seq``, ``np``/``ns`` racer and spectator counts, ``playing``,
-  ``finishers``, ``public``, ``st:PID`` each racer's status, ``pg:PID`` a public room's
-  racer's last progress).
-- ``room:{R}:members``: hash player id -> member JSON ``{player_id, name, role}``.
-- ``room:{R}:events``: list of the last events, one per seq (see ``lua/common.lua``).
-- ``room:{R}:log:N:PID``: list, PID's action log in round N, ``MS\\tID\\tACTION`` per
-  accepted action; its length is the board's version.
-- ``room:{R}:ids:N:PID``: hash client action id -> seq (idempotent resends).
-- ``room:{R}:res:N``: hash player id -> result JSON of round N, ``rank:PID`` -> rank.
-- ``room:{R}:away:PID``: set while a racer's socket is gone mid-race.
-- ``room:{R}:hinted:N``: set of the players sent a hint in round N (no perfect win there).
-- ``room:{R}:daily``: ``{date, kind}`` of a daily game's room.
-- channel ``room:{R}:ch``: every event, prefixed with the connection it came from.
-
-Elsewhere: ``deadlines`` (what is due when, for every instance), ``racing:{CODE}`` (sorted
-set of the rooms racing that deal now, each scored with the ms until which its mark holds
-unless renewed), ``session:TOKEN`` (hash ``{pid, name}``), ``daily:{DATE:KIND}:rank|entries``
-(a day's leaderboard) and its channel ``daily:DATE:KIND:ch``, ``daily:{DATE:KIND}:attempts``
-(hash player id -> the room of their ranked attempt, expiring two days after the day),
-``daily:{DATE:KIND}:deal`` (the day's certified deal, written once) and ``daily:certifier``
-(the lease of the instance certifying the deals),
-``player:{PID}:days|races|recent|counted``, ``player:{PID}:solo:CELLS`` (a player's solo
-statistics of a variant) and ``:solo:open`` (the room of their latest solo game),
-``player:{PID}:follows`` (whom they follow), ``replay:ID`` and ``rooms:live`` (sorted set of
-the public rooms that may be live, scored by the ms they were made or rematched; see
-:mod:`server.store.listing`).
-
-On a Redis Cluster no script, atomic batch or multi-key command may touch two slots. The
-keys a script takes together share a hash tag: a room's (``{R}``), a day's leaderboard
-(``{DATE:KIND}``: ``leaderboard_submit.lua`` writes its rank and entries), a player's history
-(``{PID}``: ``history_record.lua`` writes races, recent and counted). The keys without a tag
-are always used alone, one key a command or script: ``deadlines`` (``claim_deadlines.lua``
+**Slots.** Room keys share the hash tag ``{R}`` so that a room lives in one Redis Cluster
+slot and its scripts touch one slot only; its channel ``room:{R}:ch`` carries the same tag
+(sharded pub/sub on the room's shard). On a Redis Cluster no script, atomic batch or
+multi-key command may touch two slots, so the keys a script takes together share a hash
+tag: a room's (``{R}``), a day's leaderboard (``{DATE:KIND}``: ``leaderboard_submit.lua``
+writes its rank and entries), a player's history and ratings (``{PID}``), an arena's
+(``{A}``, the arena id), the quick race's queues (``{q}``). The keys without a tag are
+always used alone, one key a command or script: ``deadlines`` (``claim_deadlines.lua``
 claims the due members; the room each names is then changed by the room's own scripts,
 separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
 candidate only; each room's fields are then read separately, and decide), ``rooms:live``
 (the index is read, then each room in its own slot), ``daily:certifier``, ``instance:ID``,
-``session:T`` and ``replay:ID``. Atomic batches (:mod:`server.transport.atomic`, one script
-call in place of ``MULTI``) hold the keys of one tag; the pipelines that read many rooms or
-days at once (``listing.live_rooms``, ``daily/profile.py``, the days' deals) are not atomic
-and hold one key a command, which the cluster client sends node by node.
-``tests/server/test_cluster_slots.py`` checks the tags.
+``session:T``, ``replay:ID``, the ``review:`` and ``admin:`` keys. Atomic batches
+(:mod:`server.transport.atomic`, one script call in place of ``MULTI``) hold the keys of one
+tag; the pipelines that read many rooms or days at once (``listing.live_rooms``, the daily
+store's reads of several days) are not atomic and hold one key a command, which the cluster
+client sends node by node. ``tests/server/test_cluster_slots.py`` checks the tags.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from .scripts import source
+from .scripts import script
 from .status import Status, status_of
 from .store import Store
 
@@ -32,17 +32,6 @@ HELD: Final = 10**13
 QUEUE_TTL: Final = 3600
 #: Seconds a dodge counts (``player:{P}:dodges`` expires this long after the last one).
 DODGE_TTL: Final = 3600
-
-_scripts: dict[tuple[int, str], Any] = {}
-
-
-def script(store: Store, name: str) -> Any:
-    """The registered script ``lua/NAME.lua`` on the store's client (registered once)."""
-    key = (id(store.redis), name)
-    found = _scripts.get(key)
-    if found is None:
-        found = _scripts[key] = store.redis.register_script(source(name, store.sharded))
-    return found
 
 
 def _keys(store: Store, cells: int) -> list[str]:
@@ -72,7 +61,7 @@ async def add(
     info = json.dumps(entry, separators=(",", ":"))
     score = mu if ready <= now else HELD + ready
     others = [store.keys.queue_wait(other) for other in VARIANTS if other != cells]
-    out = await script(store, "queue_add")(
+    out = await script(store.redis, "queue_add")(
         keys=[*_keys(store, cells), *others], args=[pid, score, info, MAX_WAITING, QUEUE_TTL]
     )
     return status_of(out)
@@ -102,7 +91,7 @@ async def remove(store: Store, cells: int, pid: str) -> bool:
 async def pair(store: Store, cells: int, now: int, fourth_ms: int) -> list[list[str]]:
     """One pairing pass (``lua/queue_pair.lua``): the groups it took out of the queue."""
     k = store.keys
-    raw = await script(store, "queue_pair")(
+    raw = await script(store.redis, "queue_pair")(
         keys=[k.queue_wait(cells), k.queue_info(cells)],
         args=[now, fourth_ms, MAX_SCANNED, MAX_GROUPS, QUEUE_TTL, HELD],
     )

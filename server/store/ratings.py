@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .queue import script
+from .scripts import script
 from .status import Status, status_of
 from .store import MAX_EVENTS, Store
 
@@ -81,7 +81,7 @@ async def claim(
 ) -> tuple[bool, str]:
     """Settle a round's changes once: (written now, the marker as stored)."""
     k = store.keys
-    raw = await script(store, "rate_claim")(
+    raw = await script(store.redis, "rate_claim")(
         keys=[k.room(room), k.events(room), k.room_rated(room, round_)],
         args=[marker, body, origin, MAX_EVENTS, store.ttl],
     )
@@ -112,7 +112,7 @@ async def apply(
     k = store.keys
     point = {"t": now, "rating": line["rating"], "change": line["change"]}
     counts = line.get("unrated_reason") is None
-    applied = await script(store, "rate_apply")(
+    applied = await script(store.redis, "rate_apply")(
         keys=[
             k.rating(pid, cells),
             k.rating_history(pid, cells),
@@ -241,7 +241,7 @@ async def set_rated(store: Store, room: str, pid: str, rated: bool, origin: str)
     """The host of an invite room says whether its race is rated (``lua/rated.lua``);
     ``ok`` or the refusal."""
     k = store.keys
-    raw = await script(store, "rated")(
+    raw = await script(store.redis, "rated")(
         keys=[k.room(room), k.members(room), k.events(room)],
         args=[pid, 1 if rated else 0, origin, MAX_EVENTS, store.ttl],
     )

@@ -10,7 +10,7 @@ The keys (all under ``review:`` and ``admin:``, see :mod:`server.store.keys`):
 - ``review:round:{R}:N``: a held rated round's standing, until settled;
 - ``review:resettle``: the rounds an operator decided, for any instance to settle;
 - ``admin:barred``, ``admin:stash:{P}`` (a barred player's entries and ratings, put back
-  when unbarred), ``admin:log`` and ``admin:ids:ADDRESS``.
+  when unbarred), ``admin:log`` and ``ident:ADDRESS`` (the identities an address made).
 
 What a review decides, and what an operator's action does, is :mod:`server.ranked`'s; this
 module only reads and writes.

@@ -1,4 +1,5 @@
-"""The Lua scripts of the store, read from ``lua/*.lua`` beside this module.
+"""The Lua scripts of the store, read from ``lua/*.lua`` beside this module, and the one
+registry that registers them on a client.
 
 Each file starts with a comment giving its ``KEYS`` and ``ARGV``. A file whose first line
 is ``-- uses: common`` gets ``common.lua`` (the event helpers) put in front of it.
@@ -7,18 +8,27 @@ On a Redis Cluster the room scripts publish with ``SPUBLISH`` (sharded pub/sub: 
 channel lives on the room's shard, where only the instances that subscribed to it hear its
 events) instead of ``PUBLISH``, which a cluster sends to every node. A plain Redis keeps
 ``PUBLISH``: the embedded one (Redis 6.2) has no sharded pub/sub.
+
+:func:`script` is the only place a script is registered (``tests/server/test_house.py``
+fails on ``register_script`` anywhere else, and on Lua written in a Python string): each
+client registers each script once, whichever module asks for it.
 """
 
 from __future__ import annotations
 
+import weakref
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 
 _USES_COMMON = "-- uses: common"
-_PUBLISH = "redis.call('PUBLISH', "
+_PUBLISH = ".call('PUBLISH', "
+
+#: Each client's registered scripts, by name (gone with the client).
+_REGISTERED: weakref.WeakKeyDictionary[Any, dict[str, AsyncScript]] = weakref.WeakKeyDictionary()
 
 
 def _read(name: str) -> str:
@@ -36,11 +46,27 @@ def source(name: str, sharded: bool = False) -> str:
     text = _read(name)
     if text.startswith(_USES_COMMON):
         text = _read("common") + text
-    return text.replace(_PUBLISH, "redis.call('SPUBLISH', ") if sharded else text
+    return text.replace(_PUBLISH, ".call('SPUBLISH', ") if sharded else text
+
+
+def script(redis: Any, name: str) -> AsyncScript:
+    """The script ``lua/NAME.lua`` registered on ``redis`` (once per client): publishing
+    with ``SPUBLISH`` on a Redis Cluster.
+
+    Raises:
+        FileNotFoundError: there is no such script.
+    """
+    known = _REGISTERED.get(redis)
+    if known is None:
+        known = _REGISTERED[redis] = {}
+    found = known.get(name)
+    if found is None:
+        sharded = isinstance(redis, RedisCluster)
+        found = known[name] = redis.register_script(source(name, sharded))
+    return found
 
 
 def register_batch(redis: Any) -> AsyncScript:
     """``lua/batch.lua`` registered on ``redis``, for the atomic batches run on it
     (:class:`server.transport.atomic.Batch`, which runs whatever script it is given)."""
-    script: AsyncScript = redis.register_script(source("batch"))
-    return script
+    return script(redis, "batch")

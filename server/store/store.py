@@ -19,9 +19,10 @@ from redis.commands.core import AsyncScript
 
 from ..transport import atomic
 from ..transport.batch import ScriptBatcher
+from . import scripts
 from .events import RoomEvent
 from .keys import Keys
-from .scripts import register_batch, source
+from .scripts import register_batch
 from .status import Status, status_of
 
 #: Events kept per room for resume; an older last_seq gets a snapshot.
@@ -192,7 +193,7 @@ class Store:
         self.sharded = isinstance(redis, RedisCluster)
 
         def script(name: str) -> AsyncScript:
-            return redis.register_script(source(name, self.sharded))
+            return scripts.script(redis, name)
 
         self._create = script("create")
         self._join = script("join")
@@ -547,6 +548,11 @@ class Store:
         """The room's field hash (empty if gone)."""
         result: dict[str, str] = await self.redis.hgetall(self.keys.room(room))
         return result
+
+    async def members(self, room: str) -> dict[str, dict[str, Any]]:
+        """Every member of the room (player id -> ``{player_id, name, role}``)."""
+        found = await self.redis.hgetall(self.keys.members(room))
+        return {str(pid): dict(json.loads(text)) for pid, text in found.items()}
 
     async def member(self, room: str, pid: str) -> dict[str, Any] | None:
         """A member's entry ``{player_id, name, role}``, or None."""

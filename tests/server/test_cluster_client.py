@@ -1,7 +1,7 @@
-"""The instance's Redis Cluster client (``server.app.cluster_client``) on a real cluster: a
-burst of commands far past one node's connections waits for them instead of failing (the
-players of hundreds of rooms starting or leaving at once heard ``busy``); and its room
-channels, subscribed again on a slot map read in the middle of a move."""
+"""The instance's Redis Cluster client (``server.transport.clients.cluster_client``) on a
+real cluster: a burst of commands far past one node's connections waits for them instead of
+failing (the players of hundreds of rooms starting or leaving at once heard ``busy``); and
+its room channels, subscribed again on a slot map read in the middle of a move."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server.app import cluster_client
+from server.transport.clients import cluster_client
 from server.transport.gated import IN_FLIGHT
 from server.transport.shards import ShardSubscriber
 from tests.rediscluster import RedisClusterProc

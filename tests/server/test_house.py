@@ -4,11 +4,14 @@ script with its KEYS/ARGV header, and the move script's arguments as a named str
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import inspect
 import re
 import secrets
 import subprocess
 import sys
+from pathlib import Path
 from typing import get_args
 
 import pytest
@@ -22,6 +25,7 @@ from server.engine.solver import solve
 from server.net.registry import DuplicateHandler, Registry, Routes
 from server.settings import Settings
 from server.store import scripts
+from server.store.keys import FAMILIES, Keys
 from server.store.store import BoardLimits, MoveCommit
 from tests import ROOT
 from tests.cli import run_seahaven
@@ -137,6 +141,96 @@ def test_every_lua_script_says_its_keys_and_argv() -> None:
         assert ("local function emit(" in source) == uses_common, path.name
 
 
+def _python_sources(*bases: str) -> list[Path]:
+    return sorted(
+        p for base in bases for p in (ROOT / base).rglob("*.py") if ".venv" not in p.parts
+    )
+
+
+#: Split, so that this module's own source is no finding.
+LUA_CALLS = ("redis" + ".call(", "redis" + ".pcall(")
+REGISTER = "register" + "_script("
+
+
+def lines_with(paths: list[Path], needles: tuple[str, ...]) -> list[str]:
+    """``path:line`` of every line of ``paths`` holding one of ``needles``."""
+    return [
+        f"{p.relative_to(ROOT) if p.is_relative_to(ROOT) else p.name}:{n}"
+        for p in paths
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if any(needle in line for needle in needles)
+    ]
+
+
+def test_no_lua_is_written_in_a_python_string() -> None:
+    """Lua lives in ``*.lua`` files (the server's in ``server/store/lua``, read by
+    :mod:`server.store.scripts`): a script in a Python string is out of sight of the
+    KEYS/ARGV check above and of the registry."""
+    assert (
+        lines_with(_python_sources("server", "protocol", "bench", "tests", "scripts"), LUA_CALLS)
+        == []
+    )
+
+
+def test_scripts_are_registered_only_by_the_registry() -> None:
+    """One registry (:func:`server.store.scripts.script`) registers each script once per
+    client; a module that registers its own keeps a second cache of the same scripts."""
+    registry = ROOT / "server" / "store" / "scripts.py"
+    found = lines_with(
+        [p for p in _python_sources("server", "bench") if p != registry], (REGISTER,)
+    )
+    assert found == []
+
+
+def test_the_checks_above_see_a_script_in_a_string(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    lua = "return " + LUA_CALLS[0] + "'GET', KEYS[1])"
+    bad.write_text(f"S = {lua!r}\n\n\nr.{REGISTER}S)\n")
+    assert lines_with([bad], LUA_CALLS) == ["bad.py:1"]
+    assert lines_with([bad], (REGISTER,)) == ["bad.py:4"]
+
+
+def redis_calls(path: Path) -> list[str]:
+    """The Redis commands a module sends itself: calls on a client named ``redis`` (or an
+    attribute ``redis``), and pipelines or pub/sub connections it opens (closing a client is
+    no command)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        owner = node.func.value
+        on_client = (isinstance(owner, ast.Name) and owner.id == "redis") or (
+            isinstance(owner, ast.Attribute) and owner.attr == "redis"
+        )
+        opens = node.func.attr in ("pipeline", "pubsub", "register_script")
+        if (on_client and node.func.attr != "aclose") or opens:
+            found.append(f"{path.name}:{node.lineno} {ast.unparse(node.func)}")
+    return found
+
+
+def test_redis_is_called_only_from_the_store_and_the_transport() -> None:
+    """The concern packages call named operations of :mod:`server.store` (which know the
+    keys) or :mod:`server.transport` (which know the connections), never Redis itself."""
+    outside = [
+        p
+        for p in _python_sources("server")
+        if p.relative_to(ROOT).parts[1] not in ("store", "transport")
+    ]
+    assert [call for p in outside for call in redis_calls(p)] == []
+
+
+def test_the_redis_call_check_sees_a_call(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "async def f(ctx, redis):\n"
+        "    await ctx.redis.hget('k', 'f')\n"
+        "    await redis.aclose()\n"
+        "    async with ctx.store.redis.pipeline() as pipe:\n"
+        "        pipe.get('k')\n"
+    )
+    assert redis_calls(bad) == ["bad.py:2 ctx.redis.hget", "bad.py:4 ctx.store.redis.pipeline"]
+
+
 def test_the_move_scripts_arguments_follow_its_header() -> None:
     header = (ROOT / "server" / "store" / "lua" / "move.lua").read_text(encoding="utf-8")
     argv = header.split("-- ARGV:", 1)[1].split("Returns", 1)[0]
@@ -152,6 +246,54 @@ def test_the_move_scripts_arguments_follow_its_header() -> None:
     assert values[named.index("id")] == 7 and values[named.index("ttl")] == 60
     assert values[named.index("now")] == 99 and values[named.index("rate")] == 5.0
     assert values[named.index("max actions")] == 100
+
+
+#: A sample value for each parameter of a key method.
+SAMPLES = {
+    "room": "R7",
+    "round_": 2,
+    "pid": "p_9",
+    "cells": 4,
+    "date": "2026-12-03",
+    "kind": "daily",
+    "code": "SH1-C4-AAAAAAB",
+    "token": "tok",
+    "replay_id": "R7-2-p_9",
+    "result": "R7-2-p_9",
+    "instance_id": "inst",
+    "arena": "S4-30-9",
+    "mark": "0123456789abcdef",
+    "address": "10.0.0.1",
+}
+#: Key methods that name a channel or read a name, not a key.
+NOT_KEYS = {"channel", "leaderboard_channel", "leaderboard_pattern", "room_of_channel"}
+NOT_KEYS |= {"parse_leaderboard_channel"}
+
+
+def built_keys() -> dict[str, str]:
+    """Every key method of :class:`Keys` with the name it builds from sample values."""
+    keys = Keys("")
+    out = {}
+    for name, method in inspect.getmembers(Keys, inspect.isfunction):
+        if name.startswith("_") or name in NOT_KEYS:
+            continue
+        params = [p for p in inspect.signature(method).parameters if p != "self"]
+        out[name] = method(keys, *(SAMPLES[p] for p in params))
+    return out
+
+
+def test_the_key_table_lists_exactly_the_keys_the_code_builds() -> None:
+    """``server.store.keys.FAMILIES`` is the list of every key family (docs/server.md shows
+    it): each key the code can build belongs to exactly one family, and each family is built
+    by the code."""
+    built = built_keys()
+    owners = {
+        name: [f.pattern for f in FAMILIES if f.regex().fullmatch(key)]
+        for name, key in built.items()
+    }
+    assert {name: found for name, found in owners.items() if len(found) != 1} == {}
+    used = {found[0] for found in owners.values()}
+    assert sorted(f.pattern for f in FAMILIES if f.pattern not in used) == []
 
 
 async def test_every_key_of_a_game_is_under_the_prefix() -> None:

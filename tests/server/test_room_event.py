@@ -80,7 +80,7 @@ def room_values_fields() -> list[str]:
     """The fields ``common.lua``'s ``room_values`` reads (its ``HMGET``)."""
     source = lua("common")
     body = source[source.index("local function room_values") :]
-    hmget = body[body.index("redis.call('HMGET'") :]
+    hmget = body[body.index("call('HMGET'") :]
     args = top_level_split(call_args(hmget, hmget.index("(")))
     assert args[:2] == ["'HMGET'", "meta"]
     return [a.strip("'") for a in args[2:]]

@@ -17,11 +17,11 @@ from redis.exceptions import ResponseError
 
 from server.transport.batch import ScriptBatcher
 from server.transport.embedded import start_embedded_redis, stop_embedded_redis
+from tests import ROOT
 
-LUA = """
-if ARGV[1] == 'boom' then return redis.error_reply('boom') end
-return redis.call('INCRBY', KEYS[1], ARGV[1])
-"""
+#: Lua for the tests lives in files, as the server's does (tests/data/lua).
+DATA = ROOT / "tests" / "data" / "lua"
+LUA = (DATA / "incr.lua").read_text(encoding="utf-8")
 
 
 @pytest.fixture
@@ -105,15 +105,7 @@ async def test_on_reply_runs_when_the_answer_is_read(private_redis: str) -> None
     await r.aclose()
 
 
-SLOW = """
-local t = redis.call('TIME')
-local until_us = (tonumber(t[1]) * 1000000 + tonumber(t[2])) + tonumber(ARGV[2])
-while true do
-  local n = redis.call('TIME')
-  if tonumber(n[1]) * 1000000 + tonumber(n[2]) >= until_us then break end
-end
-return redis.call('INCRBY', KEYS[1], ARGV[1])
-"""
+SLOW = (DATA / "slow_incr.lua").read_text(encoding="utf-8")
 
 
 async def test_calls_made_while_a_batch_is_answered_go_out_together(private_redis: str) -> None:
