@@ -18,13 +18,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..quiet import Quiet
-
 log = logging.getLogger(__name__)
-QUIET = Quiet(log)
 
 #: Seconds between two tries after a failure.
 RETRY_S = 0.5
+#: At most one line of the log about failures in this many seconds (while Redis is gone,
+#: every try fails the same way).
+QUIET_S = 60.0
 
 
 class Announcements:
@@ -45,6 +45,13 @@ class Announcements:
         self.pattern = pattern
         self.on_channel = on_channel
         self.task: asyncio.Task[None] | None = None
+        self._said = -QUIET_S
+
+    def _failed(self, what: str) -> None:
+        now = asyncio.get_running_loop().time()
+        if now - self._said >= QUIET_S:
+            self._said = now
+            log.warning("%s (said at most once a minute)", what, exc_info=True)
 
     async def start(self) -> None:
         """Subscribe (raising if Redis does not answer), then read in the background."""
@@ -67,7 +74,7 @@ class Announcements:
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # Redis went away: retry; the next change pushes again
-                    QUIET.failure("announcements", "reading announcements failed")
+                    self._failed("reading the leaderboards' announcements failed")
                     await asyncio.sleep(RETRY_S)
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()
@@ -80,7 +87,7 @@ class Announcements:
                 try:
                     await self.on_channel(str(msg["channel"]))
                 except Exception:
-                    QUIET.failure("announced", "acting on an announcement failed")
+                    self._failed("acting on a leaderboard's announcement failed")
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
