@@ -24,9 +24,8 @@ from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from .arena import arena
+from .arena import loop as arena_loop
 from .arena import races as arena_races
-from .arena.arena import arena_loop
 from .cache import BoardCache, RoomCache
 from .clients.bot import Bot
 from .context import Context
@@ -174,7 +173,7 @@ def build_context(
             ctx.boards.deal(room, int(data["round"]), here, data["code"])
         if kind == "race_over":  # hints for its deal again; spectators see everything
             ctx.spawn(membership.race_over(ctx, room))
-            ctx.spawn(arena.race_over(ctx, room))  # an arena's race: record, back to the pool
+            ctx.spawn(arena_loop.race_over(ctx, room))  # an arena's race: record, back to the pool
 
     ctx.hub.on_room_event = follow
     ctx.hub.fetch_after = store.events_after
@@ -340,7 +339,7 @@ def start_tasks(ctx: Context) -> None:
     ctx.hub.start()
     ctx.spawn(janitor(ctx))
     ctx.spawn(pairing_loop(ctx))
-    ctx.spawn(arena_loop(ctx))
+    ctx.spawn(arena_loop.arena_loop(ctx))
     ctx.spawn(race_review.resettle_loop(ctx, arena_races.resettle))
     ctx.spawn(watch_loop(ctx.metrics))
     ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))

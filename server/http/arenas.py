@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Final
 
-from ..arena import arena
+from ..arena import standings
 from ..context import Context
 from ..net.registry import HttpRequest, HttpResponse, Routes
 
@@ -26,7 +26,7 @@ def _json(status: int, data: object) -> HttpResponse:
 @routes.get("/api/arenas")
 async def get_arenas(ctx: Context, request: HttpRequest) -> HttpResponse:
     """The running scheduled arenas and the next of each."""
-    return _json(200, await arena.listed(ctx))
+    return _json(200, await standings.listed(ctx))
 
 
 @routes.get(r"/api/arena/(?P<id>[A-Za-z0-9-]{4,32})")
@@ -36,7 +36,7 @@ async def get_arena(ctx: Context, request: HttpRequest) -> HttpResponse:
     top = request.query_int("top", sys.maxsize, 1, MAX_TOP)  # not given: the whole table
     if top is None:
         return _json(400, {"error": "bad_top", "message": f"top is 1 to {MAX_TOP}"})
-    found = await arena.table(ctx, request.params["id"])
+    found = await standings.table(ctx, request.params["id"])
     if found is None:
         return _json(404, {"error": "not_found", "message": "no such arena"})
     found["standings"] = found["standings"][:top]
