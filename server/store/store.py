@@ -20,6 +20,7 @@ from redis.commands.core import AsyncScript
 from ..transport import atomic
 from ..transport.batch import ScriptBatcher
 from . import scripts
+from .clocks import RoomClocks
 from .events import RoomEvent
 from .keys import Keys
 from .scripts import register_batch
@@ -159,7 +160,7 @@ def parse_results(raw: dict[str, str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-class Store:
+class Store(RoomClocks):
     """The room and session operations of one server instance.
 
     Args:
@@ -205,7 +206,6 @@ class Store:
         self._rematch = script("rematch")
         self._watch = script("watch")
         self._events_after = script("events_after")
-        self._claim = script("claim_deadlines")
         self._batch = register_batch(redis)
         # --durable: a resend found committed is acknowledged only once a replica has it.
         self._confirm = (
@@ -365,62 +365,6 @@ class Store:
         )
         return _outcome(raw)
 
-    # -- deals being raced ----------------------------------------------------------------
-
-    async def mark_racing(self, code: str, room: str, now: int, lease_ms: int) -> None:
-        """Note that ``room`` races deal ``code`` for at least ``lease_ms`` more.
-
-        The mark is renewed while an instance serves the room and removed at the race's end;
-        if every instance serving it dies, it lapses by itself after the lease.
-        """
-        key = self.keys.racing(code)
-        batch = self.batch().zremrangebyscore(key, "-inf", now)
-        await batch.zadd(key, {room: now + lease_ms}).pexpire(key, lease_ms).execute()
-
-    async def unmark_racing(self, code: str, room: str) -> None:
-        """The race of ``room`` on ``code`` is over."""
-        await self.redis.zrem(self.keys.racing(code), room)
-
-    async def is_racing(self, code: str, now: int) -> bool:
-        """Whether deal ``code`` is being raced in some room now.
-
-        A mark only names a candidate: the room's own state (what its scripts wrote
-        atomically) decides, so a mark left behind by a race that just ended refuses nothing.
-        """
-        rooms = await self.redis.zrangebyscore(self.keys.racing(code), now, "+inf")
-        for room in rooms:
-            state, raced = await self.redis.hmget(self.keys.room(room), "state", "code")
-            if raced == code and state in ("countdown", "racing"):
-                return True
-        return False
-
-    # -- absences -------------------------------------------------------------------------
-
-    async def mark_away(self, room: str, pid: str, nonce: str, seconds: int) -> None:
-        """Note that a racer's socket closed mid-race (``nonce`` names this absence)."""
-        await self.redis.set(self.keys.away(room, pid), nonce, ex=max(seconds, 1))
-
-    async def clear_away(self, room: str, pid: str) -> None:
-        """The racer is back (a resume or a join)."""
-        await self.redis.delete(self.keys.away(room, pid))
-
-    async def still_away(self, room: str, pid: str, nonce: str) -> bool:
-        """Whether the absence ``nonce`` has lasted until now: no return since, and no socket
-        of the player in the room on a running instance (a return may have come before the
-        absence was marked)."""
-        k = self.keys
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(k.away(room, pid))
-            pipe.hgetall(k.here(room))
-            mark, here = await pipe.execute()
-        if mark != nonce:
-            return False
-        instances = {cid.split(".", 1)[0] for cid, who in here.items() if who == pid}
-        for instance in instances:
-            if await self.redis.exists(k.instance(instance)):
-                return False
-        return True
-
     async def expire_room(self, room: str, seconds: int) -> None:
         """Let a room's keys go ``seconds`` from now (a lobby closed)."""
         for key in (*self._room_keys(room), self.keys.here(room)):
@@ -454,25 +398,6 @@ class Store:
     async def depart(self, room: str, cid: str) -> None:
         """A socket left a room."""
         await self.redis.hdel(self.keys.here(room), cid)
-
-    async def heartbeat(self, instance_id: str, seconds: int) -> None:
-        """Say that an instance runs, for ``seconds``."""
-        await self.redis.set(self.keys.instance(instance_id), 1, ex=seconds)
-
-    # -- deadlines ------------------------------------------------------------------------
-
-    async def add_deadline(self, member: str, due_ms: int) -> None:
-        """Note that ``member`` (a deadline's JSON) falls due at ``due_ms``."""
-        await self.redis.zadd(self.keys.deadlines(), {member: due_ms})
-
-    async def claim_deadlines(self, now_ms: int, lease_ms: int, limit: int) -> list[str]:
-        """The deadlines due by ``now_ms``, each leased to the caller for ``lease_ms``."""
-        raw = await self._claim(keys=[self.keys.deadlines()], args=[now_ms, lease_ms, limit])
-        return [_text(x) for x in raw]
-
-    async def drop_deadline(self, member: str) -> None:
-        """A deadline acted on."""
-        await self.redis.zrem(self.keys.deadlines(), member)
 
     # -- reading --------------------------------------------------------------------------
 
