@@ -23,12 +23,17 @@ last ``progress`` event, which the move script keeps in a public room's hash (``
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, Final
 
 from protocol.vocabulary import RoomPhase, WatchMode
 
+from ..quiet import Quiet
 from .ratings import Bar
 from .store import Store
+
+log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 #: Rooms the index keeps at most (the most recently listed).
 MAX_LISTED: Final = 500
@@ -130,7 +135,13 @@ async def live_rooms(
         if not fields or fields.get("public") != "1" or fields.get("state") not in LIVE_PHASES:
             gone.append(room)  # expired, over, or never public: not for this list
             continue
-        view = room_view(fields, members)
+        try:
+            view = room_view(fields, members)
+        except (ValueError, KeyError, TypeError):
+            # One room the list cannot read (written by another version, say) is left out
+            # of this answer; it never fails the whole list.
+            QUIET.failure("listing", "the live list could not read room %s", room)
+            continue
         if view["racers"] and len(out) < limit:
             out.append(view)
     if gone:
@@ -153,7 +164,9 @@ def room_view(fields: dict[str, str], members: list[str]) -> dict[str, Any]:
         progress: dict[str, Any] = {}
         last = fields.get(f"pg:{pid}")
         if last:
-            progress = json.loads("{" + last)  # a progress body: the JSON without its "{"
+            # A progress body, the JSON without its "{"; a request of several actions (send
+            # home) writes one per action, a line each: the last one is the progress now.
+            progress = json.loads("{" + last.rsplit("\n", 1)[-1])
             if progress.get("round") != round_:
                 progress = {}
         status = fields.get(f"st:{pid}", "waiting")
