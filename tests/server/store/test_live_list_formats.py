@@ -25,7 +25,7 @@ from tests.serverproc import ServerProc, WsClient, redis_url
 def line_to_send_home(code: str) -> list[str]:
     """The solver's line up to the first board where every card left can go home."""
     board = Board.from_code(code)
-    played = []
+    played: list[str] = []
     for text in solve(Board.from_code(code)).moves:
         if board.can_send_home():
             return played
