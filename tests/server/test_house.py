@@ -190,7 +190,7 @@ def test_the_checks_above_see_a_script_in_a_string(tmp_path: Path) -> None:
     assert lines_with([bad], (REGISTER,)) == ["bad.py:4"]
 
 
-def redis_calls(path: Path) -> list[str]:
+def commands_sent(path: Path) -> list[str]:
     """The Redis commands a module sends itself: calls on a client named ``redis`` (or an
     attribute ``redis``), and pipelines or pub/sub connections it opens (closing a client is
     no command)."""
@@ -216,10 +216,10 @@ def test_redis_is_called_only_from_the_store_and_the_transport() -> None:
         for p in _python_sources("server")
         if p.relative_to(ROOT).parts[1] not in ("store", "transport")
     ]
-    assert [call for p in outside for call in redis_calls(p)] == []
+    assert [call for p in outside for call in commands_sent(p)] == []
 
 
-def test_the_redis_call_check_sees_a_call(tmp_path: Path) -> None:
+def test_the_command_check_sees_a_call(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text(
         "async def f(ctx, redis):\n"
@@ -228,7 +228,7 @@ def test_the_redis_call_check_sees_a_call(tmp_path: Path) -> None:
         "    async with ctx.store.redis.pipeline() as pipe:\n"
         "        pipe.get('k')\n"
     )
-    assert redis_calls(bad) == ["bad.py:2 ctx.redis.hget", "bad.py:4 ctx.store.redis.pipeline"]
+    assert commands_sent(bad) == ["bad.py:2 ctx.redis.hget", "bad.py:4 ctx.store.redis.pipeline"]
 
 
 def test_the_move_scripts_arguments_follow_its_header() -> None:
