@@ -137,16 +137,11 @@ class HttpFront:
         parts = urlsplit(request.path)
         websocket = parts.path == "/ws"
         # Without the admin token an operator's path is one that does not exist, whatever
-        # the method: answered by :meth:`answer` with the static 404 (rate limited first).
-        hidden = parts.path.startswith(ADMIN_PREFIX) and not self.operator(request.headers)
-        allowed = (
-            WS_METHODS
-            if websocket
-            else ADMIN_METHODS
-            if parts.path.startswith(ADMIN_PREFIX)
-            else METHODS
-        )
-        if request.method not in allowed and not hidden:
+        # the method: it allows what any path allows (another method: the same 405), and a
+        # GET is answered by :meth:`answer` with the static 404 (rate limited first).
+        operator = parts.path.startswith(ADMIN_PREFIX) and self.operator(request.headers)
+        allowed = WS_METHODS if websocket else ADMIN_METHODS if operator else METHODS
+        if request.method not in allowed:
             return method_not_allowed(allowed)
         if has_body(request.headers):
             return json_response(
