@@ -24,6 +24,7 @@ from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from . import health
 from .arena import loop as arena_loop
 from .arena import races as arena_races
 from .cache import BoardCache, RoomCache
@@ -342,6 +343,7 @@ def start_tasks(ctx: Context) -> None:
     ctx.spawn(arena_loop.arena_loop(ctx))
     ctx.spawn(race_review.resettle_loop(ctx, arena_races.resettle))
     ctx.spawn(watch_loop(ctx.metrics))
+    ctx.spawn(health.memory_loop(ctx))
     ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
 
 

@@ -77,6 +77,12 @@ class Settings(BaseSettings):
         pattern=r"^[0-9]+(kb|mb|gb)?$",
         description="the embedded Redis's memory cap (full: writes fail, clients hear busy)",
     )
+    store_memory_alert: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="/healthz answers 503 once the store uses this share of its maxmemory",
+    )
     history_days: int = Field(
         default=400,
         ge=1,
