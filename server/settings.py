@@ -115,6 +115,14 @@ class Settings(BaseSettings):
     public_lobbies_per_address: int = Field(
         default=3, ge=1, description="public lobbies one client address may have open at once"
     )
+    # Far above any player's (a game every 12 s for an hour) and a lab's: what they stop
+    # is a script filling the store with rooms (docs/server.md, "Bounded by design").
+    rooms_per_hour: int = Field(
+        default=300, ge=1, description="rooms (solo, daily, race) one identity may make an hour"
+    )
+    rooms_per_hour_per_address: int = Field(
+        default=2000, ge=1, description="rooms the identities of one address may make an hour"
+    )
     # Generous: a 60-seat lab makes its identities in one go. What protects the boards is
     # that a new identity is provisional (below), not this limit.
     identities_per_address: int = Field(

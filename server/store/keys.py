@@ -296,6 +296,14 @@ class Keys:
         """Sorted set player id -> ms: the identities a client address made lately."""
         return f"{self.prefix}ident:{address}"
 
+    def rooms_made(self, pid: str) -> str:
+        """How many rooms a player made in the current window (a counter: ``slow_down``)."""
+        return f"{self.prefix}player:{{{pid}}}:rooms_made"
+
+    def address_rooms(self, mark: str) -> str:
+        """How many rooms the players of one address made in the current window."""
+        return f"{self.prefix}rooms_made:{{{mark}}}"
+
     def dodges(self, pid: str) -> str:
         """How often a player left a paired room before its start lately (a counter)."""
         return f"{self.prefix}player:{{{pid}}}:dodges"
@@ -508,6 +516,8 @@ FAMILIES: Final = (
     Family("rating:{P}:met", "zset", "the players met in rated races", "rated-pair-window-s (6 h)"),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
+    Family("player:{P}:rooms_made", "string", "a counter", "1 h after the window's first room"),
+    Family("rooms_made:{A}", "string", "a counter", "1 h after the window's first room"),
     Family("admin:barred", "set", "the players barred", "until unbarred", expires=False),
     Family("admin:stash:{P}", "hash", "a barred player's entries", "until unbarred", expires=False),
     Family("admin:log", "list", "10000 operator actions (MAX_LOG)", "permanent", expires=False),

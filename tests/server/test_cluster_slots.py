@@ -148,6 +148,7 @@ SCRIPT_KEYS: dict[str, Callable[[Keys], list[str]]] = {
         *(k.arena_players("A1"), k.arena_racing("A1")),
     ],
     "arena_record": lambda k: [k.arena_counted("A1"), k.arena_results("A1"), k.arena_racing("A1")],
+    "quota_take": lambda k: [k.rooms_made("p")],
     # The largest batch of server/transport/atomic.py: a room read at one instant.
     "batch": lambda k: [
         k.room("R1"),
