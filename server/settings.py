@@ -94,6 +94,12 @@ class Settings(BaseSettings):
         default=(), description="websocket Origins allowed besides the server's own ('*': all)"
     )
     room_ttl: int = Field(default=6 * 3600, ge=1, description="seconds an idle room is kept")
+    finished_room_ttl: int = Field(
+        default=300,
+        ge=1,
+        description="seconds a solo or daily game over, nobody else in its room, keeps its "
+        "events and logs (its replay and statistics are kept apart)",
+    )
     countdown_ms: int = Field(default=3000, ge=0, description="the countdown before a race")
     rate_per_s: float = Field(default=20.0, gt=0, description="messages a second per connection")
     rate_burst: int = Field(default=40, ge=1, description="burst of messages per connection")

@@ -432,16 +432,49 @@ class Family:
 
 #: Every key family the server writes.
 FAMILIES: Final = (
-    Family("room:{R}", "hash", "room fields + 4 per racer", "room TTL after the last change"),
     Family(
-        "room:{R}:members", "hash", "racers (8) + spectator cap", "room TTL after the last change"
+        "room:{R}",
+        "hash",
+        "room fields + 4 per racer",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
     ),
-    Family("room:{R}:events", "list", "2000 events (MAX_EVENTS)", "room TTL after the last change"),
-    Family("room:{R}:log:N:P", "list", "max-actions per board", "room TTL after the last change"),
-    Family("room:{R}:ids:N:P", "hash", "max-actions per board", "room TTL after the last change"),
-    Family("room:{R}:res:N", "hash", "2 fields per racer", "room TTL after the last change"),
+    Family(
+        "room:{R}:members",
+        "hash",
+        "racers (8) + spectator cap",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:events",
+        "list",
+        "2000 events (MAX_EVENTS)",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:log:N:P",
+        "list",
+        "max-actions per board",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:ids:N:P",
+        "hash",
+        "max-actions per board",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:res:N",
+        "hash",
+        "2 fields per racer",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
     Family("room:{R}:away:P", "string", "one nonce", "away grace + 60 s"),
-    Family("room:{R}:here", "hash", "sockets in the room", "room TTL after the last change"),
+    Family(
+        "room:{R}:here",
+        "hash",
+        "sockets in the room",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
     Family("room:{R}:hinted:N", "set", "racers (8)", "room TTL after the last hint"),
     Family("instance:ID", "string", "one flag", "15 s after the instance's last heartbeat"),
     Family("room:{R}:daily", "string", "date and kind", "twice max(room TTL, 1 day)"),
