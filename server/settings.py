@@ -300,6 +300,18 @@ class Settings(BaseSettings):
         description="a finish whose kept decisions are the solver's this often is held "
         "(above 1: never)",
     )
+    held_max: int = Field(
+        default=1000,
+        ge=1,
+        description="held finishes waiting for an operator at most: past it the oldest are "
+        "settled unranked (as voided), logged",
+    )
+    held_days: int = Field(
+        default=30,
+        ge=1,
+        description="days a held finish waits for an operator; then settled unranked (as "
+        "voided), logged",
+    )
     review_min_scored: int = Field(
         default=20, ge=1, description="decisions a review must score to hold on agreement"
     )
