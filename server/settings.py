@@ -198,6 +198,12 @@ class Settings(BaseSettings):
     arena_push_ms: int = Field(
         default=1_000, ge=100, description="arena: the shortest time between two standings pushes"
     )
+    arena_races_per_player: int = Field(
+        default=500,
+        ge=1,
+        description="arena: recorded races one player may have in one arena (then it is "
+        "over for them: slow_down)",
+    )
     # A fresh identity is cheap: without this, a script would make arenas (each paired every
     # second by some instance) as fast as it makes identities.
     private_arenas_per_address: int = Field(

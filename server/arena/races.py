@@ -77,6 +77,12 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
             elif status != "voided":
                 racer.update(finish)
         racers.append(racer)
+    played = {pid: len(read.logs.get(pid, [])) for pid in pids}
+    if not contested(racers, played, ctx.settings.rated_min_actions):
+        # Nobody raced anybody (rivals who gave up at once): no race, nothing kept, and
+        # nothing for the standings to count.
+        await arenas.record(ctx.store, arena, f"{room}/{round_}", room, "", pids, ends)
+        return
     race = {
         "race": f"{room}/{round_}",
         "at": int(read.meta.get("starts_at") or 0),
@@ -86,6 +92,19 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     if any("pending" in r for r in racers):
         # An operator who decided while it was being recorded: its resettle found no record.
         await amend(ctx, arena, room, round_)
+
+
+def contested(racers: list[dict[str, Any]], played: dict[str, int], least: int) -> bool:
+    """Whether two racers of a race at least contested it: finished (a finish held for
+    review included) or played ``least`` actions (``--rated-min-actions``). A race of one
+    racer and rivals who gave up at once is recorded as no race: it costs the standings
+    nothing and earns nobody anything."""
+    raced = [
+        r
+        for r in racers
+        if r.get("place") is not None or "pending" in r or played.get(r["pid"], 0) >= least
+    ]
+    return len(raced) >= 2
 
 
 async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:
