@@ -283,6 +283,12 @@ async def main() -> None:
     parser.add_argument("--held-identities", type=int, default=20, help="identities held")
     parser.add_argument("--held-max", type=int, default=20, help="the held list's cap")
     parser.add_argument("--maxmemory", default="64mb", help="the run's Redis's cap")
+    parser.add_argument(
+        "--rooms-only",
+        action="store_true",
+        help="the rooms attack alone (with a huge "
+        "--address-rooms: the growth without the limit, for comparison)",
+    )
     opts = parser.parse_args()
     opts.token = "bench-" + secrets.token_hex(12)
     data = Path(tempfile.mkdtemp(prefix="seahaven-abuse-"))
@@ -301,6 +307,8 @@ async def main() -> None:
     srv = start_server(url, args=args)
     try:
         await rooms_attack(srv, store, opts)
+        if opts.rooms_only:
+            return
         await held_attack(srv, opts)
         await standings_cost()
         health_when_full(srv, store)
