@@ -21,7 +21,15 @@ from server.engine import Board
 from server.engine.solver import solve
 from tests.dailies import daily_deal, wait_daily
 from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import DAILY_ARGS, Racer, js_errors, new_page, shoot, wait_ready
+from tests.web.pages import (
+    DAILY_ARGS,
+    SCREENSHOTS,
+    Racer,
+    js_errors,
+    new_page,
+    resize,
+    wait_ready,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, CDPSession, Page
@@ -68,6 +76,14 @@ def me(page: Page) -> str:
     return str(page.evaluate("seahaven.net.playerId"))
 
 
+def shoot_devices(page: Page) -> None:
+    """The player page scrolled to Your devices, at a laptop's and a phone's size."""
+    for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
+        resize(page, width, height)
+        page.evaluate("document.querySelector('.devices').scrollIntoView()")
+        page.screenshot(path=str(SCREENSHOTS / f"player-devices{suffix}.png"))
+
+
 def open_player(page: Page, url: str) -> None:
     page.goto(url + "/#/player")
     wait_ready(page)
@@ -110,7 +126,7 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     first.get_by_role("button", name="Show a transfer code").click()
     first.locator('[data-k="code"] svg').wait_for()
     code = first.locator(".transfer-code b").inner_text()
-    shoot(first, "player-devices")
+    shoot_devices(first)
 
     # The second context holds the same passkey (as a synced passkey would be) and signs in.
     creds = cdp1.send("WebAuthn.getCredentials", {"authenticatorId": auth1})["credentials"]
