@@ -19,7 +19,7 @@ from protocol import models as m
 
 from ..clock import now_ms
 from ..context import Context
-from ..net import devices as out
+from ..net import wire_devices as out
 from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
