@@ -1,6 +1,6 @@
 """The messages of a player's devices (:mod:`protocol.devices`), built here and nowhere else:
-a part of :mod:`server.net.wire` (which holds every other message), kept apart for size. Each goes to its player's
-own socket only."""
+a part of :mod:`server.net.wire` (which holds every other message), kept apart for size.
+Each goes to its player's own socket only."""
 
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ from protocol import models as m
 
 from ..clock import now_ms
 from ..context import Context
-from ..net import wire_devices as out
 from ..net import wire
+from ..net import wire_devices as out
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..store import accounts
