@@ -86,7 +86,6 @@ ERROR_CODES: Final[dict[str, str]] = {
     "busy": "the server is busy; retry",
     "internal": "the server failed on this message; nothing changed",
     # A player's devices (protocol/devices.py).
-    "passkeys_off": "passkeys need the page on the relying party's host (see rp_id)",
     "no_challenge": "ask for passkey_options first (a challenge is good for one try, 2 min)",
     "passkey_refused": "the passkey did not prove itself (wrong origin, key or challenge)",
     "passkey_unknown": "no player has this passkey (removed, or the player deleted)",

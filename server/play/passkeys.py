@@ -264,7 +264,8 @@ async def on_passkey_rename(ctx: Context, conn: Conn, msg: m.PasskeyRename) -> N
 async def on_passkey_remove(ctx: Context, conn: Conn, msg: m.PasskeyRemove) -> None:
     """Remove one of this player's passkeys."""
     assert conn.pid is not None
-    if not await accounts.remove_passkey(ctx.store, conn.pid, msg.id):
+    barred = await ctx.reviews.is_barred(conn.pid)
+    if not await accounts.remove_passkey(ctx.store, conn.pid, msg.id, keep_bound=barred):
         conn.queue(out.refused("passkey_not_found"))
         return
     await _list(ctx, conn)

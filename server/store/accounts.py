@@ -164,11 +164,13 @@ async def save_passkey(store: Store, pid: str, key: Passkey) -> None:
     await store.redis.hset(store.keys.player_passkeys(pid), key.id, key.to_json())
 
 
-async def remove_passkey(store: Store, pid: str, cid: str) -> bool:
-    """Remove a player's passkey; whether it was theirs."""
+async def remove_passkey(store: Store, pid: str, cid: str, *, keep_bound: bool = False) -> bool:
+    """Remove a player's passkey; whether it was theirs. ``keep_bound`` (a barred player):
+    the credential stays bound to them, so it signs nobody in and no other identity can
+    take it (a bar is not escaped by moving one's passkey to a fresh identity)."""
     if not await store.redis.hdel(store.keys.player_passkeys(pid), cid):
         return False
-    if await passkey_owner(store, cid) == pid:
+    if not keep_bound and await passkey_owner(store, cid) == pid:
         await store.redis.delete(store.keys.passkey(cid))
     return True
 

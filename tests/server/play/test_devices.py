@@ -54,13 +54,16 @@ async def test_a_passkey_signs_another_device_in_as_the_same_player(srv: Served)
     listed = await register(ann, key)
     assert [k["name"] for k in listed] == ["phone"] and "public_key" not in listed[0]
     other = await WsClient.connect(srv.ws_url, "Someone")
-    before = other.player_id
+    before, before_token = other.player_id, other.token
     await other.send(
         {"type": "passkey_sign_in", "credential": key.sign(await options(other, "sign_in"), ORIGIN)}
     )
     welcome = await other.expect("welcome")
     assert welcome["player_id"] == ann.player_id != before
     assert welcome["name"] == "Ann" and welcome["token"] != ann.token
+    # Nothing is merged: the identity the socket was keeps its own token and player.
+    again = await WsClient.connect(srv.ws_url, "Someone", token=before_token)
+    assert again.player_id == before
     # Both sessions work; the list is the player's, on either device, and nobody else's.
     await other.send({"type": "list_passkeys"})
     assert [k["id"] for k in (await other.expect("passkeys"))["passkeys"]] == [listed[0]["id"]]
@@ -230,3 +233,24 @@ async def test_a_barred_player_who_deletes_comes_back_barred_on_the_same_passkey
     assert await srv.ctx.reviews.is_barred(welcome["player_id"])
     await back.send({"type": "list_passkeys"})
     assert [k["name"] for k in (await back.expect("passkeys"))["passkeys"]] == ["Passkey"]
+
+
+async def test_a_barred_players_removed_passkey_starts_no_fresh_identity(srv: Served) -> None:
+    ann = await WsClient.connect(srv.ws_url, "Ann")
+    key = SoftKey()
+    listed = await register(ann, key)
+    await srv.ctx.reviews.bar(ann.player_id)
+    await ann.send({"type": "passkey_remove", "id": listed[0]["id"]})
+    assert (await ann.expect("passkeys"))["passkeys"] == []
+    fresh = await WsClient.connect(srv.ws_url, "Fresh")
+    made = key.register(await options(fresh, "register"), ORIGIN)
+    await refused(fresh, {"type": "passkey_register", "credential": made}, "passkey_taken")
+    signed = key.sign(await options(fresh, "sign_in"), ORIGIN)
+    await refused(fresh, {"type": "passkey_sign_in", "credential": signed}, "passkey_unknown")
+    # Unbarred, the same removal frees the credential for anyone.
+    bob = await WsClient.connect(srv.ws_url, "Bob")
+    other = SoftKey()
+    bobs = await register(bob, other)
+    await bob.send({"type": "passkey_remove", "id": bobs[0]["id"]})
+    await bob.expect("passkeys")
+    assert [k["name"] for k in await register(fresh, other, "mine now")] == ["mine now"]
