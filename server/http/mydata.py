@@ -36,6 +36,9 @@ async def get_my_data(ctx: Context, request: HttpRequest) -> HttpResponse:
     data["passkeys"] = [k.shown() for k in keys]
     ids, games = await accounts.replay_refs(ctx.store, pid)
     wanted = set(ids) | {replay_id(room, round_, pid) for room, round_ in games}
+    for result in data.get("profile", {}).get("daily", {}).get("results", []):
+        if isinstance(result.get("replay_id"), str):  # the daily games of the last 30 days
+            wanted.add(result["replay_id"])
     replays = []
     for rid in sorted(wanted):
         try:

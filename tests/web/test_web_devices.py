@@ -12,6 +12,7 @@ import secrets
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -127,6 +128,12 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     first.locator('[data-k="code"] svg').wait_for()
     code = first.locator(".transfer-code b").inner_text()
     shoot_devices(first)
+    with first.expect_download() as got:
+        first.get_by_role("button", name="Download my data").click()
+    data = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))
+    assert data["player_id"] == ann and data["profile"]["streak"] == 1
+    assert [k["name"] for k in data["passkeys"]] == ["Passkey"]
+    assert [r["kind"] for r in data["replays"]] == ["daily"]
 
     # The second context holds the same passkey (as a synced passkey would be) and signs in.
     creds = cdp1.send("WebAuthn.getCredentials", {"authenticatorId": auth1})["credentials"]
