@@ -85,6 +85,11 @@ async def erase_player(ctx: Context, pid: str) -> dict[str, Any]:
         keys = await accounts.remove_passkeys(ctx.store, pid)
     await accounts.erase_keys(ctx.store, pid)
     done = {"entries": entries, "replays": removed, "passkeys": keys, "barred": barred}
-    await ctx.reviews.write_log({"action": "delete_player", "by": "player", "at": now_ms(), **done})
+    # The shape of the operator's other lines (``seahaven admin log`` prints them), with no
+    # target: whom it was is not kept.
+    line: dict[str, Any] = {"at": now_ms(), "action": "delete_player", "target": "-"}
+    line["by"] = "player"
+    line.update(status="deleted_barred" if barred else "deleted", ok=True, **done)
+    await ctx.reviews.write_log(line)
     log.info("a player deleted themself: %s", done)
     return done
