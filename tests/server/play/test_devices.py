@@ -208,11 +208,8 @@ async def test_my_data_is_mine_alone_and_delete_removes_it(srv: Served) -> None:
     signed = key.sign(await options(fresh, "sign_in"), ORIGIN)
     await refused(fresh, {"type": "passkey_sign_in", "credential": signed}, "passkey_unknown")
     line = (await srv.ctx.reviews.log(5))[0]
-    assert (
-        line["action"] == "delete_player"
-        and ann.player_id not in str(line)
-        and "Ann" not in str(line)
-    )
+    assert line["action"] == "delete_player" and line["status"] == "deleted"
+    assert line["target"] == "-" and ann.player_id not in str(line) and "Ann" not in str(line)
 
 
 async def test_a_barred_player_who_deletes_comes_back_barred_on_the_same_passkey(
