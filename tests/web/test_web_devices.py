@@ -95,7 +95,7 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     url = f"http://localhost:{server.port}"
     # Ann, on her first device, wins today's ranked daily (a streak of 1).
     first = new_page(browser, name="Ann")
-    first.on("dialog", lambda d: d.accept())
+    first.on("dialog", lambda d: d.accept("laptop") if d.type == "prompt" else d.accept())
     open_player(first, url)
     ann = me(first)
     token = str(first.evaluate("seahaven.net.token"))
@@ -134,6 +134,8 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     assert data["player_id"] == ann and data["profile"]["streak"] == 1
     assert [k["name"] for k in data["passkeys"]] == ["Passkey"]
     assert [r["kind"] for r in data["replays"]] == ["daily"]
+    first.get_by_role("button", name="Rename").click()
+    first.locator(".passkeys b").get_by_text("laptop").wait_for()
 
     # The second context holds the same passkey (as a synced passkey would be) and signs in.
     creds = cdp1.send("WebAuthn.getCredentials", {"authenticatorId": auth1})["credentials"]
@@ -166,6 +168,15 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     fourth.get_by_role("button", name="Sign in", exact=True).click()
     fourth.locator("#toast").get_by_text("used already").wait_for()
     assert me(fourth) != ann
+
+    # A passkey removed (here, a second one of the third context's) leaves the list.
+    _cdp3, _auth3 = authenticator(third)
+    third.get_by_role("button", name="Add a passkey").click()
+    third.wait_for_function("document.querySelectorAll('.passkeys li[data-id]').length === 2")
+    third.on("dialog", lambda d: d.accept())
+    third.locator(".passkeys li[data-id]").first.get_by_role("button", name="Remove").click()
+    third.wait_for_function("document.querySelectorAll('.passkeys li[data-id]').length === 1")
+    assert "laptop" in third.locator(".passkeys").inner_text()
 
     # Sign out everywhere, from the second: the first's session is over (back as a new player).
     second.get_by_role("button", name="Sign out everywhere").click()
