@@ -86,6 +86,7 @@ class App {
       toast(errorText(m.code, m.message) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
+    this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("resize", () => this.current?.onResize?.());

@@ -185,6 +185,7 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     first.reload()
     wait_ready(first)
     assert me(first) != ann
+    first.locator("#toast").get_by_text("This device was signed out").wait_for()
 
     # Delete, from the second: off the daily board, and the page plays as a new player.
     second.get_by_role("button", name="Delete my player").click()
