@@ -39,6 +39,17 @@ def settled(ctx: Context, conn: Conn) -> bool:
     return True
 
 
+async def signed_in(ctx: Context, conn: Conn) -> bool:
+    """Whether the socket's session still works (else it hears ``bad_token``): a device
+    signed out everywhere, whose socket is still open, may not make a transfer code or a
+    passkey to come back with, nor see or change the player's devices."""
+    session = await ctx.store.load_session(conn.token) if conn.token else None
+    if session is None or session[0] != conn.pid:
+        conn.error("bad_token", "this device was signed out: sign in again")
+        return False
+    return True
+
+
 async def become(ctx: Context, conn: Conn, pid: str, name: str) -> None:
     """Make this socket player ``pid`` with a new session of theirs, and say ``welcome``."""
     token = accounts.new_token()
@@ -59,6 +70,8 @@ def qr_svg(text: str) -> str:
 async def on_transfer_new(ctx: Context, conn: Conn, msg: m.TransferNew) -> None:
     """Make a transfer code for this player (replacing their previous one)."""
     assert conn.pid is not None
+    if not await signed_in(ctx, conn):
+        return
     code, expires = await accounts.new_transfer(ctx.store, conn.pid, conn.name)
     # The link's code is in the fragment: a browser never sends it to a server, so no log
     # of a request (a proxy's, say) ever holds it.
@@ -84,6 +97,8 @@ async def on_transfer_claim(ctx: Context, conn: Conn, msg: m.TransferClaim) -> N
 async def on_sign_out_everywhere(ctx: Context, conn: Conn, msg: m.SignOutEverywhere) -> None:
     """End every session of this player, then give this socket a new one."""
     assert conn.pid is not None
+    if not await signed_in(ctx, conn):
+        return
     await accounts.end_sessions(ctx.store, conn.pid)
     await accounts.drop_transfer(ctx.store, conn.pid)
     await become(ctx, conn, conn.pid, conn.name)
@@ -94,6 +109,8 @@ async def on_delete_player(ctx: Context, conn: Conn, msg: m.DeletePlayer) -> Non
     """Delete this player for good (see :mod:`server.play.erase`); the socket is nobody's
     until it says ``hello`` again."""
     assert conn.pid is not None
+    if not await signed_in(ctx, conn):
+        return
     if msg.player_id != conn.pid:
         conn.queue(out.refused("confirm_mismatch"))
         return

@@ -45,7 +45,7 @@ from ..net import wire_devices as out
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..store import accounts
-from .devices import become, settled
+from .devices import become, settled, signed_in
 
 routes = Routes()
 
@@ -116,6 +116,8 @@ async def on_passkey_options(ctx: Context, conn: Conn, msg: m.PasskeyOptions) ->
         challenges.pop(next(iter(challenges)))
     if msg.purpose == "register":
         assert conn.pid is not None
+        if not await signed_in(ctx, conn):
+            return
         have = await accounts.passkeys(ctx.store, conn.pid)
         options: Any = generate_registration_options(
             rp_id=settings.webauthn_rp_id,
@@ -142,6 +144,8 @@ async def on_passkey_options(ctx: Context, conn: Conn, msg: m.PasskeyOptions) ->
 async def on_passkey_register(ctx: Context, conn: Conn, msg: m.PasskeyRegister) -> None:
     """Verify a new passkey and add it to this player."""
     assert conn.pid is not None
+    if not await signed_in(ctx, conn):
+        return
     challenge = _take(ctx, conn, "register")
     if challenge is None or challenge.pid != conn.pid:
         conn.queue(out.refused("no_challenge"))
@@ -244,6 +248,8 @@ async def _list(ctx: Context, conn: Conn) -> None:
 @routes.ws("list_passkeys")
 async def on_list_passkeys(ctx: Context, conn: Conn, msg: m.ListPasskeys) -> None:
     """Send this player's passkeys."""
+    if not await signed_in(ctx, conn):
+        return
     await _list(ctx, conn)
 
 
@@ -251,6 +257,8 @@ async def on_list_passkeys(ctx: Context, conn: Conn, msg: m.ListPasskeys) -> Non
 async def on_passkey_rename(ctx: Context, conn: Conn, msg: m.PasskeyRename) -> None:
     """Name one of this player's passkeys."""
     assert conn.pid is not None
+    if not await signed_in(ctx, conn):
+        return
     key = await accounts.passkey_of(ctx.store, conn.pid, msg.id)
     if key is None:
         conn.queue(out.refused("passkey_not_found"))
@@ -264,6 +272,8 @@ async def on_passkey_rename(ctx: Context, conn: Conn, msg: m.PasskeyRename) -> N
 async def on_passkey_remove(ctx: Context, conn: Conn, msg: m.PasskeyRemove) -> None:
     """Remove one of this player's passkeys."""
     assert conn.pid is not None
+    if not await signed_in(ctx, conn):
+        return
     barred = await ctx.reviews.is_barred(conn.pid)
     if not await accounts.remove_passkey(ctx.store, conn.pid, msg.id, keep_bound=barred):
         conn.queue(out.refused("passkey_not_found"))

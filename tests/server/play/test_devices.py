@@ -180,6 +180,18 @@ async def test_sign_out_everywhere_ends_every_other_session(srv: Served) -> None
     assert (await srv.get(path, welcome["token"]))[0] == 200
     again = await WsClient.connect(srv.ws_url)
     await refused(again, {"type": "hello", "name": "Ann", "token": ann.token}, "bad_token")
+    # Ann's first socket is still open, but its session is over: it may not make a code or
+    # a passkey to come back with, nor see or change the player's devices.
+    for msg in (
+        {"type": "transfer_new"},
+        {"type": "passkey_options", "purpose": "register"},
+        {"type": "list_passkeys"},
+        {"type": "passkey_remove", "id": "A" * 22},
+        {"type": "sign_out_everywhere"},
+        {"type": "delete_player", "player_id": ann.player_id},
+    ):
+        await refused(ann, msg, "bad_token")
+    assert (await srv.get(path, welcome["token"]))[0] == 200  # the player is still there
 
 
 async def test_my_data_is_mine_alone_and_delete_removes_it(srv: Served) -> None:
