@@ -21,7 +21,8 @@ claims the due members; the room each names is then changed by the room's own sc
 separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
 candidate only; each room's fields are then read separately, and decide), ``rooms:live``
 (the index is read, then each room in its own slot), ``daily:certifier``, ``instance:ID``,
-``session:T``, ``replay:ID``, the ``review:`` and ``admin:`` keys. Atomic batches
+``session:T``, ``replay:ID``, ``passkey:ID``, ``transfer:ID``, ``transfer_tries:A``, the
+``review:`` and ``admin:`` keys. Atomic batches
 (:mod:`server.transport.atomic`, one script call in place of ``MULTI``) hold the keys of one
 tag; the pipelines that read many rooms or days at once (``listing.live_rooms``, the daily
 store's reads of several days) are not atomic and hold one key a command, which the cluster
