@@ -14,7 +14,7 @@ longest first, two browser modules at most at once (:mod:`tests.schedule`).
 (``--dist loadgroup`` with ``xdist_group`` marks would be the tool to gather tests across
 modules, but pytest-xdist 3.8 cannot mark a test's id under pytest 9, so its groups do
 nothing.) Two workers may run clusters at once: each draws its ports from a slice of its own
-(``tests/rediscluster.py``).
+(``tests/helpers/rediscluster.py``).
 ``tests/test_markers.py`` checks the rule.
 """
 
@@ -101,7 +101,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(tryfirst=True)  # before the test's fixtures are set up
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """The worker's Chromium, kept from one browser test to the next, is released before a
-    test that does not use it (:mod:`tests.web.browsers`: an asyncio test cannot run while
+    test that does not use it (:mod:`tests.helpers.browsers`: an asyncio test cannot run while
     Playwright's synchronous API is open)."""
     if "browser" not in getattr(item, "fixturenames", ()):
         _release_chromium()
@@ -112,7 +112,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _release_chromium() -> None:
-    browsers = sys.modules.get("tests.web.browsers")  # not imported: no Chromium runs
+    browsers = sys.modules.get("tests.helpers.browsers")  # not imported: no Chromium runs
     if browsers is not None:
         browsers.release()
 

@@ -16,7 +16,7 @@ starts once). Two things matter on a 2-core machine with more workers than cores
 
 A worker that finds only browser modules left while two run elsewhere waits; it is offered
 work again each time any test ends. A worker running a browser module takes the longest
-browser module left next, so that it keeps its Chromium (:mod:`tests.web.browsers`).
+browser module left next, so that it keeps its Chromium (:mod:`tests.helpers.browsers`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class LongestFirstScheduling(LoadScopeScheduling):  # type: ignore[misc]
             self.rank = {scope: i for i, scope in enumerate(order)}
         rank = self.rank
         # A worker running a browser module takes the next browser module it may: it
-        # finds Chromium running (tests/web/browsers.py) instead of launching another.
+        # finds Chromium running (tests/helpers/browsers.py) instead of launching another.
         browser_next = [s for s in allowed if is_browser_module(s)] if running_here else []
         scope = min(browser_next or allowed, key=lambda s: rank.get(s, len(rank)))
         work_unit = self.workqueue.pop(scope)

@@ -25,7 +25,7 @@ candidate only; each room's fields are then read separately, and decide), ``room
 (:mod:`server.transport.atomic`, one script call in place of ``MULTI``) hold the keys of one
 tag; the pipelines that read many rooms or days at once (``listing.live_rooms``, the daily
 store's reads of several days) are not atomic and hold one key a command, which the cluster
-client sends node by node. ``tests/server/test_cluster_slots.py`` checks the tags.
+client sends node by node. ``tests/server/store/test_cluster_slots.py`` checks the tags.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from server.store.keys import Keys
-from tests.rediscluster import RedisClusterProc, available
-from tests.serverproc import FAST, ServerProc, drop_keys, redis_url, running_server
+from tests.helpers.rediscluster import RedisClusterProc, available
+from tests.helpers.serverproc import FAST, ServerProc, drop_keys, redis_url, running_server
 
 #: Tests on a real Redis Cluster: skipped where ``redis-server`` is missing, failing instead
 #: under ``SEAHAVEN_REQUIRE_CLUSTER=1`` (CI).

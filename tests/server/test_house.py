@@ -28,8 +28,8 @@ from server.store import scripts
 from server.store.keys import FAMILIES, Keys
 from server.store.store import BoardLimits, MoveCommit
 from tests import ROOT
-from tests.cli import run_seahaven
-from tests.serverproc import QUICK, WsClient, redis_url, running_server
+from tests.helpers.cli import run_seahaven
+from tests.helpers.serverproc import QUICK, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"
 

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 from server.engine import Board
 from server.engine.solver import solve
 from server.records.replays import replay_id
-from tests.serverproc import ServerProc
-from tests.web.pages import (
+from tests.helpers.pages import (
     Player,
     js_errors,
     needs_chromium,
@@ -23,6 +22,7 @@ from tests.web.pages import (
     send_line,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

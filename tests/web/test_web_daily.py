@@ -15,9 +15,8 @@ import pytest
 
 from server.engine import Board, parse_action
 from server.engine.solver import solve
-from tests.dailies import daily_deal, plant, wait_daily
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.dailies import daily_deal, plant, wait_daily
+from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Player,
@@ -28,6 +27,13 @@ from tests.web.pages import (
     send_line,
     shoot,
     wait_ready,
+)
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
 )
 from tests.web.test_web_a11y import _axe
 

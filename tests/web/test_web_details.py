@@ -14,8 +14,7 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, redis_url, start_server
-from tests.web.pages import (
+from tests.helpers.pages import (
     SERVE_ARGS,
     Player,
     Racer,
@@ -26,6 +25,7 @@ from tests.web.pages import (
     shoot,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc, redis_url, start_server
 from tests.web.test_web_a11y import _axe
 
 if TYPE_CHECKING:

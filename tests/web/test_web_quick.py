@@ -17,8 +17,7 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
     Racer,
@@ -29,7 +28,14 @@ from tests.web.pages import (
     send_line,
     wait_ready,
 )
-from tests.web.pages import shoot as shoot_sizes
+from tests.helpers.pages import shoot as shoot_sizes
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 from tests.web.test_web_a11y import _axe, _axe_sizes
 
 if TYPE_CHECKING:

@@ -23,8 +23,7 @@ from server.daily.leaderboard import member_of, score_of
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     js_errors,
@@ -33,6 +32,7 @@ from tests.web.pages import (
     resize,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc, redis_url, running_server
 from tests.web.test_web_a11y import _axe_sizes
 
 if TYPE_CHECKING:

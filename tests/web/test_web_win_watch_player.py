@@ -25,9 +25,8 @@ from server.daily.leaderboard import member_of, score_of
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.dailies import daily_deal
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.dailies import daily_deal
+from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Racer,
@@ -37,6 +36,7 @@ from tests.web.pages import (
     resize,
     wait_ready,
 )
+from tests.helpers.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

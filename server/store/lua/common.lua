@@ -15,7 +15,7 @@
 -- [kind, seq, values...] that the server turns into its message (server/net/wire.py).
 -- server/store/events.py reads and writes this form (ENTRY); each record's values are built
 -- from locals named as its RECORDS lays them out, and a `room` record's fields are
--- ROOM_FIELDS (tests/server/test_room_event.py holds both sides to it).
+-- ROOM_FIELDS (tests/server/store/test_room_event.py holds both sides to it).
 
 local function next_seq(meta)
   return redis.call('HINCRBY', meta, 'seq', 1)
