@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests import ROOT
-from tests.conftest import launches_chromium, names_any, starts_cluster
+from tests.helpers.markers import launches_chromium, names_any, starts_cluster
 
 
 def _module_calls(path: Path, names: tuple[str, ...]) -> bool:

@@ -4,7 +4,7 @@ included, while nothing else runs between them.
 A launch starts Playwright's Node driver (about 1.5 CPU-s on a 2-core machine, with the
 Python side) and Chromium's browser, GPU and network processes, once per module before.
 The scheduler sends a worker that runs a browser module the next browser module too
-(:mod:`tests.schedule`), so most modules find Chromium running. Each test's pages are
+(:mod:`tests.helpers.schedule`), so most modules find Chromium running. Each test's pages are
 contexts of their own, closed when it ends (:func:`tests.helpers.pages.close_pages`), so a test
 finds no other's page, storage or socket.
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import strategies as st
 
 from server.engine import Board, IllegalAction, parse_action, parse_card
 from server.engine.cards import Card
+from server.engine.codes import MAX_DEAL
 
 
 def cards(text: str) -> list[Card]:
@@ -52,3 +54,10 @@ def refused(board: Board, text: str) -> str:
         play(board, text)
     assert board.key() == before and board.score == score and board.moves == moves
     return info.value.reason
+
+
+games = st.tuples(
+    st.integers(0, MAX_DEAL),
+    st.sampled_from([4, 2, 1]),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 9)), min_size=1, max_size=120),
+)

@@ -34,9 +34,9 @@ from tests.helpers.pages import (
     resize,
     wait_ready,
 )
+from tests.helpers.perfect import CODE, one_longer, shortest
 from tests.helpers.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
-from tests.server.records.test_perfect import CODE, one_longer, shortest
-from tests.web.test_web_win_watch_player import CATCH, PLAY, share_line, short_time
+from tests.helpers.sharing import CATCH, PLAY, share_line, short_time
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -19,12 +19,19 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from server.arena.points import Race, Racer, standings
-from server.engine import Board
-from server.engine.solver import solve
 from server.store import arenas
 from server.store.keys import Keys
 from server.store.store import Store
+from tests.helpers.arenas import (
+    ARGS,
+    line_of,
+    next_race,
+    play,
+    private_arena,
+    race_over,
+    recomputed,
+)
+from tests.helpers.quick_race import action, stopped
 from tests.helpers.serverproc import (
     FAST,
     REVIEW_OFF,
@@ -34,16 +41,6 @@ from tests.helpers.serverproc import (
     running_server,
 )
 from tests.helpers.waits import until
-from tests.server.quick.test_quick_race import action, stopped
-
-#: One arena minute is a second here: an arena of 30 "minutes" lasts 30 s.
-MINUTE_MS = 1000
-ARGS = [
-    *FAST,
-    *REVIEW_OFF,
-    *("--provisional-games", "0", "--bot-offer-ms", "600000"),
-    *("--arenas", "", "--arena-minute-ms", str(MINUTE_MS), "--arena-pair-ms", "800"),
-]
 
 
 @pytest.fixture
@@ -55,71 +52,6 @@ def pair(key_prefix: str) -> Iterator[tuple[ServerProc, ServerProc]]:
         running_server(redis_url(), args=ARGS, env=env) as two,
     ):
         yield one, two
-
-
-async def line_of(code: str) -> list[str]:
-    """The solver's winning line of ``code``."""
-    found = await asyncio.to_thread(lambda: solve(Board.from_code(code), timeout=20))
-    assert found.moves, code
-    return list(found.moves)
-
-
-async def play(client: WsClient, line: list[str], first_id: int = 0) -> None:
-    """Play ``line`` to the win."""
-    for i, text in enumerate(line):
-        await client.send(action(text, first_id + i))
-        await client.expect("ack", id=first_id + i, timeout=10)
-    await client.expect("finished", player_id=client.player_id, timeout=10)
-
-
-async def private_arena(host: WsClient, others: list[WsClient], minutes: int) -> str:
-    """``host`` makes a private 4-cell arena starting in a second, the ``others`` join it;
-    its id."""
-    await host.send({"type": "create_arena", "cells": 4, "minutes": minutes, "starts_in_s": 1})
-    arena = str((await host.expect("arena"))["arena"]["arena_id"])
-    for c in others:
-        await c.send({"type": "arena_join", "arena": arena})
-        await c.expect("arena")
-    return arena
-
-
-async def next_race(clients: list[WsClient], pledgers: tuple[WsClient, ...] = ()) -> str:
-    """Everyone is brought into one race (its snapshot), the pledgers pledge in its lobby,
-    and it starts; its deal's code."""
-    snaps = [await c.expect("snapshot", timeout=15) for c in clients]
-    room = snaps[0]["room_id"]
-    assert {s["room_id"] for s in snaps} == {room}  # one race, whichever instance
-    assert all(s["public"] and s["rated"] and s["paired"] and s["code"] is None for s in snaps)
-    for c in pledgers:
-        await c.send({"type": "arena_pledge"})
-        await c.expect("arena_pledged", room=room)
-    started = [await c.expect("started", timeout=10) for c in clients]
-    return str(started[0]["code"])
-
-
-async def race_over(clients: list[WsClient], winner: WsClient) -> None:
-    """The race ends; everyone is back in the pool."""
-    for c in clients:
-        over = await c.expect("race_over", timeout=15)
-        assert over["results"][0]["player_id"] == winner.player_id
-    for c in clients:
-        await c.expect("arena", seat="pool", timeout=10)
-
-
-def recomputed(records: list[dict[str, Any]]) -> list[tuple[str, int, int, int]]:
-    """The table from the recorded races, by the test's own reading of them."""
-    races = [
-        Race(
-            r["race"],
-            r["at"],
-            tuple(
-                Racer(x["pid"], x["place"], x["time_ms"], x["pledged"], x["kept"])
-                for x in r["racers"]
-            ),
-        )
-        for r in records
-    ]
-    return [(x.pid, x.points, x.streak, x.races) for x in standings(races) if x.races]
 
 
 @pytest.mark.slow

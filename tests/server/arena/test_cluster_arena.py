@@ -16,10 +16,10 @@ import json
 from redis.asyncio.cluster import RedisCluster
 
 from server.store.keys import Keys
+from tests.helpers.arenas import ARGS, line_of, next_race, play, race_over, recomputed
+from tests.helpers.markers import needs_cluster
 from tests.helpers.rediscluster import RedisClusterProc
 from tests.helpers.serverproc import WsClient, running_server
-from tests.server.arena.test_arena import ARGS, line_of, next_race, play, race_over, recomputed
-from tests.server.conftest import needs_cluster
 
 KEYS = Keys()
 

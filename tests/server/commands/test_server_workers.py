@@ -27,6 +27,7 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests import ROOT
 from tests.helpers.cli import seahaven_command
+from tests.helpers.markers import needs_cluster
 from tests.helpers.rediscluster import RedisClusterProc
 from tests.helpers.serverproc import (
     FAST,
@@ -37,7 +38,6 @@ from tests.helpers.serverproc import (
     open_race,
     redis_url,
 )
-from tests.server.conftest import needs_cluster
 
 CODE = "SH1-C4-AAAAAAD"
 SERVING = re.compile(r"seahaven serving on http://127\.0\.0\.1:(\d+)/ \(ws at /ws\), (\d+) workers")

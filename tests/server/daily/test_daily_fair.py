@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -32,27 +31,15 @@ import redis
 
 from server.daily.deal import today
 from server.records.replays import replay_id
-from server.review.pace import Pace, format_bursts
 from server.store.keys import Keys
 from tests.helpers.cli import run_seahaven
 from tests.helpers.dailies import daily_deal, plant
+from tests.helpers.daily_pace import human, reveal
+from tests.helpers.daily_server import line_of, wire
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import FAST, WsClient, redis_url
-from tests.server.daily.test_daily_server import line_of, wire
 
 PAST = "2026-03-14"
-#: The pace model and the human pauses of :data:`PACE_ENV` and :func:`human`: the real
-#: ones divided by this (for a server process, which the test's clock does not reach).
-SCALE = 8
-DEFAULT = Pace()
-PACE_ENV = {
-    "SEAHAVEN_MIN_MS_PER_ACTION": "20",
-    "SEAHAVEN_PACE_READ_MS": str(DEFAULT.read_ms // SCALE),
-    "SEAHAVEN_PACE_GAME_MS": str(DEFAULT.game_ms // SCALE),
-    "SEAHAVEN_PACE_DECISION_MS": str(DEFAULT.decision_ms // SCALE),
-    "SEAHAVEN_PACE_BURSTS": format_bursts([(k, w // SCALE) for k, w in DEFAULT.bursts]),
-    "SEAHAVEN_REVIEW_HOLD_AGREEMENT": "2",
-}
 
 
 @dataclass
@@ -77,31 +64,6 @@ async def fair() -> AsyncIterator[Fair]:
     plant(prefix, PAST)
     async with serving(settings([*FAST, "--provisional-games", "0"], env)) as srv:
         yield Fair(srv, prefix, date, code, line_of(code))
-
-
-async def reveal(client: WsClient, **fields: Any) -> dict[str, Any]:
-    """Ask for a daily game; its snapshot reveals the deal."""
-    await client.send({"type": "daily", **fields})
-    snap = await client.expect("snapshot")
-    assert snap["mode"] == "daily" and snap["state"] == "racing"
-    return snap
-
-
-async def play(
-    client: WsClient, line: tuple[str, ...], pauses: list[float], start: int = 1
-) -> None:
-    """Pause, then send each action and wait for its ack."""
-    for i, (text, pause) in enumerate(zip(line, pauses, strict=True)):
-        await asyncio.sleep(pause)
-        await client.send(wire(text, start + i))
-        await client.expect("ack", id=start + i)
-
-
-def human(n: int, seed: int, scale: int = SCALE) -> list[float]:
-    """A person's pauses: 1100-2200 ms each (the first 3 s: reading), divided by ``scale``
-    (the model's scale for a server process)."""
-    rng = random.Random(seed)
-    return [3.0 / scale] + [rng.uniform(1.1, 2.2) / scale for _ in range(n - 1)]
 
 
 async def play_on(

@@ -13,16 +13,8 @@ import redis.asyncio as aioredis
 from server.daily.deal import today
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
+from tests.helpers.daily_server import PACE, daily_server, get, line_of, play, start_daily, wait_for
 from tests.helpers.serverproc import FAST, WsClient, redis_url
-from tests.server.daily.test_daily_server import (
-    PACE,
-    daily_server,
-    get,
-    line_of,
-    play,
-    start_daily,
-    wait_for,
-)
 
 #: Established by ranked dailies on 2 days (rated races never, in this test).
 BAR = ["--provisional-games", "1000", "--provisional-days", "2"]

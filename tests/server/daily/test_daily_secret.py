@@ -22,6 +22,7 @@ from server.pools import load_pool
 from server.records.replays import replay_id
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal, wait_daily
+from tests.helpers.daily_server import get, line_of, wire
 from tests.helpers.serverproc import (
     FAST,
     ServerProc,
@@ -32,7 +33,6 @@ from tests.helpers.serverproc import (
     running_server,
 )
 from tests.helpers.waits import until
-from tests.server.daily.test_daily_server import get, line_of, wire
 
 #: A secret of these tests' own (not the test key): its deals are certified by the servers.
 SECRET = "a deployment of the tests, " + secrets.token_hex(8)

@@ -10,99 +10,19 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import AsyncIterator
 
-import pytest
 import redis
-import redis.asyncio as aioredis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.daily.deal import KINDS, TEST_SECRET
-from server.daily.deals import DailyDeals
-from server.daily.leaderboard import (
-    MAX_MOVES,
-    MAX_TIME_MS,
-    Leaderboard,
-    Submission,
-    member_of,
-    score_of,
-)
+from server.daily.deal import KINDS
+from server.daily.leaderboard import MAX_MOVES, MAX_TIME_MS, Leaderboard, member_of, score_of
 from server.records.replays import Replay
-from server.review.pace import Pace
-from server.store.keys import Keys
 from server.store.ratings import Bar
 from tests.helpers.dailies import daily_deal
+from tests.helpers.leaderboards import DATE, T0, code_of, play, spaced, submit
 from tests.helpers.replay_support import edit, honest, solution
 from tests.helpers.serverproc import decoded, redis_url
-
-DATE = "2026-03-14"
-T0 = 1_773_500_000_000  # a moment of that day, ms since the epoch
-
-
-@pytest.fixture
-async def lb() -> AsyncIterator[Leaderboard]:
-    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    prefix = f"test:lb:{secrets.token_hex(6)}:"
-    keys = Keys(prefix)
-    # The days' deals of the documented test key, as a server would have stored them.
-    deals = DailyDeals(client, keys, TEST_SECRET, 400 * 86_400)  # deleted below
-    for date in ("2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13", DATE, "2026-03-15"):
-        for kind in KINDS:
-            await deals.store(daily_deal(date, kind))
-    board = Leaderboard(client, keys, pace=Pace.off(), deals=deals)
-    try:
-        yield board
-    finally:
-        left = [k async for k in client.scan_iter(match=prefix + "*", count=500)]
-        if left:
-            await client.delete(*left)
-        await client.aclose()
-
-
-def code_of(date: str = DATE, kind: str = "daily") -> str:
-    return daily_deal(date, kind).code
-
-
-def play(
-    pid: str,
-    *,
-    date: str = DATE,
-    kind: str = "daily",
-    step_ms: int = 200,
-    start: int = T0,
-    undos: int = 0,
-) -> Replay:
-    """An honest daily win; ``undos`` adds take-back pairs (two more moves each)."""
-    code = code_of(date, kind)
-    line = solution(code)
-    actions = tuple(line[:1]) + ("undo", line[0]) * undos + tuple(line[1:])
-    replay = honest(
-        code,
-        actions,
-        step_ms=step_ms,
-        start=start,
-        player_id=pid,
-        name=pid.upper(),
-        daily=(date, kind),
-        replay_id=f"r-{pid}-{date}",
-    )
-    return edit(replay, room=f"R-{pid}-{date}-{kind}-{start}")
-
-
-async def submit(lb: Leaderboard, replay: Replay) -> Submission:
-    """Submit a game that was its player's ranked attempt (claimed when it was revealed)."""
-    assert replay.room and replay.daily_date and replay.daily_kind
-    await lb.claim_attempt(replay.daily_date, replay.daily_kind, replay.player_id, replay.room)
-    return await lb.submit(replay)
-
-
-def spaced(replay: Replay, total_ms: int) -> Replay:
-    """The same actions, re-timed to take exactly ``total_ms`` from first to last."""
-    n = len(replay.actions)
-    start = replay.times_ms[0]
-    times = tuple(start + (total_ms * i) // (n - 1) for i in range(n))
-    return edit(replay, times_ms=times, started_at=start, result_time_ms=total_ms)
 
 
 async def test_ranking_is_time_then_moves_then_earlier_finish(lb: Leaderboard) -> None:

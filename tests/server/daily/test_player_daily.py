@@ -16,8 +16,8 @@ from server.daily.leaderboard import member_of, score_of
 from server.daily.profile import CALENDAR_DAYS, CHART_DAYS
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
+from tests.helpers.daily_server import daily_server, line_of, play, start_daily, wait_for
 from tests.helpers.serverproc import WsClient, redis_url
-from tests.server.daily.test_daily_server import daily_server, line_of, play, start_daily, wait_for
 
 
 async def seed(r: aioredis.Redis, keys: Keys, date: str, pid: str, name: str, ms: int) -> None:

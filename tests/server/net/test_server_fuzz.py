@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from server.cache import replay
 from server.net.wire import board_view
+from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, decoded, redis_url
-from tests.server.conftest import RACE_KEYS
 
 log_key = RACE_KEYS.log
 

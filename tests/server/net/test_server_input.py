@@ -16,8 +16,8 @@ from websockets.typing import Origin
 
 from server.engine import Board
 from tests import ROOT
+from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, decoded, redis_url, running_server
-from tests.server.conftest import RACE_KEYS
 
 log_key = RACE_KEYS.log
 

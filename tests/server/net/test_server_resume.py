@@ -8,8 +8,8 @@ import redis.asyncio as aioredis
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
+from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, open_race, redis_url
-from tests.server.conftest import RACE_KEYS
 
 log_key = RACE_KEYS.log
 

@@ -17,8 +17,8 @@ from server.daily.deal import today
 from server.store.follows import MAX_FOLLOWS
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
+from tests.helpers.daily_server import daily_server, get, line_of, play, start_daily
 from tests.helpers.serverproc import WsClient, redis_url
-from tests.server.daily.test_daily_server import daily_server, get, line_of, play, start_daily
 
 
 async def refused(client: WsClient, msg: dict[str, Any], code: str) -> None:

@@ -14,10 +14,11 @@ import asyncio
 from redis.asyncio.cluster import RedisCluster
 
 from server.store.keys import Keys
+from tests.helpers.markers import needs_cluster
+from tests.helpers.quick_race import PACE_OFF, play_to_win
 from tests.helpers.rediscluster import RedisClusterProc
 from tests.helpers.serverproc import FAST, WsClient, running_server
-from tests.server.conftest import needs_cluster
-from tests.server.quick.test_quick_race import PACE_OFF, play_to_win, until
+from tests.helpers.waits import until
 
 KEYS = Keys()
 

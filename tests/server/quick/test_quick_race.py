@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -24,57 +22,19 @@ import pytest
 import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 
-from server.engine import Board, Move, parse_action
-from server.engine.solver import solve
 from server.ranked.ratings import shown
 from server.store.keys import Keys
 from tests.helpers.inproc import Served, serving_two, settings
-from tests.helpers.serverproc import (
-    FAST,
-    REVIEW_OFF,
-    ServerProc,
-    WsClient,
-    redis_url,
-    running_server,
+from tests.helpers.quick_race import (
+    ESTABLISHED,
+    MIN_ACTIONS,
+    PACE_OFF,
+    play_some,
+    play_to_win,
+    stopped,
 )
+from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 from tests.helpers.waits import until as poll
-
-#: Scripted players act faster than people, on the solver's line: the review is off unless
-#: a test is about it.
-PACE_OFF = REVIEW_OFF
-
-
-def action(text: str, action_id: int) -> dict[str, Any]:
-    """The protocol message of a line's action."""
-    parsed = parse_action(text)
-    assert isinstance(parsed, Move)
-    return {"type": "move", "id": action_id, "src": str(parsed.src), "dst": str(parsed.dst)}
-
-
-async def play_to_win(client: WsClient, code: str) -> None:
-    """Play the solver's line of ``code`` to the win."""
-    line = solve(Board.from_code(code), timeout=20).moves
-    assert line, code
-    for i, text in enumerate(line):
-        await client.send(action(text, i))
-        await client.expect("ack", id=i)
-    await client.expect("finished", player_id=client.player_id)
-
-
-#: Every player established from the start (no provisional players).
-ESTABLISHED = ["--provisional-games", "0"]
-
-#: The actions a racer must play for a result to count (``--rated-min-actions``, default).
-MIN_ACTIONS = 10
-
-
-async def play_some(client: WsClient, code: str, n: int) -> None:
-    """Play the first ``n`` actions of the solver's line of ``code`` (not to the win)."""
-    line = solve(Board.from_code(code), timeout=20).moves
-    assert len(line) > n, code
-    for i, text in enumerate(line[:n]):
-        await client.send(action(text, i))
-        await client.expect("ack", id=i)
 
 
 async def until(check: Any, timeout: float = 5.0) -> None:
@@ -572,16 +532,6 @@ async def queue_up(*players: tuple[ServerProc, str]) -> list[WsClient]:
         await c.send({"type": "queue", "cells": 4})
         await c.expect("queued")
     return clients
-
-
-@contextlib.contextmanager
-def stopped(srv: ServerProc) -> Iterator[None]:
-    """``srv`` stopped (SIGSTOP) for the block: it neither pairs nor answers meanwhile."""
-    os.kill(srv.proc.pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(srv.proc.pid, signal.SIGCONT)
 
 
 @pytest.mark.slow

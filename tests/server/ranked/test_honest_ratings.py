@@ -21,8 +21,9 @@ from openskill.models import PlackettLuce
 from server.ranked.ratings import order, repeats, shown
 from server.store.keys import Keys
 from tests.helpers.inproc import Served, serving, settings
+from tests.helpers.quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win
 from tests.helpers.serverproc import FAST, WsClient
-from tests.server.quick.test_quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win, until
+from tests.helpers.waits import until
 
 
 def lab(address: str = "203.0.113.7") -> dict[str, Any]:

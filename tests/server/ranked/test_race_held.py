@@ -23,6 +23,8 @@ from openskill.models import PlackettLuce
 from server.arena.points import race_points
 from server.records.replays import replay_id
 from server.store.keys import Keys
+from tests.helpers.arenas import private_arena
+from tests.helpers.quick_race import ESTABLISHED, MIN_ACTIONS, play_some, play_to_win
 from tests.helpers.serverproc import (
     FAST,
     ServerProc,
@@ -31,8 +33,6 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
-from tests.server.arena.test_arena import private_arena
-from tests.server.quick.test_quick_race import ESTABLISHED, MIN_ACTIONS, play_some, play_to_win
 
 TOKEN = "admin-" + secrets.token_hex(12)
 #: The review at its defaults (a script's pace is held), every player established; no

@@ -12,59 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from functools import cache
 from typing import Any
 
 import redis as redis_sync
 
 from server.daily.leaderboard import Leaderboard, entry_of, fewest_score_of, score_of
-from server.engine import Board, Move, parse_action
-from server.engine.optimal import optimal_par
 from server.pools import find, is_perfect
 from server.ranked.holds import Holds
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
+from tests.helpers.daily_server import daily_server, get, play, start_daily, wait_for
+from tests.helpers.leaderboards import DATE, spaced, submit
+from tests.helpers.leaderboards import play as daily_play
+from tests.helpers.perfect import CODE, one_longer, shortest
 from tests.helpers.replay_support import edit, honest
 from tests.helpers.serverproc import FAST, REVIEW_OFF, WsClient, redis_url
-from tests.server.daily.test_daily_server import daily_server, get, play, start_daily, wait_for
-from tests.server.daily.test_leaderboard import DATE, lb, spaced, submit  # noqa: F401
-from tests.server.daily.test_leaderboard import play as daily_play
-
-#: Deal 1 with 4 cells: its par in the shipped pool is proven (69 actions).
-CODE = "SH1-C4-AAAAAAB"
-
-
-@cache
-def shortest(code: str) -> tuple[str, ...]:
-    """A proven shortest win of a deal."""
-    found = optimal_par(Board.from_code(code), timeout=60)
-    assert found.optimal, found.result
-    return found.moves
-
-
-def one_longer(code: str, line: tuple[str, ...]) -> tuple[str, ...]:
-    """A win one action longer than ``line``: one single card goes by way of a free cell."""
-    board = Board.from_code(code)
-    for i, text in enumerate(line):
-        action = parse_action(text)
-        free = [n for n, card in enumerate(board.cells, 1) if card is None]
-        if isinstance(action, Move) and free and text.startswith("col"):
-            detour = (f"{text.split()[0]} cell{free[0]}", f"cell{free[0]} {text.split()[1]}")
-            trial = board.copy()
-            try:
-                for step in detour:
-                    trial.play(parse_action(step))
-            except Exception:  # a group move, or a destination the cell cannot reach
-                board.play(action)
-                continue
-            longer = (*line[:i], *detour, *line[i + 1 :])
-            check = Board.from_code(code)
-            for step in longer:
-                check.play(parse_action(step))
-            if check.is_won() and check.moves == len(line) + 1:
-                return longer
-        board.play(action)
-    raise AssertionError("no single-card move to send by way of a cell")
 
 
 def test_is_perfect_only_with_a_proven_par_and_exactly_its_actions() -> None:
@@ -210,7 +172,7 @@ def test_fewest_scores_order_by_actions_then_time() -> None:
     assert fewest_score_of(1 << 40, 1 << 20) < 2**53  # clamped, exact in a double
 
 
-async def test_the_fewest_actions_view_orders_by_actions_then_time(lb: Leaderboard) -> None:  # noqa: F811
+async def test_the_fewest_actions_view_orders_by_actions_then_time(lb: Leaderboard) -> None:
     quick = daily_play("quick", step_ms=150, undos=2)  # fastest, four actions more
     lean = daily_play("lean", step_ms=300)  # fewest actions, slowest
     brisk = daily_play("brisk", step_ms=200)  # fewest actions too, faster: before lean
@@ -230,7 +192,7 @@ async def test_the_fewest_actions_view_orders_by_actions_then_time(lb: Leaderboa
     assert [(e["player_id"], e["rank"]) for e in among] == [("lean", 2), ("quick", 3)]
 
 
-async def test_a_held_finish_is_on_no_view_until_cleared(lb: Leaderboard) -> None:  # noqa: F811
+async def test_a_held_finish_is_on_no_view_until_cleared(lb: Leaderboard) -> None:
     holds = Holds.on(lb.redis, lb.keys, 3600)
     lean = daily_play("lean", step_ms=300)
     assert (await submit(lb, lean)).status == "ranked"
@@ -266,7 +228,7 @@ async def test_a_held_finish_is_on_no_view_until_cleared(lb: Leaderboard) -> Non
     assert [e["player_id"] for e in await lb.top(DATE, "daily", 10, by="actions")] == ["lean"]
 
 
-async def test_a_daily_entry_in_the_proven_par_is_perfect(lb: Leaderboard) -> None:  # noqa: F811
+async def test_a_daily_entry_in_the_proven_par_is_perfect(lb: Leaderboard) -> None:
     deal = daily_deal(DATE)
     assert deal.optimal
     line = shortest(deal.code)

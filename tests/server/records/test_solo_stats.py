@@ -15,16 +15,8 @@ import redis.asyncio as aioredis
 
 from server.records.solo_stats import GAMES_KEPT, IDS_KEPT
 from server.store.keys import Keys
+from tests.helpers.daily_server import daily_server, get, line_of, play, start_daily, wait_for, wire
 from tests.helpers.serverproc import WsClient, redis_url
-from tests.server.daily.test_daily_server import (
-    daily_server,
-    get,
-    line_of,
-    play,
-    start_daily,
-    wait_for,
-    wire,
-)
 
 
 async def start_solo(client: WsClient, cells: int = 4) -> dict[str, Any]:

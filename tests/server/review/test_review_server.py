@@ -34,6 +34,8 @@ from server.daily.deal import today
 from server.records.replays import replay_id
 from tests.helpers.cli import run_seahaven
 from tests.helpers.dailies import daily_deal
+from tests.helpers.daily_pace import PACE_ENV, human, play, reveal
+from tests.helpers.daily_server import get, line_of
 from tests.helpers.serverproc import (
     FAST,
     ServerProc,
@@ -43,8 +45,6 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
-from tests.server.daily.test_daily_fair import PACE_ENV, human, play, reveal
-from tests.server.daily.test_daily_server import get, line_of
 
 TOKEN = "admin-" + secrets.token_hex(12)
 

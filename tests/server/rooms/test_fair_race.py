@@ -19,8 +19,8 @@ import redis.asyncio as aioredis
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.records.replays import replay_id
+from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, redis_url
-from tests.server.conftest import RACE_KEYS
 
 TYPED = "SH1-C4-AAAAAAK"
 

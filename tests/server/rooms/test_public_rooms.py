@@ -20,8 +20,8 @@ from server.engine.solver import solve
 from server.store.keys import Keys
 from server.store.listing import MAX_LISTED, list_room
 from server.store.store import Store
+from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, redis_url
-from tests.server.conftest import RACE_KEYS
 
 #: A card name standing alone (a board or a line would show some).
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")

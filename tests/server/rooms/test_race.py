@@ -9,8 +9,8 @@ from typing import Any
 from server.engine import Board, Move, apply_delta, parse_action
 from server.engine.solver import solve
 from server.net.wire import board_view
+from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient
-from tests.server.conftest import RACE_KEYS
 
 log_key = RACE_KEYS.log
 

@@ -20,8 +20,9 @@ from server.store.keys import Keys
 from server.store.listing import list_room
 from server.store.store import Store
 from tests.helpers.inproc import Served, serving, settings
+from tests.helpers.quick_race import ESTABLISHED
 from tests.helpers.serverproc import FAST, WsClient
-from tests.server.quick.test_quick_race import ESTABLISHED, until
+from tests.helpers.waits import until
 
 
 def behind(address: str) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from redis.exceptions import RedisClusterException, RedisError, ResponseError
 from server.store import listing, queue
 from server.store.keys import Keys
 from server.store.store import Store
+from tests.helpers.markers import needs_cluster
 from tests.helpers.serverproc import redis_url
-from tests.server.conftest import needs_cluster
 
 NOW = 1_800_000_000_000
 

@@ -24,11 +24,11 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal, wait_daily
+from tests.helpers.daily_server import ENV, line_of, play, start_daily
+from tests.helpers.markers import needs_cluster
+from tests.helpers.private_redis import private_redis
 from tests.helpers.rediscluster import RedisClusterProc, cli
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, open_race, running_server
-from tests.server.conftest import needs_cluster
-from tests.server.daily.test_daily_server import ENV, line_of, play, start_daily
-from tests.server.transport.test_redis_faults import private_redis
 
 CODE = "SH1-C4-AAAAAAD"
 KEYS = Keys()

@@ -13,9 +13,9 @@ import pytest
 from server.transport.clients import cluster_client
 from server.transport.gated import IN_FLIGHT
 from server.transport.shards import ShardSubscriber
+from tests.helpers.markers import needs_cluster
 from tests.helpers.rediscluster import RedisClusterProc
 from tests.helpers.waits import until
-from tests.server.conftest import needs_cluster
 
 
 @needs_cluster

@@ -13,12 +13,10 @@ import redis.asyncio as aioredis
 
 from server.transport import feed as feed_module
 from server.transport.feed import Feed
+from tests.helpers.private_redis import needs_redis_server, private_redis, redis_pid
 from tests.helpers.waits import until
-from tests.server.transport.test_redis_faults import (
-    private_redis,
-    pytestmark,  # noqa: F401  (needs redis-server)
-    redis_pid,
-)
+
+pytestmark = needs_redis_server
 
 
 async def test_a_hung_connection_is_opened_again_and_its_channels_resubscribed(

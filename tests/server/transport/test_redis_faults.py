@@ -11,12 +11,10 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -25,6 +23,7 @@ import pytest
 from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
+from tests.helpers.private_redis import REDIS_SERVER, needs_redis_server, private_redis, redis_pid
 from tests.helpers.rediscluster import make_certificate
 from tests.helpers.serverproc import (
     QUICK,
@@ -37,43 +36,8 @@ from tests.helpers.serverproc import (
 from tests.helpers.waits import until
 
 CODE = "SH1-C4-AAAAAAB"
-REDIS_SERVER = shutil.which("redis-server")
 
-if REDIS_SERVER is None and os.environ.get("CI"):
-    pytest.fail("redis-server is needed for the Redis fault tests", pytrace=False)
-pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="no redis-server on this machine")
-
-
-@contextlib.contextmanager
-def private_redis(*args: str) -> Iterator[int]:
-    """A redis-server of this test's own on a free port (nothing kept on disk)."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [str(REDIS_SERVER), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", *args]
-        + ([] if "--port" in args else ["--port", str(port)]),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        # Handed over once it listens: on a busy machine a redis-server takes a moment to
-        # bind (a TLS one longer), and a client before that is refused.
-        flags = dict(zip(args[::2], args[1::2], strict=False))
-        listens = int(flags.get("--tls-port") or flags.get("--port") or port)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", listens), timeout=1).close()
-                break
-            except OSError:
-                assert proc.poll() is None, f"redis-server {args} exited: {proc.returncode}"
-                assert time.monotonic() < deadline, f"redis-server {args} never listened"
-                time.sleep(0.02)
-        yield port
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGCONT)
-        proc.terminate()
-        proc.wait(10)
+pytestmark = needs_redis_server
 
 
 def health(srv: ServerProc, timeout: float = 3.0) -> int:
@@ -91,14 +55,6 @@ def exited(pid: int) -> bool:
         return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return True
-
-
-def redis_pid(port: int) -> int:
-    """The pid of the redis-server listening on ``port``."""
-    out = subprocess.run(
-        ["redis-cli", "-p", str(port), "info", "server"], capture_output=True, text=True
-    ).stdout
-    return int(next(x for x in out.splitlines() if x.startswith("process_id:")).split(":")[1])
 
 
 @pytest.mark.slow
