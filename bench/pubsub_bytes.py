@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -100,10 +101,8 @@ class Client:
             if left <= 0:
                 raise RuntimeError(f"no {kind} {match}: {self.inbox[-5:]}")
             self.arrived.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.arrived.wait(), left)
-            except TimeoutError:
-                pass
 
     async def close(self) -> None:
         await self.ws.close()
