@@ -134,8 +134,9 @@ class Hub:
         else:
             self.feed = Feed(redis, self._shard_message, self._resubscribed, self._feed_failed)
         self._lock = asyncio.Lock()
-        #: Called with (room, message JSON) for every room-wide event (not a board's).
-        self.on_room_event: Callable[[str, str], None] | None = None
+        #: Called with (room, event) for every room-wide event (not a board's): the event as
+        #: read off the channel, whose message the sockets receive.
+        self.on_room_event: Callable[[str, RoomEvent], None] | None = None
         #: The highest seq forwarded to each room's sockets here, to catch up from.
         self.last_seq: dict[str, int] = {}
         #: Reads a room's stored events after a seq (the store's ``events_after``).
@@ -257,7 +258,7 @@ class Hub:
         seq, origin = event.seq, event.origin
         self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
         if not event.pid and self.on_room_event is not None:
-            self.on_room_event(room, made[0])
+            self.on_room_event(room, event)
         over = event.kind == "race_over"
         for conn in conns:
             if conn.cid == origin:  # the mover's own delta went out with its ack
