@@ -21,7 +21,7 @@ from protocol.models import ERROR_CODES, PROTOCOL_VERSION, SERVER_REJECT_REASONS
 from protocol.vocabulary import WatchMode, deal_shown
 
 from ..engine import Board, Delta
-from ..store.events import RECORDS, RoomEvent
+from ..store.events import APART, RECORDS, RoomEvent
 
 _SEPARATORS: Final = (",", ":")
 
@@ -396,9 +396,11 @@ def own_view(message: str, legal_json: str) -> str:
 def own_text(event: RoomEvent, full: str) -> str | None:
     """The player's own view of ``event`` (``full`` its message): a ``delta`` with the
     ``legal`` the move script kept beside it, the opening board of ``started`` with its
-    legal moves (for each racer of the round); None for an event that has none."""
+    legal moves (for each racer of the round); None for an event that has none, '' for one
+    whose legal moves the channel did not carry (:data:`~server.store.events.APART`: the
+    player's sockets here have no part of it)."""
     if event.own:
-        return own_view(full, event.own)
+        return "" if event.own == APART else own_view(full, event.own)
     if event.kind == "started":
         return own_view(full, legal(Board.from_code(event.fields()["code"])))
     return None

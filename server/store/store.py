@@ -83,6 +83,7 @@ MOVE_ARGV: Final = (
     "max_actions",
     "legal",
     "perfect",
+    "others",
 )
 
 
@@ -118,6 +119,8 @@ class MoveCommit:
         now: the server time of the request, in ms.
         lost: the board is practically lost after it (the mover hears ``lost``; not sent).
         perfect: the finish wins in exactly the deal's proven par (used when ``finishing``).
+        others: the mover has another socket in the room on this instance (which then
+            hears the legal moves on the player's own channel, as those on others do).
     """
 
     room: str
@@ -137,6 +140,7 @@ class MoveCommit:
     now: int
     lost: bool = False
     perfect: bool = False
+    others: bool = False
 
     def arguments(self, ttl: int, limits: BoardLimits) -> dict[str, str | int | float]:
         """The script's ARGV by name (:data:`MOVE_ARGV`; one line per action)."""
@@ -161,6 +165,7 @@ class MoveCommit:
             "max_actions": limits.max_actions,
             "legal": "\n".join(self.legal),
             "perfect": 1 if self.perfect else 0,
+            "others": 1 if self.others else 0,
         }
 
     def argv(self, ttl: int, limits: BoardLimits) -> list[str | int | float]:

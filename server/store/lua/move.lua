@@ -8,17 +8,21 @@
 --   ARGV: pid, round, id (the request's), version, entries (log entries), bodies (delta
 --     bodies), progress (progress bodies), finishing (0/1), time_ms, moves, result (JSON),
 --     origin, maxev, ttl, now, rate, burst, max_actions, legal, perfect (0/1: the finish
---     wins in exactly the deal's proven par).
+--     wins in exactly the deal's proven par), others (0/1: the mover has another socket in
+--     the room on the mover's instance).
 -- Returns {status, seq, rank, first seq}: the seqs of its deltas run from first seq to seq.
 -- A request is one action, or a send home: the taps it stands for, each an action of its own
 -- (a log entry, a delta event with its seq, an id `ID.N` in the ids hash), all committed here
 -- at once. Log entries, bodies and legal (each delta's board's legal moves, JSON) hold one
 -- line per action. The rate limit counts requests: a send home takes one token.
 -- The origin is the mover's connection: it gets its deltas with the ack, not from the channel.
+-- The legal moves go on the mover's own channel only for the mover's other sockets: on the
+-- mover's instance (others) or on another one (which then follows that channel too: two
+-- instances or more do); on the room's channel they are '*' (common.lua).
 local key = named(KEYS, {'meta', 'log', 'ids', 'events', 'res'})
 local arg = named(ARGV, {'pid', 'round', 'id', 'version', 'entries', 'bodies', 'progress',
   'finishing', 'time_ms', 'moves', 'result', 'origin', 'maxev', 'ttl', 'now', 'rate', 'burst',
-  'max_actions', 'legal', 'perfect'})
+  'max_actions', 'legal', 'perfect', 'others'})
 local pid, round, id, version = arg.pid, arg.round, arg.id, tonumber(arg.version)
 local origin, maxev, ttl = arg.origin, arg.maxev, arg.ttl
 local now, rate, burst, max_actions = tonumber(arg.now), tonumber(arg.rate),
@@ -62,10 +66,13 @@ redis.call('HSET', key.meta, 'tb:' .. pid, string.format('%.3f %d', tokens - 1, 
 local watch = ''
 if st[4] == 'progress' then watch = 'p'
 elseif st[4] == 'delayed' then watch = 'd' .. tostring(tonumber(st[5] or '30') * 1000) end
+local own_ch = ch .. ':' .. pid
+if arg.others ~= '1' and redis.call('PUBSUB', 'NUMSUB', own_ch)[2] < 2 then own_ch = nil end
 local first, seq = 0, 0
 for i = 1, #entries do
   redis.call('RPUSH', key.log, entries[i])
-  seq = emit(key.meta, key.events, ch, origin, pid, bodies[i], progress[i], maxev, watch, legal[i])
+  seq = emit(key.meta, key.events, ch, origin, pid, bodies[i], progress[i], maxev, watch,
+    legal[i], own_ch)
   if i == 1 then first = seq end
   -- Each log entry's id (MS<TAB>ID<TAB>ACTION) gives its seq; the request's id the last.
   redis.call('HSET', key.ids, string.match(entries[i], '^[^\t]*\t([^\t]*)'), seq)
