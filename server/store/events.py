@@ -9,7 +9,7 @@ the script knows, a record: a JSON array ``[kind, seq, values...]`` whose values
 out as :data:`RECORDS` says (``tests/server/test_room_event.py`` holds the scripts to it).
 
 :class:`RoomEvent` is the event parsed once, for the hub, the wire and the move path; the
-wire turns it into the message each socket receives (``server/net/wire.py``, ``render``).
+wire turns it into the message each socket receives (``server/net/wire/records.py``, ``render``).
 """
 
 from __future__ import annotations

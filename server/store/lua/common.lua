@@ -7,7 +7,7 @@
 -- same as FULL, '-' nothing), WATCH what spectators receive under the room's watch mode: ''
 -- FULL, 'p' RACER (progress only), 'dMS' FULL, MS milliseconds late (delayed). OWN (a
 -- board's delta only) is the JSON of that board's legal moves, which that player's own
--- sockets alone receive added to FULL (server/net/wire.py own_view).
+-- sockets alone receive added to FULL (server/net/wire/bodies.py own_view).
 --
 -- On the channel, OWN is `*`: the legal moves go to that player's sockets alone (the mover's
 -- with the ack, the others' on the player's own channel, see `emit`).
@@ -15,7 +15,7 @@
 -- FULL and RACER are either a message body the server wrote (a JSON object without its
 -- opening brace) with the seq stamped in front, or, for an event whose values only the
 -- script knows (a rank, the members, the results), a record: a JSON array
--- [kind, seq, values...] that the server turns into its message (server/net/wire.py).
+-- [kind, seq, values...] that the server turns into its message (server/net/wire/records.py).
 -- server/store/events.py reads and writes this form (ENTRY); each record's values are built
 -- from locals named as its RECORDS lays them out, and a `room` record's fields are
 -- ROOM_FIELDS (tests/server/test_room_event.py holds both sides to it).
