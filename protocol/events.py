@@ -1,5 +1,5 @@
 """The messages the server sends, and the one union that validates them (clients and
-tests use it; the server builds its messages in ``server/net/wire.py``).
+tests use it; the server builds its messages in ``server/net/wire/``).
 
 Each is one JSON object (one websocket text frame) tagged by its ``type``;
 ``protocol/README.md`` documents each with an example.

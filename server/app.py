@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
 import secrets
 import signal
@@ -50,6 +49,7 @@ from .rooms import membership
 from .rooms.rounds import janitor
 from .settings import Settings
 from .solver_pool import SolverPool
+from .store.events import RoomEvent
 from .store.keys import Keys
 from .store.ratings import Bar
 from .store.retag import retag
@@ -163,14 +163,14 @@ def build_context(
         ),
     )
 
-    def follow(room: str, full: str) -> None:
-        data = json.loads(full)
-        kind = str(data.get("type"))
-        ctx.rooms.follow(room, kind, data)
+    def follow(room: str, event: RoomEvent) -> None:
+        ctx.rooms.follow(room, event)
+        kind = event.kind
         if kind == "started":  # before the racers' first actions, which all come at once
-            racers = set(data["players"])
+            racers = set(event.rest())
             here = [c.pid for c in ctx.hub.rooms.get(room, ()) if c.pid and c.pid in racers]
-            ctx.boards.deal(room, int(data["round"]), here, data["code"])
+            values = event.fields()
+            ctx.boards.deal(room, int(values["round"]), here, values["code"])
         if kind == "race_over":  # hints for its deal again; spectators see everything
             ctx.spawn(membership.race_over(ctx, room))
             ctx.spawn(arena_loop.race_over(ctx, room))  # an arena's race: record, back to the pool

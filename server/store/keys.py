@@ -92,6 +92,12 @@ class Keys:
         """The room's pub/sub channel (the scripts derive it as ``room .. ':ch'``)."""
         return f"{self.room(room)}:ch"
 
+    def own_channel(self, room: str, pid: str) -> str:
+        """A player's own channel in a room, on the room's shard: the legal moves of each
+        of their actions, followed by the instances where they have a socket in the room
+        (the move script derives it as ``ch .. ':' .. pid``)."""
+        return f"{self.channel(room)}:{pid}"
+
     @staticmethod
     def room_of_channel(name: str) -> str:
         """The room id in a room channel's name."""

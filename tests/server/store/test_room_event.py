@@ -19,6 +19,7 @@ from server.engine import Board, parse_action
 from server.net import wire
 from server.rooms.records import WatchMode
 from server.store.events import (
+    APART,
     ENTRY,
     RECORDS,
     ROOM_FIELDS,
@@ -118,9 +119,12 @@ def test_the_stored_event_is_laid_out_as_declared() -> None:
     body = source[source.index("local function push") :]
     entry = body[body.index("local entry = ") :].splitlines()[0].split(" = ", 1)[1]
     names = [re.sub(r"[()]|\s+or\s+''", "", p).strip() for p in entry.split(" .. '\\t' .. ")]
-    own = re.search(r"if (\w+) then entry = entry \.\. '\\t' \.\. (\w+) end", body)
+    stored = r"if (\w+) then\s+redis.call\('RPUSH', events, entry \.\. '\\t' \.\. (\w+)\)"
+    own = re.search(stored, body)
     assert own is not None and own.group(1) == own.group(2)
     assert (*names, own.group(1)) == ENTRY
+    # On the channel its OWN is APART (the legal moves go to the player's sockets alone).
+    assert f"entry = entry .. '\\t{APART}'" in body
 
 
 def test_no_module_but_events_reads_an_events_form() -> None:
@@ -304,8 +308,13 @@ async def test_what_the_scripts_store_and_publish_reads_and_writes_back(store: S
     assert delta.racer == stamp(out.seq, moved.progress_bodies[0])
     assert (delta.pid, delta.own) == ("pA", moved.legal[0])
     assert (delta.watch, delta.delay_ms) == (WatchMode.DELAYED, 45_000)
-    # Published: the origin in front of the stored event, byte for byte.
+    # Published: the origin in front of the stored event, byte for byte, but a delta's legal
+    # moves (APART: only the mover's sockets have them, and here nobody followed pA's own
+    # channel, so it carried nothing).
     assert [RoomEvent.parse_published(d).published() for d in data] == data
     on_channel = [RoomEvent.parse_published(d) for d in data]
-    assert [e.entry() for e in on_channel] == stored
+    assert [e.entry() for e in on_channel] == [
+        e.entry() if not e.own else e._replace(own=APART).entry() for e in events
+    ]
+    assert on_channel[5].own == APART and events[5].own == moved.legal[0]
     assert on_channel[5].origin == "c-pA" and on_channel[7].origin == "-"
