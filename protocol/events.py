@@ -434,7 +434,8 @@ class Error(Message):
     type: Literal["error"]
     code: str
     message: str
-    #: ``too_many_identities``: the seconds until this address may make a new player.
+    #: ``too_many_identities``: the seconds until this address may make a new player;
+    #: ``slow_down``: until this player (or address) may start a new game.
     retry_s: int | None = Field(default=None, ge=0)
 
 

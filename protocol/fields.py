@@ -83,6 +83,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "self_follow": "you cannot follow yourself",
     "bad_date": "the date is not a day with a daily challenge",
     "unavailable": "this feature is not available on this server",
+    "slow_down": "you (or your address) started as many games as one may in an hour; "
+    "retry_s says when the next may start",
     "busy": "the server is busy; retry",
     "internal": "the server failed on this message; nothing changed",
 }

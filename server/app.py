@@ -23,6 +23,7 @@ from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from . import health
 from .arena import loop as arena_loop
 from .arena import races as arena_races
 from .cache import BoardCache, RoomCache
@@ -42,6 +43,7 @@ from .net.session import serve_connection
 from .play import arenas, friends, hints, identity, leaderboard, moves, queue, rooms, solo
 from .quick.pairing import pairing_loop
 from .ranked import race_review
+from .ranked.holds import expiry_loop
 from .records.services import Records
 from .review.pace import Pace, parse_bursts
 from .review.reviewer import Reviewer
@@ -342,6 +344,9 @@ def start_tasks(ctx: Context) -> None:
     ctx.spawn(arena_loop.arena_loop(ctx))
     ctx.spawn(race_review.resettle_loop(ctx, arena_races.resettle))
     ctx.spawn(watch_loop(ctx.metrics))
+    ctx.spawn(health.memory_loop(ctx))
+    settings = ctx.settings
+    ctx.spawn(expiry_loop(admin.operator(ctx), settings.held_max, settings.held_days))
     ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
 
 

@@ -77,6 +77,12 @@ class Settings(BaseSettings):
         pattern=r"^[0-9]+(kb|mb|gb)?$",
         description="the embedded Redis's memory cap (full: writes fail, clients hear busy)",
     )
+    store_memory_alert: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="/healthz answers 503 once the store uses this share of its maxmemory",
+    )
     history_days: int = Field(
         default=400,
         ge=1,
@@ -88,6 +94,12 @@ class Settings(BaseSettings):
         default=(), description="websocket Origins allowed besides the server's own ('*': all)"
     )
     room_ttl: int = Field(default=6 * 3600, ge=1, description="seconds an idle room is kept")
+    finished_room_ttl: int = Field(
+        default=300,
+        ge=1,
+        description="seconds a solo or daily game over, nobody else in its room, keeps its "
+        "events and logs (its replay and statistics are kept apart)",
+    )
     countdown_ms: int = Field(default=3000, ge=0, description="the countdown before a race")
     rate_per_s: float = Field(default=20.0, gt=0, description="messages a second per connection")
     rate_burst: int = Field(default=40, ge=1, description="burst of messages per connection")
@@ -108,6 +120,14 @@ class Settings(BaseSettings):
     )
     public_lobbies_per_address: int = Field(
         default=3, ge=1, description="public lobbies one client address may have open at once"
+    )
+    # Far above any player's (a game every 12 s for an hour) and a lab's: what they stop
+    # is a script filling the store with rooms (docs/server.md, "Bounded by design").
+    rooms_per_hour: int = Field(
+        default=300, ge=1, description="rooms (solo, daily, race) one identity may make an hour"
+    )
+    rooms_per_hour_per_address: int = Field(
+        default=2000, ge=1, description="rooms the identities of one address may make an hour"
     )
     # Generous: a 60-seat lab makes its identities in one go. What protects the boards is
     # that a new identity is provisional (below), not this limit.
@@ -279,6 +299,18 @@ class Settings(BaseSettings):
         ge=0,
         description="a finish whose kept decisions are the solver's this often is held "
         "(above 1: never)",
+    )
+    held_max: int = Field(
+        default=1000,
+        ge=1,
+        description="held finishes waiting for an operator at most: past it the oldest are "
+        "settled unranked (as voided), logged",
+    )
+    held_days: int = Field(
+        default=30,
+        ge=1,
+        description="days a held finish waits for an operator; then settled unranked (as "
+        "voided), logged",
     )
     review_min_scored: int = Field(
         default=20, ge=1, description="decisions a review must score to hold on agreement"

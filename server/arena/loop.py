@@ -325,7 +325,7 @@ async def final(ctx: Context, arena: str, entry: Known, wait_s: float) -> None:
     await asyncio.sleep(wait_s)
     now = now_ms()
     entry.pushed_at = time.monotonic()
-    board = [line_json(x) for x in podium(entry.table)]
+    board = [line_json(x) for x in podium(entry.running.top(3))]  # raced come first
     for conn in sockets_of(ctx, arena):
         send_standings(entry, arena, conn, now)
         mine = table_line(entry, conn.pid or "")

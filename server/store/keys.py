@@ -302,6 +302,14 @@ class Keys:
         """Sorted set player id -> ms: the identities a client address made lately."""
         return f"{self.prefix}ident:{address}"
 
+    def rooms_made(self, pid: str) -> str:
+        """How many rooms a player made in the current window (a counter: ``slow_down``)."""
+        return f"{self.prefix}player:{{{pid}}}:rooms_made"
+
+    def address_rooms(self, mark: str) -> str:
+        """How many rooms the players of one address made in the current window."""
+        return f"{self.prefix}rooms_made:{{{mark}}}"
+
     def dodges(self, pid: str) -> str:
         """How often a player left a paired room before its start lately (a counter)."""
         return f"{self.prefix}player:{{{pid}}}:dodges"
@@ -430,16 +438,49 @@ class Family:
 
 #: Every key family the server writes.
 FAMILIES: Final = (
-    Family("room:{R}", "hash", "room fields + 4 per racer", "room TTL after the last change"),
     Family(
-        "room:{R}:members", "hash", "racers (8) + spectator cap", "room TTL after the last change"
+        "room:{R}",
+        "hash",
+        "room fields + 4 per racer",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
     ),
-    Family("room:{R}:events", "list", "2000 events (MAX_EVENTS)", "room TTL after the last change"),
-    Family("room:{R}:log:N:P", "list", "max-actions per board", "room TTL after the last change"),
-    Family("room:{R}:ids:N:P", "hash", "max-actions per board", "room TTL after the last change"),
-    Family("room:{R}:res:N", "hash", "2 fields per racer", "room TTL after the last change"),
+    Family(
+        "room:{R}:members",
+        "hash",
+        "racers (8) + spectator cap",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:events",
+        "list",
+        "2000 events (MAX_EVENTS)",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:log:N:P",
+        "list",
+        "max-actions per board",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:ids:N:P",
+        "hash",
+        "max-actions per board",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:res:N",
+        "hash",
+        "2 fields per racer",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
     Family("room:{R}:away:P", "string", "one nonce", "away grace + 60 s"),
-    Family("room:{R}:here", "hash", "sockets in the room", "room TTL after the last change"),
+    Family(
+        "room:{R}:here",
+        "hash",
+        "sockets in the room",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
     Family("room:{R}:hinted:N", "set", "racers (8)", "room TTL after the last hint"),
     Family("instance:ID", "string", "one flag", "15 s after the instance's last heartbeat"),
     Family("room:{R}:daily", "string", "date and kind", "twice max(room TTL, 1 day)"),
@@ -514,11 +555,25 @@ FAMILIES: Final = (
     Family("rating:{P}:met", "zset", "the players met in rated races", "rated-pair-window-s (6 h)"),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
+    Family("player:{P}:rooms_made", "string", "a counter", "1 h after the window's first room"),
+    Family("rooms_made:{A}", "string", "a counter", "1 h after the window's first room"),
     Family("admin:barred", "set", "the players barred", "until unbarred", expires=False),
     Family("admin:stash:{P}", "hash", "a barred player's entries", "until unbarred", expires=False),
     Family("admin:log", "list", "10000 operator actions (MAX_LOG)", "permanent", expires=False),
-    Family("review:held", "hash", "finishes held, until decided", "permanent", expires=False),
-    Family("review:held:at", "zset", "finishes held, until decided", "permanent", expires=False),
+    Family(
+        "review:held",
+        "hash",
+        "held-max finishes (1000)",
+        "until decided, or settled past held-days (30)",
+        expires=False,
+    ),
+    Family(
+        "review:held:at",
+        "zset",
+        "held-max finishes (1000)",
+        "until decided, or settled past held-days (30)",
+        expires=False,
+    ),
     Family("review:done:ID", "string", "one review's outcome", "history-days"),
     Family("room:{R}:claim:N:P", "string", "an instance id", "60 s unless its reviewer renews it"),
     Family("review:round:{R}:N", "string", "a held round's standings", "history-days"),

@@ -120,13 +120,19 @@ def test_without_the_token_an_admin_path_is_a_path_that_does_not_exist(
                 ("POST", "/api/admin/nothing"),
                 ("PUT", "/api/admin/held"),
                 ("DELETE", "/api/admin/clear/R1-1-abc"),
+                ("PATCH", "/api/admin/held"),
+                ("OPTIONS", "/api/admin/log"),
+                ("TRACE", "/api/admin/"),
             ):
-                assert raw(srv, method, path, token) == missing, (srv.port, method, path, token)
+                # Whatever the method, as the same method on a path that does not exist.
+                absent = raw(srv, method, "/api/no-such-path")
+                got = raw(srv, method, path, token)
+                assert got == absent, (srv.port, method, path, token)
             head = raw(srv, "HEAD", "/api/admin/held", token)
             assert head == raw(srv, "HEAD", "/api/no-such-path")
     # The token on a server without admin opens nothing either.
     assert raw(off, "GET", "/api/admin/held", TOKEN) == raw(off, "GET", "/api/no-such-path")
-    assert raw(off, "POST", "/api/admin/clear/X", TOKEN) == raw(off, "GET", "/api/no-such-path")
+    assert raw(off, "POST", "/api/admin/clear/X", TOKEN) == raw(off, "POST", "/api/no-such-path")
     # With the token, the routes answer.
     assert raw(on, "GET", "/api/admin/held", TOKEN).startswith(b"HTTP/1.1 200 ")
     # The token is in no log and no /metrics.

@@ -148,6 +148,17 @@ SCRIPT_KEYS: dict[str, Callable[[Keys], list[str]]] = {
         *(k.arena_players("A1"), k.arena_racing("A1")),
     ],
     "arena_record": lambda k: [k.arena_counted("A1"), k.arena_results("A1"), k.arena_racing("A1")],
+    "quota_take": lambda k: [k.rooms_made("p")],
+    "room_done_alone": lambda k: [
+        k.room("R1"),
+        k.members("R1"),
+        k.events("R1"),
+        k.here("R1"),
+        k.log("R1", 1, "p"),
+        k.ids("R1", 1, "p"),
+        k.results("R1", 1),
+        k.hinted("R1", 1),
+    ],
     # The largest batch of server/transport/atomic.py: a room read at one instant.
     "batch": lambda k: [
         k.room("R1"),
