@@ -246,7 +246,8 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 def bar(ctx: Context) -> Bar:
     """What makes a player established (listed), from the settings."""
-    return Bar(ctx.settings.provisional_games, ctx.settings.provisional_days)
+    s = ctx.settings
+    return Bar(s.provisional_games, s.provisional_days, s.established_rivals)
 
 
 #: How long an instance keeps its answer of ``/api/rooms/live`` (seconds): many watchers

@@ -99,8 +99,7 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
         return late
     rating = shown(skill.mu, skill.sigma)
     ctx.whereabouts.waiting[pid] = Waiting(pid, conn, cells, now, rating)
-    games, days = (await stored.standing(ctx.store, [pid], cells))[pid]
-    provisional = not bar(ctx).met(games, days)
+    provisional = not bar(ctx).met(*(await stored.standing(ctx.store, [pid], cells))[pid])
     conn.queue(wire.queued(cells, rating, skill.games, penalty, now, provisional))
     return Status.OK
 
