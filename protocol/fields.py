@@ -174,8 +174,8 @@ DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
 #: operator voided it after review (``voided``), they played too few actions, joined from
 #: the address of another racer, their result against a racer placed ahead already
 #: counted lately, they did not contest the race (``absent``: gave up or idled early) or no
-#: rival of theirs did (``uncontested``); the pace codes are those of earlier servers, whose pace rules refused a
-#: finish (a finish is now held for review instead).
+#: rival of theirs did (``uncontested``); the pace codes are those of earlier servers, whose
+#: pace rules refused a finish (a finish is now held for review instead).
 UnratedReason = Literal[
     "fast_start",
     "too_fast",

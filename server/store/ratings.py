@@ -62,9 +62,7 @@ class Bar:
         return by_races or (self.days > 0 and days >= self.days)
 
 
-async def standing(
-    store: Store, pids: list[str], cells: int
-) -> dict[str, tuple[int, int, int]]:
+async def standing(store: Store, pids: list[str], cells: int) -> dict[str, tuple[int, int, int]]:
     """Each player's (rated races of ``cells``, days with a ranked daily, distinct
     established rivals of ``cells``): what :meth:`Bar.met` takes."""
     async with store.redis.pipeline(transaction=False) as pipe:
@@ -103,7 +101,9 @@ async def new_rivals(store: Store, cells: int, rivals: dict[str, list[str]]) -> 
         for pid, others in asked:
             pipe.smismember(store.keys.rating_rivals(pid, cells), others)
         found = await pipe.execute()
-    return {pid: sum(1 for x in known if not x) for (pid, _), known in zip(asked, found)}
+    return {
+        pid: sum(1 for x in known if not x) for (pid, _), known in zip(asked, found, strict=True)
+    }
 
 
 async def claim(
