@@ -124,14 +124,16 @@ async def pairing_loop(ctx: Context) -> None:
 async def tick(ctx: Context) -> None:
     """One pass: pair every variant, then bring in or update this instance's waiting."""
     for cells in VARIANTS:
-        groups = await queue.pair(ctx.store, cells, now_ms(), ctx.settings.pair_fourth_ms)
+        groups = await queue.pair_marked(ctx.store, cells, now_ms(), ctx.settings.pair_fourth_ms)
         # The rooms at once: a pass must not fall behind the players arriving.
-        await asyncio.gather(*(make_room(ctx, cells, group) for group in groups))
+        await asyncio.gather(*(make_room(ctx, cells, group, home) for group, home in groups))
     await deliver(ctx)
 
 
-async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
-    """A public, rated room on a certified deal for a group; its racers are told where."""
+async def make_room(ctx: Context, cells: int, group: list[str], household: bool = False) -> str:
+    """A public, rated room on a certified deal for a group; its racers are told where.
+    A ``household``'s room (identities of one address, paired as nobody else waited) says
+    so in its snapshot: their race counts nothing between them."""
     room = await membership.new_room(
         ctx,
         Mode.RACE,
@@ -139,6 +141,7 @@ async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
         cells,
         public=True,
         paired=True,
+        household=household,
     )
     await listing.list_room(ctx.store, room, now_ms())
     await start_later(ctx, room)  # before anyone is told of the room
