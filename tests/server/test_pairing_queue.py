@@ -1,7 +1,7 @@
 """The pairing script on a real Redis: closest skills first, a fourth waited for at most the
 wait, a dodger held back (and however many of them never hiding the ready players from a
-pass), two players of one client address in one group only when nobody else waits, and passes running at once
-never pair a player twice."""
+pass), two players of one client address in one group only when nobody else waits, and
+passes running at once never pair a player twice."""
 
 from __future__ import annotations
 
