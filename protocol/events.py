@@ -177,6 +177,11 @@ class Snapshot(RoomFacts):
     #: A rated round that is over and settled: each racer's rating change, as ``ratings``
     #: gave it (so a reload of the results still shows them).
     ratings: list[RatingChange] | None = Field(default=None, max_length=64)
+    household: bool = Field(
+        default=False,
+        description="the pairing put identities of one client address together (nobody else "
+        "waited): the race counts no rating and no arena point between them",
+    )
 
 
 class Countdown(Message):

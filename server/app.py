@@ -151,7 +151,7 @@ def build_context(
             keep_s,
             records.perfect,
             settings.daily_key,
-            Bar(settings.provisional_games, settings.provisional_days),
+            Bar(settings.provisional_games, settings.provisional_days, settings.established_rivals),
         ),
         records=records,
         reviews=Reviews(redis, keys, keep_s),

@@ -222,7 +222,33 @@ class Settings(BaseSettings):
     provisional_games: int = Field(
         default=10,
         ge=0,
-        description="rated races of a variant that make a player established in it",
+        description="rated races of a variant a player needs to be established in it "
+        "(with established_rivals; 0: every player is established at once)",
+    )
+    # A rating is only as good as its rivals: three fresh identities of a patient cheater
+    # are no proof of anything (issue 34), rivals established by the same rule are.
+    established_rivals: int = Field(
+        default=3,
+        ge=0,
+        description="distinct established rivals a player's rated results must have been "
+        "against, besides provisional_games, to be established by races",
+    )
+    # Contested results (issue 34): a rival who gave up or idled early was never in the
+    # race; nobody is rated or scored against them.
+    contest_min_actions: int = Field(
+        default=30,
+        ge=0,
+        description="a racer who did not finish contested the race with this many actions "
+        "(or contest_min_home cards home) ...",
+    )
+    contest_min_home: int = Field(
+        default=8, ge=0, description="... or this many cards on the foundations ..."
+    )
+    contest_min_s: int = Field(
+        default=60,
+        ge=0,
+        description="... and their last action this long into the race (or past its first "
+        "finish, if sooner); else they are absent",
     )
     provisional_days: int = Field(
         default=3,
@@ -233,7 +259,7 @@ class Settings(BaseSettings):
         default=0.25,
         ge=0,
         le=1,
-        description="the share of an established player's change a provisional rival moves",
+        description="the share of a full change a provisional rival moves (for every racer)",
     )
     workers: int = Field(
         default=1,

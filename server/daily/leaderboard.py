@@ -362,8 +362,8 @@ class Leaderboard:
         found = await self.daily.standing(pids, KIND_CELLS[kind])
         return {
             pid
-            for pid, (games, days) in zip(pids, found, strict=True)
-            if not self.bar.met(games, days)
+            for pid, (games, days, rivals) in zip(pids, found, strict=True)
+            if not self.bar.met(games, days, rivals)
         }
 
     async def _entries(

@@ -250,6 +250,11 @@ class Keys:
         """List of a player's recent public (rated) races (JSON), newest first."""
         return f"{self.prefix}rating:{{{pid}}}:races"
 
+    def rating_rivals(self, pid: str, cells: int) -> str:
+        """Set of the distinct established rivals a player's rated results of a variant
+        counted against (its size is the rating's ``rivals``)."""
+        return f"{self.prefix}rating:{{{pid}}}:{cells}:rivals"
+
     def rating_met(self, pid: str) -> str:
         """Sorted set other player id -> when a rated result of both last counted (ms)."""
         return f"{self.prefix}rating:{{{pid}}}:met"
@@ -545,7 +550,13 @@ FAMILIES: Final = (
     ),
     Family("room:{R}:rated:N", "string", "one round's rating changes", "room TTL"),
     Family(
-        "rating:{P}:V", "hash", "mu, sigma, rating, games, name", "history-days after last race"
+        "rating:{P}:V",
+        "hash",
+        "mu, sigma, rating, games, name, rivals",
+        "history-days after last race",
+    ),
+    Family(
+        "rating:{P}:V:rivals", "set", "distinct established rivals", "history-days after last race"
     ),
     Family("rating:{P}:V:hist", "list", "100 points (MAX_HISTORY)", "history-days after last race"),
     Family("rating:{P}:applied", "zset", "50 races (MAX_APPLIED)", "history-days after last race"),

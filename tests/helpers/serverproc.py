@@ -50,6 +50,9 @@ QUICK = [
     # ... so 127.0.0.1 is trusted as a proxy and each WsClient names an address of its own
     # (rules such as "never pair two identities of one address" count by it).
     *("--trusted-proxy", "127.0.0.1/32"),
+    # ... and a scripted loser gives up at once: every racer contests (tests of the rule
+    # that an early quitter is absent give its flags again, later flags win).
+    *("--contest-min-actions", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
 ]
 #: Serve flags for the server tests: a short countdown and generous rate limits.
 FAST = ["--countdown-ms", "300", *QUICK]

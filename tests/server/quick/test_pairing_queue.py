@@ -1,7 +1,7 @@
 """The pairing script on a real Redis: closest skills first, a fourth waited for at most the
 wait, a dodger held back (and however many of them never hiding the ready players from a
-pass), two players of one client address never in one group, and passes running at once
-never pair a player twice."""
+pass), two players of one client address in one group only when nobody else waits, and
+passes running at once never pair a player twice."""
 
 from __future__ import annotations
 
@@ -34,20 +34,31 @@ async def wait(
     assert await queue.add(store, 4, pid, mu, since, ready, "i1", T0, addr) == "ok"
 
 
-async def test_two_players_of_one_address_are_never_paired_together(store: Store) -> None:
+async def test_two_players_of_one_address_race_only_when_nobody_else_waits(
+    store: Store,
+) -> None:
     """Two identities of one address in the queue (issue 22, route 2: paired 4 times out of
-    4, they traded wins): never one group, however long they wait."""
+    4, they traded wins): paired with anyone else first; alone together, as a household
+    (issue 34: never a silent wait), marked so the room says so and rates nobody."""
     await wait(store, "ann", 25.0, addr="lab")
     await wait(store, "ann2", 25.0, addr="lab")
-    assert await queue.pair(store, 4, T0 + 10 * FOURTH, FOURTH) == []
+    await wait(store, "cy", 40.0, addr="home")
+    assert await queue.pair(store, 4, T0 + 100, FOURTH) == []
+    assert await queue.pair_marked(store, 4, T0 + FOURTH, FOURTH) == [(["ann", "cy"], False)]
+    assert await queue.pair(store, 4, T0 + 10 * FOURTH, FOURTH) == []  # alone
+    await wait(store, "ann3", 26.0, addr="lab")
+    groups = await queue.pair_marked(store, 4, T0 + 10 * FOURTH, FOURTH)
+    assert [(sorted(g), home) for g, home in groups] == [(["ann2", "ann3"], True)]
     # Four of one address and a stranger: the closest window has two of the address; the
     # stranger races the first of them once a fourth was waited for.
-    for pid, mu in [("l3", 26.0), ("l4", 27.0)]:
+    for pid, mu in [("l1", 25.0), ("l2", 25.5), ("l3", 26.0), ("l4", 27.0)]:
         await wait(store, pid, mu, addr="lab")
     await wait(store, "cy", 40.0, addr="home")
     assert await queue.pair(store, 4, T0 + 100, FOURTH) == []
     groups = await queue.pair(store, 4, T0 + FOURTH, FOURTH)
-    assert [sorted(g) for g in groups] == [["ann", "cy"]]
+    assert [sorted(g) for g in groups] == [["cy", "l1"]]
+    await queue.remove(store, 4, "l2")
+    await queue.remove(store, 4, "l4")
     # Four of four addresses pair at once, closest skills first, skipping a window that
     # holds one address twice.
     for pid, mu, addr in [("d", 26.5, "d"), ("e", 27.5, "e"), ("f", 28.0, "f")]:

@@ -400,6 +400,7 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
     token = "admin-" + "t" * 20
     args = [*FAST, "--pair-fourth-ms", "300", "--bot-offer-ms", "60000", "--admin-token", token]
+    args += ESTABLISHED  # the model's full changes (provisional rivals soften everyone's)
     with running_server(redis_url(), args=args, env=env) as srv:
         clients = [await WsClient.connect(srv.ws_url, n) for n in ("Ann", "Bob", "Cy")]
         ann, bob, cy = clients

@@ -243,7 +243,14 @@ async def provisional_srv(key_prefix: str) -> AsyncIterator[Served]:
     """One instance where two rated races make a player established."""
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
     args = [*FAST, *PACE_OFF, "--provisional-games", "2", "--rated-pair-window-s", "0"]
-    args += ["--rated-min-actions", "0", "--provisional-weight", "0.25"]
+    args += [
+        "--rated-min-actions",
+        "0",
+        "--provisional-weight",
+        "0.25",
+        "--established-rivals",
+        "0",
+    ]
     async with serving(settings(args, env)) as one:
         yield one
 

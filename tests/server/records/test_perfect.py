@@ -26,7 +26,8 @@ from tests.helpers.leaderboards import DATE, spaced, submit
 from tests.helpers.leaderboards import play as daily_play
 from tests.helpers.perfect import CODE, one_longer, shortest
 from tests.helpers.replay_support import edit, honest
-from tests.helpers.serverproc import FAST, REVIEW_OFF, WsClient, redis_url
+from tests.helpers.serverproc import FAST, REVIEW_OFF, WsClient, http_request, redis_url
+from tests.helpers.waits import until
 
 
 def test_is_perfect_only_with_a_proven_par_and_exactly_its_actions() -> None:
@@ -70,10 +71,13 @@ async def test_a_perfect_finish_is_marked_and_one_action_more_is_not() -> None:
         over = await ann.expect("race_over")
         assert (over["par"], over["par_optimal"]) == (69, True)
         assert [r["perfect"] for r in over["results"]] == [True]
-        body = await wait_for(
-            srv, f"/api/player/{ann.player_id}", lambda b: b["perfect"]["solo"] == 1
-        )
-        assert body["perfect"] == {"race": 0, "solo": 1, "daily": 0, "total": 1}
+        mine = f"{srv.http_url}/api/player/{ann.player_id}"
+        await until(lambda: http_request(mine, token=ann.token)[1]["perfect"]["solo"] == 1)
+        own = http_request(mine, token=ann.token)[1]["perfect"]
+        assert own == {"race": 0, "solo": 1, "daily": 0, "unrated": 0, "total": 1}
+        # Issue 34: a solo game proves nothing (a solver's line typed in): its own count.
+        status, body = get(srv, f"/api/player/{ann.player_id}")
+        assert status == 200 and body["perfect"] == {"race": 0, "daily": 0, "total": 0}
         await ann.send({"type": "leave"})
         await ann.expect("left")
         # The same deal won in one action more: no claim.
@@ -113,16 +117,16 @@ async def test_a_perfect_finish_is_marked_and_one_action_more_is_not() -> None:
         done = await finish(ann, best)
         assert done["moves"] == 69 and done["perfect"] is False
         # Only the first solo game counted: the dailies were practice, the rest not perfect.
-        status, body = get(srv, f"/api/player/{ann.player_id}")
+        status, body = http_request(f"{srv.http_url}/api/player/{ann.player_id}", token=ann.token)
         assert status == 200 and body["perfect"]["total"] == 1
         await ann.close()
 
 
-def race_counted(page: dict[str, Any]) -> bool:
-    """Whether a player page shows one perfect race and its entry. The page reads the
-    history before the perfect counts while a finish writes them the other way about: a
-    read between the two writes can show the count without the entry."""
-    return bool(page["perfect"]["race"] == 1 and page["recent"])
+def race_counted(page: dict[str, Any], mode: str = "race") -> bool:
+    """Whether a player page shows one perfect race (of ``mode``) and its entry. The page
+    reads the history before the perfect counts while a finish writes them the other way
+    about: a read between the two writes can show the count without the entry."""
+    return bool(page["perfect"].get(mode) == 1 and page["recent"])
 
 
 async def test_a_race_result_says_the_par_and_who_was_perfect() -> None:
@@ -149,8 +153,11 @@ async def test_a_race_result_says_the_par_and_who_was_perfect() -> None:
             "Ann": (69, True),
             "Bob": (0, False),
         }
-        body = await wait_for(srv, f"/api/player/{ann.player_id}", race_counted)
-        assert body["recent"][0]["perfect"] is True
+        # An unrated race is not reviewed: its perfect game is its player's own count.
+        mine = f"{srv.http_url}/api/player/{ann.player_id}"
+        await until(lambda: race_counted(http_request(mine, token=ann.token)[1], "unrated"))
+        status, body = get(srv, f"/api/player/{ann.player_id}")
+        assert body["recent"][0]["perfect"] is True and body["perfect"]["total"] == 0
         status, bob_page = get(srv, f"/api/player/{bob.player_id}")
         assert status == 200 and bob_page["perfect"]["total"] == 0
         # A view the server does not rank is refused, over the socket and over HTTP.

@@ -42,7 +42,7 @@ BOUNDS = {
     "rooms:live": 500,
     "queue:{q}:V:wait": 5000,
     "queue:{q}:V:info": 5000,
-    "rating:{P}:V": 5,
+    "rating:{P}:V": 6,
     "rating:{P}:V:hist": 100,
     "rating:{P}:applied": 50,
     "rating:{P}:races": 20,
