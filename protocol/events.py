@@ -11,6 +11,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, TypeAdapter
 
+from .devices import PasskeyChallenge, Passkeys, PlayerDeleted, TransferCode
 from .fields import (
     PROTOCOL_VERSION,
     CardName,
@@ -475,6 +476,10 @@ ServerMessage = Annotated[
     | ArenaOver
     | ArenaLeft
     | ArenaPledged
+    | PasskeyChallenge
+    | Passkeys
+    | TransferCode
+    | PlayerDeleted
     | Error,
     Field(discriminator="type"),
 ]

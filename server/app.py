@@ -31,7 +31,7 @@ from .clients.bot import Bot
 from .context import Context
 from .daily.deals import certify_loop
 from .daily.services import Daily
-from .http import admin, api
+from .http import admin, api, mydata
 from .http import arenas as http_arenas
 from .http import server as http_server
 from .http.connection import HttpConnection
@@ -40,7 +40,19 @@ from .net.hub import Hub
 from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
-from .play import arenas, friends, hints, identity, leaderboard, moves, queue, rooms, solo
+from .play import (
+    arenas,
+    devices,
+    friends,
+    hints,
+    identity,
+    leaderboard,
+    moves,
+    passkeys,
+    queue,
+    rooms,
+    solo,
+)
 from .quick.pairing import pairing_loop
 from .ranked import race_review
 from .ranked.holds import expiry_loop
@@ -82,6 +94,9 @@ HANDLER_MODULES = (
     api,
     http_arenas,
     admin,
+    devices,
+    passkeys,
+    mydata,
 )
 
 

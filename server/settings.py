@@ -7,6 +7,7 @@ here. The object is frozen and passed down; no other module reads the environmen
 
 from __future__ import annotations
 
+import re
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Final, Literal
@@ -92,6 +93,23 @@ class Settings(BaseSettings):
     static_dir: str = Field(default=CLIENT_DIR, description="the web client's folder")
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(), description="websocket Origins allowed besides the server's own ('*': all)"
+    )
+    # Passkeys (server/play/passkeys.py). A browser refuses an IP address as the relying
+    # party: develop on http://localhost:PORT, not 127.0.0.1.
+    webauthn_rp_id: str = Field(
+        default="localhost",
+        pattern=r"^[a-z0-9.-]{1,253}$",
+        description="passkeys' relying party id: the site's host name (never an IP address)",
+    )
+    webauthn_rp_name: str = Field(
+        default="Seahaven Race", min_length=1, max_length=64, description="the site's name"
+    )
+    webauthn_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "origins a passkey may be used on (comma-separated; default: https://RP_ID on "
+            "any port, and http://localhost on any port)"
+        ),
     )
     room_ttl: int = Field(default=6 * 3600, ge=1, description="seconds an idle room is kept")
     finished_room_ttl: int = Field(
@@ -381,7 +399,15 @@ class Settings(BaseSettings):
         """The daily secret's text, or None."""
         return None if self.daily_secret is None else self.daily_secret.get_secret_value()
 
-    @field_validator("allowed_origins", mode="before")
+    @field_validator("webauthn_rp_id")
+    @classmethod
+    def _rp_not_ip(cls, value: str) -> str:
+        """Browsers refuse an IP address as the relying party id (Chromium among them)."""
+        if re.fullmatch(r"[0-9.]+", value):
+            raise ValueError("must be a host name such as localhost, not an IP address")
+        return value
+
+    @field_validator("allowed_origins", "webauthn_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         """``SEAHAVEN_ALLOWED_ORIGINS`` is a comma-separated list."""

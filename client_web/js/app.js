@@ -177,6 +177,11 @@ class App {
       return;
     }
     const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    if (parts[0] === "claim") { // a transfer code's link: sign in on the player page
+      this.claimCode = parts[1] || "";
+      location.replace("#/player");
+      return;
+    }
     const name = this.views[parts[0]] ? parts[0] : "play";
     // A link (or Back) out of a running race asks first; "no" stays in the race, "yes"
     // leaves it (the page is not left showing a race that runs on without us).

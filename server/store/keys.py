@@ -384,6 +384,32 @@ class Keys:
         """The arena a player is in (one at most)."""
         return f"{self.prefix}player:{{{pid}}}:arena"
 
+    # -- devices (:mod:`server.store.accounts`) -------------------------------------------
+
+    def player_sessions(self, pid: str) -> str:
+        """Set of a player's session tokens (sign out everywhere deletes each)."""
+        return f"{self.prefix}player:{{{pid}}}:sessions"
+
+    def player_passkeys(self, pid: str) -> str:
+        """Hash credential id -> a passkey of the player (JSON: name, public key, counter)."""
+        return f"{self.prefix}player:{{{pid}}}:passkeys"
+
+    def passkey(self, credential: str) -> str:
+        """A passkey's player id, by credential id (base64url): how a sign-in finds them."""
+        return f"{self.prefix}passkey:{credential}"
+
+    def transfer(self, locator: str) -> str:
+        """Hash of a transfer code, by its first half: player, secret's hash, tries, state."""
+        return f"{self.prefix}transfer:{locator}"
+
+    def player_transfer(self, pid: str) -> str:
+        """The locator of a player's live transfer code (a new code replaces it)."""
+        return f"{self.prefix}player:{{{pid}}}:transfer"
+
+    def transfer_tries(self, address: str) -> str:
+        """Counter of the transfer codes an address tried in the current window."""
+        return f"{self.prefix}transfer_tries:{address}"
+
 
 @dataclass(frozen=True, slots=True)
 class Family:
@@ -605,4 +631,16 @@ FAMILIES: Final = (
     Family("player:{P}:arena", "string", "an arena id", "15 min after the arena's end"),
     Family("player:{P}:arena_made", "string", "an arena id", "the arena's end"),
     Family("arenas_made:{A}", "zset", "an address's private arenas", "the last one's end"),
+    Family("player:{P}:sessions", "set", "the player's tokens", "7 days after the last sign-in"),
+    Family(
+        "player:{P}:passkeys",
+        "hash",
+        "10 passkeys (MAX_PASSKEYS)",
+        "until removed or the player deleted",
+        expires=False,
+    ),
+    Family("passkey:ID", "string", "a player id", "as long as its passkey", expires=False),
+    Family("transfer:ID", "hash", "6 fields", "1 h (the code itself works 10 min)"),
+    Family("player:{P}:transfer", "string", "a code's first half", "10 min"),
+    Family("transfer_tries:A", "string", "a counter", "10 min after the first try"),
 )

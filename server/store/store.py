@@ -277,6 +277,9 @@ class Store(RoomClocks):
         """Remember a token's player (for :data:`SESSION_TTL` after its last use)."""
         key = self.keys.session(token)
         await self.batch().hset(key, {"pid": pid, "name": name}).expire(key, SESSION_TTL).execute()
+        # Indexed by player: "sign out everywhere" (server/store/accounts.py) ends each.
+        tokens = self.keys.player_sessions(pid)
+        await self.batch().sadd(tokens, token).expire(tokens, SESSION_TTL).execute()
 
     async def load_session(self, token: str) -> tuple[str, str] | None:
         """The (player id, name) of a token, or None."""

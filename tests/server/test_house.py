@@ -246,6 +246,8 @@ SAMPLES = {
     "arena": "S4-30-9",
     "mark": "0123456789abcdef",
     "address": "10.0.0.1",
+    "credential": "AbC_-12",
+    "locator": "K7QF",
 }
 #: Key methods that name a channel or read a name, not a key.
 NOT_KEYS = {"channel", "leaderboard_channel", "leaderboard_pattern", "room_of_channel"}

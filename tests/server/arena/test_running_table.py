@@ -14,8 +14,8 @@ from server.arena.standings import known
 from server.arena.table import RunningTable
 from server.clock import now_ms
 from server.store import arenas
-from tests.inproc import serving, settings
-from tests.waits import until
+from tests.helpers.inproc import serving, settings
+from tests.helpers.waits import until
 
 PLAYERS = [f"p{i}" for i in range(12)]
 

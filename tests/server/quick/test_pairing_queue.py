@@ -47,8 +47,8 @@ async def test_two_players_of_one_address_race_only_when_nobody_else_waits(
     assert await queue.pair_marked(store, 4, T0 + FOURTH, FOURTH) == [(["ann", "cy"], False)]
     assert await queue.pair(store, 4, T0 + 10 * FOURTH, FOURTH) == []  # alone
     await wait(store, "ann3", 26.0, addr="lab")
-    groups = await queue.pair_marked(store, 4, T0 + 10 * FOURTH, FOURTH)
-    assert [(sorted(g), home) for g, home in groups] == [(["ann2", "ann3"], True)]
+    marked = await queue.pair_marked(store, 4, T0 + 10 * FOURTH, FOURTH)
+    assert [(sorted(g), home) for g, home in marked] == [(["ann2", "ann3"], True)]
     # Four of one address and a stranger: the closest window has two of the address; the
     # stranger races the first of them once a fourth was waited for.
     for pid, mu in [("l1", 25.0), ("l2", 25.5), ("l3", 26.0), ("l4", 27.0)]:
