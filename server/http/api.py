@@ -10,6 +10,12 @@
   replay_id}]}`` (no ``replay_id`` while the day runs) and, with ``around``, ``player:
   {player_id, rank, streak}``; ``by=actions`` is the fewest-actions view (then time), under
   the same rules as the fastest (``by=time``, the default).
+- ``GET /api/daily/YYYY-MM-DD/mine?kind=daily|hard`` with ``Authorization: Bearer TOKEN``:
+  the token's player's own ranked attempt of the day, for the Daily page's "done for today"
+  card: ``{date, kind, state, streak}`` (``state``: ``none``, ``playing``, ``ranked``,
+  ``held`` (pending review), ``unranked`` (with ``reason``) or ``over``) and, once won,
+  ``time_ms``, ``moves``, ``replay_id`` (the player's own), and when ranked ``rank``,
+  ``finishers``, ``perfect``. Without a valid token: 401 ``bad_token``.
 - ``GET /api/replay/ID``: the replay record, the opening table and every step's delta. A
   public replay never changes once stored: it carries a strong ``ETag`` (a hash of the
   body) and may be cached for good; a request whose ``If-None-Match`` names it is answered
@@ -55,6 +61,7 @@ from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import BY, MAX_LIMIT
 from ..daily.profile import daily_history
 from ..net.registry import HttpRequest, HttpResponse, Routes
+from ..ranked.today import my_day
 from ..records.replays import Replay, ReplayFormatError, view_json
 from ..rooms.records import RoomPhase
 from ..store import arenas, follows, ratings
@@ -143,6 +150,22 @@ async def get_leaderboard(ctx: Context, request: HttpRequest) -> HttpResponse:
         return _json(200, board)
     board = await ctx.daily.leaderboard.board_json(date, kind, limit, around, by)
     return _json(200, board)
+
+
+@routes.get(f"/api/daily/{_DATE}/mine")
+async def get_my_day(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The token's player's own ranked attempt of a day (:func:`server.ranked.today.my_day`)."""
+    try:
+        date = parse_date(request.params["date"]).isoformat()
+    except DailyError as exc:
+        return _error(exc)
+    kind = request.query.get("kind", "daily")
+    if kind not in ("daily", "hard"):
+        return _json(400, {"error": "bad_kind", "message": "kind is daily or hard"})
+    me = await _bearer(ctx, request)
+    if me is None:
+        return _json(401, {"error": "bad_token", "message": "your own day needs your token"})
+    return _json(200, await my_day(ctx, date, kind, me))
 
 
 def _unauthorized() -> HttpResponse:

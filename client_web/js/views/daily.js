@@ -287,23 +287,28 @@ export class DailyView {
       this.el.querySelector('[data-k="myrank"]').textContent = "";
       return;
     }
+    // Every finisher is listed from their first day, a newcomer marked "new": ranks are
+    // places among every finisher, so the Friends tab alone skips places (marked "…").
     let prev = 0;
     // While the day runs the server names no replay: they are shown once it is over.
     const rows = lb.entries.map((e) => {
-      const gap = e.rank > prev + 1 && prev > 0 && !lb.friends ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
+      const gap = e.rank > prev + 1 && prev > 0 ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
       const perfect = perfectMark(e.perfect); // the server's mark: won in the day's proven par
+      const fresh = e.new ? ` <span class="new-mark" data-k="new">${esc(t("daily.newMark"))}</span>` : "";
       prev = e.rank;
       const replay = e.replay_id
         ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
-        <td>${e.rank}${e.player_id === me && this.provisional ? "?" : ""}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}${perfect}</td>
+        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${fresh}${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}${perfect}</td>
         <td>${replay}</td></tr>`;
     }).join("");
     const later = lb.entries.some((e) => !e.replay_id)
       ? `<p class="muted small-print">${esc(t("daily.replaysLater"))}</p>` : "";
+    const newNote = lb.entries.some((e) => e.new)
+      ? `<p class="muted footnote" data-k="new-note"><span class="new-mark">${esc(t("daily.newMark"))}</span> ${esc(t("daily.newExplain"))}</p>` : "";
     this.el.querySelector(".lb-body").innerHTML = `<table class="lb" data-by="${esc(lb.by || "time")}">
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("act.replay"))}</th></tr></thead>
-      <tbody>${rows}</tbody></table>${later}`;
+      <tbody>${rows}</tbody></table>${newNote}${later}`;
     // The HTTP answer says our rank even when we are outside the entries; pushes do not.
     if (lb.player && lb.player.player_id === me) {
       this.myRank = lb.player.rank;
@@ -311,12 +316,12 @@ export class DailyView {
       this.provisional = !!lb.player.provisional;
     }
     const mine = lb.entries.find((e) => e.player_id === me);
-    // A provisional player's place is theirs alone (on no public list): shown with "?".
-    const place = mine ? mine.rank : this.myRank;
-    const rank = place && this.provisional ? `${place}?` : place;
+    // A rank is the same public place for everyone, a newcomer's too: no "?" on it.
+    const rank = mine ? mine.rank : this.myRank;
     const streak = this.streak ? ` · ${t("daily.streak", { n: this.streak })}` : "";
+    const newcomer = rank && this.provisional ? ` · ${t("daily.youAreNew")}` : "";
     this.el.querySelector('[data-k="myrank"]').textContent = (rank
-      ? t("daily.yourRank", { rank, n: lb.finishers }) : t("daily.notRanked")) + streak;
+      ? t("daily.yourRank", { rank, n: lb.finishers }) : t("daily.notRanked")) + streak + newcomer;
   }
 }
 

@@ -75,6 +75,7 @@ export class QuickWait {
     if (racers && !offer && q.state !== "accepting") say = t("quick.found", { n: racers - 1 });
     const notes = [];
     if (q.rating != null) notes.push(esc(t("quick.yourRating", { rating: showRating(q.rating, q.provisional) })));
+    if (q.rating != null && q.provisional) notes.push(esc(t("rating.provisional"))); // the "?" explained
     if (q.penaltyS > 0) notes.push(esc(t("quick.penalty", { n: q.penaltyS })));
     const el = html(`
       <section class="card-panel quick-wait" data-state="${esc(q.state)}" aria-labelledby="quick-wait-title">
