@@ -34,6 +34,9 @@
   spectators; never a code, a board or a private room; and ``featured``, the running one
   with the highest ratings among those whose racers are all established (no provisional
   player). Answers are kept for a second per instance.
+- ``GET /api/online``: ``{online, racing, waiting}``: the open sockets of every instance,
+  those in a race in play (racers and watchers), and the players waiting in the quick race,
+  for the quick-race page while it waits. Counts, never names or rooms.
 - ``GET /api/ratings?cells=C&limit=N``: the best established players of a variant.
 - ``GET /api/player/ID`` also gives the player's ratings per variant with their history and
   their recent public races (``ratings``, ``public_races``), and their solo statistics per
@@ -64,7 +67,7 @@ from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..ranked.today import my_day
 from ..records.replays import Replay, ReplayFormatError, view_json
 from ..rooms.records import RoomPhase
-from ..store import arenas, follows, ratings
+from ..store import arenas, follows, queue, ratings
 from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
 from ..store.ratings import Bar
 from . import admin
@@ -166,6 +169,18 @@ async def get_my_day(ctx: Context, request: HttpRequest) -> HttpResponse:
     if me is None:
         return _json(401, {"error": "bad_token", "message": "your own day needs your token"})
     return _json(200, await my_day(ctx, date, kind, me))
+
+
+#: How long an instance's counts stay in the online count without a heartbeat (three beats).
+PRESENCE_FRESH_MS: Final = 15_000
+
+
+@routes.get("/api/online")
+async def get_online(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """How many are online, in a race and waiting in the quick race: counts, never names."""
+    online, racing = await ctx.store.presence(now_ms(), PRESENCE_FRESH_MS)
+    waiting = sum([await queue.waiting(ctx.store, cells) for cells in queue.VARIANTS])
+    return _json(200, {"online": online, "racing": racing, "waiting": waiting})
 
 
 def _unauthorized() -> HttpResponse:
