@@ -347,6 +347,7 @@ class LeaderboardEntry(Message):
     time_ms: int
     moves: int
     perfect: bool = False
+    new: bool = False  # a provisional player, listed from their first day, marked as new
     replay_id: str | None = None  # absent while the day runs: replays are private until then
 
 

@@ -191,7 +191,11 @@ class Settings(BaseSettings):
         default=1_000, ge=0, description="quick race: the longest wait for a fourth racer"
     )
     bot_offer_ms: int = Field(
-        default=20_000, ge=0, description="quick race: a bot is offered after this long alone"
+        # Soon enough that a quick race alone reaches a bot's board within 8 s of the click
+        # (the offer, the tap, the bot's arrival and the 3 s countdown), issue 35.
+        default=3_000,
+        ge=0,
+        description="quick race: a bot is offered after this long alone",
     )
     pair_join_ms: int = Field(
         default=5_000, ge=100, description="quick race: the wait for the paired to come in"

@@ -84,6 +84,11 @@ class Keys:
         """Set while an instance runs (it renews the key as a heartbeat)."""
         return f"{self.prefix}instance:{instance_id}"
 
+    def presence(self) -> str:
+        """Hash instance id -> ``ONLINE:RACING:AT_MS``: each instance's count of open sockets
+        and of sockets in a race in play, as of its last heartbeat (counts, never names)."""
+        return f"{self.prefix}presence"
+
     def daily_room(self, room: str) -> str:
         """``{date, kind}`` of a daily game's room."""
         return f"{self.room(room)}:daily"

@@ -146,8 +146,10 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     alice.locator('[data-daily="ranked"] a', has_text="Daily").click()
     alice.wait_for_function("document.querySelector('table.lb tr.me') !== null", timeout=10_000)
     assert "Alice" in alice.locator("table.lb tr.me").inner_text()
-    # Her own game finished: the tile starts a practice game now (her ranked one is spent).
-    assert alice.locator(".deal-tile").nth(0).get_by_role("button", name="Start").count() == 1
+    # Her ranked attempt is over: its tile is her result card, practice a named choice.
+    card = alice.locator('.done-card[data-kind="daily"]')
+    card.wait_for()
+    assert card.get_by_role("button", name="Practice this deal (not ranked)").count() == 1
     # (the rank comes with the first answer, the streak with the one centred on Alice)
     alice.wait_for_function(
         "document.querySelector('[data-k=\"myrank\"]').textContent"

@@ -1,6 +1,7 @@
-"""The public daily board lists established players only, on a real server, Redis and
-sockets: a provisional finisher is ranked and sees their own place, but is on no public
-list (the top, the pushes to watchers, anyone else's ``around`` or Friends view)."""
+"""Newcomers on the daily board from their first day, on a real server, Redis and sockets
+(issue 35): a provisional finisher is ranked and listed to everyone, marked ``new``, in the
+pushes, the top, anyone's ``around`` and Friends view, with no gap in the ranks; a fresh
+identity whose finish would lead the day is held for review instead of taking #1."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ BAR = ["--provisional-games", "1000", "--provisional-days", "2"]
 
 
 @pytest.mark.slow
-async def test_a_provisional_finisher_is_ranked_but_listed_only_to_themselves() -> None:
+async def test_a_newcomer_is_listed_marked_new_but_never_leads_unreviewed() -> None:
     prefix = f"test:dprov:{secrets.token_hex(6)}:"
     keys = Keys(prefix)
     date = today().isoformat()
@@ -31,7 +32,9 @@ async def test_a_provisional_finisher_is_ranked_but_listed_only_to_themselves() 
         watcher = await WsClient.connect(srv.ws_url, "watcher")
         await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
         await watcher.expect("leaderboard", date=date, finishers=0)
-        new, old = [await WsClient.connect(srv.ws_url, name) for name in ("New", "Old")]
+        first, old, fresh = [
+            await WsClient.connect(srv.ws_url, name) for name in ("First", "Old", "Fresh")
+        ]
         # Old ranked a daily yesterday: today's finish makes it 2 days, established.
         yesterday = dt.date.fromisoformat(date) - dt.timedelta(days=1)
         redis = aioredis.from_url(redis_url(), decode_responses=True)
@@ -40,42 +43,55 @@ async def test_a_provisional_finisher_is_ranked_but_listed_only_to_themselves() 
             await redis.zadd(keys.player_days(old.player_id), days)
         finally:
             await redis.aclose()
-        for racer in (new, old):
+        for racer in (first, old, fresh):
             await start_daily(racer, date=date)
-        # The provisional player finishes first: ahead of Old on the board.
-        await play(new, line, PACE)
-        assert (await new.expect("daily_result", timeout=10))["ranked"] is True
+        # A fresh identity first on an empty board would lead the day: held for review.
+        await play(first, line, PACE)
+        result = await first.expect("daily_result", timeout=10)
+        assert result["ranked"] is False and result["unranked_reason"] == "pending_review"
         await play(old, line, PACE)
-        assert (await old.expect("daily_result", timeout=10))["ranked"] is True
+        assert (await old.expect("daily_result", timeout=10))["rank"] == 1
+        # Fresh is slower than the established leader: ranked and listed at once, new.
+        await play(fresh, line, PACE)
+        assert (await fresh.expect("daily_result", timeout=10))["rank"] == 2
 
-        # The pushes and the top: Old alone, at his place among every finisher.
         push = await watcher.expect("leaderboard", date=date, finishers=2)
-        assert [(e["player_id"], e["rank"]) for e in push["entries"]] == [(old.player_id, 2)]
+        shown = [(e["player_id"], e["rank"], e["new"]) for e in push["entries"]]
+        assert shown == [(old.player_id, 1, False), (fresh.player_id, 2, True)]
         body = await wait_for(srv, board, lambda b: b["finishers"] == 2)
-        assert [e["player_id"] for e in body["entries"]] == [old.player_id]
+        assert [e["player_id"] for e in body["entries"]] == [old.player_id, fresh.player_id]
 
-        # New sees their own entry and rank, flagged provisional.
-        _, mine = get(srv, f"{board}&around={new.player_id}")
-        assert mine["player"]["rank"] == 1 and mine["player"]["provisional"] is True
-        assert [e["player_id"] for e in mine["entries"]] == [new.player_id, old.player_id]
-        # Old's view around himself does not show New.
+        # Fresh sees themself, flagged provisional; Old's view around him shows Fresh too.
+        _, mine = get(srv, f"{board}&around={fresh.player_id}")
+        assert mine["player"]["rank"] == 2 and mine["player"]["provisional"] is True
         _, his = get(srv, f"{board}&around={old.player_id}")
         assert his["player"] == {
             "player_id": old.player_id,
-            "rank": 2,
+            "rank": 1,
             "streak": 2,
             "provisional": False,
         }
-        assert [e["player_id"] for e in his["entries"]] == [old.player_id]
+        assert [e["player_id"] for e in his["entries"]] == [old.player_id, fresh.player_id]
 
-        # The Friends view: Old follows New, and still does not see New; New sees both.
-        await old.send({"type": "follow", "player_id": new.player_id})
+        # The Friends view: Old follows Fresh and sees them the same day; and Fresh, Old.
+        await old.send({"type": "follow", "player_id": fresh.player_id})
         await old.expect("friends")
-        await new.send({"type": "follow", "player_id": old.player_id})
-        await new.expect("friends")
-        _, his = get(srv, f"{board}&friends=1", old.token)
-        assert [e["player_id"] for e in his["entries"]] == [old.player_id]
-        _, mine = get(srv, f"{board}&friends=1", new.token)
-        assert [e["player_id"] for e in mine["entries"]] == [new.player_id, old.player_id]
-        for c in (watcher, new, old):
+        await fresh.send({"type": "follow", "player_id": old.player_id})
+        await fresh.expect("friends")
+        for who in (old, fresh):
+            _, view = get(srv, f"{board}&friends=1", who.token)
+            assert [e["player_id"] for e in view["entries"]] == [old.player_id, fresh.player_id]
+
+        # Each player's own day (the Daily page's card): held, ranked; only with a token.
+        mine_of = f"/api/daily/{date}/mine?kind=daily"
+        _, held = get(srv, mine_of, first.token)
+        assert held["state"] == "held" and held["replay_id"] == result["replay_id"]
+        assert isinstance(held["time_ms"], int) and held["time_ms"] > 0
+        _, ranked = get(srv, mine_of, old.token)
+        assert (ranked["state"], ranked["rank"], ranked["finishers"]) == ("ranked", 1, 2)
+        assert ranked["streak"] == 2 and "code" not in ranked
+        _, none = get(srv, f"/api/daily/{date}/mine?kind=hard", old.token)
+        assert none["state"] == "none"
+        assert get(srv, mine_of)[0] == 401
+        for c in (watcher, first, old, fresh):
             await c.close()

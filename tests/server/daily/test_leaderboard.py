@@ -46,6 +46,7 @@ async def test_ranking_is_time_then_moves_then_earlier_finish(lb: Leaderboard) -
         "time_ms": fast.result.time_ms,
         "moves": fast.result.moves,
         "perfect": False,  # the solver's line, longer than the day's proven par
+        "new": False,  # no bar here: everyone is established
         "replay_id": fast.id,
     }
     assert await lb.finishers(DATE, "daily") == 5
@@ -284,9 +285,7 @@ def test_redis_orders_entries_by_time_then_moves_then_finish(
         client.close()
 
 
-async def test_the_top_lists_established_players_and_reads_a_bounded_number_of_pages(
-    lb: Leaderboard,
-) -> None:
+async def test_newcomers_are_listed_from_their_first_day_marked_new(lb: Leaderboard) -> None:
     # 45 finishers, of whom only p25..p29 and p44 are established (10 rated races).
     lb.bar = Bar(games=10, days=2)
     for i in range(45):
@@ -303,21 +302,32 @@ async def test_the_top_lists_established_players_and_reads_a_bounded_number_of_p
         assert (await lb.write(DATE, "daily", entry, True)).status == "ranked"
         if 25 <= i <= 29 or i == 44:
             await lb.redis.hset(lb.keys.rating(pid, 4), "games", 10)
-    # Ranks are places among every finisher; the provisional ones are left out.
+    # Everyone is listed, ranks are places with no gap, newcomers marked new.
     top = await lb.top(DATE, "daily", 5)
-    assert [(e["player_id"], e["rank"]) for e in top] == [(f"p{i}", i + 1) for i in range(25, 30)]
-    # Three pages of twice the limit at most: 25 provisional finishers ahead leave a top 4
-    # empty (the first 24 read), rather than cost a scan of the board ...
-    assert await lb.top(DATE, "daily", 4) == []
-    # ... and a top 20 reads past p44 (all six).
-    assert [e["rank"] for e in await lb.top(DATE, "daily", 20)] == [26, 27, 28, 29, 30, 45]
-    # A provisional player sees their own entry around them; others' views do not list it.
+    assert [(e["player_id"], e["rank"], e["new"]) for e in top] == [
+        (f"p{i:02d}", i + 1, True) for i in range(5)
+    ]
+    around = await lb.board_json(DATE, "daily", 5, around="p27")
+    assert around["player"]["provisional"] is False
+    assert [(e["player_id"], e["new"]) for e in around["entries"]] == [
+        ("p25", False),
+        ("p26", False),
+        ("p27", False),
+        ("p28", False),
+        ("p29", False),
+    ]
     mine = await lb.board_json(DATE, "daily", 3, around="p10")
     assert mine["player"]["provisional"] is True and mine["player"]["rank"] == 11
-    assert [e["player_id"] for e in mine["entries"]] == ["p10"]
-    theirs = await lb.board_json(DATE, "daily", 5, around="p27")
-    assert theirs["player"]["provisional"] is False
-    assert [e["player_id"] for e in theirs["entries"]] == ["p25", "p26", "p27", "p28", "p29"]
+    assert [e["rank"] for e in mine["entries"]] == [10, 11, 12]
+    # The Friends view lists every followed player, new or not.
     friends = await lb.among(DATE, "daily", ["p03", "p26", "p44"], owner="p03")
-    assert [e["player_id"] for e in friends] == ["p03", "p26", "p44"]
-    assert [e["player_id"] for e in await lb.among(DATE, "daily", ["p03", "p26"])] == ["p26"]
+    assert [(e["player_id"], e["new"]) for e in friends] == [
+        ("p03", True),
+        ("p26", False),
+        ("p44", False),
+    ]
+    assert [e["player_id"] for e in await lb.among(DATE, "daily", ["p03", "p26"])] == ["p03", "p26"]
+    # Only a finish ahead of the leader would lead.
+    assert await lb.would_lead(DATE, "daily", 99_999, 90)
+    assert not await lb.would_lead(DATE, "daily", 100_000, 90)
+    assert await lb.would_lead("2001-01-01", "daily", 500_000, 200)  # an empty board
