@@ -83,6 +83,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "self_follow": "you cannot follow yourself",
     "bad_date": "the date is not a day with a daily challenge",
     "unavailable": "this feature is not available on this server",
+    "slow_down": "you (or your address) started as many games as one may in an hour; "
+    "retry_s says when the next may start",
     "busy": "the server is busy; retry",
     "internal": "the server failed on this message; nothing changed",
     # A player's devices (protocol/devices.py).
@@ -186,9 +188,10 @@ WatchModeName = Literal["live", "delayed", "progress"]
 DelayS = Annotated[int, Field(ge=MIN_DELAY_S, le=MAX_DELAY_S)]
 #: Why a racer's result did not change their rating (``RatingChange.unrated_reason``): an
 #: operator voided it after review (``voided``), they played too few actions, joined from
-#: the address of another racer, or their result against a racer placed ahead already
-#: counted lately; the pace codes are those of earlier servers, whose pace rules refused a
-#: finish (a finish is now held for review instead).
+#: the address of another racer, their result against a racer placed ahead already
+#: counted lately, they did not contest the race (``absent``: gave up or idled early) or no
+#: rival of theirs did (``uncontested``); the pace codes are those of earlier servers, whose
+#: pace rules refused a finish (a finish is now held for review instead).
 UnratedReason = Literal[
     "fast_start",
     "too_fast",
@@ -197,6 +200,8 @@ UnratedReason = Literal[
     "too_few_actions",
     "same_address",
     "repeat_pair",
+    "absent",
+    "uncontested",
 ]
 #: Why a player left the quick-race queue (``unqueued.reason``).
 UnqueueReason = Literal["asked", "room"]

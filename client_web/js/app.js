@@ -83,7 +83,9 @@ class App {
       if (m.code === "already_queued") return; // the quick race asks again (quick.js)
       // A refused game code: the server's words say exactly what is wrong with it.
       const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
-      toast(errorText(m.code, m.message) + detail);
+      // A refusal for a while (slow_down) says when to come back, in whole minutes.
+      const minutes = Math.max(1, Math.ceil(Number(m.retry_s || 0) / 60));
+      toast(errorText(m.code, m.message, { minutes }) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
     this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));

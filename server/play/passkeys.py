@@ -41,9 +41,9 @@ from protocol import models as m
 
 from ..clock import now_ms
 from ..context import Context, Kept
-from ..net import wire_devices as out
 from ..net.registry import Routes
 from ..net.session import Conn
+from ..net.wire import devices as out
 from ..store import accounts
 from .devices import become, settled, signed_in
 

@@ -20,9 +20,8 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.dailies import daily_deal, wait_daily
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.dailies import daily_deal, wait_daily
+from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Racer,
@@ -30,6 +29,13 @@ from tests.web.pages import (
     new_page,
     resize,
     wait_ready,
+)
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
 )
 
 if TYPE_CHECKING:

@@ -1,1 +1,1 @@
-"""Tests of server/play: what the handlers of player messages do on a real server."""
+"""Tests of ``server/play/``."""

@@ -15,8 +15,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from server.store import accounts
 from tests.helpers.authenticator import SoftKey
-from tests.inproc import Served, serving, settings
-from tests.serverproc import WsClient
+from tests.helpers.inproc import Served, serving, settings
+from tests.helpers.serverproc import WsClient
 
 ORIGIN = "http://localhost:8765"
 
