@@ -384,8 +384,8 @@ class Leaderboard:
         finish being reviewed would add its day)."""
         if self.bar is None:
             return False
-        games, days = (await self.daily.standing([pid], KIND_CELLS[kind]))[0]
-        return not self.bar.met(games, days + 1)
+        games, days, rivals = (await self.daily.standing([pid], KIND_CELLS[kind]))[0]
+        return not self.bar.met(games, days + 1, rivals)
 
     async def _entries(
         self,
