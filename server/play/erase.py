@@ -20,7 +20,11 @@ Stays, for fair play and the operator:
   put aside by the bar are deleted;
 - what the operator keeps for themself: the identities an address made lately
   (``ident:A``, 7 days), finishes held for review (the review decides them as before), and
-  an arena's standings until the arena's records expire (a day after its end).
+  an arena's standings until the arena's records expire (a day after its end);
+- what is kept under other keys until it expires or its owner changes it, found by no
+  index of ours: the rooms one played in (their members and results, the room TTL, hours),
+  and another player's friends list, which keeps the id and the name it showed until they
+  unfollow (the id then leads to an empty player page).
 
 The operator's log gets one line without personal data: when, whether the player was
 barred, and how much was removed (no player id, no name, no address).
