@@ -88,6 +88,7 @@ class App {
       toast(errorText(m.code, m.message, { minutes }) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
+    this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("resize", () => this.current?.onResize?.());
@@ -177,6 +178,11 @@ class App {
       return;
     }
     const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    if (parts[0] === "claim") { // a transfer code's link: sign in on the player page
+      this.claimCode = parts[1] || "";
+      location.replace("#/player");
+      return;
+    }
     const name = this.views[parts[0]] ? parts[0] : "play";
     // A link (or Back) out of a running race asks first; "no" stays in the race, "yes"
     // leaves it (the page is not left showing a race that runs on without us).

@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import replace
 
-from .points import Line, Race, Racer, add, order_key
+from .points import Line, Race, Racer, add, counted, order_key
 
 #: A table's sort key with its player (unique: the player id is the key's last part).
 OrderKey = tuple[int, bool, int, str]
@@ -79,15 +79,15 @@ class RunningTable:
         line = self._lines.get(pid) or Line(pid, self._names.get(pid, ""))
         if before is None and mine is not None and keys[-1] == key:
             self.work += 1  # the latest of theirs: one more fold
-            self._put(pid, add(line, mine, len(race.racers)))
+            self._put(pid, add(line, *counted(mine, race)))
             return
         fresh = Line(pid, self._names.get(pid, ""))
         for _at, rid in keys:  # late or amended: their races again, bounded per player
-            counted = self.races[rid]
-            racer = _racer(counted, pid)
+            theirs = self.races[rid]
+            racer = _racer(theirs, pid)
             if racer is not None:
                 self.work += 1
-                fresh = add(fresh, racer, len(counted.racers))
+                fresh = add(fresh, *counted(racer, theirs))
         self._put(pid, fresh)
 
     def _put(self, pid: str, line: Line) -> None:

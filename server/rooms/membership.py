@@ -58,6 +58,7 @@ async def new_room(
     paired: bool = False,
     arena: str = "",
     par: tuple[int, bool] | None = None,
+    household: bool = False,
 ) -> str:
     """Create a room in Redis; with ``solo`` it is already racing with that player.
 
@@ -70,6 +71,8 @@ async def new_room(
         arena: the arena whose pairing made it (a race of that arena).
         par: the deal's par and whether it is proven (a daily deal's); None: the pool's,
             if the deal is in one (:func:`.rounds.par_fields`).
+        household: the pairing put identities of one client address together (its
+            snapshot says so before the race).
 
     Returns:
         The room id.
@@ -101,6 +104,8 @@ async def new_room(
         }
         if arena:
             fields["arena"] = arena
+        if household:
+            fields["household"] = 1
         if solo is not None:
             fields["starts_at"] = now_ms()
             pid = solo.pid or ""

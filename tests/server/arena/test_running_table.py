@@ -14,14 +14,15 @@ from server.arena.standings import known
 from server.arena.table import RunningTable
 from server.clock import now_ms
 from server.store import arenas
-from tests.inproc import serving, settings
-from tests.waits import until
+from tests.helpers.inproc import serving, settings
+from tests.helpers.waits import until
 
 PLAYERS = [f"p{i}" for i in range(12)]
 
 
 def a_race(rng: random.Random, n: int, at: int) -> Race:
-    """A race of 2 to 4 random players, some finishing."""
+    """A race of 2 to 4 random players, some finishing, some absent (not finished), some
+    of one household."""
     pids = rng.sample(PLAYERS, rng.randint(2, 4))
     places = list(range(1, len(pids) + 1))
     racers = []
@@ -36,6 +37,8 @@ def a_race(rng: random.Random, n: int, at: int) -> Race:
                 pledged=rng.random() < 0.3,
                 kept=rng.random() < 0.7,
                 name=pid.upper(),
+                absent=not finished and rng.random() < 0.5,
+                home=1 if rng.random() < 0.2 else 0,
             )
         )
     return Race(f"R{n}/1", at, tuple(racers))
@@ -145,6 +148,8 @@ def record_of(race: Race) -> dict[str, object]:
                 "time_ms": r.time_ms,
                 "pledged": r.pledged,
                 "kept": r.kept,
+                "absent": r.absent,
+                "home": r.home,
             }
             for r in race.racers
         ],

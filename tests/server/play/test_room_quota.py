@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 
 from server.ranked.ratings import address_mark
 from server.store.keys import Keys
-from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 ADDRESS = "198.18.250.7"
 

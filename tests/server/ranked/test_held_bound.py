@@ -17,8 +17,8 @@ import redis.asyncio as aioredis
 from server.clock import now_ms
 from server.ranked.holds import Holds
 from server.store.keys import Keys
-from tests.serverproc import FAST, ServerProc, redis_url, running_server
-from tests.waits import until
+from tests.helpers.serverproc import FAST, ServerProc, redis_url, running_server
+from tests.helpers.waits import until
 
 TOKEN = "admin-" + secrets.token_hex(12)
 MOST = 5
