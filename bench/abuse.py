@@ -52,8 +52,8 @@ from server.clock import now_ms  # noqa: E402
 from server.engine import Board  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
 from server.store import arenas  # noqa: E402
-from tests.inproc import serving, settings  # noqa: E402
-from tests.serverproc import ServerProc, WsClient, free_port, start_server  # noqa: E402
+from tests.helpers.inproc import serving, settings  # noqa: E402
+from tests.helpers.serverproc import ServerProc, WsClient, free_port, start_server  # noqa: E402
 
 CODE = "SH1-C4-AAAAAAB"
 ADDRESS = "198.18.77.7"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING
 
-from tests.serverproc import FAST, drop_keys, redis_url, running_server
-from tests.web.pages import js_errors, new_page, shoot, wait_ready
+from tests.helpers.pages import js_errors, new_page, shoot, wait_ready
+from tests.helpers.serverproc import FAST, drop_keys, redis_url, running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -15,7 +15,14 @@ from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.serverproc import FAST, REVIEW_OFF, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.serverproc import (
+    FAST,
+    REVIEW_OFF,
+    ServerProc,
+    WsClient,
+    redis_url,
+    running_server,
+)
 
 ARGS = [
     *FAST,

@@ -126,12 +126,13 @@ async def test_the_old_rules_timing_attack_is_held_at_the_defaults() -> None:
         assert result["replay_id"] == replay_id(snap["room_id"], 1, bot.player_id)
         status, board = get(dep.server, f"/api/daily/{dep.date}/leaderboard")
         assert status == 200 and board["finishers"] == 0 and board["entries"] == []
-        # Without --admin-token there is no operator's route at all, whatever the token.
+        # Without --admin-token there is no operator's route at all, whatever the token (a
+        # POST answers as on any path: 405).
         for token in (None, TOKEN, "x" * 20):
             assert admin(dep.server, "GET", "/api/admin/held", token)[0] == 404
             assert (
                 admin(dep.server, "POST", f"/api/admin/clear/{result['replay_id']}", token)[0]
-                == 404
+                == 405
             )
         await bot.close()
 
@@ -178,11 +179,12 @@ async def test_a_solver_line_at_a_persons_pace_is_held_until_an_operator_acts(
     me = next(p for p in again["players"] if p["player_id"] == ann.player_id)
     assert me["time_ms"] == fin["time_ms"]
 
-    # The operator's routes answer the token alone: anyone else gets a 404.
+    # The operator's routes answer the token alone: anyone else gets what any path answers
+    # (GET: 404; POST: 405).
     for token in (None, "x" * 24, TOKEN + "x", TOKEN[:-1]):
         status, text = admin(srv, "GET", "/api/admin/held", token)
         assert status == 404 and "held" not in str(text)
-        assert admin(srv, "POST", f"/api/admin/clear/{rid}", token)[0] == 404
+        assert admin(srv, "POST", f"/api/admin/clear/{rid}", token)[0] == 405
     held = await until_held(srv, ann.player_id)
     assert held["result"] == rid and held["kind"] == "daily" and held["replay"].endswith(rid)
     score = held["score"]
@@ -280,6 +282,7 @@ async def test_the_command_line_operator(scaled: Deployment) -> None:
         "offset": 0,
         "limit": 50,
         "next_offset": None,
+        "next_after": None,
     }
     assert get(srv, f"/api/daily/{scaled.date}/leaderboard")[1]["finishers"] == 0
 
