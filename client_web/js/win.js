@@ -37,6 +37,7 @@ export class Wins {
     this.asked = new Set();
     this.asking = 0;
     this.celebrated = new Set();
+    this.closed = new Set(); // "room/round" of the banners closed (a pill opens them again)
     this.solo = new Map(); // "room/round" -> the `solo_stats` of a solo win
     // Our foundations after each of our moves, for the share card (this room and round).
     this.samples = { key: null, list: [] };
@@ -92,7 +93,12 @@ export class Wins {
       ? `<button class="btn small" data-win="rematch">${esc(t("act.rematch"))}</button>` : "";
     const on = soundOn();
     if (g.mode === "daily") this.learn();
+    // Closed, the banner is one small button that opens it again: nothing over the table.
+    if (this.closed.has(this.key())) {
+      return `<div class="banner won win closed"><button class="btn small" data-win="open" aria-expanded="false">★ ${esc(text)}</button></div>`;
+    }
     return `<div class="banner won win">
+      <button class="btn small banner-close" data-win="close" aria-expanded="true" aria-label="${esc(t("act.close"))}" title="${esc(t("act.close"))}">×</button>
       <span class="win-title">★ ${esc(text)}</span>
       ${this.perfectHtml()}
       <span class="win-actions">
@@ -214,6 +220,11 @@ export class Wins {
     if (what === "sound") {
       setSound(!soundOn());
       g.changed("win", null);
+    } else if (what === "close" || what === "open") {
+      if (what === "close") this.closed.add(this.key());
+      else this.closed.delete(this.key());
+      g.changed("win", null);
+      document.querySelector(`.banners [data-win="${what === "close" ? "open" : "close"}"]`)?.focus();
     } else if (what === "share") {
       share(this.line(), shareLink(g.mode, g.daily, g.code), this.card());
     } else if (what === "rematch") {
