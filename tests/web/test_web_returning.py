@@ -204,3 +204,30 @@ def test_newcomers_done_for_today_and_a_held_result(
     old.wait_for_function("location.hash === '#/player'")
     for page in pages.values():
         assert js_errors(page) == []
+
+
+def test_a_solo_share_links_to_its_deal_and_a_game_given_up_has_no_time(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser, name="Sol", width=1366, height=768)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(web_server.http_url + "/#/play")
+    wait_ready(page)
+    page.locator('[data-act="new"]').click()
+    page.wait_for_function("!!seahaven.game.me()?.legal")
+    code = page.evaluate("seahaven.game.code")
+    send_line(page, list(solve(Board.from_code(code), timeout=20).moves))
+    page.locator('.banner.won [data-win="share"]').click()
+    page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('#/play/'))")
+    shared = page.evaluate("navigator.clipboard.readText()")
+    assert shared.rstrip().endswith(f"#/play/{code}"), shared
+    assert "each square an eighth of your time" in page.locator('[data-k="legend"]').inner_text()
+    # A game given up: its clock says "–", not a stopped 0:00.0.
+    page.locator('.banner.won [data-win="next"]').click()
+    page.wait_for_function(f"seahaven.game.code && seahaven.game.code !== '{code}'")
+    page.wait_for_function("!!seahaven.game.me()?.legal")
+    page.on("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Give up").click()
+    page.wait_for_function("seahaven.game.me()?.status === 'gave_up'")
+    page.wait_for_function("document.querySelector('[data-k=\"time\"]').textContent === '–'")
+    assert js_errors(page) == []
