@@ -86,7 +86,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
     dave = new_page(browser)  # new here: asked for a name first
     dave.goto(link)
     dave.get_by_label("Your name").fill("Dave")
-    dave.get_by_role("button", name="Join").click()
+    dave.get_by_role("button", name="Accept").click()
     dave.wait_for_function("seahaven.game.role === 'spectator'", timeout=10_000)
     assert dave.url.endswith(f"#/watch/{room}")
     dave.context.close()

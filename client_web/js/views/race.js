@@ -77,20 +77,27 @@ export class RaceView {
     this.app.net.send("join", { room, role: "player" });
   }
 
+  /** An invite's page for someone new: who invites, the level, rated or not and who is in
+   * (`GET /api/room/ID/invite`), their name, Accept or Decline. */
   askName(room) {
     this.topEl.dataset.mode = "ask";
     this.topEl.innerHTML = "";
     const el = html(`
-      <form class="card-panel">
+      <form class="card-panel invite-card" data-k="invite">
         <h2></h2>
+        <ul class="invite-terms" data-k="terms"></ul>
         <div class="row">
           <label><span data-i18n="race.yourName"></span>
             <input class="field" name="name" maxlength="24" autocomplete="nickname" required></label>
-          <button class="btn primary" data-i18n="act.join"></button>
+        </div>
+        <div class="row">
+          <button class="btn primary" data-i18n="invite.accept"></button>
+          <a class="btn" href="#/play" data-i18n="invite.decline"></a>
         </div>
       </form>`);
     el.querySelector("h2").textContent = t("race.room", { room });
     this.topEl.append(el);
+    this.invite(room, el);
     const input = el.querySelector('[name="name"]');
     input.value = playerName();
     input.select();
@@ -103,6 +110,25 @@ export class RaceView {
       this.topEl.dataset.mode = "";
       this.join(room);
     };
+  }
+
+  /** Fill an invite's page with what the server says of its room. */
+  async invite(room, el) {
+    let info = null;
+    try {
+      const res = await fetch(`/api/room/${encodeURIComponent(room)}/invite`, { cache: "no-cache" });
+      info = res.ok ? await res.json() : null;
+    } catch { /* offline: the room's id alone */ }
+    if (!el.isConnected) return;
+    if (!info) {
+      el.querySelector('[data-k="terms"]').textContent = t("invite.gone");
+      return;
+    }
+    el.querySelector("h2").textContent = info.host ? t("invite.title", { host: info.host }) : t("invite.titleNoHost");
+    const level = t({ 4: "level.easy", 2: "level.medium", 1: "level.hard" }[info.cells] || "level.easy");
+    const terms = [level, t(info.rated ? "rating.on" : "rating.off")];
+    if (info.racers.length) terms.push(t("invite.in", { names: info.racers.join(", ") }));
+    el.querySelector('[data-k="terms"]').innerHTML = terms.map((x) => `<li>${esc(x)}</li>`).join("");
   }
 
   hide() {
