@@ -234,8 +234,9 @@ export class Wins {
         location.hash = "#/daily"; // the other deal of the day, or the leaderboard
       } else if (g.mode === "race") {
         if (!app.mayLeave()) return; // others still race: leaving ends our part in it
+        const arena = app.arena?.joined && app.arena.room === g.roomId ? app.arena.id : null;
         app.leaveRoom();
-        location.hash = "#/race";
+        location.hash = arena ? `#/arena/${encodeURIComponent(arena)}` : "#/race"; // back in the pool
       } else {
         if (location.hash !== "#/play") location.hash = "#/play";
         app.views.play.start({ cells: g.cells });

@@ -3,22 +3,34 @@
 // pledge, "back in the pool" between races with the standings beside it, and the podium.
 // The races themselves are the race view's (the app shows each when it begins).
 
-import { t } from "../i18n.js";
+import { t, locale } from "../i18n.js";
 import { html, esc, setText, who } from "../dom.js";
 import { toast, announce } from "../notify.js";
 
 const LEVELS = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
 
 /** The minutes and seconds of `ms` (never below 0). */
-function clock(ms) {
+export function clock(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+/** When an arena starts: a countdown within the hour, else the clock time in the player's
+ * time zone and language ("Starts at 14:00", with the day when it is not today). */
+function startsText(starts, now) {
+  if (starts - now < 3_600_000) return t("arena.startsInClock", { time: clock(starts - now) });
+  const at = new Date(starts);
+  const today = new Date(now).toDateString() === at.toDateString();
+  const opts = today ? { hour: "2-digit", minute: "2-digit" }
+    : { weekday: "short", hour: "2-digit", minute: "2-digit" };
+  return t("arena.startsAt", { time: new Intl.DateTimeFormat(locale(), opts).format(at) });
+}
+
 /** A standings table: rank, name, points, streak (the fire), races; our own line marked. */
 export function standingsTable(lines, me, you = null) {
-  const rows = [...lines];
-  if (you && !rows.some((x) => x.player_id === you.player_id)) rows.push(you);
+  // Only players who raced are numbered: a player yet to race is no place on the table.
+  const rows = lines.filter((x) => x.races > 0);
+  if (you && you.races > 0 && !rows.some((x) => x.player_id === you.player_id)) rows.push(you);
   if (!rows.length) return `<p class="muted" data-i18n="arena.noRaces"></p>`;
   return `<table class="arena-table">
     <thead><tr><th data-i18n="arena.rank"></th><th data-i18n="arena.name"></th>
@@ -201,7 +213,7 @@ export class ArenaView {
       const clockEl = this.el.querySelector(".arena-clock");
       if (!clockEl || !info) return;
       setText(clockEl, info.phase === "over" ? ""
-        : a.left() > 0 ? t("arena.startsInClock", { time: clock(a.left()) })
+        : a.left() > 0 ? startsText(info.starts_at, info.starts_at - a.left())
         : a.left(true) > 0 ? t("arena.endsInClock", { time: clock(a.left(true)) })
         : t("arena.lastRaces"));
       return;
@@ -211,7 +223,7 @@ export class ArenaView {
       const starts = Number(row.dataset.starts);
       const ends = Number(row.dataset.ends);
       setText(row.querySelector(".arena-when"), now < starts
-        ? t("arena.startsInClock", { time: clock(starts - now) })
+        ? startsText(starts, now)
         : t("arena.endsInClock", { time: clock(ends - now) }));
     }
   }

@@ -12,6 +12,7 @@ import { playerName, setPlayerName, nameChosen } from "../player.js";
 import { quickEntry, quickRace, QuickWait } from "./quickpanel.js";
 import { RatingsTable, ratingCell, provisionalNote } from "./ratings.js";
 import { parLine, perfectMark } from "../win.js";
+import { clock as arenaClock } from "./arena.js";
 
 /**
  * The invite link of a room: the server's (`/?room=ID`) made absolute, or the same link made
@@ -44,6 +45,7 @@ export class RaceView {
     this.joining = null;
     this.wait = null;
     this.offQuick = app.quick.onChange(() => this.refresh());
+    this.arenaTimer = setInterval(() => this.tickArena(), 500);
     if (room) {
       // Too late to race: watch instead.
       this.offError = app.net.on("error", (m) => {
@@ -132,6 +134,7 @@ export class RaceView {
   }
 
   hide() {
+    clearInterval(this.arenaTimer);
     this.offError?.();
     this.offGone?.();
     this.offQuick?.();
@@ -279,6 +282,21 @@ export class RaceView {
     if (playerName() !== before && !this.app.game.roomId) this.app.net.greet();
   }
 
+  /** In an arena's race, the arena's clock (HTML; ticked by tick()). */
+  arenaClock(g) {
+    const a = this.app.arena;
+    if (!a.joined || !a.info || a.room !== g.roomId) return "";
+    return ` <a class="chip arena-clock-chip" href="#/arena/${encodeURIComponent(a.id)}" data-k="arena-clock"></a>`;
+  }
+
+  /** The arena's clock in its race: the time left, or that the last races finish. */
+  tickArena() {
+    const el = this.topEl?.querySelector('[data-k="arena-clock"]');
+    if (!el) return;
+    const left = this.app.arena.left(true);
+    setText(el, left > 0 ? t("arena.raceClock", { time: arenaClock(left) }) : t("arena.lastRaces"));
+  }
+
   drawRoom() {
     const app = this.app;
     const g = app.game;
@@ -308,6 +326,8 @@ export class RaceView {
       actions = isHost
         ? `<button class="btn primary" data-act="start">${esc(t("act.start"))}</button>`
         : `<span class="muted">${esc(t("race.waitHost"))}</span>`;
+    } else if (g.state === "done" && g.paired && app.arena.joined && app.arena.room === g.roomId) {
+      actions = `<a class="btn primary" href="#/arena/${encodeURIComponent(app.arena.id)}">${esc(t("arena.backToArena"))}</a>`;
     } else if (g.state === "done" && g.paired) {
       actions = `<button class="btn primary" data-act="again">${esc(t("quick.again"))}</button>`;
     } else if (g.state === "done") {
@@ -322,7 +342,7 @@ export class RaceView {
     this.topEl.innerHTML = `
       <div class="card-panel room${strip}">
         <div class="row room-head" style="justify-content:space-between">
-          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}${g.rated ? ` <span class="chip rated">${esc(t("rating.chip"))}</span>` : ""}</h2>
+          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}${g.rated ? ` <span class="chip rated">${esc(t("rating.chip"))}</span>` : ""}${this.arenaClock(g)}</h2>
           <div class="row">
             <button class="btn small" data-act="copywatch">${esc(t("race.copyWatchLink"))}</button>
             <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>
