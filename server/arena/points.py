@@ -99,6 +99,7 @@ class Racer:
         pledged: they pledged no take-backs at the race's start.
         kept: the pledge held (the race's log has no undo of theirs).
         name: their name, for the tables.
+        held: their finish is held for review (it counts as not finished until cleared).
     """
 
     pid: str
@@ -107,6 +108,7 @@ class Racer:
     pledged: bool = False
     kept: bool = True
     name: str = ""
+    held: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +168,13 @@ def add(line: Line, racer: Racer, racers: int) -> Line:
         wins=line.wins + (1 if won else 0),
         time_ms=line.time_ms + ((racer.time_ms or 0) if racer.place is not None else 0),
     )
+
+
+def held_races(races: Iterable[Race], pid: str) -> int:
+    """How many of a player's races (each as last recorded) hold their finish for review:
+    told to that player alone, beside their own line."""
+    last = {race.race: race for race in races}
+    return sum(1 for race in last.values() for r in race.racers if r.pid == pid and r.held)
 
 
 def order_key(line: Line) -> tuple[int, bool, int, str]:

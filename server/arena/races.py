@@ -34,6 +34,7 @@ def race_of(record: dict[str, Any]) -> Race:
                 bool(r["pledged"]),
                 bool(r["kept"]),
                 str(r.get("name") or ""),
+                "pending" in r,
             )
             for r in record["racers"]
         ),

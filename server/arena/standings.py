@@ -18,7 +18,7 @@ from ..context import Context, Kept
 from ..net import wire
 from ..net.member import Member
 from ..store import arenas
-from .points import Line, Race, podium, standings
+from .points import Line, Race, held_races, podium, standings
 from .races import race_of
 
 #: Lines of the standings a push carries.
@@ -121,6 +121,8 @@ def send_standings(entry: Known, arena: str, conn: Member, now: int) -> int:
     top = [line_json(x) for x in entry.table[:TOP]]
     mine = table_line(entry, conn.pid or "")
     you = line_json(mine) if mine is not None and mine.races > 0 else None
+    if you is not None:  # a finish held for review: its player alone is told (issue 34)
+        you["held"] = held_races(entry.races, conn.pid or "")
     text = wire.arena_standings(
         arena,
         phase_of(entry.fields, now),

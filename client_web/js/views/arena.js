@@ -26,6 +26,11 @@ function startsText(starts, now) {
   return t("arena.startsAt", { time: new Intl.DateTimeFormat(locale(), opts).format(at) });
 }
 
+/** Our own races held for review, beside our line (the server tells us alone). */
+function held(n) {
+  return ` <span class="held-mark" data-k="held" title="${esc(t("arena.heldExplain"))}">${esc(t("arena.held", { n }))}</span>`;
+}
+
 /** A standings table: rank, name, points, streak (the fire), races; our own line marked. */
 export function standingsTable(lines, me, you = null) {
   // Only players who raced are numbered: a player yet to race is no place on the table.
@@ -36,7 +41,7 @@ export function standingsTable(lines, me, you = null) {
     <thead><tr><th data-i18n="arena.rank"></th><th data-i18n="arena.name"></th>
       <th data-i18n="arena.points"></th><th data-i18n="arena.streak"></th><th data-i18n="arena.races"></th></tr></thead>
     <tbody>${rows.map((x) => `<tr${x.player_id === me ? ' class="me"' : ""}>
-      <td>${x.rank}</td><td>${who(x.name, x.player_id)}</td><td>${x.points}</td>
+      <td>${x.rank}</td><td>${who(x.name, x.player_id)}${x.player_id === me && you?.held ? held(you.held) : ""}</td><td>${x.points}</td>
       <td>${x.fire ? `<span class="fire" title="${esc(t("arena.fire"))}">×2</span> ` : ""}${x.streak}</td>
       <td>${x.races}</td></tr>`).join("")}</tbody></table>`;
 }
