@@ -31,9 +31,10 @@
   their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 - ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
   recent first): room id, cells, state, racers with their progress and rating,
-  spectators; never a code, a board or a private room; and ``featured``, the running one
-  with the highest ratings among those whose racers are all established (no provisional
-  player). Answers are kept for a second per instance.
+  spectators, the arena of an arena's race (``arena``: its id, else null); never a code,
+  a board or a private room; and ``featured``, the running one with the highest ratings
+  among those whose racers are all established (no provisional player). Answers are kept
+  for a second per instance.
 - ``GET /api/room/ID/invite``: what an invite link's page shows before joining: ``{room_id,
   host, cells, rated, state, arena, racers}`` (the host's and the racers' names; never the
   deal); 404 ``room_not_found``.

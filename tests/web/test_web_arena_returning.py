@@ -75,6 +75,11 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     cy.wait_for_function("!!seahaven.arena.standings")
     assert cy.locator(".arena-table").count() == 0
     assert "No race has finished yet." in cy.locator(".arena-lines").inner_text()
+    # On Watch, the race is named by its arena, not as a bare room.
+    cy.goto(base + "#/watch")
+    listed = cy.locator(f'.live-room[data-room="{ann.evaluate("seahaven.game.roomId")}"]')
+    listed.wait_for(timeout=10_000)
+    assert listed.locator(".live-head b").inner_text() == "Arena race"
     # The arena's clock is in the race.
     chip = ann.locator('[data-k="arena-clock"]')
     chip.wait_for()
