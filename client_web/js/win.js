@@ -65,6 +65,14 @@ export class Wins {
       this.solo.set(this.key(), m);
       app.game.changed("win", null);
     });
+    // A rematch in one click: the room back in its lobby with its new deal, the host's
+    // page starts it at once (everyone still in the room gets the countdown).
+    this.rematching = null;
+    app.net.on("room", (m) => {
+      if (this.rematching !== m.room_id || m.state !== "lobby" || m.host !== app.net.playerId) return;
+      this.rematching = null;
+      app.net.send("start");
+    });
     document.addEventListener("click", (ev) => {
       const button = ev.target.closest?.("[data-win]");
       if (button) this.act(button.dataset.win);
@@ -214,6 +222,13 @@ export class Wins {
     }
   }
 
+  /** The host's rematch: a new deal in the room, started as soon as the room is back in
+   * its lobby (one click, not two). */
+  rematch() {
+    this.rematching = this.app.game.roomId;
+    this.app.net.send("rematch");
+  }
+
   act(what) {
     const app = this.app;
     const g = app.game;
@@ -228,7 +243,7 @@ export class Wins {
     } else if (what === "share") {
       share(this.line(), shareLink(g.mode, g.daily, g.code), this.card());
     } else if (what === "rematch") {
-      app.net.send("rematch");
+      this.rematch();
     } else if (what === "next") {
       if (g.mode === "daily") {
         location.hash = "#/daily"; // the other deal of the day, or the leaderboard

@@ -375,7 +375,7 @@ export class RaceView {
     if (rated) rated.onchange = () => app.net.send("rated", { rated: rated.checked });
     on("again", () => quickRace(app, g.cells)); // leaves this room, queues for the same level
     on("start", () => app.net.send("start"));
-    on("rematch", () => app.net.send("rematch"));
+    on("rematch", () => app.wins.rematch()); // started at once: one click
     on("copyinvite", () => copyText(link));
     on("copywatch", () => copyText(watchLink(g))); // a racer cannot also watch the race
     on("leave", () => {
