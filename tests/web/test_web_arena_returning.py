@@ -75,9 +75,20 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     cy.wait_for_function("!!seahaven.arena.standings")
     assert cy.locator(".arena-table").count() == 0
     assert "No race has finished yet." in cy.locator(".arena-lines").inner_text()
+    # The arena's page shows its leading race live: its racers' progress, and the way to
+    # its boards on Watch.
+    room = ann.evaluate("seahaven.game.roomId")
+    leading = cy.locator('[data-k="arena-live"]')
+    leading.wait_for(timeout=10_000)
+    assert "Ann" in leading.inner_text() and "Ben" in leading.inner_text()
+    assert leading.locator("a.live-room").get_attribute("href") == f"#/watch/{room}"
+    for suffix, width, height in SIZES:
+        resize(cy, width, height)
+        cy.screenshot(path=str(SCREENSHOTS / f"arena-live{suffix}.png"))
+    resize(cy, 1366, 768)
     # On Watch, the race is named by its arena, not as a bare room.
     cy.goto(base + "#/watch")
-    listed = cy.locator(f'.live-room[data-room="{ann.evaluate("seahaven.game.roomId")}"]')
+    listed = cy.locator(f'.live-room[data-room="{room}"]')
     listed.wait_for(timeout=10_000)
     assert listed.locator(".live-head b").inner_text() == "Arena race"
     # The arena's clock is in the race.

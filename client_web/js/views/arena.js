@@ -6,6 +6,7 @@
 import { t, locale } from "../i18n.js";
 import { html, esc, setText, who } from "../dom.js";
 import { toast, announce } from "../notify.js";
+import { ArenaLive } from "./arenalive.js";
 
 const LEVELS = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
 
@@ -63,6 +64,8 @@ export class ArenaView {
   }
 
   hide() {
+    this.live?.stop();
+    this.live = null;
     this.off?.();
     clearInterval(this.timer);
     this.timer = null;
@@ -150,6 +153,7 @@ export class ArenaView {
         <section class="card-panel arena-podium" hidden aria-labelledby="arena-podium-title">
           <h2 id="arena-podium-title" data-i18n="arena.podium"></h2><ol class="podium"></ol>
         </section>
+        <section class="card-panel arena-live" hidden data-k="arena-live"></section>
         <section class="card-panel arena-standings" aria-labelledby="arena-standings-title">
           <h2 id="arena-standings-title" data-i18n="arena.standings"></h2><div class="arena-lines"></div>
         </section>
@@ -162,6 +166,9 @@ export class ArenaView {
     const pledge = this.el.querySelector('[name="pledge"]');
     pledge.checked = app.arena.pledging;
     pledge.onchange = () => app.arena.setPledging(pledge.checked);
+    // Its leading race, live (as the Watch list shows it).
+    this.live?.stop();
+    this.live = new ArenaLive(this.el.querySelector('[data-k="arena-live"]'), this.id);
     // In it already (back from a race), or only looking: the standings either way.
     if (!(app.arena.joined && app.arena.id === this.id)) app.online(() => app.arena.watch(this.id));
     this.drawArena();
