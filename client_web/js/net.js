@@ -231,9 +231,11 @@ export class Net extends Emitter {
           return;
         }
         if (msg.code === "bad_token" && this.state !== "open" && !this.room) {
-          // A stale token from an old session: say hello as a new player.
+          // A stale token from an old session (or signed out everywhere): say hello as a new
+          // player, and say so (app.js).
           this.token = null;
           localStorage.removeItem(TOKEN_KEY);
+          this.emit("signed_out", msg);
           this.greet();
           return;
         }

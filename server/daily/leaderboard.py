@@ -375,8 +375,8 @@ class Leaderboard:
         found = await self.daily.standing(pids, KIND_CELLS[kind])
         return {
             pid
-            for pid, (games, days) in zip(pids, found, strict=True)
-            if not self.bar.met(games, days)
+            for pid, (games, days, rivals) in zip(pids, found, strict=True)
+            if not self.bar.met(games, days, rivals)
         }
 
     async def new_with_this_day(self, kind: str, pid: str) -> bool:
@@ -384,8 +384,8 @@ class Leaderboard:
         finish being reviewed would add its day)."""
         if self.bar is None:
             return False
-        games, days = (await self.daily.standing([pid], KIND_CELLS[kind]))[0]
-        return not self.bar.met(games, days + 1)
+        games, days, rivals = (await self.daily.standing([pid], KIND_CELLS[kind]))[0]
+        return not self.bar.met(games, days + 1, rivals)
 
     async def _entries(
         self,

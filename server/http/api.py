@@ -47,8 +47,9 @@
   variant (``solo``: games, wins, streaks, best time, fewest moves, the last 30 games; the
   player's own solo play, public like the daily results, holding no deal and no line), and
   ``perfect``: their perfect games per mode (wins in exactly a deal's proven par; each
-  ``recent`` race and daily result says whether it was one). To its owner alone,
-  ``follows``: the players they follow.
+  ``recent`` race and daily result says whether it was one): the reviewed ones (rated
+  races, ranked dailies) to anyone, the solo and unrated races' too to their owner alone.
+  To its owner alone, ``follows``: the players they follow.
 - ``?friends=1`` on the leaderboard, with ``Authorization: Bearer TOKEN``: only the players
   the token's player follows, and that player. Without a valid token: 401 ``bad_token``.
   (Friends racing now are picked by the page from ``/api/rooms/live``: public rooms only.)
@@ -304,7 +305,7 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     data["ratings"], data["public_races"] = await ratings.profile(ctx.store, pid, bar(ctx))
     data["solo"] = await records.solo.read(pid)
     data["arena"] = await arenas.player_arena(ctx.store, pid)  # the arena they are in, if any
-    data["perfect"] = await records.perfect.read(pid)
+    data["perfect"] = await records.perfect.read(pid, own=mine)
     if mine:  # whom one follows is one's own
         data["follows"] = await follows.follows(ctx.store, pid)
     return _json(200, data)
@@ -312,7 +313,8 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 def bar(ctx: Context) -> Bar:
     """What makes a player established (listed), from the settings."""
-    return Bar(ctx.settings.provisional_games, ctx.settings.provisional_days)
+    s = ctx.settings
+    return Bar(s.provisional_games, s.provisional_days, s.established_rivals)
 
 
 #: How long an instance keeps its answer of ``/api/rooms/live`` (seconds): many watchers

@@ -171,8 +171,8 @@ async def record_finish(
                 at=replay.times_ms[-1],
                 perfect=perfect,
             )
-            if kept and perfect:
-                await records.perfect.add(pid, "race")
+            if kept and perfect:  # never reviewed: the player's own count, not a public one
+                await records.perfect.add(pid, "unrated")
     return outcome
 
 

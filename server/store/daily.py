@@ -172,17 +172,20 @@ class DailyStore:
             found = await pipe.execute()
         return [None if r is None else int(r) for r in found]
 
-    async def standing(self, pids: list[str], cells: int) -> list[tuple[int, int]]:
-        """Each player's (rated races of ``cells``, days with a ranked daily), in order,
-        one pipelined read."""
+    async def standing(self, pids: list[str], cells: int) -> list[tuple[int, int, int]]:
+        """Each player's (rated races of ``cells``, days with a ranked daily, distinct
+        established rivals of ``cells``), in order, one pipelined read."""
         if not pids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for pid in pids:
-                pipe.hget(self.keys.rating(pid, cells), "games")
+                pipe.hmget(self.keys.rating(pid, cells), "games", "rivals")
                 pipe.zcard(self.keys.player_days(pid))
             found = await pipe.execute()
-        return [(int(found[2 * i] or 0), int(found[2 * i + 1] or 0)) for i in range(len(pids))]
+        return [
+            (int(found[2 * i][0] or 0), int(found[2 * i + 1] or 0), int(found[2 * i][1] or 0))
+            for i in range(len(pids))
+        ]
 
     async def is_barred(self, player_id: str) -> bool:
         """Whether an operator barred the player (:mod:`server.store.reviews` bars)."""

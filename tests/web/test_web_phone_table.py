@@ -16,9 +16,9 @@ import pytest
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc
-from tests.web.pages import js_errors, needs_chromium, new_page, send_line, wait_ready
-from tests.web.test_web_a11y import _axe
+from tests.helpers.axe import axe as _axe
+from tests.helpers.pages import js_errors, needs_chromium, new_page, send_line, wait_ready
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

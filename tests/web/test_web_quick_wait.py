@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.axe import axe as _axe
+from tests.helpers.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
     js_errors,
@@ -23,7 +23,13 @@ from tests.web.pages import (
     resize,
     wait_ready,
 )
-from tests.web.test_web_a11y import _axe
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -25,9 +25,9 @@ import redis
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.dailies import daily_deal, wait_daily
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.axe import axe as _axe
+from tests.helpers.dailies import daily_deal, wait_daily
+from tests.helpers.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
     js_errors,
@@ -37,7 +37,13 @@ from tests.web.pages import (
     send_line,
     wait_ready,
 )
-from tests.web.test_web_a11y import _axe
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -416,6 +416,9 @@ export class RaceView {
    * racer reads it before the start; a public race is always rated (a race with a bot never).
    */
   ratedBlock(g, isHost) {
+    // Racers of one network paired together (nobody else waited): said plainly, before the
+    // race and through it, since nothing between them counts.
+    if (g.household) return `<p class="household-note" role="status" data-household="1">${esc(t("rating.household"))}</p>`;
     if (g.public && g.rated) return `<p class="muted rated-note" data-rated="1">${esc(t("rating.publicNote"))}</p>`;
     if (isHost && g.state === "lobby" && !g.public) {
       return `<label class="row rated-pick"><input type="checkbox" data-act="rated"${g.rated ? " checked" : ""}>
