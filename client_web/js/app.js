@@ -155,7 +155,8 @@ class App {
     const me = g.me();
     if (g.mode === "race") {
       if (g.state === "countdown" || (g.state === "racing" && me?.status === "playing")) return "msg.confirmLeaveRace";
-      if (g.state === "racing") return "msg.confirmLeaveFinished";
+      // An arena's race has no rematch: leaving it misses its results alone.
+      if (g.state === "racing") return this.arena?.room === g.roomId ? "arena.confirmLeaveFinished" : "msg.confirmLeaveFinished";
       if (g.paired && g.state === "lobby") return "quick.confirmDodge";
     }
     if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" && me?.status === "playing") {
