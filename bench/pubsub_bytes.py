@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE.parent))
 from server.clients.bot import action_message  # noqa: E402
 from server.engine import Board  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
-from tests.serverproc import QUICK, free_port  # noqa: E402
+from tests.helpers.serverproc import QUICK, free_port  # noqa: E402
 
 #: The deals raced, one a room: four of the certified 4-cell pool (``draw`` seeded 2026).
 CODES = ("SH1-C4-AAAABBK", "SH1-C4-AAAACYC", "SH1-C4-AAAAEKR", "SH1-C4-AAAAENC")

@@ -23,6 +23,7 @@ from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from . import health
 from .arena import loop as arena_loop
 from .arena import races as arena_races
 from .cache import BoardCache, RoomCache
@@ -30,7 +31,7 @@ from .clients.bot import Bot
 from .context import Context
 from .daily.deals import certify_loop
 from .daily.services import Daily
-from .http import admin, api
+from .http import admin, api, mydata
 from .http import arenas as http_arenas
 from .http import server as http_server
 from .http.connection import HttpConnection
@@ -39,9 +40,22 @@ from .net.hub import Hub
 from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
-from .play import arenas, friends, hints, identity, leaderboard, moves, queue, rooms, solo
+from .play import (
+    arenas,
+    devices,
+    friends,
+    hints,
+    identity,
+    leaderboard,
+    moves,
+    passkeys,
+    queue,
+    rooms,
+    solo,
+)
 from .quick.pairing import pairing_loop
 from .ranked import race_review
+from .ranked.holds import expiry_loop
 from .records.services import Records
 from .review.pace import Pace, parse_bursts
 from .review.reviewer import Reviewer
@@ -80,6 +94,9 @@ HANDLER_MODULES = (
     api,
     http_arenas,
     admin,
+    devices,
+    passkeys,
+    mydata,
 )
 
 
@@ -149,7 +166,7 @@ def build_context(
             keep_s,
             records.perfect,
             settings.daily_key,
-            Bar(settings.provisional_games, settings.provisional_days),
+            Bar(settings.provisional_games, settings.provisional_days, settings.established_rivals),
         ),
         records=records,
         reviews=Reviews(redis, keys, keep_s),
@@ -342,6 +359,9 @@ def start_tasks(ctx: Context) -> None:
     ctx.spawn(arena_loop.arena_loop(ctx))
     ctx.spawn(race_review.resettle_loop(ctx, arena_races.resettle))
     ctx.spawn(watch_loop(ctx.metrics))
+    ctx.spawn(health.memory_loop(ctx))
+    settings = ctx.settings
+    ctx.spawn(expiry_loop(admin.operator(ctx), settings.held_max, settings.held_days))
     ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
 
 

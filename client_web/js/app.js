@@ -83,7 +83,9 @@ class App {
       if (m.code === "already_queued") return; // the quick race asks again (quick.js)
       // A refused game code: the server's words say exactly what is wrong with it.
       const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
-      toast(errorText(m.code, m.message) + detail);
+      // A refusal for a while (slow_down) says when to come back, in whole minutes.
+      const minutes = Math.max(1, Math.ceil(Number(m.retry_s || 0) / 60));
+      toast(errorText(m.code, m.message, { minutes }) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
@@ -175,6 +177,11 @@ class App {
       return;
     }
     const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    if (parts[0] === "claim") { // a transfer code's link: sign in on the player page
+      this.claimCode = parts[1] || "";
+      location.replace("#/player");
+      return;
+    }
     const name = this.views[parts[0]] ? parts[0] : "play";
     // A link (or Back) out of a running race asks first; "no" stays in the race, "yes"
     // leaves it (the page is not left showing a race that runs on without us).

@@ -42,6 +42,7 @@ export class Game {
     this.codeTyped = false;
     this.public = false; // listed on the Watch page (never watched live)
     this.rated = false; // the race changes the racers' ratings
+    this.household = false; // the pairing put racers of one address together: counts nothing between them
     this.paired = false; // made by the quick race queue: no host, the server starts it
     this.ratings = null; // after a rated race: {round, cells, changes: [{player_id, rating, change ...}]}
     this.watch = "live"; // what spectators see during the race: live, delayed, progress
@@ -139,6 +140,7 @@ export class Game {
     this.public = Boolean(m.public);
     this.rated = Boolean(m.rated);
     this.paired = Boolean(m.paired);
+    this.household = Boolean(m.household);
     this.watch = m.watch;
     this.delayS = m.delay_s;
     this.cells = m.cells;

@@ -8,7 +8,7 @@ import { t, formatTime } from "./i18n.js";
 import { esc } from "./dom.js";
 import { announce } from "./notify.js";
 import { celebrate, soundOn, setSound } from "./celebrate.js";
-import { dailyLine, raceLine, soloLine, share, shareLink, progressCard } from "./share.js";
+import { dailyLine, raceLine, soloLine, share, shareLink, progressCard, rememberCard, rememberedCard } from "./share.js";
 
 async function getJSON(url) {
   const res = await fetch(url, { cache: "no-cache" });
@@ -99,6 +99,7 @@ export class Wins {
         <button class="btn small primary" data-win="next">${esc(t("win.next"))}</button>
         ${rematch}
         <button class="btn small" data-win="share">${esc(t("win.share"))}</button>
+        <a class="btn small" href="#/player" data-k="stats-link">${esc(t("stats.open"))}</a>
         <button class="btn small" data-win="sound" aria-pressed="${on}"
           title="${esc(t(on ? "win.soundOn" : "win.soundOff"))}">${on ? "🔊" : "🔇"} ${esc(t("win.sound"))}</button>
       </span>
@@ -134,10 +135,17 @@ export class Wins {
     return `<span class="win-records" data-k="solo-records">${chips.map((c) => `<span class="chip">${esc(c)}</span>`).join("")}</span>`;
   }
 
-  /** The share card of our win (emoji: the foundations over time), or null (a reload). */
+  /** The share card of our win (emoji: the foundations over time), or null (a reload of
+   * a race or solo game). A daily win's is kept on this device all day: a reload, and the
+   * Daily page's result card, share it too. */
   card() {
-    const me = this.app.game.me();
-    return this.samples.key === this.key() ? progressCard(this.samples.list, me?.time_ms) : null;
+    const g = this.app.game;
+    const me = g.me();
+    const daily = g.mode === "daily" ? g.daily : null;
+    if (this.samples.key !== this.key()) return daily ? rememberedCard(daily.date, daily.kind) : null;
+    const card = progressCard(this.samples.list, me?.time_ms);
+    if (daily && card && daily.attempt === "ranked") rememberCard(daily.date, daily.kind, card);
+    return card;
   }
 
   /** The card on the page: the same squares drawn in CSS (no emoji font needed to see
@@ -150,7 +158,8 @@ export class Wins {
       const [suit, squares] = [row[0], [...row.slice(2)]];
       return `<span class="win-row"><b>${suit}</b>${squares.map((q) => `<i data-level="${level[q]}"></i>`).join("")}</span>`;
     }).join("");
-    return `<div class="win-card" role="img" aria-label="${esc(t("share.cardLabel"))}" data-card="${esc(card)}">${rows}</div>`;
+    return `<div class="win-card" role="img" aria-label="${esc(t("share.cardLabel"))}" data-card="${esc(card)}">${rows}</div>
+      <p class="win-legend" data-k="legend">${esc(t("share.legend"))}</p>`;
   }
 
   /** The line to share: time, moves and place; never the code or the moves played. */
@@ -206,7 +215,7 @@ export class Wins {
       setSound(!soundOn());
       g.changed("win", null);
     } else if (what === "share") {
-      share(this.line(), shareLink(g.mode, g.daily), this.card());
+      share(this.line(), shareLink(g.mode, g.daily, g.code), this.card());
     } else if (what === "rematch") {
       app.net.send("rematch");
     } else if (what === "next") {

@@ -155,9 +155,10 @@ async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
     over = entry.fields.get("over") == "1"
     if not over and now >= starts and await arenas.lease(ctx.store, arena, ctx.instance_id):
         if now < ends:
-            groups = await arenas.pair(ctx.store, arena, now, ctx.settings.arena_pair_ms, ends)
+            fourth = ctx.settings.arena_pair_ms
+            groups = await arenas.pair_marked(ctx.store, arena, now, fourth, ends)
             cells = int(entry.fields["cells"])
-            await asyncio.gather(*(make_room(ctx, arena, cells, g, ends) for g in groups))
+            await asyncio.gather(*(make_room(ctx, arena, cells, g, ends, h) for g, h in groups))
         if now >= ends or time.monotonic() - entry.swept > 2:
             entry.swept = time.monotonic()
             open_races = await sweep(ctx, arena)
@@ -171,11 +172,14 @@ async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
     push(ctx, arena, entry, now)
 
 
-async def make_room(ctx: Context, arena: str, cells: int, group: list[str], ends: int) -> str:
-    """A public, rated room on a certified deal for a group of the arena."""
+async def make_room(
+    ctx: Context, arena: str, cells: int, group: list[str], ends: int, household: bool = False
+) -> str:
+    """A public, rated room on a certified deal for a group of the arena (a ``household``'s:
+    its snapshot says the race counts no point between them)."""
     code = draw_open(cells, await ctx.daily.deals.running()).code
     room = await membership.new_room(
-        ctx, Mode.RACE, code, cells, public=True, paired=True, arena=arena
+        ctx, Mode.RACE, code, cells, public=True, paired=True, arena=arena, household=household
     )
     await listing.list_room(ctx.store, room, now_ms())
     await pairing.start_later(ctx, room)
@@ -325,7 +329,7 @@ async def final(ctx: Context, arena: str, entry: Known, wait_s: float) -> None:
     await asyncio.sleep(wait_s)
     now = now_ms()
     entry.pushed_at = time.monotonic()
-    board = [line_json(x) for x in podium(entry.table)]
+    board = [line_json(x) for x in podium(entry.running.top(3))]  # raced come first
     for conn in sockets_of(ctx, arena):
         send_standings(entry, arena, conn, now)
         mine = table_line(entry, conn.pid or "")

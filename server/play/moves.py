@@ -296,6 +296,8 @@ async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
     outcome = await record_finish(ctx, move.room, move.round, move.pid, rank, move.perfect)
+    # A game alone, won and kept (replay, statistics): its events and logs go in minutes.
+    await ctx.store.let_go_alone(move.room, move.round, move.pid, ctx.settings.finished_room_ttl)
     if isinstance(outcome, Counted):
         if outcome.counted:  # the player alone hears which records the win set
             records = [

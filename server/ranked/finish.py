@@ -171,8 +171,8 @@ async def record_finish(
                 at=replay.times_ms[-1],
                 perfect=perfect,
             )
-            if kept and perfect:
-                await records.perfect.add(pid, "race")
+            if kept and perfect:  # never reviewed: the player's own count, not a public one
+                await records.perfect.add(pid, "unrated")
     return outcome
 
 
@@ -190,6 +190,10 @@ async def review_daily(ctx: Context, replay: Replay) -> Submission:
         list(replay.actions),
         list(replay.times_ms),
     )
+    if not score["held"] and await _new_leader(ctx, replay):
+        # A newcomer is listed from their first day, but a fresh identity never takes the
+        # day's lead unreviewed: the cheapest way to buy a public #1.
+        score = {**score, "held": True, "message": "a new player's finish would lead the day"}
     if not score["held"]:
         await ctx.reviews.decide(replay.id, "passed", score=score)
         return await ctx.daily.leaderboard.enter(replay)
@@ -212,6 +216,16 @@ async def review_daily(ctx: Context, replay: Replay) -> Submission:
         }
     )
     return Submission("held", reason="pending_review", message=HELD_MESSAGE)
+
+
+async def _new_leader(ctx: Context, replay: Replay) -> bool:
+    """Whether the daily finish of a player still provisional with it (its day counted)
+    would be first in the day's default (fastest) view."""
+    board, date, kind = ctx.daily.leaderboard, replay.daily_date, replay.daily_kind
+    assert date is not None and kind is not None and replay.result.time_ms is not None
+    if not await board.would_lead(date, kind, replay.result.time_ms, replay.result.moves):
+        return False
+    return await board.new_with_this_day(kind, replay.player_id)
 
 
 async def record_give_up(ctx: Context, room: str, round_: int, pid: str) -> None:

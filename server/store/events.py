@@ -6,7 +6,7 @@ one line of tab-separated fields, :data:`ENTRY`; published, the connection whose
 made it (its ``origin``) comes in front. FULL is either a message body the server wrote
 with the room's seq stamped in front (:func:`stamp`), or, for an event whose values only
 the script knows, a record: a JSON array ``[kind, seq, values...]`` whose values are laid
-out as :data:`RECORDS` says (``tests/server/test_room_event.py`` holds the scripts to it).
+out as :data:`RECORDS` says (``tests/server/store/test_room_event.py`` holds the scripts to it).
 
 :class:`RoomEvent` is the event parsed once, for the hub, the wire and the move path; the
 wire turns it into the message each socket receives (``server/net/wire/records.py``, ``render``).

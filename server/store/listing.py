@@ -211,7 +211,7 @@ async def rated_view(
         for view in rooms:
             for racer in view["racers"]:
                 key = store.keys.rating(racer["player_id"], view["cells"])
-                pipe.hmget(key, "rating", "games")
+                pipe.hmget(key, "rating", "games", "rivals")
                 pipe.zcard(store.keys.player_days(racer["player_id"]))
         found = iter(await pipe.execute())
     best: tuple[float, int] | None = None
@@ -219,8 +219,8 @@ async def rated_view(
     for i, view in enumerate(rooms):
         racers = []
         for r in view["racers"]:
-            (rating, games), days = next(found), next(found)
-            provisional = not bar.met(int(games or 0), int(days or 0))
+            (rating, games, rivals), days = next(found), next(found)
+            provisional = not bar.met(int(games or 0), int(days or 0), int(rivals or 0))
             shown = None if rating is None else int(rating)
             racers.append({**r, "rating": shown, "provisional": provisional})
         out.append({**view, "racers": racers})

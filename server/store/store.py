@@ -277,6 +277,9 @@ class Store(RoomClocks):
         """Remember a token's player (for :data:`SESSION_TTL` after its last use)."""
         key = self.keys.session(token)
         await self.batch().hset(key, {"pid": pid, "name": name}).expire(key, SESSION_TTL).execute()
+        # Indexed by player: "sign out everywhere" (server/store/accounts.py) ends each.
+        tokens = self.keys.player_sessions(pid)
+        await self.batch().sadd(tokens, token).expire(tokens, SESSION_TTL).execute()
 
     async def load_session(self, token: str) -> tuple[str, str] | None:
         """The (player id, name) of a token, or None."""
@@ -413,6 +416,22 @@ class Store(RoomClocks):
         """Let a room's keys go ``seconds`` from now (a lobby closed)."""
         for key in (*self._room_keys(room), self.keys.here(room)):
             await self.redis.expire(key, seconds)
+
+    async def let_go_alone(self, room: str, round_: int, pid: str, seconds: int) -> bool:
+        """A solo or daily game over with nobody else in it keeps its events, logs and
+        fields ``seconds`` more at most (``lua/room_done_alone.lua``): its replay and the
+        player's statistics are kept apart. True when shortened."""
+        k = self.keys
+        keys = [
+            *self._room_keys(room),
+            k.here(room),
+            k.log(room, round_, pid),
+            k.ids(room, round_, pid),
+            k.results(room, round_),
+            k.hinted(room, round_),
+        ]
+        out = await scripts.script(self.redis, "room_done_alone")(keys=keys, args=[seconds, pid])
+        return bool(int(out))
 
     async def spectator_sockets(self, room: str, fields: dict[str, str]) -> int:
         """The sockets in a room (on every instance) of members who do not race it."""

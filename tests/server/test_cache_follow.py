@@ -15,7 +15,7 @@ from server.net import wire
 from server.store.events import ROOM_FIELDS, RoomEvent, stamp
 from server.store.keys import Keys
 from server.store.store import Store
-from tests.serverproc import redis_url
+from tests.helpers.serverproc import redis_url
 
 CODE = "SH1-C4-AAAAAJ2"
 MEMBER = json.dumps({"player_id": "pA", "name": "Ann", "role": "player"})

@@ -27,8 +27,8 @@ from server.settings import Settings
 from server.store import scripts
 from server.store.keys import FAMILIES, Keys
 from tests import ROOT
-from tests.cli import run_seahaven
-from tests.serverproc import QUICK, WsClient, redis_url, running_server
+from tests.helpers.cli import run_seahaven
+from tests.helpers.serverproc import QUICK, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"
 
@@ -246,6 +246,8 @@ SAMPLES = {
     "arena": "S4-30-9",
     "mark": "0123456789abcdef",
     "address": "10.0.0.1",
+    "credential": "AbC_-12",
+    "locator": "K7QF",
 }
 #: Key methods that name a channel or read a name, not a key.
 NOT_KEYS = {"channel", "leaderboard_channel", "leaderboard_pattern", "room_of_channel"}

@@ -20,7 +20,7 @@ from server.http.server import HttpFront
 from server.net.session import serve_connection
 from server.rooms.membership import on_close
 from server.settings import Settings
-from tests.serverproc import WsClient, redis_url
+from tests.helpers.serverproc import WsClient, redis_url
 
 
 @dataclass

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web import browsers
-from tests.web.pages import DAILY_ARGS, close_pages
+from tests.helpers import browsers
+from tests.helpers.pages import DAILY_ARGS, close_pages
+from tests.helpers.serverproc import ServerProc, redis_url, running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -25,12 +25,12 @@ def web_server() -> Iterator[ServerProc]:
 @pytest.fixture
 def browser() -> Browser:
     """Headless Chromium (Debian's), the worker's own, kept from one browser test to the
-    next (:mod:`tests.web.browsers`)."""
+    next (:mod:`tests.helpers.browsers`)."""
     return browsers.held()
 
 
 @pytest.fixture(autouse=True)
 def _close_pages() -> Iterator[None]:
-    """Each test's pages close when it ends (see :func:`tests.web.pages.close_pages`)."""
+    """Each test's pages close when it ends (see :func:`tests.helpers.pages.close_pages`)."""
     yield
     close_pages()

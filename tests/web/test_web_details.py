@@ -14,8 +14,8 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, redis_url, start_server
-from tests.web.pages import (
+from tests.helpers.axe import axe
+from tests.helpers.pages import (
     SERVE_ARGS,
     Player,
     Racer,
@@ -26,7 +26,7 @@ from tests.web.pages import (
     shoot,
     wait_ready,
 )
-from tests.web.test_web_a11y import _axe
+from tests.helpers.serverproc import ServerProc, redis_url, start_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -224,7 +224,7 @@ def test_a_first_visit_gets_the_introduction_once(web_server: ServerProc, browse
     assert page.evaluate("seahaven.game.code") == "SH1-C4-AAAAABU"  # a real deal
     assert intro.locator("h2").inner_text() == "Welcome! Step 1 of 3"
     shoot(page, "intro")
-    _axe(page, "Play, the introduction")
+    axe(page, "Play, the introduction")
     p = Player(page)
     p.drag("col2", "cell3")  # a card to a free cell
     page.wait_for_function("document.querySelector('.intro').dataset.step === '2'")

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from server.engine import Board, parse_action
-from tests.serverproc import ServerProc
-from tests.web.pages import (
+from tests.helpers.pages import (
     DOUBLE_TAP_WINDOW_MS,
     Player,
     board_json,
@@ -20,6 +19,7 @@ from tests.web.pages import (
     until_page,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, WebSocketRoute

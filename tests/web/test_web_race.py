@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.engine import Board, parse_action
 from server.engine.solver import solve
-from tests.serverproc import ServerProc
-from tests.web.pages import (
+from tests.helpers.pages import (
     SCREENSHOTS,
     Player,
     board_json,
@@ -23,6 +22,7 @@ from tests.web.pages import (
     shoot,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -10,7 +10,7 @@ import { raceNews } from "../racenews.js";
 import { copyText } from "../clipboard.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
 import { quickEntry, quickRace, QuickWait } from "./quickpanel.js";
-import { RatingsTable, ratingCell } from "./ratings.js";
+import { RatingsTable, ratingCell, provisionalNote } from "./ratings.js";
 import { parLine, perfectMark } from "../win.js";
 
 /**
@@ -370,6 +370,9 @@ export class RaceView {
    * racer reads it before the start; a public race is always rated (a race with a bot never).
    */
   ratedBlock(g, isHost) {
+    // Racers of one network paired together (nobody else waited): said plainly, before the
+    // race and through it, since nothing between them counts.
+    if (g.household) return `<p class="household-note" role="status" data-household="1">${esc(t("rating.household"))}</p>`;
     if (g.public && g.rated) return `<p class="muted rated-note" data-rated="1">${esc(t("rating.publicNote"))}</p>`;
     if (isHost && g.state === "lobby" && !g.public) {
       return `<label class="row rated-pick"><input type="checkbox" data-act="rated"${g.rated ? " checked" : ""}>
@@ -387,7 +390,7 @@ export class RaceView {
       <td>${r.moves}${perfectMark(r.perfect)}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
     return `<h3>${esc(t("race.results"))}</h3>${parLine(g.par)}<table class="results">
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th>${rated ? `<th class="num">${esc(t("rating.rating"))}</th>` : ""}</tr></thead>
-      <tbody>${rows}</tbody></table>`;
+      <tbody>${rows}</tbody></table>${rated ? provisionalNote(g.results.map((r) => g.ratingOf(r.player_id))) : ""}<p class="row results-links"><a class="btn small" href="#/player" data-k="stats-link">${esc(t("stats.open"))}</a></p>`;
   }
 
   drawCountdown() {

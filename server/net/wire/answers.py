@@ -105,13 +105,6 @@ def friends(entries: list[dict[str, Any]]) -> str:
     return dumps({"type": "friends", "follows": entries})
 
 
-def identities_refused(retry_s: int) -> str:
-    """``error too_many_identities``: with when this address may make a new player."""
-    return dumps(
-        {
-            "type": "error",
-            "code": "too_many_identities",
-            "message": ERROR_CODES["too_many_identities"],
-            "retry_s": retry_s,
-        }
-    )
+def identities_refused(retry_s: int, code: str = "too_many_identities") -> str:
+    """``error too_many_identities`` (or ``slow_down``): with when to come back."""
+    return dumps({"type": "error", "code": code, "message": ERROR_CODES[code], "retry_s": retry_s})

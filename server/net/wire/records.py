@@ -182,6 +182,8 @@ def snapshot(
         extra["par_optimal"] = meta.get("par_optimal") == "1"
     if ratings is not None:
         extra["ratings"] = ratings
+    if meta.get("household") == "1":
+        extra["household"] = True
     return dumps(
         {
             "type": "snapshot",

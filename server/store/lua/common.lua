@@ -18,7 +18,7 @@
 -- [kind, seq, values...] that the server turns into its message (server/net/wire/records.py).
 -- server/store/events.py reads and writes this form (ENTRY); each record's values are built
 -- from locals named as its RECORDS lays them out, and a `room` record's fields are
--- ROOM_FIELDS (tests/server/test_room_event.py holds both sides to it).
+-- ROOM_FIELDS (tests/server/store/test_room_event.py holds both sides to it).
 
 -- A script's KEYS or ARGV by name: `names` in the order the server passes them (a script
 -- that names its arguments so has the same names in a tuple on the server's side, and a

@@ -14,8 +14,8 @@ from server.metrics import Metrics
 from server.net.hub import Hub
 from server.store.events import APART
 from server.store.keys import Keys
-from tests.serverproc import redis_url
-from tests.waits import until
+from tests.helpers.serverproc import redis_url
+from tests.helpers.waits import until
 
 DELTA = '{"seq":7,"type":"delta","player_id":"pA","t":1500}'
 PROGRESS = '{"seq":7,"type":"progress","player_id":"pA"}'

@@ -18,8 +18,8 @@ from server.engine.solver import solve
 from server.net import wire
 from server.store.events import APART, RoomEvent, parse_own
 from server.store.keys import Keys
-from tests.serverproc import FAST, WsClient, open_race, redis_url, running_server
-from tests.waits import until
+from tests.helpers.serverproc import FAST, WsClient, open_race, redis_url, running_server
+from tests.helpers.waits import until
 
 CODE = "SH1-C4-AAAAAJ2"
 LINE = solve(Board.from_code(CODE)).moves

@@ -11,9 +11,9 @@ from server.clients.bot import action_message
 from server.engine import Board, parse_action
 from server.engine.solver import solve
 from server.net import wire
-from tests.rediscluster import RedisClusterProc
-from tests.server.conftest import needs_cluster
-from tests.serverproc import FAST, WsClient, open_race, running_server
+from tests.helpers.markers import needs_cluster
+from tests.helpers.rediscluster import RedisClusterProc
+from tests.helpers.serverproc import FAST, WsClient, open_race, running_server
 
 pytestmark = needs_cluster
 
