@@ -10,9 +10,9 @@ Redis as *records* (``[kind, seq, values...]``, read by :mod:`server.store.event
 :func:`render` turns into messages.
 
 The modules, by concern: :mod:`.compact` (the JSON they are written in), :mod:`.answers`
-(to one client), :mod:`.matches` (the queue, bots, arenas, ratings), :mod:`.bodies` (the
-room events the server writes) and :mod:`.records` (those the scripts fill in, and the
-snapshot).
+(to one client), :mod:`.matches` (the queue, bots, arenas, ratings), :mod:`.devices` (a
+player's passkeys, transfer codes and deletion), :mod:`.bodies` (the room events the server
+writes) and :mod:`.records` (those the scripts fill in, and the snapshot).
 """
 
 from __future__ import annotations
