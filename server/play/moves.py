@@ -291,7 +291,9 @@ async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
     first finish starts the shorter time limit of those still racing."""
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
-    outcome = await record_finish(ctx, move.room, move.round, move.pid, rank, move.perfect)
+    outcome = await record_finish(
+        ctx, move.room, move.round, move.pid, rank, move.perfect, conn.address
+    )
     if isinstance(outcome, Counted):
         if outcome.counted:  # the player alone hears which records the win set
             records = [

@@ -292,6 +292,24 @@ class Keys:
         a server settles their ratings."""
         return f"{self.prefix}review:resettle"
 
+    def evidence(self, pid: str) -> str:
+        """List of a player's latest ranked finishes' evidence (JSON), newest first."""
+        return f"{self.prefix}review:evidence:{{{pid}}}"
+
+    def suspects(self) -> str:
+        """Sorted set player id -> their score over recent finishes (the operator's list)."""
+        return f"{self.prefix}review:suspects"
+
+    def flagged(self) -> str:
+        """Hash player id -> why their ranked results are held (JSON), until an operator
+        lifts it."""
+        return f"{self.prefix}review:flagged"
+
+    def practice(self, deal: str, mark: str) -> str:
+        """Hash player id -> replay id: who of one address (its mark) finished a deal (its
+        digest), and where their line is."""
+        return f"{self.prefix}review:practice:{deal}:{mark}"
+
     def address_identities(self, address: str) -> str:
         """Sorted set player id -> ms: the identities a client address made lately."""
         return f"{self.prefix}ident:{address}"
