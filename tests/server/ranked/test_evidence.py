@@ -15,7 +15,6 @@ The operator alone sees the evidence: the player hears ``pending_review``, nothi
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import secrets
@@ -35,6 +34,7 @@ from tests.inproc import Served, serving, settings
 from tests.server.test_daily_fair import human, play_on, reveal
 from tests.server.test_daily_server import line_of
 from tests.serverproc import FAST, WsClient
+from tests.waits import until
 
 TOKEN = "admin-" + secrets.token_hex(12)
 
@@ -105,14 +105,15 @@ async def finish(day: Day, client: WsClient, line: tuple[str, ...], seed: int) -
 
 async def suspect(day: Day, pid: str) -> dict[str, Any]:
     """The operator's row of a player (waiting for the review to write it)."""
-    for _ in range(600):
+
+    async def row() -> dict[str, Any] | None:
         status, page = await day.server.get("/api/admin/suspects?limit=200", TOKEN)
         assert status == 200, page
-        mine = [s for s in page["suspects"] if s["player_id"] == pid]
-        if mine:
-            return mine[0]
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{pid} is not on the suspects list")
+        mine: list[dict[str, Any]] = [s for s in page["suspects"] if s["player_id"] == pid]
+        return mine[0] if mine else None
+
+    found: dict[str, Any] = await until(row, timeout=60, what=f"{pid} on the suspects list")
+    return found
 
 
 def held_or_flagged(result: dict[str, Any], row: dict[str, Any]) -> bool:
