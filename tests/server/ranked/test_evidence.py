@@ -112,7 +112,8 @@ async def suspect(day: Day, pid: str) -> dict[str, Any]:
         mine: list[dict[str, Any]] = [s for s in page["suspects"] if s["player_id"] == pid]
         return mine[0] if mine else None
 
-    found: dict[str, Any] = await until(row, timeout=60, what=f"{pid} on the suspects list")
+    found = await until(row, timeout=60, what=f"{pid} on the suspects list")
+    assert found is not None
     return found
 
 
