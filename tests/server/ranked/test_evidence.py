@@ -113,7 +113,7 @@ async def suspect(day: Day, pid: str) -> dict[str, Any]:
         return mine[0] if mine else None
 
     found = await until(row, timeout=60, what=f"{pid} on the suspects list")
-    assert found is not None
+    assert isinstance(found, dict)
     return found
 
 
