@@ -25,8 +25,9 @@ is idempotent and logged with ``by`` set to ``http:ADDRESS`` (the client's addre
 - ``POST /api/admin/unflag/PLAYER``: lift a player's flag (``{ok, status, …}``).
 - ``GET /api/admin/marks/RESULT``: a finish's line for the operator's replay, each action
   marked where it matched a reference line: ``{"result", "player_id", "kind", "code",
-  "started_at", "actions": [{action, at_ms, kept, forced, solver, optimal}]}`` (404 when no
-  replay has that id). Computed in the solver pool, bounded as a review is.
+  "started_at", "actions": [{action, at_ms, kept, forced, solver, optimal}], "replay"}``
+  (``replay``: as ``/api/replay/ID`` gives it, a held one's too); 404 when no replay has
+  that id. Computed in the solver pool, bounded as a review is.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ..context import Context
 from ..net.limits import bucket_key
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..ranked.holds import HELD_PAGE, MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds, Outcome
-from ..records.replays import ReplayFormatError
+from ..records.replays import ReplayFormatError, view_json
 from ..settings import Settings
 
 routes = Routes()
@@ -206,5 +207,6 @@ async def get_marks(ctx: Context, request: HttpRequest) -> HttpResponse:
         "code": replay.code,
         "started_at": replay.started_at,
         "actions": marks,
+        "replay": view_json(replay, ctx.settings.min_ms_per_action),
     }
     return _json(200, body)
