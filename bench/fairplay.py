@@ -27,7 +27,7 @@ The players:
 
 Targets: at least 95 % of each cheating class caught; at most 2 % of each human model held.
 
-    nice -n 10 .venv/bin/python bench/fairplay.py               # 24 players a class
+    nice -n 10 .venv/bin/python bench/fairplay.py               # 8 players a class
     nice -n 10 .venv/bin/python bench/fairplay.py --players 100 --seed 3   # a bigger run
 """
 
@@ -376,7 +376,7 @@ def q(values: list[float], share: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=24, help="players a class")
+    parser.add_argument("--players", type=int, default=8, help="players a class")
     parser.add_argument("--finishes", type=int, default=3, help="ranked finishes a player")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--window", type=int, default=5, help="recent finishes scored")

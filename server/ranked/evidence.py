@@ -5,7 +5,7 @@ finishes, and the flag that holds their next ranked results (issue 34; docs/fair
 instead of the one-game review alone. It gathers what the server knows beyond the line:
 
 - the lines of the same deal that other identities of the finisher's **address** finished
-  (``review:practice:DEAL:MARK``, noted by :func:`note_practice` for every won daily
+  (``review:practice:ID:{A}``, noted by :func:`note_practice` for every won daily
   board), so a line practised on identity A and replayed on identity B shows as known;
 - the day's **field**: the median time of the day's established finishers on the
   leaderboard, once there are ``evidence_field_min`` of them;

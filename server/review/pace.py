@@ -183,7 +183,7 @@ def forced(code: str, actions: Sequence[str]) -> list[bool]:
 
 def aces_home(code: str, actions: Sequence[str]) -> list[bool]:
     """Whether each action of a line sends an ace home: the one move nobody needs to read
-    the table for (RULES.md: an ace on its foundation is never in the way)."""
+    the table for: an ace on its foundation is never in the way."""
     board = Board.from_code(code)
     out: list[bool] = []
     for text in actions:

@@ -1,6 +1,6 @@
 """The evidence of ranked finishes in Redis: each player's latest records, their score, the
 flagged players, and who of one address finished which deal (``review:evidence:{P}``,
-``review:suspects``, ``review:flagged``, ``review:practice:DEAL:MARK``; docs/server.md).
+``review:suspects``, ``review:flagged``, ``review:practice:ID:{A}``; docs/server.md).
 
 What the evidence means and decides is :mod:`server.ranked.evidence`'s; this module only
 reads and writes. All of it is the operator's: no player-facing route reads it.
@@ -8,7 +8,6 @@ reads and writes. All of it is the operator's: no player-facing route reads it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any, Final, cast
 
@@ -22,11 +21,6 @@ MAX_SUSPECTS: Final = 50_000
 #: Identities of one address whose lines of one deal are kept, and for how long.
 PRACTICE_MAX: Final = 8
 PRACTICE_KEPT_S: Final = 3 * 86_400
-
-
-def deal_digest(code: str) -> str:
-    """A deal's name in a key (the code itself never is one)."""
-    return hashlib.sha256(f"seahaven-deal:{code}".encode()).hexdigest()[:16]
 
 
 class EvidenceStore:
@@ -60,11 +54,14 @@ class EvidenceStore:
         """Note a player's score (the suspects list's order)."""
         await self.redis.zadd(self.keys.suspects(), {pid: score})
         await self.redis.zremrangebyrank(self.keys.suspects(), 0, -MAX_SUSPECTS - 1)
+        await self.redis.expire(self.keys.suspects(), self.keep_s)
 
     async def flag(self, pid: str, score: float, why: str) -> bool:
         """Flag a player (False: flagged already; the first reason stands)."""
         body = json.dumps({"score": score, "why": why, "at": now_ms()})
-        return bool(await self.redis.hsetnx(self.keys.flagged(), pid, body))
+        added = bool(await self.redis.hsetnx(self.keys.flagged(), pid, body))
+        await self.redis.expire(self.keys.flagged(), self.keep_s)
+        return added
 
     async def flagged(self, pid: str) -> dict[str, Any] | None:
         """Why a player is flagged, or None."""
@@ -101,14 +98,15 @@ class EvidenceStore:
 
     async def note_practice(self, code: str, mark: str, pid: str, replay: str) -> None:
         """Note that an identity of an address finished a deal (its line in ``replay``)."""
-        key = self.keys.practice(deal_digest(code), mark)
-        await self.redis.hset(key, pid, replay)
+        key = self.keys.practice(code, mark)
+        if int(await self.redis.hlen(key)) < PRACTICE_MAX or await self.redis.hexists(key, pid):
+            await self.redis.hset(key, pid, replay)
         await self.redis.expire(key, PRACTICE_KEPT_S)
 
     async def practice(self, code: str, mark: str) -> dict[str, str]:
         """Who of an address finished a deal: player id -> replay id (a few at most)."""
         found = cast(
             dict[str, str],
-            await self.redis.hgetall(self.keys.practice(deal_digest(code), mark)),
+            await self.redis.hgetall(self.keys.practice(code, mark)),
         )
         return dict(list(found.items())[:PRACTICE_MAX])
