@@ -23,6 +23,9 @@ The players:
 - ``human2``: a differently built person: looks two moves ahead over a different liking of
   the table, blunders now and then (a random useful move, 8 %), goes back two moves at a dead
   end; thinks longer when there is more to choose from (median 1.6 s and up).
+- ``household``: two people of one address win the same daily deal each her own way (the
+  second built as ``human``, the first as ``human2``); the second's finish is weighed with
+  the first's line as the address's practice: an honest household must not look practised.
 - the puppet farming rows of ``bench/farming.py`` when that file is there.
 
 Targets: at least 95 % of each cheating class caught; at most 2 % of each human model held.
@@ -263,7 +266,18 @@ def models() -> dict[str, tuple[Model, bool]]:
     out["practised"] = (practice, True)
     out["human"] = (wrap(lambda code, rng: human(code, rng, 0.6, 3000)), False)
     out["human2"] = (wrap(human2), False)
+    out["household"] = (household, False)
     return out
+
+
+def household(code: str, rng: random.Random) -> tuple[Game, list[list[str]]] | None:
+    """Two people of one address, each finding her own win of the day's deal: the second's
+    line is weighed against the first's (the address's practice, as the server sees it)."""
+    first = human2(code, rng)
+    second = human(code, rng, 0.6, 3000)
+    if first is None or second is None:
+        return None
+    return second, [first.actions]
 
 
 def play_player(name: str, index: int, args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -383,6 +397,10 @@ def main() -> int:
     parser.add_argument("--min-finishes", type=int, default=1)
     parser.add_argument("--flag", type=float, default=0.5, help="the flag threshold")
     parser.add_argument("--field-s", type=int, default=200, help="the field's median time")
+    parser.add_argument("--agreement-low", type=float, default=Weights.agreement_low)
+    parser.add_argument("--agreement-high", type=float, default=Weights.agreement_high)
+    parser.add_argument("--field-low", type=float, default=Weights.field_low)
+    parser.add_argument("--field-weight", type=float, default=Weights.field_weight)
     parser.add_argument("--only", nargs="*", help="classes to run (default: all)")
     parser.add_argument("--no-farming", action="store_true")
     parser.add_argument("--jobs", type=int, default=2, help="processes")
@@ -394,7 +412,12 @@ def main() -> int:
     if args.dump:
         Path(args.dump).write_text(json.dumps(played))
     tallies: dict[str, Tally] = {}
-    weights = Weights()
+    weights = Weights(
+        agreement_low=args.agreement_low,
+        agreement_high=args.agreement_high,
+        field_low=args.field_low,
+        field_weight=args.field_weight,
+    )
     for name, players in played.items():
         for games in players:
             for game in games:
@@ -402,7 +425,8 @@ def main() -> int:
             tally(name, games, args, tallies)
     print(
         f"{args.players} players a class, {args.finishes} ranked finishes each (seed "
-        f"{args.seed}); score = mean suspicion of the last {args.window}; flag at {args.flag}"
+        f"{args.seed}); score = mean suspicion of the last {args.window}; flag at {args.flag}; "
+        f"{weights}"
     )
     head = (
         f"{'class':<12} {'players':>7} {'caught':>7} {'rate':>6} {'target':>8} {'met':>4} "
