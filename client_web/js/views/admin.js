@@ -40,6 +40,10 @@ export class AdminView {
     this.draw();
   }
 
+  onResize() {
+    this.drawReplay(); // the board fits the width it has now
+  }
+
   async api(method, path) {
     const res = await fetch(`/api/admin/${path}`, {
       method,
