@@ -1,6 +1,6 @@
 // The app: one connection, one room at a time, views chosen by the address's hash
 // (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/player/ID, #/rules,
-// #/arena, #/arena/ID).
+// #/arena, #/arena/ID, #/admin).
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
@@ -16,6 +16,7 @@ import { WatchView } from "./views/watch.js";
 import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
 import { ProfileView } from "./views/profile.js";
+import { AdminView } from "./views/admin.js";
 import { Wins } from "./win.js";
 import { Friends } from "./friends.js";
 
@@ -57,6 +58,7 @@ class App {
       rules: new RulesView(this),
       player: new ProfileView(this),
       arena: new ArenaView(this),
+      admin: new AdminView(this), // the operator's, reached by its address alone
     };
     this.current = null;
     this.welcomed = false;

@@ -31,6 +31,7 @@ client sends node by node. ``tests/server/store/test_cluster_slots.py`` checks t
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -308,6 +309,26 @@ class Keys:
         """Set of ``ROOM/ROUND`` of rated races whose held finishers an operator decided:
         a server settles their ratings."""
         return f"{self.prefix}review:resettle"
+
+    def evidence(self, pid: str) -> str:
+        """List of a player's latest ranked finishes' evidence (JSON), newest first."""
+        return f"{self.prefix}review:evidence:{{{pid}}}"
+
+    def suspects(self) -> str:
+        """Sorted set player id -> their score over recent finishes (the operator's list)."""
+        return f"{self.prefix}review:suspects"
+
+    def flagged(self) -> str:
+        """Hash player id -> why their ranked results are held (JSON), until an operator
+        lifts it."""
+        return f"{self.prefix}review:flagged"
+
+    def practice(self, code: str, mark: str) -> str:
+        """Hash player id -> replay id: who of one address (its mark) finished a deal, and
+        where their line is. The deal is named by a digest of its code (a running day's code
+        is in no key)."""
+        deal = hashlib.sha256(f"seahaven-deal:{code}".encode()).hexdigest()[:16]
+        return f"{self.prefix}review:practice:{deal}:{{{mark}}}"
 
     def address_identities(self, address: str) -> str:
         """Sorted set player id -> ms: the identities a client address made lately."""
@@ -621,6 +642,30 @@ FAMILIES: Final = (
     Family("room:{R}:claim:N:P", "string", "an instance id", "60 s unless its reviewer renews it"),
     Family("review:round:{R}:N", "string", "a held round's standings", "history-days"),
     Family("review:resettle", "set", "races to settle again", "until settled", expires=False),
+    Family(
+        "review:evidence:{P}",
+        "list",
+        "20 ranked finishes' evidence (KEPT)",
+        "history-days after the latest",
+    ),
+    Family(
+        "review:suspects",
+        "zset",
+        "50000 players by score (MAX_SUSPECTS)",
+        "history-days after the latest score",
+    ),
+    Family(
+        "review:flagged",
+        "hash",
+        "the players flagged, until unflagged",
+        "history-days after the latest flag",
+    ),
+    Family(
+        "review:practice:ID:{A}",
+        "hash",
+        "8 identities of an address that won a deal (PRACTICE_MAX)",
+        "3 days after the latest",
+    ),
     Family("ident:A", "zset", "200 identities (MAX_IDENTITIES)", "7 days after the last one"),
     Family("arena:{Z}", "hash", "7 fields", "a day after the arena's end"),
     Family("arena:{Z}:players", "hash", "its players", "a day after the arena's end"),
