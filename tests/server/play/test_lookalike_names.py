@@ -16,6 +16,7 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests.inproc import Served, serving, settings
 from tests.serverproc import FAST, REVIEW_OFF_ENV, WsClient
+from tests.waits import until
 
 #: Every player established at once: one rated race lists its racers.
 ARGS = [*FAST, "--provisional-games", "0", "--rated-min-actions", "0"]
@@ -59,39 +60,36 @@ async def hello(srv: Served, name: str, token: str | None = None) -> dict[str, A
 
 
 async def test_a_name_that_passes_for_an_established_players_is_refused(srv: Served) -> None:
-    max = await WsClient.connect(srv.ws_url, "Max")
+    champ = await WsClient.connect(srv.ws_url, "Max")
     bob = await WsClient.connect(srv.ws_url, "Bob")
     assert (await hello(srv, "Мах"))["type"] == "welcome"  # nobody established yet
-    await max.send({"type": "create_room", "cells": 4})
-    room = (await max.expect("snapshot"))["room_id"]
+    await champ.send({"type": "create_room", "cells": 4})
+    room = (await champ.expect("snapshot"))["room_id"]
     await bob.send({"type": "join", "room": room, "role": "player"})
     await bob.expect("snapshot")
-    await max.send({"type": "rated", "rated": True})
+    await champ.send({"type": "rated", "rated": True})
     await bob.expect("room", rated=True)
-    await max.send({"type": "start"})
-    code = (await max.expect("started"))["code"]
+    await champ.send({"type": "start"})
+    code = (await champ.expect("started"))["code"]
     line = await asyncio.to_thread(lambda: solve(Board.from_code(code), timeout=20).moves)
     for i, text in enumerate(line):
-        await max.send(action(text, i))
-        await max.expect("ack", id=i)
+        await champ.send(action(text, i))
+        await champ.expect("ack", id=i)
     await bob.send({"type": "give_up"})
-    changes = (await max.expect("ratings", timeout=10))["changes"]
+    changes = (await champ.expect("ratings", timeout=10))["changes"]
     assert not any(x["provisional"] for x in changes)
 
     async def refused() -> bool:
-        return (await hello(srv, "Мах"))["type"] == "error"
+        return bool((await hello(srv, "Мах"))["type"] == "error")
 
-    for _ in range(100):  # the name is kept as the race's lines are applied
-        if await refused():
-            break
-        await asyncio.sleep(0.05)
+    await until(refused, timeout=5)  # the name is kept as the race's lines are applied
     answer = await hello(srv, "Мах")
     assert answer["type"] == "error" and answer["code"] == "name_taken"
     assert (await hello(srv, "Max"))["code"] == "name_taken"  # the very name, too
     assert (await hello(srv, "Maxi"))["type"] == "welcome"
-    # Max himself, coming back (any look of her name is hers).
-    assert (await hello(srv, "Max", max.token))["type"] == "welcome"
+    # Max himself, coming back (any look of his name is his).
+    assert (await hello(srv, "Max", champ.token))["type"] == "welcome"
     # A refused hello made nobody: the session of the one who asked is unchanged.
     assert (await hello(srv, "Мах", bob.token))["code"] == "name_taken"
-    for c in (max, bob):
+    for c in (champ, bob):
         await c.close()
