@@ -2,7 +2,8 @@
 
 A name is kept by its UTS #39 skeleton (:func:`protocol.names.skeleton`) in one hash,
 ``names:skeletons`` (skeleton -> player id), when its player is listed as established
-(:mod:`server.ranked.ratings`); a ``hello`` whose name has the skeleton of another
+(a rated race's line, :mod:`server.ranked.ratings`; a ranked daily of an established
+finisher, :mod:`server.ranked.finish`); a ``hello`` whose name has the skeleton of another
 player's is refused (``name_taken``). The hash lives ``keep_s`` after its last write.
 """
 
