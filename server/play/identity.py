@@ -34,7 +34,9 @@ async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
         return
     # A name that passes for an established player's (the same UTS #39 skeleton: the
     # Cyrillic "Аnn" for "Ann") is theirs alone.
-    holder = await names.holder(ctx.store, skeleton(msg.name))
+    holder = None
+    if not ctx.settings.open_names:
+        holder = await names.holder(ctx.store, skeleton(msg.name))
     if holder is not None and (session is None or session[0] != holder):
         conn.error("name_taken")
         return
