@@ -261,6 +261,13 @@ class Settings(BaseSettings):
         description="distinct established rivals a player's rated results must have been "
         "against, besides provisional_games, to be established by races",
     )
+    # Names that can't pass for another (issue 34): a hello whose name has the UTS #39
+    # skeleton of an established player's name is refused (name_taken), unless this is on:
+    # only where many test players share a name on one server.
+    open_names: bool = Field(
+        default=False,
+        description="accept names that pass for an established player's (tests only)",
+    )
     # Contested results (issue 34): a rival who gave up or idled early was never in the
     # race; nobody is rated or scored against them.
     contest_min_actions: int = Field(

@@ -9,7 +9,7 @@ import { ArenaClient } from "./arena.js";
 import { ArenaView } from "./views/arena.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
 import { toast, announce } from "./notify.js";
-import { playerName } from "./player.js";
+import { forgetName, playerName } from "./player.js";
 import { PlayView } from "./views/play.js";
 import { RaceView } from "./views/race.js";
 import { WatchView } from "./views/watch.js";
@@ -91,6 +91,10 @@ class App {
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
     this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));
+    this.net.on("name_taken", () => {
+      forgetName();
+      this.net.greet();
+    });
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("resize", () => this.current?.onResize?.());

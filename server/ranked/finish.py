@@ -16,12 +16,15 @@ import logging
 from dataclasses import dataclass
 from typing import Final
 
+from protocol.names import skeleton
+
 from ..clock import now_ms
 from ..context import Context
 from ..daily.leaderboard import Submission, entry_of, utc_date
 from ..engine import Board, parse_action, parse_code
 from ..records.replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from ..records.solo_stats import Counted
+from ..store import names
 from ..store.store import Store
 from . import evidence
 from .ratings import address_mark
@@ -217,7 +220,10 @@ async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) ->
         score = {**score, "held": True, "message": "a new player's finish would lead the day"}
     if not score["held"]:
         await ctx.reviews.decide(replay.id, "passed", score=score)
-        return await ctx.daily.leaderboard.enter(replay)
+        entered = await ctx.daily.leaderboard.enter(replay)
+        if entered.status == "ranked":
+            await keep_name(ctx, replay)
+        return entered
     log.warning("daily finish %s of %s held: %s", replay.id, replay.player_id, score["message"])
     await ctx.reviews.decide(replay.id, "held", score=score)
     await ctx.reviews.hold(
@@ -247,6 +253,16 @@ async def _new_leader(ctx: Context, replay: Replay) -> bool:
     if not await board.would_lead(date, kind, replay.result.time_ms, replay.result.moves):
         return False
     return await board.new_with_this_day(kind, replay.player_id)
+
+
+async def keep_name(ctx: Context, replay: Replay) -> None:
+    """A ranked daily finisher who is established (on the public boards): nobody else may
+    take a name that passes for theirs (:mod:`server.store.names`)."""
+    assert replay.daily_kind is not None
+    board = ctx.daily.leaderboard
+    if replay.name and not await board.provisional(replay.daily_kind, [replay.player_id]):
+        keep_s = ctx.settings.history_days * 86_400
+        await names.keep(ctx.store, skeleton(replay.name), replay.player_id, keep_s)
 
 
 async def record_give_up(ctx: Context, room: str, round_: int, pid: str) -> None:

@@ -266,6 +266,11 @@ class Keys:
         """Sorted set other player id -> when a rated result of both last counted (ms)."""
         return f"{self.prefix}rating:{{{pid}}}:met"
 
+    def name_skeletons(self) -> str:
+        """Hash UTS #39 skeleton of an established player's name -> their player id: the
+        names nobody else may take (:func:`protocol.names.skeleton`)."""
+        return f"{self.prefix}names:skeletons"
+
     def ratings_top(self, cells: int) -> str:
         """Sorted set player id -> shown rating of a variant (``/api/ratings``)."""
         return f"{self.prefix}ratings:{cells}"
@@ -618,6 +623,7 @@ FAMILIES: Final = (
     ),
     Family("rating:{P}:met", "zset", "the players met in rated races", "rated-pair-window-s (6 h)"),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
+    Family("names:skeletons", "hash", "one per established name", "history-days after the last"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
     Family("player:{P}:rooms_made", "string", "a counter", "1 h after the window's first room"),
     Family("rooms_made:{A}", "string", "a counter", "1 h after the window's first room"),

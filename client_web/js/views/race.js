@@ -342,7 +342,7 @@ export class RaceView {
     this.topEl.innerHTML = `
       <div class="card-panel room${strip}">
         <div class="row room-head" style="justify-content:space-between">
-          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}${g.rated ? ` <span class="chip rated">${esc(t("rating.chip"))}</span>` : ""}${this.arenaClock(g)}</h2>
+          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}${g.rated && !g.household ? ` <span class="chip rated">${esc(t("rating.chip"))}</span>` : ""}${this.arenaClock(g)}</h2>
           <div class="row">
             <button class="btn small" data-act="copywatch">${esc(t("race.copyWatchLink"))}</button>
             <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>

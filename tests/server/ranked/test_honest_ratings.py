@@ -95,23 +95,23 @@ async def test_two_identities_of_one_address_farm_nothing_in_a_public_room(
     assert lines[cy.player_id]["change"] > 0 > lines[dee.player_id]["change"]
 
 
-async def test_the_quick_race_never_pairs_two_identities_of_one_address(
+async def test_the_quick_race_pairs_two_identities_of_one_address_only_as_a_household(
     srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
-    """Route 2: two identities of one address queue (before: paired every time)."""
+    """Route 2: two identities of one address queue (before issue 22: paired every time as
+    rivals; before issue 34: never). A stranger queued with them races one of them; alone
+    together they race as a household, the room says so, and it rates nobody between
+    them (tests/server/quick/test_households.py)."""
     ann = await WsClient.connect(srv.ws_url, "Ann", **lab())
     ann2 = await WsClient.connect(srv.ws_url, "Ann2", **lab())
-    for c in (ann, ann2):
+    cy = await WsClient.connect(srv.ws_url, "Cy")
+    for c in (ann, ann2, cy):
         await c.send({"type": "queue", "cells": 4})
         await c.expect("queued")
-    await asyncio.sleep(1.5)  # three times the wait for a fourth
-    assert not [m for m in ann.messages + ann2.messages if m["type"] == "snapshot"]
-    # A stranger races one of them.
-    cy = await WsClient.connect(srv.ws_url, "Cy")
-    await cy.send({"type": "queue", "cells": 4})
     snap = await cy.expect("snapshot", timeout=8)
     racers = {p["player_id"] for p in snap["players"]}
-    assert cy.player_id in racers and len(racers & {ann.player_id, ann2.player_id}) <= 1
+    assert cy.player_id in racers and len(racers & {ann.player_id, ann2.player_id}) == 1
+    assert not snap.get("household")
     for c in (ann, ann2, cy):
         await c.close()
 
