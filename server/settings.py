@@ -7,6 +7,7 @@ here. The object is frozen and passed down; no other module reads the environmen
 
 from __future__ import annotations
 
+import re
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Final, Literal
@@ -77,6 +78,12 @@ class Settings(BaseSettings):
         pattern=r"^[0-9]+(kb|mb|gb)?$",
         description="the embedded Redis's memory cap (full: writes fail, clients hear busy)",
     )
+    store_memory_alert: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="/healthz answers 503 once the store uses this share of its maxmemory",
+    )
     history_days: int = Field(
         default=400,
         ge=1,
@@ -87,7 +94,30 @@ class Settings(BaseSettings):
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(), description="websocket Origins allowed besides the server's own ('*': all)"
     )
+    # Passkeys (server/play/passkeys.py). A browser refuses an IP address as the relying
+    # party: develop on http://localhost:PORT, not 127.0.0.1.
+    webauthn_rp_id: str = Field(
+        default="localhost",
+        pattern=r"^[a-z0-9.-]{1,253}$",
+        description="passkeys' relying party id: the site's host name (never an IP address)",
+    )
+    webauthn_rp_name: str = Field(
+        default="Seahaven Race", min_length=1, max_length=64, description="the site's name"
+    )
+    webauthn_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "origins a passkey may be used on (comma-separated; default: https://RP_ID on "
+            "any port, and http://localhost on any port)"
+        ),
+    )
     room_ttl: int = Field(default=6 * 3600, ge=1, description="seconds an idle room is kept")
+    finished_room_ttl: int = Field(
+        default=300,
+        ge=1,
+        description="seconds a solo or daily game over, nobody else in its room, keeps its "
+        "events and logs (its replay and statistics are kept apart)",
+    )
     countdown_ms: int = Field(default=3000, ge=0, description="the countdown before a race")
     rate_per_s: float = Field(default=20.0, gt=0, description="messages a second per connection")
     rate_burst: int = Field(default=40, ge=1, description="burst of messages per connection")
@@ -108,6 +138,14 @@ class Settings(BaseSettings):
     )
     public_lobbies_per_address: int = Field(
         default=3, ge=1, description="public lobbies one client address may have open at once"
+    )
+    # Far above any player's (a game every 12 s for an hour) and a lab's: what they stop
+    # is a script filling the store with rooms (docs/server.md, "Bounded by design").
+    rooms_per_hour: int = Field(
+        default=300, ge=1, description="rooms (solo, daily, race) one identity may make an hour"
+    )
+    rooms_per_hour_per_address: int = Field(
+        default=2000, ge=1, description="rooms the identities of one address may make an hour"
     )
     # Generous: a 60-seat lab makes its identities in one go. What protects the boards is
     # that a new identity is provisional (below), not this limit.
@@ -153,7 +191,11 @@ class Settings(BaseSettings):
         default=1_000, ge=0, description="quick race: the longest wait for a fourth racer"
     )
     bot_offer_ms: int = Field(
-        default=20_000, ge=0, description="quick race: a bot is offered after this long alone"
+        # Soon enough that a quick race alone reaches a bot's board within 8 s of the click
+        # (the offer, the tap, the bot's arrival and the 3 s countdown), issue 35.
+        default=3_000,
+        ge=0,
+        description="quick race: a bot is offered after this long alone",
     )
     pair_join_ms: int = Field(
         default=5_000, ge=100, description="quick race: the wait for the paired to come in"
@@ -177,6 +219,12 @@ class Settings(BaseSettings):
     )
     arena_push_ms: int = Field(
         default=1_000, ge=100, description="arena: the shortest time between two standings pushes"
+    )
+    arena_races_per_player: int = Field(
+        default=500,
+        ge=1,
+        description="arena: recorded races one player may have in one arena (then it is "
+        "over for them: slow_down)",
     )
     # A fresh identity is cheap: without this, a script would make arenas (each paired every
     # second by some instance) as fast as it makes identities.
@@ -202,7 +250,40 @@ class Settings(BaseSettings):
     provisional_games: int = Field(
         default=10,
         ge=0,
-        description="rated races of a variant that make a player established in it",
+        description="rated races of a variant a player needs to be established in it "
+        "(with established_rivals; 0: every player is established at once)",
+    )
+    # A rating is only as good as its rivals: three fresh identities of a patient cheater
+    # are no proof of anything (issue 34), rivals established by the same rule are.
+    established_rivals: int = Field(
+        default=3,
+        ge=0,
+        description="distinct established rivals a player's rated results must have been "
+        "against, besides provisional_games, to be established by races",
+    )
+    # Names that can't pass for another (issue 34): a hello whose name has the UTS #39
+    # skeleton of an established player's name is refused (name_taken), unless this is on:
+    # only where many test players share a name on one server.
+    open_names: bool = Field(
+        default=False,
+        description="accept names that pass for an established player's (tests only)",
+    )
+    # Contested results (issue 34): a rival who gave up or idled early was never in the
+    # race; nobody is rated or scored against them.
+    contest_min_actions: int = Field(
+        default=30,
+        ge=0,
+        description="a racer who did not finish contested the race with this many actions "
+        "(or contest_min_home cards home) ...",
+    )
+    contest_min_home: int = Field(
+        default=8, ge=0, description="... or this many cards on the foundations ..."
+    )
+    contest_min_s: int = Field(
+        default=60,
+        ge=0,
+        description="... and their last action this long into the race (or past its first "
+        "finish, if sooner); else they are absent",
     )
     provisional_days: int = Field(
         default=3,
@@ -213,7 +294,7 @@ class Settings(BaseSettings):
         default=0.25,
         ge=0,
         le=1,
-        description="the share of an established player's change a provisional rival moves",
+        description="the share of a full change a provisional rival moves (for every racer)",
     )
     workers: int = Field(
         default=1,
@@ -279,6 +360,18 @@ class Settings(BaseSettings):
         ge=0,
         description="a finish whose kept decisions are the solver's this often is held "
         "(above 1: never)",
+    )
+    held_max: int = Field(
+        default=1000,
+        ge=1,
+        description="held finishes waiting for an operator at most: past it the oldest are "
+        "settled unranked (as voided), logged",
+    )
+    held_days: int = Field(
+        default=30,
+        ge=1,
+        description="days a held finish waits for an operator; then settled unranked (as "
+        "voided), logged",
     )
     review_min_scored: int = Field(
         default=20, ge=1, description="decisions a review must score to hold on agreement"
@@ -369,7 +462,15 @@ class Settings(BaseSettings):
         """The daily secret's text, or None."""
         return None if self.daily_secret is None else self.daily_secret.get_secret_value()
 
-    @field_validator("allowed_origins", mode="before")
+    @field_validator("webauthn_rp_id")
+    @classmethod
+    def _rp_not_ip(cls, value: str) -> str:
+        """Browsers refuse an IP address as the relying party id (Chromium among them)."""
+        if re.fullmatch(r"[0-9.]+", value):
+            raise ValueError("must be a host name such as localhost, not an IP address")
+        return value
+
+    @field_validator("allowed_origins", "webauthn_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         """``SEAHAVEN_ALLOWED_ORIGINS`` is a comma-separated list."""

@@ -9,7 +9,7 @@ import { ArenaClient } from "./arena.js";
 import { ArenaView } from "./views/arena.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
 import { toast, announce } from "./notify.js";
-import { playerName } from "./player.js";
+import { forgetName, playerName } from "./player.js";
 import { PlayView } from "./views/play.js";
 import { RaceView } from "./views/race.js";
 import { WatchView } from "./views/watch.js";
@@ -85,9 +85,16 @@ class App {
       if (m.code === "already_queued") return; // the quick race asks again (quick.js)
       // A refused game code: the server's words say exactly what is wrong with it.
       const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
-      toast(errorText(m.code, m.message) + detail);
+      // A refusal for a while (slow_down) says when to come back, in whole minutes.
+      const minutes = Math.max(1, Math.ceil(Number(m.retry_s || 0) / 60));
+      toast(errorText(m.code, m.message, { minutes }) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
+    this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));
+    this.net.on("name_taken", () => {
+      forgetName();
+      this.net.greet();
+    });
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("resize", () => this.current?.onResize?.());
@@ -154,7 +161,8 @@ class App {
     const me = g.me();
     if (g.mode === "race") {
       if (g.state === "countdown" || (g.state === "racing" && me?.status === "playing")) return "msg.confirmLeaveRace";
-      if (g.state === "racing") return "msg.confirmLeaveFinished";
+      // An arena's race has no rematch: leaving it misses its results alone.
+      if (g.state === "racing") return this.arena?.room === g.roomId ? "arena.confirmLeaveFinished" : "msg.confirmLeaveFinished";
       if (g.paired && g.state === "lobby") return "quick.confirmDodge";
     }
     if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" && me?.status === "playing") {
@@ -177,6 +185,11 @@ class App {
       return;
     }
     const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    if (parts[0] === "claim") { // a transfer code's link: sign in on the player page
+      this.claimCode = parts[1] || "";
+      location.replace("#/player");
+      return;
+    }
     const name = this.views[parts[0]] ? parts[0] : "play";
     // A link (or Back) out of a running race asks first; "no" stays in the race, "yes"
     // leaves it (the page is not left showing a race that runs on without us).

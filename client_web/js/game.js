@@ -42,6 +42,7 @@ export class Game {
     this.codeTyped = false;
     this.public = false; // listed on the Watch page (never watched live)
     this.rated = false; // the race changes the racers' ratings
+    this.household = false; // the pairing put racers of one address together: counts nothing between them
     this.paired = false; // made by the quick race queue: no host, the server starts it
     this.ratings = null; // after a rated race: {round, cells, changes: [{player_id, rating, change ...}]}
     this.watch = "live"; // what spectators see during the race: live, delayed, progress
@@ -105,8 +106,8 @@ export class Game {
   elapsed(pid) {
     const p = this.players.get(pid);
     if (p?.time_ms != null) return p.time_ms;
+    if (p && p.status === "gave_up") return null; // no time, even before a first move
     if (!this.startedAt || this.state === "lobby") return 0;
-    if (p && p.status === "gave_up") return null;
     return Math.max(0, this.serverNow() - this.startedAt);
   }
 
@@ -139,6 +140,7 @@ export class Game {
     this.public = Boolean(m.public);
     this.rated = Boolean(m.rated);
     this.paired = Boolean(m.paired);
+    this.household = Boolean(m.household);
     this.watch = m.watch;
     this.delayS = m.delay_s;
     this.cells = m.cells;

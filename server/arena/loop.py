@@ -155,9 +155,10 @@ async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
     over = entry.fields.get("over") == "1"
     if not over and now >= starts and await arenas.lease(ctx.store, arena, ctx.instance_id):
         if now < ends:
-            groups = await arenas.pair(ctx.store, arena, now, ctx.settings.arena_pair_ms, ends)
+            fourth = ctx.settings.arena_pair_ms
+            groups = await arenas.pair_marked(ctx.store, arena, now, fourth, ends)
             cells = int(entry.fields["cells"])
-            await asyncio.gather(*(make_room(ctx, arena, cells, g, ends) for g in groups))
+            await asyncio.gather(*(make_room(ctx, arena, cells, g, ends, h) for g, h in groups))
         if now >= ends or time.monotonic() - entry.swept > 2:
             entry.swept = time.monotonic()
             open_races = await sweep(ctx, arena)
@@ -171,11 +172,14 @@ async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
     push(ctx, arena, entry, now)
 
 
-async def make_room(ctx: Context, arena: str, cells: int, group: list[str], ends: int) -> str:
-    """A public, rated room on a certified deal for a group of the arena."""
+async def make_room(
+    ctx: Context, arena: str, cells: int, group: list[str], ends: int, household: bool = False
+) -> str:
+    """A public, rated room on a certified deal for a group of the arena (a ``household``'s:
+    its snapshot says the race counts no point between them)."""
     code = draw_open(cells, await ctx.daily.deals.running()).code
     room = await membership.new_room(
-        ctx, Mode.RACE, code, cells, public=True, paired=True, arena=arena
+        ctx, Mode.RACE, code, cells, public=True, paired=True, arena=arena, household=household
     )
     await listing.list_room(ctx.store, room, now_ms())
     await pairing.start_later(ctx, room)
@@ -221,10 +225,13 @@ async def race_over(ctx: Context, room: str) -> None:
     arena = fields.get("arena")
     if not arena:
         return
+    # Recorded first, and the table read again: back in the pool, a racer's line counts
+    # this race (their bound of races in the arena, :func:`back_to_pool`).
+    await record_race(ctx, arena, room)
+    await known(ctx, arena)
     for seat in ctx.whereabouts.seats_in(arena):
         if seat.room == room:
             await back_to_pool(ctx, seat)
-    await record_race(ctx, arena, room)
 
 
 async def back_to_pool(ctx: Context, seat: Seat) -> None:
@@ -241,6 +248,13 @@ async def back_to_pool(ctx: Context, seat: Seat) -> None:
     now = now_ms()
     if now >= ends:
         return  # no more races: the podium comes once the last ones end
+    line = table_line(entry, seat.pid)
+    if line is not None and line.races >= ctx.settings.arena_races_per_player:
+        # As many races as one player may have in an arena: it is over for them (told
+        # when they may race again: at its end; only their own bound is said).
+        conn.queue(wire.identities_refused(max(1, (ends - now) // 1000), "slow_down"))
+        await ctx.whereabouts.leave_arena(ctx.store, conn, "over")
+        return
     status = await arenas.back(
         ctx.store, seat.arena, seat.pid, room or "", pool_score(entry, seat.pid, rating), now, ends
     )
@@ -325,7 +339,7 @@ async def final(ctx: Context, arena: str, entry: Known, wait_s: float) -> None:
     await asyncio.sleep(wait_s)
     now = now_ms()
     entry.pushed_at = time.monotonic()
-    board = [line_json(x) for x in podium(entry.table)]
+    board = [line_json(x) for x in podium(entry.running.top(3))]  # raced come first
     for conn in sockets_of(ctx, arena):
         send_standings(entry, arena, conn, now)
         mine = table_line(entry, conn.pid or "")

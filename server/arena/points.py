@@ -30,6 +30,26 @@ broken by an undo, or a race not won, earns nothing extra and costs nothing.
 >>> race_points(1, 4, pledge=True, kept=False)
 4
 
+**Contested races only.** Points are earned against rivals who contested the race and
+came from another address: a racer who did not finish and gave up or idled early
+(``absent``, :mod:`server.ranked.contest`) is no rival, nor is a racer of one's own
+household (``home``, the same client address). A racer's place and the race's size are
+counted among themselves and those rivals; a race without one is worth nothing, and no
+win (it neither lights nor keeps a fire). So three puppets that join and give up hand
+nobody points, and two identities of one household race each other for fun.
+
+>>> puppets = Race("R9/1", 9, (
+...     Racer("far", 1, 60_000), Racer("p1", None, None, absent=True),
+...     Racer("p2", None, None, absent=True),
+... ))
+>>> [(x.pid, x.points, x.wins) for x in standings([puppets])][:1]
+[('far', 0, 0)]
+>>> home = Race("R8/1", 8, (
+...     Racer("mum", 1, 60_000, home=1), Racer("kid", 2, 70_000, home=1), Racer("ed", 3, 80_000),
+... ))
+>>> [(x.pid, x.points) for x in standings([home])]
+[('mum', 2), ('kid', 2), ('ed', 0)]
+
 Ties in points are broken by the sum of the racer's finish times (the smaller first), then
 by the player id, so that every table is one order; a player who joined and has not raced
 yet stands after every player with as many points who has.
@@ -99,6 +119,11 @@ class Racer:
         pledged: they pledged no take-backs at the race's start.
         kept: the pledge held (the race's log has no undo of theirs).
         name: their name, for the tables.
+        absent: they did not contest the race (did not finish, and gave up or idled
+            early): no rival of anyone's.
+        home: their household in this race (racers of one client address share a number
+            > 0; 0: their own): no rival of each other.
+        held: their finish is held for review (it counts as not finished until cleared).
     """
 
     pid: str
@@ -107,6 +132,9 @@ class Racer:
     pledged: bool = False
     kept: bool = True
     name: str = ""
+    absent: bool = False
+    home: int = 0
+    held: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +181,33 @@ class Line:
         return self.streak >= FIRE_AFTER
 
 
+def rivals(racer: Racer, race: Race) -> list[Racer]:
+    """The racers of ``race`` who count as ``racer``'s rivals: they contested it, and are
+    not of ``racer``'s household."""
+    return [
+        other
+        for other in race.racers
+        if other.pid != racer.pid
+        and not other.absent
+        and not (racer.home and other.home == racer.home)
+    ]
+
+
+def counted(racer: Racer, race: Race) -> tuple[Racer, int]:
+    """The racer as their race counts for them: placed among themselves and their rivals
+    (:func:`rivals`), and how many those are (1: nobody to race)."""
+    against = rivals(racer, race)
+    place = racer.place
+    if place is not None:
+        place = 1 + sum(1 for o in against if o.place is not None and o.place < place)
+    return replace(racer, place=place), len(against) + 1
+
+
 def add(line: Line, racer: Racer, racers: int) -> Line:
-    """A line after one more race of ``racers`` racers."""
+    """A line after one more race of ``racers`` racers (as :func:`counted` counts them); a
+    race of one counts as played, for nothing."""
+    if racers < 2:
+        return replace(line, name=racer.name or line.name, races=line.races + 1)
     won = racer.place == 1
     points = race_points(racer.place, racers, line.fire, racer.pledged, racer.kept)
     return replace(
@@ -186,11 +239,12 @@ def standings(races: Iterable[Race], joined: Iterable[tuple[str, str]] = ()) -> 
     for race in sorted(last.values(), key=lambda r: (r.at, r.race)):
         for racer in race.racers:
             line = lines.get(racer.pid) or Line(racer.pid)
-            lines[racer.pid] = add(line, racer, len(race.racers))
+            lines[racer.pid] = add(line, *counted(racer, race))
     ranked = sorted(lines.values(), key=order_key)
     return [replace(line, rank=i + 1) for i, line in enumerate(ranked)]
 
 
 def podium(table: list[Line]) -> list[Line]:
-    """The first three of a final table who played a race."""
-    return [line for line in table if line.races > 0][:3]
+    """The first three of a final table who scored: a race against nobody (or puppets)
+    puts no one on it."""
+    return [line for line in table if line.races > 0 and line.points > 0][:3]

@@ -2,7 +2,9 @@
 amended when an operator clears a finisher the review held.
 
 A record lists every racer of the race with their place (None: not finished, gave up, or a
-finish held for review or voided), finish time, pledge and whether they kept it. The
+finish held for review or voided), finish time, pledge and whether they kept it, whether
+they were absent (did not contest it: :mod:`server.ranked.contest`) and their household
+(racers of one client address share a number; never the address or its mark). The
 standings are a pure function of the records (:func:`.arena_points.standings`, where a
 race's last record counts), so an amendment re-counts the table from that race on.
 """
@@ -13,12 +15,22 @@ from typing import Any
 
 from ..context import Context
 from ..net import wire
-from ..ranked import race_review, ratings
+from ..ranked import contest, race_review, ratings
 from ..ranked.ratings import standing_of
 from ..records.replays import replay_id
 from ..rooms.records import RoomPhase
 from ..store import arenas
 from .points import Race, Racer
+
+
+def households(marks: dict[str, str]) -> dict[str, int]:
+    """Each racer who shares a client address with another racer: their household's number
+    in this race (1, 2, ...); what a record keeps instead of the address marks."""
+    by_mark: dict[str, list[str]] = {}
+    for pid, mark in marks.items():
+        by_mark.setdefault(mark, []).append(pid)
+    shared = [pids for pids in by_mark.values() if len(pids) > 1]
+    return {pid: i + 1 for i, pids in enumerate(shared) for pid in pids}
 
 
 def race_of(record: dict[str, Any]) -> Race:
@@ -34,6 +46,9 @@ def race_of(record: dict[str, Any]) -> Race:
                 bool(r["pledged"]),
                 bool(r["kept"]),
                 str(r.get("name") or ""),
+                bool(r.get("absent")),
+                int(r.get("home") or 0),
+                "pending" in r,
             )
             for r in record["racers"]
         ),
@@ -54,10 +69,13 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
         return
     round_ = int(read.meta["round"])
     cells = int(read.meta.get("cells") or 4)
-    await race_review.waits(ctx, standing_of(read, room, round_, cells), read)
+    standing = standing_of(read, room, round_, cells)
+    await race_review.waits(ctx, standing, read)
     results = read.results
     pids = list(results)
     pledges = await arenas.pledged(ctx.store, arena, room, pids)
+    absent = contest.absent(standing, ctx.settings)
+    homes = households(standing["marks"])
     for pid, result in results.items():
         undid = any(line.split("\t", 2)[-1] == "undo" for line in read.logs.get(pid, []))
         racer: dict[str, Any] = {
@@ -67,6 +85,8 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
             "time_ms": None,
             "pledged": pid in pledges,
             "kept": not undid,
+            "absent": pid in absent,
+            "home": homes.get(pid, 0),
         }
         if result.get("status") == "finished" and result.get("rank") is not None:
             decided = await ctx.reviews.decided(replay_id(room, round_, pid))
@@ -77,6 +97,11 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
             elif status != "voided":
                 racer.update(finish)
         racers.append(racer)
+    if not contested(racers):
+        # Nobody raced anybody (rivals who gave up at once): no race, nothing kept, and
+        # nothing for the standings to count.
+        await arenas.record(ctx.store, arena, f"{room}/{round_}", room, "", pids, ends)
+        return
     race = {
         "race": f"{room}/{round_}",
         "at": int(read.meta.get("starts_at") or 0),
@@ -86,6 +111,13 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     if any("pending" in r for r in racers):
         # An operator who decided while it was being recorded: its resettle found no record.
         await amend(ctx, arena, room, round_)
+
+
+def contested(racers: list[dict[str, Any]]) -> bool:
+    """Whether two racers of a race at least contested it (not ``absent``: a finisher, a
+    held one included, never is). A race of one racer and rivals who gave up or idled early
+    is recorded as no race: it costs the standings nothing and earns nobody anything."""
+    return sum(1 for r in racers if not r["absent"]) >= 2
 
 
 async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:

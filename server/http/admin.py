@@ -8,10 +8,13 @@ byte, whatever the method or path under ``/api/admin/``; the front answers it be
 looks for a route), so not even their existence shows. Every answer is JSON; every action
 is idempotent and logged with ``by`` set to ``http:ADDRESS`` (the client's address).
 
-- ``GET /api/admin/held?limit=N&offset=K``: a page of the held finishes, the oldest
-  first: ``{"held": [...], "total", "offset", "limit", "next_offset"}`` (limit 1 to 500,
-  default 50), each with ``result``, ``player_id``, ``kind``, ``score``, ``replay`` and the
-  rest of what was held.
+- ``GET /api/admin/held?limit=N&after=CURSOR`` (or ``&offset=K``): a page of the held
+  finishes, the oldest first: ``{"held": [...], "total", "offset", "limit",
+  "next_offset", "next_after"}`` (limit 1 to 500, default 50; ``after`` a page's
+  ``next_after``, which holds however many finishes are decided meanwhile), each with
+  ``result``, ``player_id``, ``kind``, ``score``, ``replay`` and the rest of what was
+  held. The list is bounded (``--held-max``, ``--held-days``): past it the oldest are
+  settled unranked, as voided, and logged (``expire``, by ``expiry``).
 - ``POST /api/admin/clear/RESULT``, ``POST /api/admin/void/RESULT``,
   ``POST /api/admin/bar/PLAYER``, ``POST /api/admin/unbar/PLAYER``: ``{ok, status,
   message, …}``; 404 ``not_found`` when there is nothing to act on.
@@ -103,7 +106,12 @@ async def get_held(ctx: Context, request: HttpRequest) -> HttpResponse:
     offset = request.query_int("offset", 0, 0, sys.maxsize)
     if offset is None:
         return _json(400, {"error": "bad_offset", "message": "offset is 0 or more"})
-    return _json(200, await operator(ctx).held_page(offset, limit))
+    after = request.query.get("after")
+    try:
+        page = await operator(ctx).held_page(offset, limit, after)
+    except ValueError as exc:
+        return _json(400, {"error": "bad_after", "message": str(exc)})
+    return _json(200, page)
 
 
 @routes.post(f"/api/admin/clear/{_ID}")

@@ -99,8 +99,7 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
         return late
     rating = shown(skill.mu, skill.sigma)
     ctx.whereabouts.waiting[pid] = Waiting(pid, conn, cells, now, rating)
-    games, days = (await stored.standing(ctx.store, [pid], cells))[pid]
-    provisional = not bar(ctx).met(games, days)
+    provisional = not bar(ctx).met(*(await stored.standing(ctx.store, [pid], cells))[pid])
     conn.queue(wire.queued(cells, rating, skill.games, penalty, now, provisional))
     return Status.OK
 
@@ -125,14 +124,16 @@ async def pairing_loop(ctx: Context) -> None:
 async def tick(ctx: Context) -> None:
     """One pass: pair every variant, then bring in or update this instance's waiting."""
     for cells in VARIANTS:
-        groups = await queue.pair(ctx.store, cells, now_ms(), ctx.settings.pair_fourth_ms)
+        groups = await queue.pair_marked(ctx.store, cells, now_ms(), ctx.settings.pair_fourth_ms)
         # The rooms at once: a pass must not fall behind the players arriving.
-        await asyncio.gather(*(make_room(ctx, cells, group) for group in groups))
+        await asyncio.gather(*(make_room(ctx, cells, group, home) for group, home in groups))
     await deliver(ctx)
 
 
-async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
-    """A public, rated room on a certified deal for a group; its racers are told where."""
+async def make_room(ctx: Context, cells: int, group: list[str], household: bool = False) -> str:
+    """A public, rated room on a certified deal for a group; its racers are told where.
+    A ``household``'s room (identities of one address, paired as nobody else waited) says
+    so in its snapshot: their race counts nothing between them."""
     room = await membership.new_room(
         ctx,
         Mode.RACE,
@@ -140,6 +141,7 @@ async def make_room(ctx: Context, cells: int, group: list[str]) -> str:
         cells,
         public=True,
         paired=True,
+        household=household,
     )
     await listing.list_room(ctx.store, room, now_ms())
     await start_later(ctx, room)  # before anyone is told of the room

@@ -1,5 +1,6 @@
 """Ranked play: what happens when a game ends and what it counts for. The finish of every
 mode (:mod:`.finish`: the replay kept, a daily verified, reviewed and ranked, a race or solo
-game counted), the ratings of rated races (:mod:`.ratings`), the review of a rated race's
+game counted), the ratings of rated races (:mod:`.ratings`) and who contested one (the
+rivals a rating or an arena point is earned against: :mod:`.contest`), the review of a rated race's
 finishers that its ratings wait for (:mod:`.race_review`), and the operator's clear, void,
 bar and unbar of held finishes and players (:mod:`.holds`)."""

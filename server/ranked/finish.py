@@ -16,12 +16,15 @@ import logging
 from dataclasses import dataclass
 from typing import Final
 
+from protocol.names import skeleton
+
 from ..clock import now_ms
 from ..context import Context
 from ..daily.leaderboard import Submission, entry_of, utc_date
 from ..engine import Board, parse_action, parse_code
 from ..records.replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from ..records.solo_stats import Counted
+from ..store import names
 from ..store.store import Store
 from . import evidence
 from .ratings import address_mark
@@ -186,8 +189,8 @@ async def record_finish(
                 at=replay.times_ms[-1],
                 perfect=perfect,
             )
-            if kept and perfect:
-                await records.perfect.add(pid, "race")
+            if kept and perfect:  # never reviewed: the player's own count, not a public one
+                await records.perfect.add(pid, "unrated")
     return outcome
 
 
@@ -211,9 +214,16 @@ async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) ->
         date=replay.daily_date,
         kind=replay.daily_kind,
     )
+    if not score["held"] and await _new_leader(ctx, replay):
+        # A newcomer is listed from their first day, but a fresh identity never takes the
+        # day's lead unreviewed: the cheapest way to buy a public #1.
+        score = {**score, "held": True, "message": "a new player's finish would lead the day"}
     if not score["held"]:
         await ctx.reviews.decide(replay.id, "passed", score=score)
-        return await ctx.daily.leaderboard.enter(replay)
+        entered = await ctx.daily.leaderboard.enter(replay)
+        if entered.status == "ranked":
+            await keep_name(ctx, replay)
+        return entered
     log.warning("daily finish %s of %s held: %s", replay.id, replay.player_id, score["message"])
     await ctx.reviews.decide(replay.id, "held", score=score)
     await ctx.reviews.hold(
@@ -233,6 +243,26 @@ async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) ->
         }
     )
     return Submission("held", reason="pending_review", message=HELD_MESSAGE)
+
+
+async def _new_leader(ctx: Context, replay: Replay) -> bool:
+    """Whether the daily finish of a player still provisional with it (its day counted)
+    would be first in the day's default (fastest) view."""
+    board, date, kind = ctx.daily.leaderboard, replay.daily_date, replay.daily_kind
+    assert date is not None and kind is not None and replay.result.time_ms is not None
+    if not await board.would_lead(date, kind, replay.result.time_ms, replay.result.moves):
+        return False
+    return await board.new_with_this_day(kind, replay.player_id)
+
+
+async def keep_name(ctx: Context, replay: Replay) -> None:
+    """A ranked daily finisher who is established (on the public boards): nobody else may
+    take a name that passes for theirs (:mod:`server.store.names`)."""
+    assert replay.daily_kind is not None
+    board = ctx.daily.leaderboard
+    if replay.name and not await board.provisional(replay.daily_kind, [replay.player_id]):
+        keep_s = ctx.settings.history_days * 86_400
+        await names.keep(ctx.store, skeleton(replay.name), replay.player_id, keep_s)
 
 
 async def record_give_up(ctx: Context, room: str, round_: int, pid: str) -> None:

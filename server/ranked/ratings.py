@@ -14,18 +14,25 @@ are rated among themselves (at least two, one of them a finisher):
 - racers who joined from one client address (``same_address``): a second identity is no
   opponent;
 - the lower placed of two racers whose result already counted within
-  ``rated_pair_window_s`` (``repeat_pair``): trading wins counts once.
+  ``rated_pair_window_s`` (``repeat_pair``): trading wins counts once;
+- a racer who did not contest the race (``absent``, :mod:`.contest`: gave up or idled
+  before a real share of it): nobody is rated against them, so puppets that join and give
+  up hand nobody a win. They still lose, alone, below the racers who contested when one of
+  those finished (:func:`forfeits`): giving up early is no way out of a loss. A racer left
+  with no contested rival keeps their rating (``uncontested``).
 
 A race nobody (counted) finished changes nothing. The number shown is :func:`shown`, a
 cautious estimate.
 
 A new identity is *provisional* until it has an established record (:func:`bar`:
-``provisional_games`` rated races of the variant, or ranked dailies on
-``provisional_days`` days); lichess's provisional ratings are the model. A provisional
-player races and is rated like anyone, sees their rating (shown with "?"), but is on no
-public list, and their results move an established rival's rating by
+``provisional_games`` rated races of the variant with results against
+``established_rivals`` distinct established rivals, or ranked dailies on
+``provisional_days`` days); lichess's provisional ratings are the model. A ring of fresh
+identities can never establish one another: the way in is established rivals or reviewed
+dailies. A provisional player races and is rated like anyone, sees their rating (shown
+with "?"), but is on no public list, and their results move any rival's rating by
 ``provisional_weight`` of what an established rival's would (:func:`soften`): a fresh
-identity is not worth a full opponent.
+identity is not worth a full opponent, to anyone.
 
 Each instance that sees a race end calls :func:`settle`; the room's marker makes the first
 computation the only one, and each player's update is applied once (see
@@ -43,6 +50,7 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
+from protocol.names import skeleton
 from protocol.vocabulary import Mode, RoomPhase
 
 from ..cache import replay
@@ -50,9 +58,10 @@ from ..clock import now_ms
 from ..context import Context
 from ..net import wire
 from ..quiet import Quiet
+from ..store import names
 from ..store import ratings as stored
 from ..store.store import RoomRead
-from . import race_review
+from . import contest, race_review
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -66,7 +75,8 @@ SCALE: Final = 40
 
 def bar(ctx: Context) -> stored.Bar:
     """What makes a player established, from the settings."""
-    return stored.Bar(ctx.settings.provisional_games, ctx.settings.provisional_days)
+    s = ctx.settings
+    return stored.Bar(s.provisional_games, s.provisional_days, s.established_rivals)
 
 
 def soften(
@@ -74,14 +84,14 @@ def soften(
     before: dict[str, stored.Skill],
     established: dict[str, bool],
     weight: float,
+    rivals_of: dict[str, list[str]] | None = None,
 ) -> dict[str, tuple[float, float]]:
-    """The model's updates, each established racer's scaled by the weight of their rivals:
-    an established rival counts 1, a provisional one ``weight``."""
+    """The model's updates, each racer's scaled by the weight of their rivals (the others
+    rated, or ``rivals_of`` them): an established rival counts 1, a provisional one
+    ``weight``, for everyone: a win over fresh identities is worth little to anyone."""
     out = dict(after)
     for pid, (mu, sigma) in after.items():
-        if not established[pid]:
-            continue
-        rivals = [other for other in after if other != pid]
+        rivals = (rivals_of or {}).get(pid) or [other for other in after if other != pid]
         share = sum(1.0 if established[o] else weight for o in rivals) / len(rivals)
         old = before[pid]
         out[pid] = (old.mu + share * (mu - old.mu), old.sigma + share * (sigma - old.sigma))
@@ -187,10 +197,12 @@ async def resettle(ctx: Context, room: str, round_: int) -> None:
 def standing_of(read: RoomRead, room: str, round_: int, cells: int) -> race_review.Standing:
     """What settling a round needs, from the room as the race ended."""
     code = read.meta["code"]
-    finished_at = {}
+    finished_at, last_at = {}, {}
+    started_at = int(read.meta.get("starts_at") or 0)
     for pid, lines in read.logs.items():
+        last_at[pid] = int(lines[-1].split("\t", 1)[0]) if lines else started_at
         if lines and read.results.get(pid, {}).get("status") == "finished":
-            finished_at[pid] = int(lines[-1].split("\t", 1)[0])
+            finished_at[pid] = last_at[pid]
     return {
         "room": room,
         "round": round_,
@@ -202,6 +214,8 @@ def standing_of(read: RoomRead, room: str, round_: int, cells: int) -> race_revi
             pid: read.meta[f"ad:{pid}"] for pid in read.results if read.meta.get(f"ad:{pid}")
         },
         "finished_at": finished_at,
+        "started_at": started_at,
+        "last_at": last_at,
         "arena": read.meta.get("arena") or "",
     }
 
@@ -316,6 +330,8 @@ async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str])
     refused = {pid: "voided" for pid in voided}
     for pid, why in refusals(ctx, standing, places).items():
         refused.setdefault(pid, why)
+    absent = {pid for pid in contest.absent(standing, ctx.settings) if pid not in refused}
+    refused.update(dict.fromkeys(absent, "absent"))
     pids = [pid for pid, _ in places]
     now_skills = await stored.skills(ctx.store, pids, cells, START)
     kept = standing.get("before") or {}
@@ -331,15 +347,25 @@ async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str])
     counted = [(pid, rank) for pid, rank in counted if pid not in refused]
     finished = any(results[pid].get("status") == "finished" for pid, _ in counted)
     after = compute(counted, before) if len(counted) >= 2 and finished else {}
+    for pid, _ in counted if absent and len(counted) < 2 else []:
+        refused[pid] = "uncontested"  # their rivals were absent: nobody to be rated against
     record = await stored.standing(ctx.store, pids, cells)
     established = {pid: bar(ctx).met(*record[pid]) for pid in pids}
-    after = soften(after, before, established, ctx.settings.provisional_weight)
+    rivals_of = {pid: [o for o in after if o != pid] for pid in after}
+    if finished:
+        after.update(forfeits(absent, counted, places, before, rivals_of))
+    credited = {
+        pid: [o for o in rivals_of[pid] if established[o]] for pid in after if pid not in absent
+    }
+    fresh = await stored.new_rivals(ctx.store, cells, credited)
+    after = soften(after, before, established, ctx.settings.provisional_weight, rivals_of)
     after = on_top(after, before, now_skills)
     now = now_ms()
     lines: list[dict[str, Any]] = []
     for pid, rank in places:
         old = now_skills[pid]
         name = str(results[pid].get("name") or "")
+        rivals = credited.get(pid, [])
         if pid in after:
             mu, sigma = after[pid]
             rating, games, reason = shown(mu, sigma), old.games + 1, None
@@ -358,7 +384,12 @@ async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str])
                 "change": rating - shown(old.mu, old.sigma) if pid in after else 0,
                 "games": games,
                 "unrated_reason": reason,
-                "provisional": not bar(ctx).met(games, record[pid][1]),
+                "provisional": not bar(ctx).met(
+                    games, record[pid][1], record[pid][2] + fresh.get(pid, 0)
+                ),
+                # The distinct established rivals this result counts against (kept with
+                # the rating: what makes a player established by races).
+                "rivals": rivals,
             }
         )
     body = ""
@@ -368,8 +399,30 @@ async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str])
     written, marker = await stored.claim(ctx.store, room, round_, marker, body, ctx.instance_id)
     if written and after and window_ms > 0:
         # Only the instance whose marker counts: the pairs it rated have met from now on.
-        await stored.meet(ctx.store, list(after), now, window_ms // 1000)
+        await stored.meet(ctx.store, [p for p in after if p not in absent], now, window_ms // 1000)
     return marker
+
+
+def forfeits(
+    absent: set[str],
+    counted: list[tuple[str, int]],
+    places: list[tuple[str, int]],
+    before: dict[str, stored.Skill],
+    rivals_of: dict[str, list[str]],
+) -> dict[str, tuple[float, float]]:
+    """What the absent lose: each absent racer is rated, alone, below the racers who
+    contested, when one of them finished (nobody gains from them: giving up early is no
+    way out of a loss, nor a way to hand one's rival a win). ``rivals_of`` gets theirs."""
+    out: dict[str, tuple[float, float]] = {}
+    if not counted:
+        return out
+    for pid, place in places:
+        if pid not in absent:
+            continue
+        field = [*counted, (pid, max(place, max(rank for _, rank in counted) + 1))]
+        out[pid] = compute(field, before)[pid]
+        rivals_of[pid] = [other for other, _ in counted]
+    return out
 
 
 #: The least sigma a change put on top of a newer rating leaves (the model's never 0).
@@ -422,6 +475,7 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
             "rating": line["rating"],
             "change": line["change"],
         }
+        listed = line["player_id"] not in barred
         await stored.apply(
             ctx.store,
             line["player_id"],
@@ -431,5 +485,8 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
             line,
             race,
             keep_s,
-            listed=line["player_id"] not in barred,
+            listed=listed,
         )
+        if listed and line["unrated_reason"] is None and not line.get("provisional"):
+            # An established name: nobody else may take one that passes for it.
+            await names.keep(ctx.store, skeleton(line["name"]), line["player_id"], keep_s)

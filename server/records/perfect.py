@@ -7,8 +7,10 @@ shows is counted here, once per game: a race and a solo win when their history o
 statistics count them (each of those counts a room and round once), a daily when its entry
 is written on the leaderboard (once per player and day), and taken back when an operator
 voids that entry. One small hash per player, ``player:{PID}:perfect`` (named in
-:mod:`server.store.keys`), fields ``race``, ``solo`` and ``daily``; it lives as long as the
-race history after the player's last perfect game.
+:mod:`server.store.keys`), fields ``race`` (rated races, counted once reviewed),
+``solo``, ``daily`` and ``unrated`` (unrated races); it lives as long as the race history
+after the player's last perfect game. Anyone sees the reviewed counts (:data:`PUBLIC`);
+the player also sees their solo and unrated ones (:meth:`Perfects.read`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ from typing import Any, Final
 from ..store.keys import Keys
 from ..store.records import RecordStore
 
-#: The modes a perfect game is counted under.
-MODES: Final = ("race", "solo", "daily")
+#: The modes a perfect game is counted under: a rated race's (``race``), a solo game's, a
+#: daily's, an unrated race's (``unrated``).
+MODES: Final = ("race", "solo", "daily", "unrated")
+#: The modes anyone may see counted: reviewed results only (a rated race's finishers and a
+#: ranked daily are reviewed). A solver's line typed into a solo game or an unrated room is
+#: perfect too, and proves nothing: those counts are their player's own.
+PUBLIC: Final = ("race", "daily")
 
 
 class Perfects:
@@ -41,8 +48,11 @@ class Perfects:
             raise ValueError(f"no perfect games of mode {mode!r}")
         await self.store.add_perfect(pid, mode, by, self.keep_s)
 
-    async def read(self, pid: str) -> dict[str, int]:
-        """``{race, solo, daily, total}``: the player's perfect games."""
+    async def read(self, pid: str, own: bool = True) -> dict[str, int]:
+        """The player's perfect games: to the player themselves (``own``) ``{race, solo,
+        daily, unrated, total}``; to anyone else the reviewed ones only, ``{race, daily,
+        total}``."""
         fields = await self.store.perfects(pid)
-        counts = {mode: max(0, int(fields.get(mode, 0))) for mode in MODES}
+        modes = MODES if own else PUBLIC
+        counts = {mode: max(0, int(fields.get(mode, 0))) for mode in modes}
         return {**counts, "total": sum(counts.values())}

@@ -58,6 +58,7 @@ async def new_room(
     paired: bool = False,
     arena: str = "",
     par: tuple[int, bool] | None = None,
+    household: bool = False,
 ) -> str:
     """Create a room in Redis; with ``solo`` it is already racing with that player.
 
@@ -70,6 +71,8 @@ async def new_room(
         arena: the arena whose pairing made it (a race of that arena).
         par: the deal's par and whether it is proven (a daily deal's); None: the pool's,
             if the deal is in one (:func:`.rounds.par_fields`).
+        household: the pairing put identities of one client address together (its
+            snapshot says so before the race).
 
     Returns:
         The room id.
@@ -101,6 +104,8 @@ async def new_room(
         }
         if arena:
             fields["arena"] = arena
+        if household:
+            fields["household"] = 1
         if solo is not None:
             fields["starts_at"] = now_ms()
             pid = solo.pid or ""
@@ -407,6 +412,9 @@ async def leave(ctx: Context, conn: Member, room: str) -> None:
         wire.result(pid, conn.name, "gave_up", None, moves),
     )
     ctx.spawn(record_give_up(ctx, room, rnd, pid))  # a race left mid-way
+    if state is not None and state.mode in (Mode.SOLO, Mode.DAILY):
+        # A game alone, over: its events and logs go in minutes (it was played alone).
+        await ctx.store.let_go_alone(room, rnd, pid, ctx.settings.finished_room_ttl)
     if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER:
         # The last racer's leave may end the race after this socket stopped hearing it.
         ctx.spawn(ratings.settle(ctx, room))

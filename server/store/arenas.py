@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from ..clock import now_ms
 from .lease import take as take_lease
-from .queue import pairing_groups
+from .queue import marked_groups
 from .scripts import script
 from .status import Status, status_of
 from .store import Store
@@ -182,6 +182,14 @@ async def lease(store: Store, arena: str, holder: str) -> bool:
 
 async def pair(store: Store, arena: str, now: int, fourth_ms: int, end: int) -> list[list[str]]:
     """One pairing pass (``lua/arena_pair.lua``): the groups it took out of the pool."""
+    return [group for group, _home in await pair_marked(store, arena, now, fourth_ms, end)]
+
+
+async def pair_marked(
+    store: Store, arena: str, now: int, fourth_ms: int, end: int
+) -> list[tuple[list[str], bool]]:
+    """One pairing pass: the groups it took out of the pool, each with whether it is a
+    household's (:func:`.queue.marked_groups`)."""
     k = store.keys
     raw = await script(store.redis, "arena_pair")(
         keys=[
@@ -193,7 +201,7 @@ async def pair(store: Store, arena: str, now: int, fourth_ms: int, end: int) -> 
         ],
         args=[now, fourth_ms, MAX_SCANNED, end + KEEP_MS],
     )
-    return pairing_groups(raw)
+    return marked_groups(raw)
 
 
 async def assign(store: Store, arena: str, room: str, pids: list[str], end: int) -> None:
@@ -258,9 +266,13 @@ async def amend(store: Store, arena: str, record_json: str) -> bool:
     return bool(await store.redis.rpushx(key, record_json))
 
 
-async def results(store: Store, arena: str, start: int = 0) -> list[dict[str, Any]]:
-    """The recorded races from the ``start``-th on, as recorded."""
-    raw = await store.redis.lrange(store.keys.arena_results(arena), start, -1)
+async def results(
+    store: Store, arena: str, start: int = 0, count: int | None = None
+) -> list[dict[str, Any]]:
+    """The recorded races from the ``start``-th on (``count`` of them at most), as
+    recorded."""
+    stop = -1 if count is None else start + count - 1
+    raw = await store.redis.lrange(store.keys.arena_results(arena), start, stop)
     return [json.loads(x) for x in raw]
 
 

@@ -151,6 +151,11 @@ class DailyStore:
         found = await self.redis.zrange(self.view(date, kind, by), start, stop)
         return cast(list[str], found)
 
+    async def lead_score(self, date: str, kind: str) -> float | None:
+        """The score of the first entry of a day's fastest view, or None on an empty board."""
+        found = await self.redis.zrange(self.view(date, kind, "time"), 0, 0, withscores=True)
+        return float(found[0][1]) if found else None
+
     async def rank_of(self, date: str, kind: str, by: str, member: str) -> int | None:
         """A member's 0-based place in a view, or None."""
         found = await self.redis.zrank(self.view(date, kind, by), member)
@@ -167,17 +172,20 @@ class DailyStore:
             found = await pipe.execute()
         return [None if r is None else int(r) for r in found]
 
-    async def standing(self, pids: list[str], cells: int) -> list[tuple[int, int]]:
-        """Each player's (rated races of ``cells``, days with a ranked daily), in order,
-        one pipelined read."""
+    async def standing(self, pids: list[str], cells: int) -> list[tuple[int, int, int]]:
+        """Each player's (rated races of ``cells``, days with a ranked daily, distinct
+        established rivals of ``cells``), in order, one pipelined read."""
         if not pids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for pid in pids:
-                pipe.hget(self.keys.rating(pid, cells), "games")
+                pipe.hmget(self.keys.rating(pid, cells), "games", "rivals")
                 pipe.zcard(self.keys.player_days(pid))
             found = await pipe.execute()
-        return [(int(found[2 * i] or 0), int(found[2 * i + 1] or 0)) for i in range(len(pids))]
+        return [
+            (int(found[2 * i][0] or 0), int(found[2 * i + 1] or 0), int(found[2 * i][1] or 0))
+            for i in range(len(pids))
+        ]
 
     async def is_barred(self, player_id: str) -> bool:
         """Whether an operator barred the player (:mod:`server.store.reviews` bars)."""

@@ -193,6 +193,8 @@ def room_view(fields: dict[str, str], members: list[str]) -> dict[str, Any]:
         "starts_at": int(starts_at) if starts_at and state != RoomPhase.LOBBY else None,
         "spectators": int(fields.get("ns") or 0),
         "racers": racers,
+        # An arena's race is named by its arena on Watch (the id only: public like its table).
+        "arena": fields.get("arena") or None,
     }
 
 
@@ -211,7 +213,7 @@ async def rated_view(
         for view in rooms:
             for racer in view["racers"]:
                 key = store.keys.rating(racer["player_id"], view["cells"])
-                pipe.hmget(key, "rating", "games")
+                pipe.hmget(key, "rating", "games", "rivals")
                 pipe.zcard(store.keys.player_days(racer["player_id"]))
         found = iter(await pipe.execute())
     best: tuple[float, int] | None = None
@@ -219,8 +221,8 @@ async def rated_view(
     for i, view in enumerate(rooms):
         racers = []
         for r in view["racers"]:
-            (rating, games), days = next(found), next(found)
-            provisional = not bar.met(int(games or 0), int(days or 0))
+            (rating, games, rivals), days = next(found), next(found)
+            provisional = not bar.met(int(games or 0), int(days or 0), int(rivals or 0))
             shown = None if rating is None else int(rating)
             racers.append({**r, "rating": shown, "provisional": provisional})
         out.append({**view, "racers": racers})

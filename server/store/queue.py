@@ -90,24 +90,32 @@ async def remove(store: Store, cells: int, pid: str) -> bool:
 
 async def pair(store: Store, cells: int, now: int, fourth_ms: int) -> list[list[str]]:
     """One pairing pass (``lua/queue_pair.lua``): the groups it took out of the queue."""
+    return [group for group, _home in await pair_marked(store, cells, now, fourth_ms)]
+
+
+async def pair_marked(
+    store: Store, cells: int, now: int, fourth_ms: int
+) -> list[tuple[list[str], bool]]:
+    """One pairing pass: the groups it took out of the queue, each with whether it is a
+    household's (:func:`marked_groups`)."""
     k = store.keys
     raw = await script(store.redis, "queue_pair")(
         keys=[k.queue_wait(cells), k.queue_info(cells)],
         args=[now, fourth_ms, MAX_SCANNED, MAX_GROUPS, QUEUE_TTL, HELD],
     )
-    return pairing_groups(raw)
+    return marked_groups(raw)
 
 
-def pairing_groups(raw: list[Any]) -> list[list[str]]:
-    """The groups a pairing script answered, each as its size and then its players
-    (``2 a b 3 c d e``), as lists (``[[a, b], [c, d, e]]``)."""
+def marked_groups(raw: list[Any]) -> list[tuple[list[str], bool]]:
+    """The groups a pairing script answered, each with whether it is a household's (its
+    size came negative: players of one client address, paired as nobody else waited)."""
     items = [str(x) for x in raw]
-    groups: list[list[str]] = []
+    groups: list[tuple[list[str], bool]] = []
     i = 0
     while i < len(items):
         n = int(items[i])
-        groups.append(items[i + 1 : i + 1 + n])
-        i += 1 + n
+        groups.append((items[i + 1 : i + 1 + abs(n)], n < 0))
+        i += 1 + abs(n)
     return groups
 
 

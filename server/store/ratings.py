@@ -41,24 +41,39 @@ class Skill:
 @dataclass(frozen=True, slots=True)
 class Bar:
     """What makes a player established rather than provisional: ``games`` rated races of
-    the variant, or ranked dailies on ``days`` days (0: that way is closed)."""
+    the variant against ``rivals`` distinct established rivals at least, or ranked dailies
+    on ``days`` days (0: that way is closed). ``games`` 0 lowers the bar entirely: everyone
+    is established at once.
+
+    The rivals' count makes a closed ring of fresh identities worthless: each of them needs
+    established rivals first, and the only way in without any is ranked dailies, each of
+    them reviewed. A record from before rivals were counted reads as 0 rivals."""
 
     games: int
     days: int
+    rivals: int = 0
 
-    def met(self, games: int, days: int) -> bool:
-        """Whether a record of ``games`` rated races and ``days`` ranked days clears it."""
-        return games >= self.games or (self.days > 0 and days >= self.days)
+    def met(self, games: int, days: int, rivals: int = 0) -> bool:
+        """Whether a record of ``games`` rated races against ``rivals`` distinct
+        established rivals and ``days`` ranked days clears it."""
+        if self.games <= 0:
+            return True
+        by_races = games >= self.games and rivals >= self.rivals
+        return by_races or (self.days > 0 and days >= self.days)
 
 
-async def standing(store: Store, pids: list[str], cells: int) -> dict[str, tuple[int, int]]:
-    """Each player's (rated races of ``cells``, days with a ranked daily)."""
+async def standing(store: Store, pids: list[str], cells: int) -> dict[str, tuple[int, int, int]]:
+    """Each player's (rated races of ``cells``, days with a ranked daily, distinct
+    established rivals of ``cells``): what :meth:`Bar.met` takes."""
     async with store.redis.pipeline(transaction=False) as pipe:
         for pid in pids:
-            pipe.hget(store.keys.rating(pid, cells), "games")
+            pipe.hmget(store.keys.rating(pid, cells), "games", "rivals")
             pipe.zcard(store.keys.player_days(pid))
         found = await pipe.execute()
-    return {pid: (int(found[2 * i] or 0), int(found[2 * i + 1] or 0)) for i, pid in enumerate(pids)}
+    return {
+        pid: (int(found[2 * i][0] or 0), int(found[2 * i + 1] or 0), int(found[2 * i][1] or 0))
+        for i, pid in enumerate(pids)
+    }
 
 
 async def skills(store: Store, pids: list[str], cells: int, default: Skill) -> dict[str, Skill]:
@@ -74,6 +89,21 @@ async def skills(store: Store, pids: list[str], cells: int, default: Skill) -> d
         else:
             out[pid] = Skill(float(mu), float(sigma), int(rating or 0), int(games or 0))
     return out
+
+
+async def new_rivals(store: Store, cells: int, rivals: dict[str, list[str]]) -> dict[str, int]:
+    """How many of each player's ``rivals`` are not yet among their distinct established
+    rivals of ``cells``."""
+    asked = [(pid, others) for pid, others in rivals.items() if others]
+    if not asked:
+        return {}
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for pid, others in asked:
+            pipe.smismember(store.keys.rating_rivals(pid, cells), others)
+        found = await pipe.execute()
+    return {
+        pid: sum(1 for x in known if not x) for (pid, _), known in zip(asked, found, strict=True)
+    }
 
 
 async def claim(
@@ -135,6 +165,13 @@ async def apply(
             keep_s,
         ],
     )
+    rivals = [str(r) for r in line.get("rivals") or []]
+    if counts and rivals:
+        # A set, so a repeated call adds nothing; its size is read with the rating.
+        key = k.rating_rivals(pid, cells)
+        await store.redis.sadd(key, *rivals)
+        await store.redis.expire(key, keep_s)
+        await store.redis.hset(k.rating(pid, cells), "rivals", await store.redis.scard(key))
     if counts and listed and not line.get("provisional"):
         top = k.ratings_top(cells)
         async with store.redis.pipeline(transaction=False) as pipe:
@@ -180,15 +217,15 @@ async def top(store: Store, cells: int, limit: int, bar: Bar) -> list[dict[str, 
         return []
     async with store.redis.pipeline(transaction=False) as pipe:
         for pid in rows:
-            pipe.hmget(store.keys.rating(pid, cells), "name", "rating", "games")
+            pipe.hmget(store.keys.rating(pid, cells), "name", "rating", "games", "rivals")
             pipe.zcard(store.keys.player_days(pid))
         found = await pipe.execute()
     out: list[dict[str, Any]] = []
     for i, pid in enumerate(rows):
-        (name, rating, games), days = found[2 * i], found[2 * i + 1]
+        (name, rating, games, rivals), days = found[2 * i], found[2 * i + 1]
         if rating is None:
             continue  # its rating expired before its place in the list
-        if not bar.met(int(games or 0), int(days or 0)) or len(out) >= limit:
+        if not bar.met(int(games or 0), int(days or 0), int(rivals or 0)) or len(out) >= limit:
             continue
         out.append(
             {
@@ -218,7 +255,7 @@ async def profile(store: Store, pid: str, bar: Bar) -> tuple[dict[str, Any], lis
     variants = (4, 2, 1)
     async with store.redis.pipeline(transaction=False) as pipe:
         for cells in variants:
-            pipe.hmget(k.rating(pid, cells), "rating", "games")
+            pipe.hmget(k.rating(pid, cells), "rating", "games", "rivals")
             pipe.lrange(k.rating_history(pid, cells), 0, -1)
         pipe.zcard(k.player_days(pid))
         pipe.lrange(k.rating_races(pid), 0, -1)
@@ -226,12 +263,12 @@ async def profile(store: Store, pid: str, bar: Bar) -> tuple[dict[str, Any], lis
     days = int(found[-2] or 0)
     ratings: dict[str, Any] = {}
     for i, cells in enumerate(variants):
-        (rating, games), history = found[2 * i], found[2 * i + 1]
+        (rating, games, rivals), history = found[2 * i], found[2 * i + 1]
         if rating is not None:
             ratings[str(cells)] = {
                 "rating": int(rating),
                 "games": int(games or 0),
-                "provisional": not bar.met(int(games or 0), days),
+                "provisional": not bar.met(int(games or 0), days, int(rivals or 0)),
                 "history": [json.loads(p) for p in history],
             }
     return ratings, [json.loads(r) for r in found[-1]]

@@ -17,8 +17,8 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import ServerProc, drop_keys, http_request, redis_url, running_server
-from tests.web.pages import DAILY_ARGS, Racer, js_errors, needs_chromium, new_page, shoot
+from tests.helpers.pages import DAILY_ARGS, Racer, js_errors, needs_chromium, new_page, shoot
+from tests.helpers.serverproc import ServerProc, drop_keys, http_request, redis_url, running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

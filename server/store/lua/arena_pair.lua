@@ -10,7 +10,8 @@
 -- the longest waiting of them waited the wait for a fourth. A group never holds two players
 -- of one client address (`addr` of their info), nor, while others wait, a player and one of
 -- their last race's rivals: a first pass keeps both rules, a second one, over those left
--- alone, only the address rule.
+-- alone, only the address rule, and a third, over those still alone (then all of one
+-- address: a household), none; its groups come with -n, so their rooms say so.
 local now, fourth = tonumber(ARGV[1]), tonumber(ARGV[2])
 local all = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
 if #all < 2 then return {} end
@@ -29,12 +30,12 @@ for _, pid in ipairs(all) do
   end
 end
 if #ready < 2 or (#ready < 4 and now - oldest < fourth) then return {} end
-local used, groups = {}, {}
+local used, groups, homes = {}, {}, {}
 local function fits(group, k, strict)
   local r = ready[k]
   for _, g in ipairs(group) do
     local o = ready[g]
-    if r.addr and o.addr and r.addr == o.addr then return false end
+    if strict ~= nil and r.addr and o.addr and r.addr == o.addr then return false end
     if strict and (o.rivals[r.pid] or r.rivals[o.pid]) then return false end
   end
   return true
@@ -54,15 +55,17 @@ local function pass(strict)
         for _, k in ipairs(group) do used[k] = true end
         left = left - #group
         groups[#groups + 1] = group
+        homes[#groups] = strict == nil
       end
     end
   end
 end
 pass(true)
 pass(false)
+pass(nil)
 local out = {}
-for _, group in ipairs(groups) do
-  out[#out + 1] = #group
+for g, group in ipairs(groups) do
+  out[#out + 1] = homes[g] and -#group or #group
   for _, k in ipairs(group) do
     local pid = ready[k].pid
     out[#out + 1] = pid

@@ -2,7 +2,8 @@
 -- atomically, so that passes running on several instances never pair a player twice.
 -- KEYS: wait, info. ARGV: now (ms), the wait for a fourth (ms), most ready players scanned,
 -- most groups, ttl, the held base.
--- Returns the groups, flat: {n, pid1..pidn, n, pid1..pidn, ...}.
+-- Returns the groups, flat: {n, pid1..pidn, n, pid1..pidn, ...}; a household's group (of one
+-- address, formed only when nobody else is ready) has -n.
 --
 -- Only players whose `ready` time has come take part (a dodger's penalty holds them back).
 -- A player held back waits scored the held base plus their ready time, after every ready
@@ -13,7 +14,8 @@
 -- one when the longest waiting of them has waited the wait for a fourth. A group never holds
 -- two players of one client address (`addr` in their info): a second identity is no rival,
 -- and a rated race against it would buy rating. Such a window is passed over; of those
--- left over, the first of each address form the group.
+-- left over, the first of each address form the group, and when they all share one
+-- address (a family, an office, a carrier's NAT), up to four of them do, as a household.
 local now, fourth = tonumber(ARGV[1]), tonumber(ARGV[2])
 local max_groups = tonumber(ARGV[4])
 local held = tonumber(ARGV[6])
@@ -87,7 +89,23 @@ if #ready >= 2 and groups < max_groups then
       if r[3] < oldest then oldest = r[3] end
     end
   end
-  if #at >= 2 and now - oldest >= fourth then take(at) end
+  local household = 1
+  if #at < 2 then
+    -- One household alone (every ready player of one address): its identities race each
+    -- other rather than wait for nobody; the group's size comes negative, so the room says
+    -- so, and the race rates nobody of one address against another (same_address).
+    at, oldest, household = {}, now, -1
+    for k, r in ipairs(ready) do
+      if #at < 4 then
+        at[#at + 1] = k
+        if r[3] < oldest then oldest = r[3] end
+      end
+    end
+  end
+  if #at >= 2 and now - oldest >= fourth then
+    take(at)
+    out[#out - #at] = household * #at
+  end
 end
 if groups > 0 then
   for _, k in ipairs(KEYS) do redis.call('EXPIRE', k, tonumber(ARGV[5])) end

@@ -29,12 +29,12 @@ from server.engine import Board, parse_action
 from server.engine.optimal import optimal_par
 from server.engine.solver import solve
 from server.records.replays import replay_id
-from tests.dailies import daily_deal
-from tests.inproc import Served, serving, settings
-from tests.server.test_daily_fair import human, play_on, reveal
-from tests.server.test_daily_server import line_of
-from tests.serverproc import FAST, WsClient
-from tests.waits import until
+from tests.helpers.dailies import daily_deal
+from tests.helpers.daily_pace import human, play_on, reveal
+from tests.helpers.daily_server import line_of
+from tests.helpers.inproc import Served, serving, settings
+from tests.helpers.serverproc import FAST, WsClient
+from tests.helpers.waits import until
 
 TOKEN = "admin-" + secrets.token_hex(12)
 
