@@ -406,7 +406,10 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
             await c.send({"type": "give_up"})
         # The review runs at the lowest priority: a loaded host delays it.
         held: list[dict[str, Any]] = await until(
-            lambda: admin_json(srv, "GET", "/api/admin/held", token)["held"], 60, "a held finish"
+            lambda: admin_json(srv, "GET", "/api/admin/held", token)["held"],
+            60,
+            "a held finish",
+            step=0.2,  # under the /api/ rate limit however long the review takes
         )
         assert [h["player_id"] for h in held] == [ann.player_id]
         assert held[0]["kind"] == "race" and held[0]["score"]["held"] is True
@@ -420,7 +423,9 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
         if decision == "void":
             # The only finisher voided, nobody counted finished: a race nobody finished rates
             # nobody (the honest-rating rule), so no ratings come and none is written.
-            await until(lambda: not admin_json(srv, "GET", "/api/admin/held", token)["held"])
+            await until(
+                lambda: not admin_json(srv, "GET", "/api/admin/held", token)["held"], step=0.2
+            )
             with pytest.raises(AssertionError):
                 await ann.expect("ratings", timeout=2)
             for c in clients:
