@@ -29,11 +29,12 @@ from server.engine import Board, parse_action
 from server.engine.optimal import optimal_par
 from server.engine.solver import solve
 from server.records.replays import replay_id
+from tests.helpers.cli import run_seahaven
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_pace import human, play_on, reveal
 from tests.helpers.daily_server import line_of
 from tests.helpers.inproc import Served, serving, settings
-from tests.helpers.serverproc import FAST, WsClient
+from tests.helpers.serverproc import FAST, WsClient, redis_url
 from tests.helpers.waits import until
 
 TOKEN = "admin-" + secrets.token_hex(12)
@@ -183,6 +184,20 @@ async def test_a_line_practised_on_another_identity_of_the_address_is_flagged(
     assert other["ranked"] is True, other
     status, held = await day.server.get("/api/admin/held", TOKEN)
     assert [h["player_id"] for h in held["held"]] == [bob.player_id]
+    # The command line lists the same suspects as the route.
+    out = run_seahaven(
+        "admin",
+        "suspects",
+        "--json",
+        "--redis-url",
+        redis_url(),
+        "--key-prefix",
+        day.server.ctx.settings.key_prefix,
+    )
+    assert out.returncode == 0, out.stderr
+    status, page = await day.server.get("/api/admin/suspects", TOKEN)
+    assert json.loads(out.stdout) == page
+    assert page["suspects"][0]["player_id"] == bob.player_id
     assert held["held"][0]["score"]["reason"] == "flagged"
 
     # Flagged: his next ranked result (today's hard daily, a clean line) waits too ...
