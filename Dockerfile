@@ -9,7 +9,8 @@ COPY protocol ./protocol
 COPY client_web ./client_web
 RUN pip install --no-cache-dir "websockets>=17,<18" "pydantic>=2.6,<3" \
         "pydantic-settings>=2.3,<3" "prometheus-client>=0.20" "redis>=5,<9" \
-        "uvloop>=0.19" "hiredis>=2" \
+        "uvloop>=0.19" "hiredis>=2" "openskill>=6,<7" "orjson>=3.9" \
+        "webauthn>=2.5,<4" "segno>=1.6,<2" \
     && pip install --no-cache-dir --no-deps .
 
 ENV SEAHAVEN_HOST=0.0.0.0 \

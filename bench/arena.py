@@ -41,7 +41,7 @@ from server.arena.points import Race, Racer, standings  # noqa: E402
 from server.clients.bot import action_message, plan  # noqa: E402
 from server.engine import Board  # noqa: E402
 from server.store.keys import Keys  # noqa: E402
-from tests.serverproc import QUICK, REVIEW_OFF, ServerProc, redis_url, start_server  # noqa: E402
+from tests.helpers.serverproc import QUICK, REVIEW_OFF, ServerProc, redis_url, start_server  # noqa: E402
 
 
 def line_of(code: str) -> tuple[str, ...]:

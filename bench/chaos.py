@@ -60,7 +60,7 @@ from server.clients.bot import plan  # noqa: E402  (the bot's moves and solver l
 from server.engine import Board, parse_action  # noqa: E402
 from server.pools import draw  # noqa: E402
 from server.store.keys import Keys  # noqa: E402
-from tests.serverproc import QUICK, free_port  # noqa: E402
+from tests.helpers.serverproc import QUICK, free_port  # noqa: E402
 
 # -- the run --------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import redis
 
-from tests.serverproc import ServerProc, start_server
+from tests.helpers.serverproc import ServerProc, start_server
 
 
 class RedisProc:

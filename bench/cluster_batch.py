@@ -2,7 +2,7 @@
 ``lua/batch.lua``) against its peer, ``redis-py``'s cluster transaction pipeline (which
 runs each queued command in a thread with an event loop of its own).
 
-Starts a cluster of 3 masters and 3 replicas (``tests/rediscluster.py``; ``--redis-cluster
+Starts a cluster of 3 masters and 3 replicas (``tests/helpers/rediscluster.py``; ``--redis-cluster
 URL`` uses a running one) and times the store's room read, four commands on one slot, both
 ways, interleaved, ``--calls`` calls a round. Prints CPU and wall time per call for each
 (medians of the rounds), their ratio, and how many threads each way started.

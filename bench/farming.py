@@ -45,7 +45,7 @@ import redis  # noqa: E402
 
 from server.engine import Board, Move, parse_action  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
-from tests.serverproc import (  # noqa: E402
+from tests.helpers.serverproc import (  # noqa: E402
     REVIEW_OFF_ENV,
     ServerProc,
     WsClient,

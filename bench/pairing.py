@@ -30,7 +30,7 @@ import redis  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.stats import percentile  # noqa: E402
-from tests.serverproc import QUICK, ServerProc, redis_url, start_server  # noqa: E402
+from tests.helpers.serverproc import QUICK, ServerProc, redis_url, start_server  # noqa: E402
 
 
 async def player(

@@ -163,7 +163,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--start-cluster",
         action="store_true",
-        help="start a 3-master cluster for the run (tests/rediscluster.py)",
+        help="start a 3-master cluster for the run (tests/helpers/rediscluster.py)",
     )
     p.add_argument("--no-echo", action="store_true", help="skip the echo floor")
     p.add_argument(

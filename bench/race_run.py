@@ -26,7 +26,7 @@ from bench.race_clients import ROOM_SIZE, empty_result, line_of, load_worker  # 
 from bench.redis_procs import redis_cpu, redis_nodes  # noqa: E402
 from bench.stats import percentile  # noqa: E402
 from server.pools import draw  # noqa: E402
-from tests.serverproc import QUICK, start_server  # noqa: E402
+from tests.helpers.serverproc import QUICK, start_server  # noqa: E402
 
 #: Deals the rooms race (drawn once; a load process solves each once): solving one per room
 #: would make the setup of thousands of racers take minutes.

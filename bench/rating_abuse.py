@@ -48,7 +48,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from server.engine import Board, Move, parse_action  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
-from tests.serverproc import REVIEW_OFF, ServerProc, redis_url, start_server  # noqa: E402
+from tests.helpers.serverproc import REVIEW_OFF, ServerProc, redis_url, start_server  # noqa: E402
 
 #: Serve flags every run uses: scripted clients, whose finishes the review would hold (it
 #: is off here: what a rating rule refuses is measured, not what the review holds).

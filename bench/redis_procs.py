@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 
-from tests.serverproc import free_port
+from tests.helpers.serverproc import free_port
 
 
 def redis_nodes(redis_url: str | None, cluster: str | None) -> tuple[list[str], list[str]]:
@@ -79,9 +79,9 @@ def private_redis() -> Iterator[str]:
 
 @contextlib.contextmanager
 def started_cluster() -> Iterator[str]:
-    """A Redis Cluster of 3 masters and 3 replicas for the run (``tests/rediscluster.py``):
+    """A Redis Cluster of 3 masters and 3 replicas for the run (``tests/helpers/rediscluster.py``):
     its seed URL."""
-    from tests.rediscluster import RedisClusterProc, available
+    from tests.helpers.rediscluster import RedisClusterProc, available
 
     if not available():
         raise SystemExit("--start-cluster needs redis-server and redis-cli on the PATH")

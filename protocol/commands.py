@@ -10,6 +10,18 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, StrictBool, TypeAdapter
 
+from .devices import (
+    DeletePlayer,
+    ListPasskeys,
+    PasskeyOptions,
+    PasskeyRegister,
+    PasskeyRemove,
+    PasskeyRename,
+    PasskeySignIn,
+    SignOutEverywhere,
+    TransferClaim,
+    TransferNew,
+)
 from .fields import (
     PROTOCOL_VERSION,
     ArenaId,
@@ -318,7 +330,17 @@ ClientMessage = Annotated[
     | ArenaLeave
     | ArenaWatch
     | ArenaUnwatch
-    | ArenaPledge,
+    | ArenaPledge
+    | PasskeyOptions
+    | PasskeyRegister
+    | PasskeySignIn
+    | ListPasskeys
+    | PasskeyRename
+    | PasskeyRemove
+    | TransferNew
+    | TransferClaim
+    | SignOutEverywhere
+    | DeletePlayer,
     Field(discriminator="type"),
 ]
 
@@ -357,6 +379,16 @@ CLIENT_TYPES: Final = frozenset(
         ArenaWatch,
         ArenaUnwatch,
         ArenaPledge,
+        PasskeyOptions,
+        PasskeyRegister,
+        PasskeySignIn,
+        ListPasskeys,
+        PasskeyRename,
+        PasskeyRemove,
+        TransferNew,
+        TransferClaim,
+        SignOutEverywhere,
+        DeletePlayer,
     )
 )
 

@@ -1,5 +1,5 @@
 """The messages the server sends, and the one union that validates them (clients and
-tests use it; the server builds its messages in ``server/net/wire.py``).
+tests use it; the server builds its messages in ``server/net/wire/``).
 
 Each is one JSON object (one websocket text frame) tagged by its ``type``;
 ``protocol/README.md`` documents each with an example.
@@ -11,6 +11,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, TypeAdapter
 
+from .devices import PasskeyChallenge, Passkeys, PlayerDeleted, TransferCode
 from .fields import (
     PROTOCOL_VERSION,
     CardName,
@@ -346,6 +347,7 @@ class LeaderboardEntry(Message):
     time_ms: int
     moves: int
     perfect: bool = False
+    new: bool = False  # a provisional player, listed from their first day, marked as new
     replay_id: str | None = None  # absent while the day runs: replays are private until then
 
 
@@ -439,7 +441,8 @@ class Error(Message):
     type: Literal["error"]
     code: str
     message: str
-    #: ``too_many_identities``: the seconds until this address may make a new player.
+    #: ``too_many_identities``: the seconds until this address may make a new player;
+    #: ``slow_down``: until this player (or address) may start a new game.
     retry_s: int | None = Field(default=None, ge=0)
 
 
@@ -474,6 +477,10 @@ ServerMessage = Annotated[
     | ArenaOver
     | ArenaLeft
     | ArenaPledged
+    | PasskeyChallenge
+    | Passkeys
+    | TransferCode
+    | PlayerDeleted
     | Error,
     Field(discriminator="type"),
 ]

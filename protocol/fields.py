@@ -85,8 +85,24 @@ ERROR_CODES: Final[dict[str, str]] = {
     "self_follow": "you cannot follow yourself",
     "bad_date": "the date is not a day with a daily challenge",
     "unavailable": "this feature is not available on this server",
+    "slow_down": "you (or your address) started as many games as one may in an hour; "
+    "retry_s says when the next may start",
     "busy": "the server is busy; retry",
     "internal": "the server failed on this message; nothing changed",
+    # A player's devices (protocol/devices.py).
+    "no_challenge": "ask for passkey_options first (a challenge is good for one try, 2 min)",
+    "passkey_refused": "the passkey did not prove itself (wrong origin, key or challenge)",
+    "passkey_unknown": "no player has this passkey (removed, or the player deleted)",
+    "passkey_not_found": "you have no passkey with this id",
+    "passkey_taken": "this passkey is already one of a player's",
+    "too_many_passkeys": "you have as many passkeys as one may (10): remove one first",
+    "transfer_unknown": "no transfer code is like this one: check it on the other device",
+    "transfer_wrong": "this is not the code: check it on the other device",
+    "transfer_used": "this transfer code was used already: make a new one on the other device",
+    "transfer_expired": "this transfer code expired (after 10 minutes): make a new one",
+    "transfer_dead": "this transfer code was tried wrong too often: make a new one",
+    "transfer_limited": "too many transfer codes tried from this address: wait a few minutes",
+    "confirm_mismatch": "player_id must repeat your own id",
 }
 
 #: Reasons of ``reject`` added by the server to the engine's reason codes

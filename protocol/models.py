@@ -15,6 +15,7 @@ Every public name of the three is here.
 from __future__ import annotations
 
 from .commands import *  # noqa: F403
+from .devices import *  # noqa: F403
 from .events import *  # noqa: F403
 from .fields import *  # noqa: F403
 from .matches import *  # noqa: F403

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
 import secrets
 import signal
@@ -24,6 +23,7 @@ from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from . import health
 from .arena import loop as arena_loop
 from .arena import races as arena_races
 from .cache import BoardCache, RoomCache
@@ -31,7 +31,7 @@ from .clients.bot import Bot
 from .context import Context
 from .daily.deals import certify_loop
 from .daily.services import Daily
-from .http import admin, api
+from .http import admin, api, mydata
 from .http import arenas as http_arenas
 from .http import server as http_server
 from .http.connection import HttpConnection
@@ -40,9 +40,22 @@ from .net.hub import Hub
 from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
-from .play import arenas, friends, hints, identity, leaderboard, moves, queue, rooms, solo
+from .play import (
+    arenas,
+    devices,
+    friends,
+    hints,
+    identity,
+    leaderboard,
+    moves,
+    passkeys,
+    queue,
+    rooms,
+    solo,
+)
 from .quick.pairing import pairing_loop
 from .ranked import race_review
+from .ranked.holds import expiry_loop
 from .records.services import Records
 from .review.pace import Pace, parse_bursts
 from .review.reviewer import Reviewer
@@ -50,6 +63,7 @@ from .rooms import membership
 from .rooms.rounds import janitor
 from .settings import Settings
 from .solver_pool import SolverPool
+from .store.events import RoomEvent
 from .store.keys import Keys
 from .store.ratings import Bar
 from .store.retag import retag
@@ -80,6 +94,9 @@ HANDLER_MODULES = (
     api,
     http_arenas,
     admin,
+    devices,
+    passkeys,
+    mydata,
 )
 
 
@@ -153,7 +170,15 @@ def build_context(
         ),
         records=records,
         reviews=Reviews(redis, keys, keep_s),
-        reviewer=Reviewer(solver, pace, settings.review_hold_agreement, settings.review_min_scored),
+        reviewer=Reviewer(
+            solver,
+            pace,
+            settings.review_hold_agreement,
+            settings.review_min_scored,
+            # No reference is asked while the review's agreement is off (above 1).
+            settings.evidence_optimal_searches if settings.review_hold_agreement <= 1 else 0,
+            settings.evidence_optimal_states,
+        ),
         metrics=metrics,
         solver=solver,
         instance_id=secrets.token_hex(4),
@@ -163,14 +188,14 @@ def build_context(
         ),
     )
 
-    def follow(room: str, full: str) -> None:
-        data = json.loads(full)
-        kind = str(data.get("type"))
-        ctx.rooms.follow(room, kind, data)
+    def follow(room: str, event: RoomEvent) -> None:
+        ctx.rooms.follow(room, event)
+        kind = event.kind
         if kind == "started":  # before the racers' first actions, which all come at once
-            racers = set(data["players"])
+            racers = set(event.rest())
             here = [c.pid for c in ctx.hub.rooms.get(room, ()) if c.pid and c.pid in racers]
-            ctx.boards.deal(room, int(data["round"]), here, data["code"])
+            values = event.fields()
+            ctx.boards.deal(room, int(values["round"]), here, values["code"])
         if kind == "race_over":  # hints for its deal again; spectators see everything
             ctx.spawn(membership.race_over(ctx, room))
             ctx.spawn(arena_loop.race_over(ctx, room))  # an arena's race: record, back to the pool
@@ -342,6 +367,9 @@ def start_tasks(ctx: Context) -> None:
     ctx.spawn(arena_loop.arena_loop(ctx))
     ctx.spawn(race_review.resettle_loop(ctx, arena_races.resettle))
     ctx.spawn(watch_loop(ctx.metrics))
+    ctx.spawn(health.memory_loop(ctx))
+    settings = ctx.settings
+    ctx.spawn(expiry_loop(admin.operator(ctx), settings.held_max, settings.held_days))
     ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
 
 

@@ -17,6 +17,7 @@ from protocol.models import DEFAULT_DELAY_S
 from protocol.vocabulary import TRANSITIONS, Mode, RoomPhase, WatchMode
 
 from .engine import Board, parse_action
+from .store.events import RoomEvent
 from .store.store import Store
 
 #: Boards kept per instance before the oldest are dropped.
@@ -207,28 +208,32 @@ class RoomCache:
         self.rooms.pop(room, None)
         self.boards.drop_room(room)
 
-    def follow(self, room: str, kind: str, data: dict[str, object]) -> None:
-        """Keep a cached record in step with a room-wide event passing through.
+    def follow(self, room: str, event: RoomEvent) -> None:
+        """Keep a cached record in step with a room-wide event passing through, as the hub
+        read it off the channel (the values of a record, not the message made of them).
 
         An event that does not fit the phase held drops the record (it is read afresh).
         """
         state = self.rooms.get(room)
         if state is None:
             return
-        state.seq = max(state.seq, int(str(data.get("seq", 0))))
+        state.seq = max(state.seq, event.seq)
+        kind = event.kind
+        if not kind:  # a message the server wrote (``ratings``): no change of the record
+            return
+        values = event.fields()
         if kind == "room":
-            if data["round"] != state.round:
+            if int(values["round"]) != state.round:
                 # A rematch: its deal is not in the message before the start; read it.
                 self.boards.drop_room(room)
                 self.rooms.pop(room, None)
                 return
-            state.watch = WatchMode(str(data["watch"]))
-            if data.get("delay_s") is not None:
-                state.delay_s = int(str(data["delay_s"]))
+            state.watch = WatchMode(values.get("watch") or WatchMode.LIVE)
+            if state.watch is WatchMode.DELAYED:  # the room message's delay_s (else null)
+                state.delay_s = int(values.get("delay_s") or 0)
         elif kind == "countdown":
-            state.starts_at = int(str(data["starts_at"]))
+            state.starts_at = int(values["starts_at"])
         elif kind == "started":
-            state.code = str(data["code"])
-        phase = data.get("state")
-        if not state.follow(kind, str(phase) if phase is not None else None):
+            state.code = values["code"]
+        if not state.follow(kind, values.get("state") if kind == "room" else None):
             self.rooms.pop(room, None)

@@ -3,7 +3,7 @@
 The server reads the time of day only through :func:`now_ms`: the reveal of a daily deal, a
 race's start, each action's commit time (what the pace model and the review read), every
 deadline (countdowns, time limits, lobbies, pairing). So the time can be moved without
-waiting for it. A server run in the test's own process (``tests/inproc.py``) is given a
+waiting for it. A server run in the test's own process (``tests/helpers/inproc.py``) is given a
 :class:`ShiftedClock` with :func:`use`, and plays a line at a person's pace, or lets a
 race's time limit pass, by advancing it.
 

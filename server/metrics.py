@@ -75,6 +75,14 @@ class Metrics:
         self.gc_max = Gauge(
             "seahaven_gc_seconds_max", "Longest garbage collection seen.", registry=r
         )
+        self.store_used = Gauge(
+            "seahaven_store_memory_used_bytes", "Memory the store (Redis) uses.", registry=r
+        )
+        self.store_max = Gauge(
+            "seahaven_store_memory_max_bytes",
+            "The store's memory cap (maxmemory; 0: none): full, it refuses writes.",
+            registry=r,
+        )
         #: Open connections, as a number (the gauge's value is not public).
         self.open_connections = 0
         self._lag_sum = 0.0
@@ -118,6 +126,11 @@ class Metrics:
         if seconds > self._lag_max:
             self._lag_max = seconds
             self.loop_lag_max.set(seconds)
+
+    def store_memory(self, used: int, most: int) -> None:
+        """Note the store's memory in use and its cap (read by :mod:`server.health`)."""
+        self.store_used.set(used)
+        self.store_max.set(most)
 
     def render(self) -> bytes:
         """The exposition text."""

@@ -7,6 +7,7 @@ here. The object is frozen and passed down; no other module reads the environmen
 
 from __future__ import annotations
 
+import re
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Final, Literal
@@ -77,6 +78,12 @@ class Settings(BaseSettings):
         pattern=r"^[0-9]+(kb|mb|gb)?$",
         description="the embedded Redis's memory cap (full: writes fail, clients hear busy)",
     )
+    store_memory_alert: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="/healthz answers 503 once the store uses this share of its maxmemory",
+    )
     history_days: int = Field(
         default=400,
         ge=1,
@@ -87,7 +94,30 @@ class Settings(BaseSettings):
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(), description="websocket Origins allowed besides the server's own ('*': all)"
     )
+    # Passkeys (server/play/passkeys.py). A browser refuses an IP address as the relying
+    # party: develop on http://localhost:PORT, not 127.0.0.1.
+    webauthn_rp_id: str = Field(
+        default="localhost",
+        pattern=r"^[a-z0-9.-]{1,253}$",
+        description="passkeys' relying party id: the site's host name (never an IP address)",
+    )
+    webauthn_rp_name: str = Field(
+        default="Seahaven Race", min_length=1, max_length=64, description="the site's name"
+    )
+    webauthn_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "origins a passkey may be used on (comma-separated; default: https://RP_ID on "
+            "any port, and http://localhost on any port)"
+        ),
+    )
     room_ttl: int = Field(default=6 * 3600, ge=1, description="seconds an idle room is kept")
+    finished_room_ttl: int = Field(
+        default=300,
+        ge=1,
+        description="seconds a solo or daily game over, nobody else in its room, keeps its "
+        "events and logs (its replay and statistics are kept apart)",
+    )
     countdown_ms: int = Field(default=3000, ge=0, description="the countdown before a race")
     rate_per_s: float = Field(default=20.0, gt=0, description="messages a second per connection")
     rate_burst: int = Field(default=40, ge=1, description="burst of messages per connection")
@@ -108,6 +138,14 @@ class Settings(BaseSettings):
     )
     public_lobbies_per_address: int = Field(
         default=3, ge=1, description="public lobbies one client address may have open at once"
+    )
+    # Far above any player's (a game every 12 s for an hour) and a lab's: what they stop
+    # is a script filling the store with rooms (docs/server.md, "Bounded by design").
+    rooms_per_hour: int = Field(
+        default=300, ge=1, description="rooms (solo, daily, race) one identity may make an hour"
+    )
+    rooms_per_hour_per_address: int = Field(
+        default=2000, ge=1, description="rooms the identities of one address may make an hour"
     )
     # Generous: a 60-seat lab makes its identities in one go. What protects the boards is
     # that a new identity is provisional (below), not this limit.
@@ -153,7 +191,11 @@ class Settings(BaseSettings):
         default=1_000, ge=0, description="quick race: the longest wait for a fourth racer"
     )
     bot_offer_ms: int = Field(
-        default=20_000, ge=0, description="quick race: a bot is offered after this long alone"
+        # Soon enough that a quick race alone reaches a bot's board within 8 s of the click
+        # (the offer, the tap, the bot's arrival and the 3 s countdown), issue 35.
+        default=3_000,
+        ge=0,
+        description="quick race: a bot is offered after this long alone",
     )
     pair_join_ms: int = Field(
         default=5_000, ge=100, description="quick race: the wait for the paired to come in"
@@ -177,6 +219,12 @@ class Settings(BaseSettings):
     )
     arena_push_ms: int = Field(
         default=1_000, ge=100, description="arena: the shortest time between two standings pushes"
+    )
+    arena_races_per_player: int = Field(
+        default=500,
+        ge=1,
+        description="arena: recorded races one player may have in one arena (then it is "
+        "over for them: slow_down)",
     )
     # A fresh identity is cheap: without this, a script would make arenas (each paired every
     # second by some instance) as fast as it makes identities.
@@ -313,8 +361,60 @@ class Settings(BaseSettings):
         description="a finish whose kept decisions are the solver's this often is held "
         "(above 1: never)",
     )
+    held_max: int = Field(
+        default=1000,
+        ge=1,
+        description="held finishes waiting for an operator at most: past it the oldest are "
+        "settled unranked (as voided), logged",
+    )
+    held_days: int = Field(
+        default=30,
+        ge=1,
+        description="days a held finish waits for an operator; then settled unranked (as "
+        "voided), logged",
+    )
     review_min_scored: int = Field(
         default=20, ge=1, description="decisions a review must score to hold on agreement"
+    )
+    # Evidence across games (docs/fairplay.md: the measurements that chose these).
+    evidence_flag_score: float = Field(
+        default=0.5,
+        ge=0,
+        description="a player whose score over recent ranked finishes reaches this is flagged "
+        "and their ranked results held (above 1: never)",
+    )
+    evidence_window: int = Field(
+        default=5, ge=1, le=20, description="recent ranked finishes a player's score is taken over"
+    )
+    evidence_agreement_low: float = Field(
+        default=0.62, ge=0, le=1, description="a reference agreement up to this adds no suspicion"
+    )
+    evidence_agreement_high: float = Field(
+        default=0.82, ge=0, le=1, description="a reference agreement from this is a full suspicion"
+    )
+    evidence_known_high: float = Field(
+        default=0.5,
+        ge=0,
+        description="a share of a line known from the address's practice that is a full suspicion",
+    )
+    evidence_field_low: float = Field(
+        default=0.6, ge=0, description="a game faster than this share of the day's field is suspect"
+    )
+    evidence_field_weight: float = Field(
+        default=0.25, ge=0, le=1, description="what a game faster than the field adds"
+    )
+    evidence_field_min: int = Field(
+        default=5, ge=1, description="established finishers of the day the field needs"
+    )
+    evidence_optimal_searches: int = Field(
+        default=3,
+        ge=0,
+        le=20,
+        description="optimal searches one finish's evidence makes at most (none while "
+        "review_hold_agreement is above 1: no reference is asked)",
+    )
+    evidence_optimal_states: int = Field(
+        default=20_000, ge=1_000, description="tables each of those searches keeps at most"
     )
     # The operator's token (protocol/README.md, "Operator"): a secret, never shown in a
     # repr, a log, /metrics or an error. Prefer the environment to the flag (ps shows flags).
@@ -356,7 +456,15 @@ class Settings(BaseSettings):
         """The daily secret's text, or None."""
         return None if self.daily_secret is None else self.daily_secret.get_secret_value()
 
-    @field_validator("allowed_origins", mode="before")
+    @field_validator("webauthn_rp_id")
+    @classmethod
+    def _rp_not_ip(cls, value: str) -> str:
+        """Browsers refuse an IP address as the relying party id (Chromium among them)."""
+        if re.fullmatch(r"[0-9.]+", value):
+            raise ValueError("must be a host name such as localhost, not an IP address")
+        return value
+
+    @field_validator("allowed_origins", "webauthn_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         """``SEAHAVEN_ALLOWED_ORIGINS`` is a comma-separated list."""

@@ -1,7 +1,11 @@
-"""The tests, one folder per package: engine/, protocol/, server/ and web/ (the web client).
+"""The tests, in folders that mirror the code: server/ (one folder per package of server/,
+e.g. server/ranked/; a top module's tests at its top), engine/ (server/engine), protocol/,
+web/ (the web client), bench/ and deploy/.
 
-Support that several folders use sits here: ``serverproc`` (real server processes and a
-protocol client; the benchmarks use it too) and ``cli`` (the ``seahaven`` command).
+What several tests share is in helpers/ (``serverproc``: real server processes and a
+protocol client, which the benchmarks use too; ``waits``: the one ``until``; ``cli``: the
+``seahaven`` command; ...). A test module imports from there, never from another test
+module (tests/test_layout.py holds both rules).
 """
 
 from __future__ import annotations

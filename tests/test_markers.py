@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests import ROOT
-from tests.conftest import launches_chromium, names_any, starts_cluster
+from tests.helpers.markers import launches_chromium, names_any, starts_cluster
 
 
 def _module_calls(path: Path, names: tuple[str, ...]) -> bool:
@@ -34,7 +34,7 @@ def test_the_rule_sees_the_fixtures_that_launch_chromium_and_start_clusters() ->
     # The fixtures the rule keys on are the ones that launch Chromium and start a cluster:
     # a fixture renamed or a new one would leave its tests unmarked.
     web = ROOT / "tests" / "web" / "conftest.py"
-    launcher = ROOT / "tests" / "web" / "browsers.py"
+    launcher = ROOT / "tests" / "helpers" / "browsers.py"
     server = ROOT / "tests" / "server" / "conftest.py"
     assert _module_calls(launcher, ("sync_playwright",)) and "def browser(" in web.read_text()
     assert _module_calls(web, ("browsers.held",))

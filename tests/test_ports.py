@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from tests.serverproc import BROWSER_UNSAFE_PORTS, free_port
+from tests.helpers.serverproc import BROWSER_UNSAFE_PORTS, free_port
 
 
 @pytest.mark.parametrize("worker", [f"gw{i}" for i in range(10)])

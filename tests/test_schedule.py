@@ -1,4 +1,4 @@
-"""How ``./scripts/test`` hands modules to its workers (tests/schedule.py): the longest
+"""How ``./scripts/test`` hands modules to its workers (tests/helpers/schedule.py): the longest
 first, and never a third browser module while two run."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from tests.schedule import (
+from tests.helpers.schedule import (
     BROWSER_AT_ONCE,
     DURATIONS,
     LongestFirstScheduling,

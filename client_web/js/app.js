@@ -1,6 +1,6 @@
 // The app: one connection, one room at a time, views chosen by the address's hash
 // (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/player/ID, #/rules,
-// #/arena, #/arena/ID).
+// #/arena, #/arena/ID, #/admin).
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
@@ -16,6 +16,7 @@ import { WatchView } from "./views/watch.js";
 import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
 import { ProfileView } from "./views/profile.js";
+import { AdminView } from "./views/admin.js";
 import { Wins } from "./win.js";
 import { Friends } from "./friends.js";
 
@@ -57,6 +58,7 @@ class App {
       rules: new RulesView(this),
       player: new ProfileView(this),
       arena: new ArenaView(this),
+      admin: new AdminView(this), // the operator's, reached by its address alone
     };
     this.current = null;
     this.welcomed = false;
@@ -83,9 +85,12 @@ class App {
       if (m.code === "already_queued") return; // the quick race asks again (quick.js)
       // A refused game code: the server's words say exactly what is wrong with it.
       const detail = m.code === "bad_code" && m.message ? ` (${m.message})` : "";
-      toast(errorText(m.code, m.message) + detail);
+      // A refusal for a while (slow_down) says when to come back, in whole minutes.
+      const minutes = Math.max(1, Math.ceil(Number(m.retry_s || 0) / 60));
+      toast(errorText(m.code, m.message, { minutes }) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
+    this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));
     this.net.on("name_taken", () => {
       forgetName();
       this.net.greet();
@@ -156,7 +161,8 @@ class App {
     const me = g.me();
     if (g.mode === "race") {
       if (g.state === "countdown" || (g.state === "racing" && me?.status === "playing")) return "msg.confirmLeaveRace";
-      if (g.state === "racing") return "msg.confirmLeaveFinished";
+      // An arena's race has no rematch: leaving it misses its results alone.
+      if (g.state === "racing") return this.arena?.room === g.roomId ? "arena.confirmLeaveFinished" : "msg.confirmLeaveFinished";
       if (g.paired && g.state === "lobby") return "quick.confirmDodge";
     }
     if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" && me?.status === "playing") {
@@ -179,6 +185,11 @@ class App {
       return;
     }
     const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    if (parts[0] === "claim") { // a transfer code's link: sign in on the player page
+      this.claimCode = parts[1] || "";
+      location.replace("#/player");
+      return;
+    }
     const name = this.views[parts[0]] ? parts[0] : "play";
     // A link (or Back) out of a running race asks first; "no" stays in the race, "yes"
     // leaves it (the page is not left showing a race that runs on without us).

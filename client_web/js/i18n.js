@@ -124,9 +124,10 @@ export function reasonText(reason, message) {
 }
 
 /** The explanation of an error code, or the server's text. A code may also be a reason of
- * `reject` with another meaning (`busy`: Redis for an error, the solver for a reject). */
-export function errorText(code, message) {
-  if (has(`error.${code}`)) return t(`error.${code}`);
+ * `reject` with another meaning (`busy`: Redis for an error, the solver for a reject).
+ * `params` fill the text's placeholders (`slow_down`'s `{minutes}`). */
+export function errorText(code, message, params = {}) {
+  if (has(`error.${code}`)) return t(`error.${code}`, params);
   return message || code;
 }
 

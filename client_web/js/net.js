@@ -237,9 +237,11 @@ export class Net extends Emitter {
           break;
         }
         if (msg.code === "bad_token" && this.state !== "open" && !this.room) {
-          // A stale token from an old session: say hello as a new player.
+          // A stale token from an old session (or signed out everywhere): say hello as a new
+          // player, and say so (app.js).
           this.token = null;
           localStorage.removeItem(TOKEN_KEY);
+          this.emit("signed_out", msg);
           this.greet();
           return;
         }

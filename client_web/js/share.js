@@ -111,13 +111,40 @@ export async function cardImage(card) {
   return blob ? new File([blob], "seahaven.png", { type: "image/png" }) : null;
 }
 
-/** Where a shared line points: the daily page of that day, or the race or play page. */
-export function shareLink(mode, daily) {
+/** Where a shared line points: the daily page of that day, a solo game's deal (anyone may
+ * play a solo deal: it is no day's secret), or the race page. */
+export function shareLink(mode, daily, code = null) {
   const base = `${location.origin}${location.pathname}`;
   if (mode === "daily" && daily) {
     return `${base}#/daily/${daily.date}${daily.kind === "hard" ? "/hard" : ""}`;
   }
+  if (mode === "solo" && code) return `${base}#/play/${encodeURIComponent(code)}`;
   return `${base}#/${mode === "race" ? "race" : "play"}`;
+}
+
+/** Where a daily win's grid is kept, so a reload (or the Daily page's card) shares it all
+ * day: the grid only (how the foundations grew), never the deal or a move. */
+const KEPT = "seahaven.shareCard";
+
+/** Keep a daily win's grid for its day (the day's earlier grids are dropped). */
+export function rememberCard(date, kind, card) {
+  if (!card) return;
+  try {
+    let kept = JSON.parse(localStorage.getItem(KEPT) || "{}");
+    if (Object.values(kept).some((k) => k.date !== date)) kept = {};
+    kept[kind] = { date, card };
+    localStorage.setItem(KEPT, JSON.stringify(kept));
+  } catch { /* no storage: the grid goes with the page */ }
+}
+
+/** A daily win's grid kept on this device, or null. */
+export function rememberedCard(date, kind) {
+  try {
+    const k = JSON.parse(localStorage.getItem(KEPT) || "{}")[kind];
+    return k && k.date === date ? k.card : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { t, formatTime } from "./i18n.js";
 import { esc } from "./dom.js";
 import { announce } from "./notify.js";
 import { celebrate, soundOn, setSound } from "./celebrate.js";
-import { dailyLine, raceLine, soloLine, share, shareLink, progressCard } from "./share.js";
+import { dailyLine, raceLine, soloLine, share, shareLink, progressCard, rememberCard, rememberedCard } from "./share.js";
 
 async function getJSON(url) {
   const res = await fetch(url, { cache: "no-cache" });
@@ -37,6 +37,7 @@ export class Wins {
     this.asked = new Set();
     this.asking = 0;
     this.celebrated = new Set();
+    this.closed = new Set(); // "room/round" of the banners closed (a pill opens them again)
     this.solo = new Map(); // "room/round" -> the `solo_stats` of a solo win
     // Our foundations after each of our moves, for the share card (this room and round).
     this.samples = { key: null, list: [] };
@@ -63,6 +64,14 @@ export class Wins {
       if (app.game.mode !== "solo") return;
       this.solo.set(this.key(), m);
       app.game.changed("win", null);
+    });
+    // A rematch in one click: the room back in its lobby with its new deal, the host's
+    // page starts it at once (everyone still in the room gets the countdown).
+    this.rematching = null;
+    app.net.on("room", (m) => {
+      if (this.rematching !== m.room_id || m.state !== "lobby" || m.host !== app.net.playerId) return;
+      this.rematching = null;
+      app.net.send("start");
     });
     document.addEventListener("click", (ev) => {
       const button = ev.target.closest?.("[data-win]");
@@ -92,13 +101,19 @@ export class Wins {
       ? `<button class="btn small" data-win="rematch">${esc(t("act.rematch"))}</button>` : "";
     const on = soundOn();
     if (g.mode === "daily") this.learn();
+    // Closed, the banner is one small button that opens it again: nothing over the table.
+    if (this.closed.has(this.key())) {
+      return `<div class="banner won win closed"><button class="btn small" data-win="open" aria-expanded="false">★ ${esc(text)}</button></div>`;
+    }
     return `<div class="banner won win">
+      <button class="btn small banner-close" data-win="close" aria-expanded="true" aria-label="${esc(t("act.close"))}" title="${esc(t("act.close"))}">×</button>
       <span class="win-title">★ ${esc(text)}</span>
       ${this.perfectHtml()}
       <span class="win-actions">
         <button class="btn small primary" data-win="next">${esc(t("win.next"))}</button>
         ${rematch}
         <button class="btn small" data-win="share">${esc(t("win.share"))}</button>
+        <a class="btn small" href="#/player" data-k="stats-link">${esc(t("stats.open"))}</a>
         <button class="btn small" data-win="sound" aria-pressed="${on}"
           title="${esc(t(on ? "win.soundOn" : "win.soundOff"))}">${on ? "🔊" : "🔇"} ${esc(t("win.sound"))}</button>
       </span>
@@ -134,10 +149,17 @@ export class Wins {
     return `<span class="win-records" data-k="solo-records">${chips.map((c) => `<span class="chip">${esc(c)}</span>`).join("")}</span>`;
   }
 
-  /** The share card of our win (emoji: the foundations over time), or null (a reload). */
+  /** The share card of our win (emoji: the foundations over time), or null (a reload of
+   * a race or solo game). A daily win's is kept on this device all day: a reload, and the
+   * Daily page's result card, share it too. */
   card() {
-    const me = this.app.game.me();
-    return this.samples.key === this.key() ? progressCard(this.samples.list, me?.time_ms) : null;
+    const g = this.app.game;
+    const me = g.me();
+    const daily = g.mode === "daily" ? g.daily : null;
+    if (this.samples.key !== this.key()) return daily ? rememberedCard(daily.date, daily.kind) : null;
+    const card = progressCard(this.samples.list, me?.time_ms);
+    if (daily && card && daily.attempt === "ranked") rememberCard(daily.date, daily.kind, card);
+    return card;
   }
 
   /** The card on the page: the same squares drawn in CSS (no emoji font needed to see
@@ -150,7 +172,8 @@ export class Wins {
       const [suit, squares] = [row[0], [...row.slice(2)]];
       return `<span class="win-row"><b>${suit}</b>${squares.map((q) => `<i data-level="${level[q]}"></i>`).join("")}</span>`;
     }).join("");
-    return `<div class="win-card" role="img" aria-label="${esc(t("share.cardLabel"))}" data-card="${esc(card)}">${rows}</div>`;
+    return `<div class="win-card" role="img" aria-label="${esc(t("share.cardLabel"))}" data-card="${esc(card)}">${rows}</div>
+      <p class="win-legend" data-k="legend">${esc(t("share.legend"))}</p>`;
   }
 
   /** The line to share: time, moves and place; never the code or the moves played. */
@@ -199,23 +222,36 @@ export class Wins {
     }
   }
 
+  /** The host's rematch: a new deal in the room, started as soon as the room is back in
+   * its lobby (one click, not two). */
+  rematch() {
+    this.rematching = this.app.game.roomId;
+    this.app.net.send("rematch");
+  }
+
   act(what) {
     const app = this.app;
     const g = app.game;
     if (what === "sound") {
       setSound(!soundOn());
       g.changed("win", null);
+    } else if (what === "close" || what === "open") {
+      if (what === "close") this.closed.add(this.key());
+      else this.closed.delete(this.key());
+      g.changed("win", null);
+      document.querySelector(`.banners [data-win="${what === "close" ? "open" : "close"}"]`)?.focus();
     } else if (what === "share") {
-      share(this.line(), shareLink(g.mode, g.daily), this.card());
+      share(this.line(), shareLink(g.mode, g.daily, g.code), this.card());
     } else if (what === "rematch") {
-      app.net.send("rematch");
+      this.rematch();
     } else if (what === "next") {
       if (g.mode === "daily") {
         location.hash = "#/daily"; // the other deal of the day, or the leaderboard
       } else if (g.mode === "race") {
         if (!app.mayLeave()) return; // others still race: leaving ends our part in it
+        const arena = app.arena?.joined && app.arena.room === g.roomId ? app.arena.id : null;
         app.leaveRoom();
-        location.hash = "#/race";
+        location.hash = arena ? `#/arena/${encodeURIComponent(arena)}` : "#/race"; // back in the pool
       } else {
         if (location.hash !== "#/play") location.hash = "#/play";
         app.views.play.start({ cells: g.cells });

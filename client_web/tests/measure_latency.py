@@ -30,8 +30,8 @@ from playwright.sync_api import Page, sync_playwright
 
 from server.engine import Board, DoubleTap, IllegalAction, Move, parse_action
 from server.engine.solver import solve
-from tests.serverproc import redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.serverproc import redis_url, running_server
+from tests.helpers.pages import (
     CHROMIUM,
     CHROMIUM_ARGS,
     SERVE_ARGS,

@@ -225,10 +225,13 @@ async def race_over(ctx: Context, room: str) -> None:
     arena = fields.get("arena")
     if not arena:
         return
+    # Recorded first, and the table read again: back in the pool, a racer's line counts
+    # this race (their bound of races in the arena, :func:`back_to_pool`).
+    await record_race(ctx, arena, room)
+    await known(ctx, arena)
     for seat in ctx.whereabouts.seats_in(arena):
         if seat.room == room:
             await back_to_pool(ctx, seat)
-    await record_race(ctx, arena, room)
 
 
 async def back_to_pool(ctx: Context, seat: Seat) -> None:
@@ -245,6 +248,13 @@ async def back_to_pool(ctx: Context, seat: Seat) -> None:
     now = now_ms()
     if now >= ends:
         return  # no more races: the podium comes once the last ones end
+    line = table_line(entry, seat.pid)
+    if line is not None and line.races >= ctx.settings.arena_races_per_player:
+        # As many races as one player may have in an arena: it is over for them (told
+        # when they may race again: at its end; only their own bound is said).
+        conn.queue(wire.identities_refused(max(1, (ends - now) // 1000), "slow_down"))
+        await ctx.whereabouts.leave_arena(ctx.store, conn, "over")
+        return
     status = await arenas.back(
         ctx.store, seat.arena, seat.pid, room or "", pool_score(entry, seat.pid, rating), now, ends
     )
@@ -329,7 +339,7 @@ async def final(ctx: Context, arena: str, entry: Known, wait_s: float) -> None:
     await asyncio.sleep(wait_s)
     now = now_ms()
     entry.pushed_at = time.monotonic()
-    board = [line_json(x) for x in podium(entry.table)]
+    board = [line_json(x) for x in podium(entry.running.top(3))]  # raced come first
     for conn in sockets_of(ctx, arena):
         send_standings(entry, arena, conn, now)
         mine = table_line(entry, conn.pid or "")

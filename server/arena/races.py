@@ -48,6 +48,7 @@ def race_of(record: dict[str, Any]) -> Race:
                 str(r.get("name") or ""),
                 bool(r.get("absent")),
                 int(r.get("home") or 0),
+                "pending" in r,
             )
             for r in record["racers"]
         ),
@@ -96,6 +97,11 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
             elif status != "voided":
                 racer.update(finish)
         racers.append(racer)
+    if not contested(racers):
+        # Nobody raced anybody (rivals who gave up at once): no race, nothing kept, and
+        # nothing for the standings to count.
+        await arenas.record(ctx.store, arena, f"{room}/{round_}", room, "", pids, ends)
+        return
     race = {
         "race": f"{room}/{round_}",
         "at": int(read.meta.get("starts_at") or 0),
@@ -105,6 +111,13 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     if any("pending" in r for r in racers):
         # An operator who decided while it was being recorded: its resettle found no record.
         await amend(ctx, arena, room, round_)
+
+
+def contested(racers: list[dict[str, Any]]) -> bool:
+    """Whether two racers of a race at least contested it (not ``absent``: a finisher, a
+    held one included, never is). A race of one racer and rivals who gave up or idled early
+    is recorded as no race: it costs the standings nothing and earns nobody anything."""
+    return sum(1 for r in racers if not r["absent"]) >= 2
 
 
 async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:

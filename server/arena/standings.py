@@ -3,8 +3,10 @@ players and standings as of the last look (:class:`Known`, kept per instance und
 :data:`KNOWN`), the standings pushed to the arena's sockets at most once per
 ``arena_push_ms``, and the arenas as ``GET /api/arenas`` and ``GET /api/arena/ID`` show them.
 
-The standings are a pure function of the recorded races (:mod:`.points`); a look reads the
-races recorded since the last one only.
+The standings are a pure function of the recorded races (:mod:`.points`), kept running
+(:mod:`.table`): a look reads the races recorded since the last one only, and each changes
+the lines of its own racers only, so a look costs the same at the arena's 50,000th race as
+at its 50th.
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ from ..context import Context, Kept
 from ..net import wire
 from ..net.member import Member
 from ..store import arenas
-from .points import Line, Race, podium, standings
+from .points import Line, podium
 from .races import race_of
+from .table import RunningTable
 
 #: Lines of the standings a push carries.
 TOP: Final = 10
+#: Records one look reads at most: an instance new to a long arena catches up over a few
+#: looks (the loop's ticks) rather than in one long call.
+READ_AT_ONCE: Final = 2_000
 #: Pool score: points count this much more than rating (points first, then rating).
 POINT_WEIGHT: Final = 10_000
 
@@ -68,8 +74,10 @@ class Known:
     """What this instance last worked out of one arena."""
 
     fields: dict[str, str]
-    races: list[Race] = field(default_factory=list)
-    table: list[Line] = field(default_factory=list)
+    #: The standings, kept running (:class:`.table.RunningTable`).
+    running: RunningTable = field(default_factory=RunningTable)
+    #: How many records (amendments included) of the arena were read into it.
+    seen: int = 0
     players: dict[str, dict[str, Any]] = field(default_factory=dict)
     pushed_at: float = 0.0
     pushed: tuple[int, int, str] | None = None
@@ -93,21 +101,28 @@ async def known(ctx: Context, arena: str, refresh: bool = True) -> Known | None:
         entry = ctx.kept(KNOWN)[arena] = Known(found)
     entry.fields = found
     n, joined_n = await arenas.sizes(ctx.store, arena)
-    if n != len(entry.races) or joined_n != len(entry.players):
-        start = len(entry.races)
-        if n > start:
-            found_races = await arenas.results(ctx.store, arena, start)
-            if len(entry.races) == start:  # no other call read them meanwhile
-                entry.races += [race_of(r) for r in found_races]
+    start = entry.seen
+    if n > start:
+        found_races = await arenas.results(ctx.store, arena, start, READ_AT_ONCE)
+        if entry.seen == start:  # no other call read them meanwhile
+            for record in found_races:
+                entry.running.record(race_of(record))
+            entry.seen = start + len(found_races)
+    if joined_n != len(entry.players):
         entry.players = await arenas.players(ctx.store, arena)
-        joined = [(pid, str(p.get("name") or "")) for pid, p in entry.players.items()]
-        entry.table = standings(entry.races, joined)
+        for pid, player in entry.players.items():
+            entry.running.join(pid, str(player.get("name") or ""))
     return entry
 
 
 def table_line(entry: Known, pid: str) -> Line | None:
-    """A player's line, or None."""
-    return next((x for x in entry.table if x.pid == pid), None)
+    """A player's line with its rank, or None."""
+    return entry.running.rank_of(pid)
+
+
+def races_of(entry: Known) -> int:
+    """How many races the arena recorded (an amended race counts once)."""
+    return len(entry.running.races)
 
 
 def pool_score(entry: Known | None, pid: str, rating: int) -> float:
@@ -118,13 +133,15 @@ def pool_score(entry: Known | None, pid: str, rating: int) -> float:
 
 def send_standings(entry: Known, arena: str, conn: Member, now: int) -> int:
     """Send one socket the standings (top and its own line); the message's size."""
-    top = [line_json(x) for x in entry.table[:TOP]]
+    top = [line_json(x) for x in entry.running.top(TOP)]
     mine = table_line(entry, conn.pid or "")
     you = line_json(mine) if mine is not None and mine.races > 0 else None
+    if you is not None:  # a finish held for review: its player alone is told (issue 34)
+        you["held"] = entry.running.held_of(conn.pid or "")
     text = wire.arena_standings(
         arena,
         phase_of(entry.fields, now),
-        len(entry.races),
+        races_of(entry),
         len(entry.players),
         top,
         you,
@@ -145,7 +162,7 @@ def sockets_of(ctx: Context, arena: str) -> list[Member]:
 def push(ctx: Context, arena: str, entry: Known, now: int) -> None:
     """Push the standings to this instance's sockets of the arena if they changed, at most
     once per ``arena_push_ms``."""
-    state = (len(entry.races), len(entry.players), phase_of(entry.fields, now))
+    state = (entry.seen, len(entry.players), phase_of(entry.fields, now))
     if state == entry.pushed:
         return
     if (time.monotonic() - entry.pushed_at) * 1000 < ctx.settings.arena_push_ms:
@@ -182,11 +199,12 @@ async def table(ctx: Context, arena: str) -> dict[str, Any] | None:
     now = now_ms()
     over = phase_of(entry.fields, now) == "over"
     racing = await arenas.racing(ctx.store, arena)
-    top_room = next((racing[x.pid] for x in entry.table if x.pid in racing), None)
+    table = entry.running.top()
+    top_room = next((racing[x.pid] for x in table if x.pid in racing), None)
     return {
         "arena": info(arena, entry.fields, len(entry.players), now),
-        "races": len({race.race for race in entry.races}),  # an amended race counts once
-        "standings": [line_json(x) for x in entry.table if x.races > 0],
-        "podium": [line_json(x) for x in podium(entry.table)] if over else None,
+        "races": races_of(entry),
+        "standings": [line_json(x) for x in table if x.races > 0],
+        "podium": [line_json(x) for x in podium(table)] if over else None,
         "top_room": top_room,
     }

@@ -23,11 +23,13 @@ Keys (named in :mod:`server.store.keys`):
   finish of that same date (scored by day number), for streaks.
 - channel ``daily:DATE:KIND:ch``: a message on every new entry (live pushes).
 
-Provisional players (:class:`server.store.ratings.Bar`) rank like anyone, but a read lists
-established players only, besides the player it is asked about (``around``, the Friends
-view's owner). A rank is the entry's place among every finisher, so it is the same in every
-view and costs no scan: a gap marks a provisional finisher's place. One page's standing is
-one pipelined read. Both views follow the same rules (held finishes are on neither until
+Provisional players (:class:`server.store.ratings.Bar`) rank and are listed like anyone
+from their first finish, each entry saying whether its player is still ``new``: a newcomer
+and their friends see each other the same day, and a rank is the entry's place among every
+finisher, the same in every view, with no gap. A new player's finish that would take the
+lead of the day is held for an operator instead (:func:`server.ranked.finish.review_daily`,
+:meth:`Leaderboard.would_lead`): no fresh identity takes #1 unreviewed. One page's standing
+is one pipelined read. Both views follow the same rules (held finishes are on neither until
 an operator clears them; a void or a bar takes an entry off both); ``rank`` is the place in
 the view read, ``daily_result``'s the fastest view's.
 """
@@ -66,9 +68,6 @@ ATTEMPTS_KEPT_S: Final = 2 * 86_400
 
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
-#: Pages of twice the limit the top view reads at most to fill itself with established
-#: players: a crowd of provisional finishers shortens the list rather than cost a scan.
-TOP_PAGES: Final = 3
 
 #: Seconds a day's leaderboard lives after its last entry (a year and a bit).
 KEEP_S: Final = 400 * 86_400
@@ -132,6 +131,20 @@ def entry_of(replay: Replay) -> dict[str, Any]:
         "replay_id": replay.id,
         "finished_at": finished_at,
         "member": member_of(finished_at, replay.player_id),
+    }
+
+
+def _shown(data: dict[str, Any], rank: int, new: bool) -> dict[str, Any]:
+    """An entry as a board shows it: ``new`` marks a provisional player's."""
+    return {
+        "rank": rank,
+        "player_id": data["player_id"],
+        "name": data["name"],
+        "time_ms": data["time_ms"],
+        "moves": data["moves"],
+        "perfect": data.get("perfect") is True,
+        "new": new,
+        "replay_id": data["replay_id"],
     }
 
 
@@ -366,17 +379,24 @@ class Leaderboard:
             if not self.bar.met(games, days, rivals)
         }
 
+    async def new_with_this_day(self, kind: str, pid: str) -> bool:
+        """Whether a player stays provisional even once a ranked daily of today counts (the
+        finish being reviewed would add its day)."""
+        if self.bar is None:
+            return False
+        games, days, rivals = (await self.daily.standing([pid], KIND_CELLS[kind]))[0]
+        return not self.bar.met(games, days + 1, rivals)
+
     async def _entries(
         self,
         date: str,
         kind: str,
         start: int,
         stop: int,
-        keep: str | None = None,
         by: str = "time",
     ) -> list[dict[str, Any]]:
-        """Ranked entries of established players (and of ``keep``) from 0-based ``start``
-        to ``stop`` inclusive, in the view ``by``."""
+        """Ranked entries from 0-based ``start`` to ``stop`` inclusive, in the view ``by``,
+        each saying whether its player is ``new`` (provisional)."""
         if stop < start:
             return []
         members = await self.daily.members(date, kind, by, start, stop)
@@ -384,23 +404,12 @@ class Leaderboard:
             return []
         pids = [m.split(":", 1)[1] for m in members]
         raw = await self.daily.entries(date, kind, pids)
-        hidden = await self.provisional(kind, [p for p in pids if p != keep])
+        new = await self.provisional(kind, pids)
         out = []
         for i, text in enumerate(raw):
-            if text is None or pids[i] in hidden:
+            if text is None:
                 continue
-            data = json.loads(text)
-            out.append(
-                {
-                    "rank": start + i + 1,
-                    "player_id": data["player_id"],
-                    "name": data["name"],
-                    "time_ms": data["time_ms"],
-                    "moves": data["moves"],
-                    "perfect": data.get("perfect") is True,
-                    "replay_id": data["replay_id"],
-                }
-            )
+            out.append(_shown(json.loads(text), start + i + 1, pids[i] in new))
         if is_running(date):  # replays stay private while the day runs
             for entry in out:
                 del entry["replay_id"]
@@ -411,28 +420,16 @@ class Leaderboard:
     ) -> list[dict[str, Any]]:
         """The entries of the ranked players among ``pids`` (at most 201: a follow list and
         its owner), by rank; each as the board shows it (no ``replay_id`` while the day
-        runs; provisional players left out, but for ``owner``)."""
+        runs; ``new`` for a provisional player: listed all the same, from the first day)."""
         pids = pids[:201]
         if not pids:
             return []
         raw = await self.daily.entries(date, kind, pids)
-        hidden = await self.provisional(kind, [p for p in pids if p != owner])
-        found = [
-            json.loads(text)
-            for pid, text in zip(pids, raw, strict=True)
-            if text is not None and pid not in hidden
-        ]
+        found = [json.loads(text) for text in raw if text is not None]
         ranks = await self.daily.ranks_of(date, kind, by, [data["member"] for data in found])
+        new = await self.provisional(kind, [str(data["player_id"]) for data in found])
         out = [
-            {
-                "rank": rank + 1,
-                "player_id": data["player_id"],
-                "name": data["name"],
-                "time_ms": data["time_ms"],
-                "moves": data["moves"],
-                "perfect": data.get("perfect") is True,
-                "replay_id": data["replay_id"],
-            }
+            _shown(data, rank + 1, data["player_id"] in new)
             for data, rank in zip(found, ranks, strict=True)
             if rank is not None
         ]
@@ -443,18 +440,16 @@ class Leaderboard:
         return out
 
     async def top(self, date: str, kind: str, limit: int, by: str = "time") -> list[dict[str, Any]]:
-        """The first ``limit`` entries of established players (at most :data:`MAX_LIMIT`),
-        read in at most :data:`TOP_PAGES` pages of twice ``limit``."""
+        """The first ``limit`` entries (at most :data:`MAX_LIMIT`), in one read."""
         limit = max(0, min(limit, MAX_LIMIT))
-        out: list[dict[str, Any]] = []
-        page = 2 * limit
-        for n in range(TOP_PAGES if limit else 0):
-            start = n * page
-            found = await self._entries(date, kind, start, start + page - 1, by=by)
-            out.extend(found)
-            if len(out) >= limit or start + page >= await self.finishers(date, kind):
-                break
-        return out[:limit]
+        return await self._entries(date, kind, 0, limit - 1, by=by)
+
+    async def would_lead(self, date: str, kind: str, time_ms: int, moves: int) -> bool:
+        """Whether a finish of ``time_ms`` and ``moves`` would be first in the fastest view
+        (the default view) of a day's board: ahead of its present leader, or on an empty
+        board."""
+        best = await self.daily.lead_score(date, kind)
+        return best is None or score_of(time_ms, moves) < best
 
     async def rank(self, date: str, kind: str, player_id: str, by: str = "time") -> int | None:
         """A player's 1-based rank in the view ``by``, or None when not ranked."""
@@ -474,7 +469,7 @@ class Leaderboard:
             return []
         total = await self.finishers(date, kind)
         start = max(0, min(rank - 1 - (limit - 1) // 2, total - limit))
-        return await self._entries(date, kind, start, start + limit - 1, player_id, by)
+        return await self._entries(date, kind, start, start + limit - 1, by)
 
     async def streak(self, player_id: str, as_of: str) -> int:
         """Consecutive days with a ranked finish ending on ``as_of`` (or the day before,
@@ -499,13 +494,14 @@ class Leaderboard:
     ) -> dict[str, Any]:
         """The body of ``GET /api/daily/DATE/leaderboard`` and of ``leaderboard`` pushes.
 
-        ``entries`` are the top ``limit`` established players, or with ``around`` the
-        established ones among the ``limit`` entries centred on that player, and the player
-        (the top ones if the player is not ranked); ``player`` then gives the player's rank
-        (null if not ranked), streak and whether they are provisional. ``finishers`` counts
-        everyone ranked. While the day runs, entries carry no ``replay_id``: its replays
-        are their players' own until it is over. ``by`` is the view: ``time`` (the
-        fastest) or ``actions`` (the fewest actions, then the fastest); ranks are places in it.
+        ``entries`` are the top ``limit`` entries, or with ``around`` the ``limit`` entries
+        centred on that player (the top ones if the player is not ranked), each with
+        ``new`` (a provisional player, listed from their first day); ``player`` then gives
+        the player's rank (null if not ranked), streak and whether they are provisional.
+        ``finishers`` counts everyone ranked. While the day runs, entries carry no
+        ``replay_id``: its replays are their players' own until it is over. ``by`` is the
+        view: ``time`` (the fastest) or ``actions`` (the fewest actions, then the fastest);
+        ranks are places in it.
         """
         result: dict[str, Any] = {
             "date": date,

@@ -8,34 +8,50 @@ byte, whatever the method or path under ``/api/admin/``; the front answers it be
 looks for a route), so not even their existence shows. Every answer is JSON; every action
 is idempotent and logged with ``by`` set to ``http:ADDRESS`` (the client's address).
 
-- ``GET /api/admin/held?limit=N&offset=K``: a page of the held finishes, the oldest
-  first: ``{"held": [...], "total", "offset", "limit", "next_offset"}`` (limit 1 to 500,
-  default 50), each with ``result``, ``player_id``, ``kind``, ``score``, ``replay`` and the
-  rest of what was held.
+- ``GET /api/admin/held?limit=N&after=CURSOR`` (or ``&offset=K``): a page of the held
+  finishes, the oldest first: ``{"held": [...], "total", "offset", "limit",
+  "next_offset", "next_after"}`` (limit 1 to 500, default 50; ``after`` a page's
+  ``next_after``, which holds however many finishes are decided meanwhile), each with
+  ``result``, ``player_id``, ``kind``, ``score``, ``replay`` and the rest of what was
+  held. The list is bounded (``--held-max``, ``--held-days``): past it the oldest are
+  settled unranked, as voided, and logged (``expire``, by ``expiry``).
 - ``POST /api/admin/clear/RESULT``, ``POST /api/admin/void/RESULT``,
   ``POST /api/admin/bar/PLAYER``, ``POST /api/admin/unbar/PLAYER``: ``{ok, status,
   message, …}``; 404 ``not_found`` when there is nothing to act on.
 - ``GET /api/admin/identities/ADDRESS``: ``{"address", "identities": [{player_id,
   made_at, barred}]}``.
 - ``GET /api/admin/log?limit=N``: ``{"log": [{at, action, target, by, status, ok}]}``.
+- ``GET /api/admin/suspects?limit=N&after=PLAYER``: the players by their score over recent
+  ranked finishes, the highest first (``server.ranked.evidence``): ``{"suspects":
+  [{player_id, score, flagged, barred, records}], "next_after"}`` (limit 1 to 200, default
+  50; ``after``: the ``next_after`` of the page before).
+- ``POST /api/admin/unflag/PLAYER``: lift a player's flag (``{ok, status, …}``).
+- ``GET /api/admin/marks/RESULT``: a finish's line for the operator's replay, each action
+  marked where it matched a reference line: ``{"result", "player_id", "kind", "code",
+  "started_at", "actions": [{action, at_ms, kept, forced, solver, optimal}], "replay"}``
+  (``replay``: as ``/api/replay/ID`` gives it, a held one's too); 404 when no replay has
+  that id. Computed in the solver pool, bounded as a review is.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import re
 import sys
 from ipaddress import ip_address
 
 from ..context import Context
 from ..net.limits import bucket_key
 from ..net.registry import HttpRequest, HttpResponse, Routes
-from ..ranked.holds import HELD_PAGE, MAX_HELD_PAGE, Holds, Outcome
+from ..ranked.holds import HELD_PAGE, MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds, Outcome
+from ..records.replays import ReplayFormatError, view_json
 from ..settings import Settings
 
 routes = Routes()
 
 _ID = r"(?P<id>[A-Za-z0-9_-]{1,64})"
+_PLAYER = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def _json(status: int, data: object) -> HttpResponse:
@@ -90,7 +106,12 @@ async def get_held(ctx: Context, request: HttpRequest) -> HttpResponse:
     offset = request.query_int("offset", 0, 0, sys.maxsize)
     if offset is None:
         return _json(400, {"error": "bad_offset", "message": "offset is 0 or more"})
-    return _json(200, await operator(ctx).held_page(offset, limit))
+    after = request.query.get("after")
+    try:
+        page = await operator(ctx).held_page(offset, limit, after)
+    except ValueError as exc:
+        return _json(400, {"error": "bad_after", "message": str(exc)})
+    return _json(200, page)
 
 
 @routes.post(f"/api/admin/clear/{_ID}")
@@ -147,3 +168,53 @@ async def get_log(ctx: Context, request: HttpRequest) -> HttpResponse:
     if limit is None:
         return _json(400, {"error": "bad_limit", "message": "limit is 1 to 1000"})
     return _json(200, {"log": await operator(ctx).log(limit)})
+
+
+@routes.get("/api/admin/suspects")
+async def get_suspects(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The players by their score over recent ranked finishes, the highest first."""
+    if not allowed(ctx, request):
+        return _hidden()
+    limit = request.query_int("limit", 50, 1, MAX_SUSPECTS_PAGE)
+    if limit is None:
+        return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_SUSPECTS_PAGE}"})
+    after = request.query.get("after") or None
+    if after is not None and not _PLAYER.fullmatch(after):
+        return _json(400, {"error": "bad_after", "message": "after is a player id"})
+    return _json(200, await operator(ctx).suspects(limit, after))
+
+
+@routes.post(f"/api/admin/unflag/{_ID}")
+async def post_unflag(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """Lift a player's flag."""
+    if not allowed(ctx, request):
+        return _hidden()
+    return _answer(await operator(ctx).unflag(request.params["id"], _by(request)))
+
+
+@routes.get(f"/api/admin/marks/{_ID}")
+async def get_marks(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """A finish's line, each action marked where it matched a reference line."""
+    if not allowed(ctx, request):
+        return _hidden()
+    rid = request.params["id"]
+    try:
+        replay = await ctx.records.replays.load(rid)
+    except ReplayFormatError:
+        replay = None
+    if replay is None:
+        return _json(404, {"error": "not_found", "message": "no replay has this id"})
+    marks = await ctx.reviewer.marks(rid, replay.code, list(replay.actions))
+    for row, at in zip(marks, replay.times_ms, strict=False):
+        row["at_ms"] = at - replay.started_at
+    body = {
+        "result": rid,
+        "player_id": replay.player_id,
+        "name": replay.name,
+        "kind": replay.kind,
+        "code": replay.code,
+        "started_at": replay.started_at,
+        "actions": marks,
+        "replay": view_json(replay, ctx.settings.min_ms_per_action),
+    }
+    return _json(200, body)

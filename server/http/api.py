@@ -10,6 +10,12 @@
   replay_id}]}`` (no ``replay_id`` while the day runs) and, with ``around``, ``player:
   {player_id, rank, streak}``; ``by=actions`` is the fewest-actions view (then time), under
   the same rules as the fastest (``by=time``, the default).
+- ``GET /api/daily/YYYY-MM-DD/mine?kind=daily|hard`` with ``Authorization: Bearer TOKEN``:
+  the token's player's own ranked attempt of the day, for the Daily page's "done for today"
+  card: ``{date, kind, state, streak}`` (``state``: ``none``, ``playing``, ``ranked``,
+  ``held`` (pending review), ``unranked`` (with ``reason``) or ``over``) and, once won,
+  ``time_ms``, ``moves``, ``replay_id`` (the player's own), and when ranked ``rank``,
+  ``finishers``, ``perfect``. Without a valid token: 401 ``bad_token``.
 - ``GET /api/replay/ID``: the replay record, the opening table and every step's delta. A
   public replay never changes once stored: it carries a strong ``ETag`` (a hash of the
   body) and may be cached for good; a request whose ``If-None-Match`` names it is answered
@@ -25,9 +31,16 @@
   their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 - ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
   recent first): room id, cells, state, racers with their progress and rating,
-  spectators; never a code, a board or a private room; and ``featured``, the running one
-  with the highest ratings among those whose racers are all established (no provisional
-  player). Answers are kept for a second per instance.
+  spectators, the arena of an arena's race (``arena``: its id, else null); never a code,
+  a board or a private room; and ``featured``, the running one with the highest ratings
+  among those whose racers are all established (no provisional player). Answers are kept
+  for a second per instance.
+- ``GET /api/room/ID/invite``: what an invite link's page shows before joining: ``{room_id,
+  host, cells, rated, state, arena, racers}`` (the host's and the racers' names; never the
+  deal); 404 ``room_not_found``.
+- ``GET /api/online``: ``{online, racing, waiting}``: the open sockets of every instance,
+  those in a race in play (racers and watchers), and the players waiting in the quick race,
+  for the quick-race page while it waits. Counts, never names or rooms.
 - ``GET /api/ratings?cells=C&limit=N``: the best established players of a variant.
 - ``GET /api/player/ID`` also gives the player's ratings per variant with their history and
   their recent public races (``ratings``, ``public_races``), and their solo statistics per
@@ -56,9 +69,10 @@ from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import BY, MAX_LIMIT
 from ..daily.profile import daily_history
 from ..net.registry import HttpRequest, HttpResponse, Routes
+from ..ranked.today import my_day
 from ..records.replays import Replay, ReplayFormatError, view_json
 from ..rooms.records import RoomPhase
-from ..store import arenas, follows, ratings
+from ..store import arenas, follows, queue, ratings
 from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
 from ..store.ratings import Bar
 from . import admin
@@ -144,6 +158,58 @@ async def get_leaderboard(ctx: Context, request: HttpRequest) -> HttpResponse:
         return _json(200, board)
     board = await ctx.daily.leaderboard.board_json(date, kind, limit, around, by)
     return _json(200, board)
+
+
+@routes.get(f"/api/daily/{_DATE}/mine")
+async def get_my_day(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The token's player's own ranked attempt of a day (:func:`server.ranked.today.my_day`)."""
+    try:
+        date = parse_date(request.params["date"]).isoformat()
+    except DailyError as exc:
+        return _error(exc)
+    kind = request.query.get("kind", "daily")
+    if kind not in ("daily", "hard"):
+        return _json(400, {"error": "bad_kind", "message": "kind is daily or hard"})
+    me = await _bearer(ctx, request)
+    if me is None:
+        return _json(401, {"error": "bad_token", "message": "your own day needs your token"})
+    return _json(200, await my_day(ctx, date, kind, me))
+
+
+@routes.get(r"/api/room/(?P<room>[A-Za-z0-9]{1,16})/invite")
+async def get_invite(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """What an invite link's page says before joining: the host, the level, rated or not,
+    who is in. Whoever has the link may join and see as much in the lobby; never the deal."""
+    room = request.params["room"].upper()
+    fields = await ctx.store.room_fields(room)
+    if not fields or fields.get("mode") != "race":
+        return _json(404, {"error": "room_not_found", "message": "no race room has this id"})
+    members = await ctx.store.members(room)
+    host = members.get(fields.get("host") or "")
+    return _json(
+        200,
+        {
+            "room_id": room,
+            "host": host["name"] if host else None,
+            "cells": int(fields.get("cells") or 4),
+            "rated": fields.get("rated") == "1",
+            "state": fields.get("state"),
+            "arena": bool(fields.get("arena")),
+            "racers": [m["name"] for m in members.values() if m.get("role") == "player"],
+        },
+    )
+
+
+#: How long an instance's counts stay in the online count without a heartbeat (three beats).
+PRESENCE_FRESH_MS: Final = 15_000
+
+
+@routes.get("/api/online")
+async def get_online(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """How many are online, in a race and waiting in the quick race: counts, never names."""
+    online, racing = await ctx.store.presence(now_ms(), PRESENCE_FRESH_MS)
+    waiting = sum([await queue.waiting(ctx.store, cells) for cells in queue.VARIANTS])
+    return _json(200, {"online": online, "racing": racing, "waiting": waiting})
 
 
 def _unauthorized() -> HttpResponse:

@@ -4,7 +4,6 @@ per client address, ``/metrics`` for the allowed networks only."""
 
 from __future__ import annotations
 
-import asyncio
 import http
 import json
 import logging
@@ -18,11 +17,11 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from .. import health
 from ..context import Context
 from ..metrics import CONTENT_TYPE
 from ..net.limits import Address, TokenBuckets, bucket_key, client_address, peer_of, within
 from ..net.registry import HttpRequest, HttpResponse, Registry, Routes
-from ..transport.clients import answers
 from . import admin
 from .connection import has_body
 
@@ -86,21 +85,17 @@ def allowed_static(rel: Path) -> bool:
 
 @routes.get("/healthz")
 async def healthz(ctx: Context, request: HttpRequest) -> HttpResponse:
-    """200 with ``{"ok": true, "redis": true}`` while Redis answers, else 503."""
-    try:
-        # A hung Redis is as good as none: the answer comes within the Redis timeout.
-        redis_ok = await asyncio.wait_for(answers(ctx.redis), ctx.settings.redis_timeout)
-    except Exception:
-        ctx.metrics.redis_errors.inc()
-        redis_ok = False
+    """200 with ``{"ok": true, ...}`` while the store answers, takes writes and has room;
+    else 503 saying why (``reason``: :func:`server.health.check`)."""
+    healthy, report = await health.check(ctx)
     data = {
-        "ok": redis_ok,
-        "redis": redis_ok,
+        "ok": healthy,
+        **report,
         "instance": ctx.instance_id,
         "connections": ctx.metrics.open_connections,
         "embedded_redis": ctx.embedded,
     }
-    return HttpResponse(200 if redis_ok else 503, json.dumps(data).encode())
+    return HttpResponse(200 if healthy else 503, json.dumps(data).encode())
 
 
 @routes.get("/metrics")
@@ -137,16 +132,11 @@ class HttpFront:
         parts = urlsplit(request.path)
         websocket = parts.path == "/ws"
         # Without the admin token an operator's path is one that does not exist, whatever
-        # the method: answered by :meth:`answer` with the static 404 (rate limited first).
-        hidden = parts.path.startswith(ADMIN_PREFIX) and not self.operator(request.headers)
-        allowed = (
-            WS_METHODS
-            if websocket
-            else ADMIN_METHODS
-            if parts.path.startswith(ADMIN_PREFIX)
-            else METHODS
-        )
-        if request.method not in allowed and not hidden:
+        # the method: it allows what any path allows (another method: the same 405), and a
+        # GET is answered by :meth:`answer` with the static 404 (rate limited first).
+        operator = parts.path.startswith(ADMIN_PREFIX) and self.operator(request.headers)
+        allowed = WS_METHODS if websocket else ADMIN_METHODS if operator else METHODS
+        if request.method not in allowed:
             return method_not_allowed(allowed)
         if has_body(request.headers):
             return json_response(

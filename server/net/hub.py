@@ -4,7 +4,12 @@ forwards every event to those sockets, each seeing what its role may see.
 Racers see another racer's actions as ``progress`` (counts only); the player whose board it
 is sees the ``delta`` with the board's legal moves (``legal``), and spectators what the
 room's watch mode allows: the ``delta`` at once (live), the ``delta`` some seconds late
-(delayed) or the ``progress`` (progress). An event is read once (a
+(delayed) or the ``progress`` (progress). The legal moves of a ``delta`` are not on the
+room's channel: the mover has them with the ack, and the mover's other sockets, where there
+are any, from the player's own channel in the room, which publishes them just before the
+event (the move script publishes there only while some instance other than the mover's
+follows it, or the mover has another socket here), and which an instance follows while the
+player has a socket in the room here. An event is read once (a
 :class:`~server.store.events.RoomEvent`) and turned into its texts once (:func:`texts`, by
 :mod:`server.net.wire`) for every socket of the room here.
 """
@@ -25,7 +30,7 @@ from protocol.vocabulary import WatchMode
 
 from ..metrics import Metrics
 from ..quiet import Quiet
-from ..store.events import RoomEvent
+from ..store.events import APART, RoomEvent, parse_own
 from ..store.keys import Keys
 from ..transport.feed import Feed
 from ..transport.shards import ShardSubscriber
@@ -112,7 +117,7 @@ def shown(conn: Listener, event: RoomEvent, made: Texts) -> tuple[str | None, in
         and conn.role == "player"
         and (event.pid == pid if event.pid else pid in racers)
     ):
-        return own, 0
+        return own or None, 0  # '': the legal moves did not come here; nor does the event
     return view(conn, event, full, racer)
 
 
@@ -134,8 +139,9 @@ class Hub:
         else:
             self.feed = Feed(redis, self._shard_message, self._resubscribed, self._feed_failed)
         self._lock = asyncio.Lock()
-        #: Called with (room, message JSON) for every room-wide event (not a board's).
-        self.on_room_event: Callable[[str, str], None] | None = None
+        #: Called with (room, event) for every room-wide event (not a board's): the event as
+        #: read off the channel, whose message the sockets receive.
+        self.on_room_event: Callable[[str, RoomEvent], None] | None = None
         #: The highest seq forwarded to each room's sockets here, to catch up from.
         self.last_seq: dict[str, int] = {}
         #: Reads a room's stored events after a seq (the store's ``events_after``).
@@ -145,6 +151,15 @@ class Hub:
         self._catching_up: set[asyncio.Task[object]] = set()
         #: Called with the room id when its last local socket goes (forget its caches).
         self.on_room_empty: Callable[[str], None] | None = None
+        #: The local sockets of each player in each room, and the player each counts for;
+        #: a player's own channel in a room is followed while they have one here.
+        self.tabs: dict[tuple[str, str], int] = {}
+        self._tab_of: dict[tuple[Listener, str], str] = {}
+        #: The players' own channels followed here: their (room, player).
+        self.own_channels: dict[str, tuple[str, str]] = {}
+        #: The last legal moves each room's players' own channels brought, by room: (seq,
+        #: legal JSON), for the event of that seq, which the room's channel brings next.
+        self.own_pending: dict[str, tuple[int, str]] = {}
 
     def start(self) -> None:
         """Run the reader (on a cluster, each shard's reader starts with its first room)."""
@@ -158,20 +173,47 @@ class Hub:
         if self.feed is not None:
             await self.feed.close()
 
+    def others_here(self, room: str, pid: str) -> bool:
+        """Whether player ``pid`` has more than one socket in ``room`` here (a mover's other
+        sockets here hear their legal moves on the player's own channel)."""
+        return self.tabs.get((room, pid), 0) > 1
+
     async def attach(self, conn: Listener, room: str) -> None:
-        """Add a socket to a room; subscribe (and wait for Redis to confirm) if first."""
+        """Add a socket to a room; subscribe (and wait for Redis to confirm) to the room's
+        channel if it is the room's first here, and to its player's own channel in the room
+        if it is the player's first there."""
         async with self._lock:
+            channels = []
             conns = self.rooms.get(room)
             if conns is not None:
                 conns.add(conn)
-                return
-            self.rooms[room] = {conn}
-            self.metrics.rooms_local.set(len(self.rooms))
-            ch = self.keys.channel(room)
+            else:
+                self.rooms[room] = {conn}
+                self.metrics.rooms_local.set(len(self.rooms))
+                channels.append(self.keys.channel(room))
+            if conn.pid and (conn, room) not in self._tab_of:  # counted once, however often
+                tab = (room, conn.pid)
+                self._tab_of[conn, room] = conn.pid
+                self.tabs[tab] = self.tabs.get(tab, 0) + 1
+                if self.tabs[tab] == 1:
+                    own = self.keys.own_channel(room, conn.pid)
+                    self.own_channels[own] = tab
+                    channels.append(own)
+            if channels:
+                await asyncio.gather(*map(self._subscribe, channels))
+
+    async def _subscribe(self, channel: str) -> None:
+        if self.shards is not None:
+            await self.shards.subscribe(channel)
+        elif self.feed is not None:
+            await self.feed.subscribe(channel)
+
+    async def _unsubscribe(self, channel: str) -> None:
+        with contextlib.suppress(RedisError, ConnectionError):
             if self.shards is not None:
-                await self.shards.subscribe(ch)
+                await self.shards.unsubscribe(channel)
             elif self.feed is not None:
-                await self.feed.subscribe(ch)
+                self.feed.unsubscribe(channel)
 
     async def detach(self, conn: Listener, room: str) -> None:
         """Remove a socket; unsubscribe when the room has no local socket left."""
@@ -180,25 +222,36 @@ class Hub:
             if conns is None:
                 return
             conns.discard(conn)
+            pid = self._tab_of.pop((conn, room), None)
+            if pid is not None:
+                tab = (room, pid)
+                self.tabs[tab] -= 1
+                if not self.tabs[tab]:
+                    del self.tabs[tab]
+                    own = self.keys.own_channel(*tab)
+                    del self.own_channels[own]
+                    await self._unsubscribe(own)
             if not conns:
                 del self.rooms[room]
                 self.last_seq.pop(room, None)
+                self.own_pending.pop(room, None)
                 self.metrics.rooms_local.set(len(self.rooms))
                 if self.on_room_empty is not None:
                     self.on_room_empty(room)
-                with contextlib.suppress(RedisError, ConnectionError):
-                    if self.shards is not None:
-                        await self.shards.unsubscribe(self.keys.channel(room))
-                    elif self.feed is not None:
-                        self.feed.unsubscribe(self.keys.channel(room))
+                await self._unsubscribe(self.keys.channel(room))
 
     def _feed_failed(self) -> None:
         self.metrics.redis_errors.inc()
         QUIET.failure("pubsub", "pub/sub reader failed")
 
     def _shard_message(self, channel: str, data: str) -> None:
-        """A room event from a room's channel (on a cluster, its shard's)."""
+        """A room event from a room's channel, or a player's legal moves from their own
+        channel in a room (on a cluster, the room's shard's)."""
         try:
+            tab = self.own_channels.get(channel)
+            if tab is not None:
+                self.own_pending[tab[0]] = parse_own(data)
+                return
             self._forward(Keys.room_of_channel(channel), RoomEvent.parse_published(data))
         except Exception:  # one bad event must not end the fan-out of every room
             log.exception("forwarding an event failed")
@@ -210,6 +263,8 @@ class Hub:
         From the last seq forwarded *now*: the new subscription's first messages may be
         forwarded before the catch-up runs, and catching up after them would skip what was
         published between the two subscriptions."""
+        if channel in self.own_channels:  # on the connection of the room's, which catches up
+            return
         room = Keys.room_of_channel(channel)
         task = asyncio.create_task(self._catch_up_until_done(room, self.last_seq.get(room)))
         self._catching_up.add(task)
@@ -253,11 +308,15 @@ class Hub:
         conns = self.rooms.get(room)
         if not conns:
             return
+        if event.own == APART:  # its legal moves came just before, if anyone here needs them
+            pending = self.own_pending.pop(room, None)
+            if pending is not None and pending[0] == event.seq:
+                event = event._replace(own=pending[1])
         made = texts(event)  # once for every socket of the room
         seq, origin = event.seq, event.origin
         self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
         if not event.pid and self.on_room_event is not None:
-            self.on_room_event(room, made[0])
+            self.on_room_event(room, event)
         over = event.kind == "race_over"
         for conn in conns:
             if conn.cid == origin:  # the mover's own delta went out with its ack

@@ -142,7 +142,8 @@ async def play(
         and is_perfect(board.moves, state.par, state.par_optimal)
         and await ctx.store.was_hinted(state.room, state.round, conn.pid or "")
     )
-    commit_ = events(state, conn, action_id, steps, entry, now, hinted=hinted)
+    others = ctx.hub.others_here(state.room, conn.pid or "")
+    commit_ = events(state, conn, action_id, steps, entry, now, hinted=hinted, others=others)
     return await commit(ctx, conn, commit_, entry, now)
 
 
@@ -174,10 +175,12 @@ def events(
     now: int,
     *,
     hinted: bool = False,
+    others: bool = False,
 ) -> MoveCommit:
     """Step two: what committing the accepted actions writes (a pure function).
 
     ``hinted``: the player was sent a hint in this round, so a win is not perfect.
+    ``others``: the player has another socket in the room here (see :class:`MoveCommit`).
 
     The clock of a race runs from its start; of a daily game, from the reveal (the room's
     ``starts_at``, when its snapshot showed the deal); of a solo game, from its first action.
@@ -225,6 +228,7 @@ def events(
         now=now,
         lost=lost,  # the last step's board is the board itself
         perfect=perfect,
+        others=others,
     )
 
 
@@ -291,7 +295,11 @@ async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
     first finish starts the shorter time limit of those still racing."""
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
-    outcome = await record_finish(ctx, move.room, move.round, move.pid, rank, move.perfect)
+    outcome = await record_finish(
+        ctx, move.room, move.round, move.pid, rank, move.perfect, conn.address
+    )
+    # A game alone, won and kept (replay, statistics): its events and logs go in minutes.
+    await ctx.store.let_go_alone(move.room, move.round, move.pid, ctx.settings.finished_room_ttl)
     if isinstance(outcome, Counted):
         if outcome.counted:  # the player alone hears which records the win set
             records = [

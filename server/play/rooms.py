@@ -17,7 +17,7 @@ from ..net.session import Conn
 from ..ranked.ratings import address_mark
 from ..rooms import membership, rounds
 from ..rooms.records import Mode, Role
-from ..store import listing
+from ..store import listing, quotas
 from ..store.status import Status
 
 routes = Routes()
@@ -46,6 +46,23 @@ async def deal_for(
         conn.error("daily_only", DAILY_ONLY)
         return None
     return format_code(parsed.deal, parsed.cells), parsed.cells
+
+
+async def may_make_room(ctx: Context, conn: Conn) -> bool:
+    """Whether the player (and their address) may make one more room this hour; if not,
+    they hear ``slow_down`` with when they may again (:mod:`server.store.quotas`)."""
+    settings = ctx.settings
+    wait = await quotas.take_room(
+        ctx.store,
+        conn.pid or "",
+        address_mark(conn.address),
+        settings.rooms_per_hour,
+        settings.rooms_per_hour_per_address,
+    )
+    if wait:
+        ctx.metrics.errors.inc()
+        conn.queue(wire.identities_refused(wait, "slow_down"))
+    return not wait
 
 
 @routes.ws("create_room")
@@ -78,6 +95,8 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
     if found is None:
         return
     code, cells = found
+    if not await may_make_room(ctx, conn):
+        return
     typed = msg.code is not None
     room = await membership.new_room(ctx, Mode.RACE, code, cells, typed=typed, public=msg.public)
     ttl_s = ctx.settings.lobby_ttl_s

@@ -22,7 +22,7 @@ from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import membership, rounds
 from ..rooms.records import Mode, Role, RoomPhase
-from .rooms import deal_for
+from .rooms import deal_for, may_make_room
 
 routes = Routes()
 
@@ -73,7 +73,8 @@ async def on_solo(ctx: Context, conn: Conn, msg: m.Solo) -> None:
     if found is None:
         return
     code, cells = found
-    await start_solo(ctx, conn, code, cells, Mode.SOLO)
+    if await may_make_room(ctx, conn):
+        await start_solo(ctx, conn, code, cells, Mode.SOLO)
 
 
 @routes.ws("daily")
@@ -103,6 +104,8 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
     held = await board.attempt(deal.date, kind, pid)
     if held is not None and await _still_playing(ctx, held, pid):
         await membership.enter(ctx, conn, held, Role.PLAYER)  # back in: no new clock
+        return
+    if not await may_make_room(ctx, conn):
         return
     # The room is made as the deal is revealed: its starts_at is the clock's start.
     room = await membership.new_room(

@@ -22,23 +22,45 @@ leaderboard's and the ratings lists'.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ..clock import now_ms, utc_now
 from ..daily.leaderboard import Leaderboard
+from ..quiet import Quiet
 from ..records.replays import ReplayFormatError, ReplayStore
 from ..store import ratings
+from ..store.evidence import EvidenceStore
 from ..store.keys import Keys
 from ..store.reviews import HELD_PAGE, MAX_HELD_PAGE, Reviews
 from ..store.store import Store
 
-__all__ = ["HELD_PAGE", "MAX_HELD_PAGE", "VARIANTS", "Holds", "Outcome"]
+__all__ = [
+    "HELD_PAGE",
+    "MAX_HELD_PAGE",
+    "MAX_SUSPECTS_PAGE",
+    "VARIANTS",
+    "Holds",
+    "Outcome",
+    "expiry_loop",
+]
+
+log = logging.getLogger(__name__)
+QUIET = Quiet(log)
+
+#: Players a page of the suspects list holds at most (and by default, 50).
+MAX_SUSPECTS_PAGE: Final = 200
+#: Records of each suspect the list shows.
+SHOWN_RECORDS: Final = 5
 
 #: The rating variants a bar takes a player off.
 VARIANTS: Final = (4, 2, 1)
+#: How often each instance keeps the held list within its bound (seconds).
+EXPIRY_EVERY_S: Final = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +102,7 @@ class Holds:
         self.reviews = reviews
         self.leaderboard = leaderboard
         self.replays = replays
+        self.evidence = EvidenceStore(reviews.redis, reviews.keys, reviews.keep_s)
 
     @classmethod
     def on(cls, redis: Any, keys: Keys, keep_s: int) -> Holds:
@@ -95,9 +118,34 @@ class Holds:
 
     # -- reading --------------------------------------------------------------------------
 
-    async def held_page(self, offset: int = 0, limit: int = HELD_PAGE) -> dict[str, Any]:
+    async def held_page(
+        self, offset: int = 0, limit: int = HELD_PAGE, after: str | None = None
+    ) -> dict[str, Any]:
         """A page of the held finishes (:meth:`server.store.reviews.Reviews.held_page`)."""
-        return await self.reviews.held_page(offset, limit)
+        return await self.reviews.held_page(offset, limit, after)
+
+    async def suspects(self, limit: int = 50, after: str | None = None) -> dict[str, Any]:
+        """A page of the players by their score over recent ranked finishes, the highest
+        first (issue 34): ``{suspects: [{player_id, score, flagged, barred, records}],
+        next_after}``; ``after`` is the last player of the page before (``next_after``),
+        None from the top."""
+        limit = max(1, min(limit, MAX_SUSPECTS_PAGE))
+        page = await self.evidence.suspects_page(limit, after)
+        pids = [pid for pid, _ in page]
+        flags = await self.evidence.flagged_among(pids)
+        barred = await self.reviews.barred_among(pids)
+        rows = [
+            {
+                "player_id": pid,
+                "score": score,
+                "flagged": flags.get(pid),
+                "barred": pid in barred,
+                "records": await self.evidence.records(pid, SHOWN_RECORDS),
+            }
+            for pid, score in page
+        ]
+        more = len(page) == limit
+        return {"suspects": rows, "next_after": pids[-1] if more and pids else None}
 
     async def identities(self, address: str) -> list[dict[str, Any]]:
         """The identities an address made in the last 7 days, the newest first."""
@@ -159,16 +207,44 @@ class Holds:
 
     async def void(self, result: str, by: str) -> Outcome:
         """Take a finish off every leaderboard and streak, held or ranked."""
-        held = await self.reviews.take_held(result)
+        return await self._void(result, by, "void")
+
+    async def expire(self, result: str) -> Outcome:
+        """Settle a held finish past the held list's bound as a void (see
+        :func:`expire_held`), logged as ``expire`` by ``expiry``; a finish no longer held
+        (an operator decided it a moment ago) is left as it is."""
+        held = await self.reviews.take_held(result)  # atomic: an operator's or this
+        if held is None:
+            return Outcome(False, "not_found", "not held any more", {})
+        return await self._void(result, "expiry", "expire", held)
+
+    async def expire_held(self, most: int, days: int) -> list[str]:
+        """Keep the held list within its bound: every held finish older than ``days`` and
+        the oldest past the newest ``most`` are settled **unranked**, as a void (its player
+        keeps their time; no leaderboard rank, no rating change, no arena place), each
+        logged (``expire``, by ``expiry``). Returns the finishes settled."""
+        before = now_ms() - days * 86_400_000
+        settled = []
+        for result in await self.reviews.oldest_held(most, before):
+            if (await self.expire(result)).ok:
+                settled.append(result)
+        return settled
+
+    async def _void(
+        self, result: str, by: str, action: str, taken: dict[str, Any] | None = None
+    ) -> Outcome:
+        """:meth:`void`, logged as ``action`` (``taken``: the held finish, taken off the
+        held list already)."""
+        held = taken if taken is not None else await self.reviews.take_held(result)
         done = await self.reviews.decided(result)
         if held is None and done is not None and done["status"] == "voided":
             outcome = Outcome(True, "already_voided", "voided before", {"result": result})
-            return await self._logged("void", result, by, outcome)
+            return await self._logged(action, result, by, outcome)
         data: dict[str, Any] = {"result": result}
         found = held or await self._ranked_finish(result)
         if found is None:
             outcome = Outcome(False, "not_found", "no held or ranked finish has this id", {})
-            return await self._logged("void", result, by, outcome)
+            return await self._logged(action, result, by, outcome)
         data["player_id"] = found["player_id"]
         await self.reviews.decide(result, "voided", by=by)
         if found["kind"] == "daily":
@@ -183,7 +259,7 @@ class Holds:
         else:
             await self.reviews.resettle(found["room"], found["round"])
         outcome = Outcome(True, "voided", "off every leaderboard and streak", data)
-        return await self._logged("void", result, by, outcome)
+        return await self._logged(action, result, by, outcome)
 
     async def _note(self, room: str | None, **change: Any) -> None:
         """Update a held daily game's room note (the snapshot's ``daily``), while it lives,
@@ -249,6 +325,16 @@ class Holds:
                     found.append((date, kind))
         return found
 
+    async def unflag(self, player_id: str, by: str) -> Outcome:
+        """Lift a player's flag (their records forgotten: a fresh start); their finishes held
+        meanwhile stay held, each for a clear or a void."""
+        if not await self.evidence.unflag(player_id):
+            outcome = Outcome(True, "already_unflagged", "not flagged", {"player_id": player_id})
+            return await self._logged("unflag", player_id, by, outcome)
+        data = {"player_id": player_id}
+        outcome = Outcome(True, "unflagged", "ranked results no longer held", data)
+        return await self._logged("unflag", player_id, by, outcome)
+
     async def unbar(self, player_id: str, by: str) -> Outcome:
         """Let a barred player rank again; put their entries and ratings back."""
         if not await self.reviews.unbar(player_id):
@@ -267,3 +353,17 @@ class Holds:
         data = {"player_id": player_id, "entries": restored}
         outcome = Outcome(True, "unbarred", "entries back; ranked play open", data)
         return await self._logged("unbar", player_id, by, outcome)
+
+
+async def expiry_loop(holds: Holds, most: int, days: int) -> None:
+    """Keep the held list within ``most`` finishes and ``days`` days on every instance
+    (:meth:`Holds.expire_held`; taking a finish off the list is atomic, so two instances
+    never settle one twice)."""
+    while True:
+        await asyncio.sleep(EXPIRY_EVERY_S)
+        try:
+            settled = await holds.expire_held(most, days)
+            if settled:
+                log.warning("held list past its bound: %d finishes settled unranked", len(settled))
+        except Exception:
+            QUIET.failure("expiry", "settling the oldest held finishes failed")

@@ -412,6 +412,9 @@ async def leave(ctx: Context, conn: Member, room: str) -> None:
         wire.result(pid, conn.name, "gave_up", None, moves),
     )
     ctx.spawn(record_give_up(ctx, room, rnd, pid))  # a race left mid-way
+    if state is not None and state.mode in (Mode.SOLO, Mode.DAILY):
+        # A game alone, over: its events and logs go in minutes (it was played alone).
+        await ctx.store.let_go_alone(room, rnd, pid, ctx.settings.finished_room_ttl)
     if state is not None and state.mode == Mode.RACE and conn.role == Role.PLAYER:
         # The last racer's leave may end the race after this socket stopped hearing it.
         ctx.spawn(ratings.settle(ctx, room))

@@ -178,6 +178,18 @@ async def time_up(ctx: Context, room: str, rnd: int) -> None:
         await give_up(ctx, room, rnd, state.code, pid, name)
 
 
+async def note_presence(ctx: Context) -> None:
+    """This instance's counts for the quick-race page: open sockets, and sockets in a race
+    in play (racers and their watchers). Counts only: no name, no room leaves here."""
+    racing = 0
+    for room, listeners in list(ctx.hub.rooms.items()):
+        state = ctx.rooms.rooms.get(room)
+        if state is not None and state.mode == Mode.RACE and state.phase in IN_PLAY:
+            racing += len(listeners)
+    online = sum(ctx.sockets_by_address.values())
+    await ctx.store.note_presence(ctx.instance_id, online, racing, now_ms())
+
+
 async def janitor(ctx: Context) -> None:
     """Act on the deadlines that are due, on whichever instance set them; say that this
     instance runs (its sockets count as present in their rooms only while it does); and
@@ -188,6 +200,7 @@ async def janitor(ctx: Context) -> None:
         try:
             if time.monotonic() - beat > HEARTBEAT_S:
                 await ctx.store.heartbeat(ctx.instance_id, HEARTBEAT_TTL_S)
+                await note_presence(ctx)
                 beat = time.monotonic()
             due = await ctx.store.claim_deadlines(now_ms(), LEASE_MS, 100)
             for member in due:

@@ -7,6 +7,8 @@ and the established players' names that nobody else may take (:mod:`.names`),
 the daily's deals, leaderboards and streak days (:mod:`.daily`), the players' records:
 history, solo statistics, perfect games and replays (:mod:`.records`), reviews, held
 finishes and bars (:mod:`.reviews`), leases (:mod:`.lease`), whom each player follows
-(:mod:`.follows`), and the renaming of keys written before their hash tags
+(:mod:`.follows`), a player's sessions, passkeys and transfer codes
+(:mod:`.accounts`), the rooms an identity and an address made this hour (:mod:`.quotas`),
+and the renaming of keys written before their hash tags
 (:mod:`.retag`). How commands reach Redis (the pipelined move connection, pub/sub, the
 cluster) is :mod:`server.transport`."""

@@ -266,9 +266,13 @@ async def amend(store: Store, arena: str, record_json: str) -> bool:
     return bool(await store.redis.rpushx(key, record_json))
 
 
-async def results(store: Store, arena: str, start: int = 0) -> list[dict[str, Any]]:
-    """The recorded races from the ``start``-th on, as recorded."""
-    raw = await store.redis.lrange(store.keys.arena_results(arena), start, -1)
+async def results(
+    store: Store, arena: str, start: int = 0, count: int | None = None
+) -> list[dict[str, Any]]:
+    """The recorded races from the ``start``-th on (``count`` of them at most), as
+    recorded."""
+    stop = -1 if count is None else start + count - 1
+    raw = await store.redis.lrange(store.keys.arena_results(arena), start, stop)
     return [json.loads(x) for x in raw]
 
 

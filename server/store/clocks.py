@@ -86,6 +86,28 @@ class RoomClocks(ABC):
         """Say that an instance runs, for ``seconds``."""
         await self.redis.set(self.keys.instance(instance_id), 1, ex=seconds)
 
+    async def note_presence(self, instance_id: str, online: int, racing: int, at_ms: int) -> None:
+        """Note an instance's counts of open sockets and of sockets in a race (the
+        quick-race page's "players online"), with its heartbeat."""
+        await self.redis.hset(self.keys.presence(), instance_id, f"{online}:{racing}:{at_ms}")
+
+    async def presence(self, now_ms: int, fresh_ms: int) -> tuple[int, int]:
+        """The counts (online, racing) of the instances heard from within ``fresh_ms``; an
+        instance not heard from for longer is dropped (stopped, or cut off)."""
+        found = await self.redis.hgetall(self.keys.presence())
+        online = racing = 0
+        stale = []
+        for instance_id, value in found.items():
+            parts = str(value).split(":")
+            if len(parts) != 3 or now_ms - int(parts[2]) > fresh_ms:
+                stale.append(instance_id)
+                continue
+            online += int(parts[0])
+            racing += int(parts[1])
+        if stale:
+            await self.redis.hdel(self.keys.presence(), *stale)
+        return online, racing
+
     # -- deadlines ------------------------------------------------------------------------
 
     async def add_deadline(self, member: str, due_ms: int) -> None:

@@ -151,6 +151,11 @@ class DailyStore:
         found = await self.redis.zrange(self.view(date, kind, by), start, stop)
         return cast(list[str], found)
 
+    async def lead_score(self, date: str, kind: str) -> float | None:
+        """The score of the first entry of a day's fastest view, or None on an empty board."""
+        found = await self.redis.zrange(self.view(date, kind, "time"), 0, 0, withscores=True)
+        return float(found[0][1]) if found else None
+
     async def rank_of(self, date: str, kind: str, by: str, member: str) -> int | None:
         """A member's 0-based place in a view, or None."""
         found = await self.redis.zrank(self.view(date, kind, by), member)

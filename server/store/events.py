@@ -6,10 +6,10 @@ one line of tab-separated fields, :data:`ENTRY`; published, the connection whose
 made it (its ``origin``) comes in front. FULL is either a message body the server wrote
 with the room's seq stamped in front (:func:`stamp`), or, for an event whose values only
 the script knows, a record: a JSON array ``[kind, seq, values...]`` whose values are laid
-out as :data:`RECORDS` says (``tests/server/test_room_event.py`` holds the scripts to it).
+out as :data:`RECORDS` says (``tests/server/store/test_room_event.py`` holds the scripts to it).
 
 :class:`RoomEvent` is the event parsed once, for the hub, the wire and the move path; the
-wire turns it into the message each socket receives (``server/net/wire.py``, ``render``).
+wire turns it into the message each socket receives (``server/net/wire/records.py``, ``render``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,12 @@ from protocol.vocabulary import WatchMode
 #: room's watch mode ('' the same as FULL, ``p`` RACER, ``dMS`` FULL MS milliseconds late),
 #: and the JSON of the board's legal moves, for that player's own sockets (a delta only).
 ENTRY: Final = ("pid", "full", "racer", "watch", "own")
+
+#: The OWN of an event as the room's channel carries it: the legal moves are kept in the
+#: event list but not published to every instance in the room; the mover has them with the
+#: ack, and the player's other sockets, where there are any, from the player's own channel
+#: (:func:`parse_own`, published just before the event).
+APART: Final = "*"
 
 #: The fields of a room's hash that a ``room`` record carries, in order (``lua/common.lua``
 #: ``room_values``), each a string; the racers' member JSON follow them.
@@ -208,6 +214,20 @@ def _named_count(layout: Layout, values: tuple[str, ...] | list[str]) -> int:
     if len(values) < named or (len(values) > last and values[last].startswith("{")):
         return layout.oldest
     return named
+
+
+def parse_own(data: str) -> tuple[int, str]:
+    """The seq and legal moves (JSON) of a message of a player's own channel in a room
+    (``lua/common.lua`` ``emit``): what that player's sockets add to the event of that seq,
+    which the room's channel carries next with its OWN :data:`APART`.
+
+    Raises:
+        EventError: ``data`` is not of that form.
+    """
+    seq, sep, own = data.partition("\t")
+    if not sep or not seq.isdigit() or not own:
+        raise EventError(f"a player's own message is SEQ<TAB>LEGAL: {data[:40]!r}")
+    return int(seq), own
 
 
 def _read(parts: list[str], at: int, origin: str) -> RoomEvent:

@@ -21,15 +21,17 @@ claims the due members; the room each names is then changed by the room's own sc
 separate calls that check the room's state themselves), ``racing:{CODE}`` (a mark names a
 candidate only; each room's fields are then read separately, and decide), ``rooms:live``
 (the index is read, then each room in its own slot), ``daily:certifier``, ``instance:ID``,
-``session:T``, ``replay:ID``, the ``review:`` and ``admin:`` keys. Atomic batches
+``session:T``, ``replay:ID``, ``passkey:ID``, ``transfer:ID``, ``transfer_tries:A``, the
+``review:`` and ``admin:`` keys. Atomic batches
 (:mod:`server.transport.atomic`, one script call in place of ``MULTI``) hold the keys of one
 tag; the pipelines that read many rooms or days at once (``listing.live_rooms``, the daily
 store's reads of several days) are not atomic and hold one key a command, which the cluster
-client sends node by node. ``tests/server/test_cluster_slots.py`` checks the tags.
+client sends node by node. ``tests/server/store/test_cluster_slots.py`` checks the tags.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -84,6 +86,11 @@ class Keys:
         """Set while an instance runs (it renews the key as a heartbeat)."""
         return f"{self.prefix}instance:{instance_id}"
 
+    def presence(self) -> str:
+        """Hash instance id -> ``ONLINE:RACING:AT_MS``: each instance's count of open sockets
+        and of sockets in a race in play, as of its last heartbeat (counts, never names)."""
+        return f"{self.prefix}presence"
+
     def daily_room(self, room: str) -> str:
         """``{date, kind}`` of a daily game's room."""
         return f"{self.room(room)}:daily"
@@ -91,6 +98,12 @@ class Keys:
     def channel(self, room: str) -> str:
         """The room's pub/sub channel (the scripts derive it as ``room .. ':ch'``)."""
         return f"{self.room(room)}:ch"
+
+    def own_channel(self, room: str, pid: str) -> str:
+        """A player's own channel in a room, on the room's shard: the legal moves of each
+        of their actions, followed by the instances where they have a socket in the room
+        (the move script derives it as ``ch .. ':' .. pid``)."""
+        return f"{self.channel(room)}:{pid}"
 
     @staticmethod
     def room_of_channel(name: str) -> str:
@@ -302,9 +315,37 @@ class Keys:
         a server settles their ratings."""
         return f"{self.prefix}review:resettle"
 
+    def evidence(self, pid: str) -> str:
+        """List of a player's latest ranked finishes' evidence (JSON), newest first."""
+        return f"{self.prefix}review:evidence:{{{pid}}}"
+
+    def suspects(self) -> str:
+        """Sorted set player id -> their score over recent finishes (the operator's list)."""
+        return f"{self.prefix}review:suspects"
+
+    def flagged(self) -> str:
+        """Hash player id -> why their ranked results are held (JSON), until an operator
+        lifts it."""
+        return f"{self.prefix}review:flagged"
+
+    def practice(self, code: str, mark: str) -> str:
+        """Hash player id -> replay id: who of one address (its mark) finished a deal, and
+        where their line is. The deal is named by a digest of its code (a running day's code
+        is in no key)."""
+        deal = hashlib.sha256(f"seahaven-deal:{code}".encode()).hexdigest()[:16]
+        return f"{self.prefix}review:practice:{deal}:{{{mark}}}"
+
     def address_identities(self, address: str) -> str:
         """Sorted set player id -> ms: the identities a client address made lately."""
         return f"{self.prefix}ident:{address}"
+
+    def rooms_made(self, pid: str) -> str:
+        """How many rooms a player made in the current window (a counter: ``slow_down``)."""
+        return f"{self.prefix}player:{{{pid}}}:rooms_made"
+
+    def address_rooms(self, mark: str) -> str:
+        """How many rooms the players of one address made in the current window."""
+        return f"{self.prefix}rooms_made:{{{mark}}}"
 
     def dodges(self, pid: str) -> str:
         """How often a player left a paired room before its start lately (a counter)."""
@@ -375,6 +416,32 @@ class Keys:
         """The arena a player is in (one at most)."""
         return f"{self.prefix}player:{{{pid}}}:arena"
 
+    # -- devices (:mod:`server.store.accounts`) -------------------------------------------
+
+    def player_sessions(self, pid: str) -> str:
+        """Set of a player's session tokens (sign out everywhere deletes each)."""
+        return f"{self.prefix}player:{{{pid}}}:sessions"
+
+    def player_passkeys(self, pid: str) -> str:
+        """Hash credential id -> a passkey of the player (JSON: name, public key, counter)."""
+        return f"{self.prefix}player:{{{pid}}}:passkeys"
+
+    def passkey(self, credential: str) -> str:
+        """A passkey's player id, by credential id (base64url): how a sign-in finds them."""
+        return f"{self.prefix}passkey:{credential}"
+
+    def transfer(self, locator: str) -> str:
+        """Hash of a transfer code, by its first half: player, secret's hash, tries, state."""
+        return f"{self.prefix}transfer:{locator}"
+
+    def player_transfer(self, pid: str) -> str:
+        """The locator of a player's live transfer code (a new code replaces it)."""
+        return f"{self.prefix}player:{{{pid}}}:transfer"
+
+    def transfer_tries(self, address: str) -> str:
+        """Counter of the transfer codes an address tried in the current window."""
+        return f"{self.prefix}transfer_tries:{address}"
+
 
 @dataclass(frozen=True, slots=True)
 class Family:
@@ -434,16 +501,49 @@ class Family:
 
 #: Every key family the server writes.
 FAMILIES: Final = (
-    Family("room:{R}", "hash", "room fields + 4 per racer", "room TTL after the last change"),
     Family(
-        "room:{R}:members", "hash", "racers (8) + spectator cap", "room TTL after the last change"
+        "room:{R}",
+        "hash",
+        "room fields + 4 per racer",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
     ),
-    Family("room:{R}:events", "list", "2000 events (MAX_EVENTS)", "room TTL after the last change"),
-    Family("room:{R}:log:N:P", "list", "max-actions per board", "room TTL after the last change"),
-    Family("room:{R}:ids:N:P", "hash", "max-actions per board", "room TTL after the last change"),
-    Family("room:{R}:res:N", "hash", "2 fields per racer", "room TTL after the last change"),
+    Family(
+        "room:{R}:members",
+        "hash",
+        "racers (8) + spectator cap",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:events",
+        "list",
+        "2000 events (MAX_EVENTS)",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:log:N:P",
+        "list",
+        "max-actions per board",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:ids:N:P",
+        "hash",
+        "max-actions per board",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
+    Family(
+        "room:{R}:res:N",
+        "hash",
+        "2 fields per racer",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
     Family("room:{R}:away:P", "string", "one nonce", "away grace + 60 s"),
-    Family("room:{R}:here", "hash", "sockets in the room", "room TTL after the last change"),
+    Family(
+        "room:{R}:here",
+        "hash",
+        "sockets in the room",
+        "room TTL after the last change; a game alone over: finished-room-ttl",
+    ),
     Family("room:{R}:hinted:N", "set", "racers (8)", "room TTL after the last hint"),
     Family("instance:ID", "string", "one flag", "15 s after the instance's last heartbeat"),
     Family("room:{R}:daily", "string", "date and kind", "twice max(room TTL, 1 day)"),
@@ -525,15 +625,53 @@ FAMILIES: Final = (
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
     Family("names:skeletons", "hash", "one per established name", "history-days after the last"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
+    Family("player:{P}:rooms_made", "string", "a counter", "1 h after the window's first room"),
+    Family("rooms_made:{A}", "string", "a counter", "1 h after the window's first room"),
     Family("admin:barred", "set", "the players barred", "until unbarred", expires=False),
     Family("admin:stash:{P}", "hash", "a barred player's entries", "until unbarred", expires=False),
     Family("admin:log", "list", "10000 operator actions (MAX_LOG)", "permanent", expires=False),
-    Family("review:held", "hash", "finishes held, until decided", "permanent", expires=False),
-    Family("review:held:at", "zset", "finishes held, until decided", "permanent", expires=False),
+    Family(
+        "review:held",
+        "hash",
+        "held-max finishes (1000)",
+        "until decided, or settled past held-days (30)",
+        expires=False,
+    ),
+    Family(
+        "review:held:at",
+        "zset",
+        "held-max finishes (1000)",
+        "until decided, or settled past held-days (30)",
+        expires=False,
+    ),
     Family("review:done:ID", "string", "one review's outcome", "history-days"),
     Family("room:{R}:claim:N:P", "string", "an instance id", "60 s unless its reviewer renews it"),
     Family("review:round:{R}:N", "string", "a held round's standings", "history-days"),
     Family("review:resettle", "set", "races to settle again", "until settled", expires=False),
+    Family(
+        "review:evidence:{P}",
+        "list",
+        "20 ranked finishes' evidence (KEPT)",
+        "history-days after the latest",
+    ),
+    Family(
+        "review:suspects",
+        "zset",
+        "50000 players by score (MAX_SUSPECTS)",
+        "history-days after the latest score",
+    ),
+    Family(
+        "review:flagged",
+        "hash",
+        "the players flagged, until unflagged",
+        "history-days after the latest flag",
+    ),
+    Family(
+        "review:practice:ID:{A}",
+        "hash",
+        "8 identities of an address that won a deal (PRACTICE_MAX)",
+        "3 days after the latest",
+    ),
     Family("ident:A", "zset", "200 identities (MAX_IDENTITIES)", "7 days after the last one"),
     Family("arena:{Z}", "hash", "7 fields", "a day after the arena's end"),
     Family("arena:{Z}:players", "hash", "its players", "a day after the arena's end"),
@@ -550,4 +688,16 @@ FAMILIES: Final = (
     Family("player:{P}:arena", "string", "an arena id", "15 min after the arena's end"),
     Family("player:{P}:arena_made", "string", "an arena id", "the arena's end"),
     Family("arenas_made:{A}", "zset", "an address's private arenas", "the last one's end"),
+    Family("player:{P}:sessions", "set", "the player's tokens", "7 days after the last sign-in"),
+    Family(
+        "player:{P}:passkeys",
+        "hash",
+        "10 passkeys (MAX_PASSKEYS)",
+        "until removed or the player deleted",
+        expires=False,
+    ),
+    Family("passkey:ID", "string", "a player id", "as long as its passkey", expires=False),
+    Family("transfer:ID", "hash", "6 fields", "1 h (the code itself works 10 min)"),
+    Family("player:{P}:transfer", "string", "a code's first half", "10 min"),
+    Family("transfer_tries:A", "string", "a counter", "10 min after the first try"),
 )

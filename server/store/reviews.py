@@ -79,29 +79,64 @@ class Reviews:
         await self.redis.zrem(self.keys.held_order(), result)
         return cast(dict[str, Any], json.loads(text))
 
-    async def held_page(self, offset: int = 0, limit: int = HELD_PAGE) -> dict[str, Any]:
+    async def held_page(
+        self, offset: int = 0, limit: int = HELD_PAGE, after: str | None = None
+    ) -> dict[str, Any]:
         """A page of the held finishes, the oldest first: ``{held, total, offset, limit,
-        next_offset}`` (``next_offset`` None on the last page). A decided finish leaves
-        the list, so the page after one an operator worked through starts at 0 again."""
+        next_offset, next_after}`` (the next ones None on the last page).
+
+        A page starts at ``offset``, or, given ``after`` (a page's ``next_after``:
+        ``HELD_AT:RESULT``), just after that finish in the list's order, whether or not it
+        was decided since: an operator who decides as they read misses nothing. (A
+        decided finish leaves the list, so with offsets the page after one an operator
+        worked through starts at 0 again.)
+
+        Raises:
+            ValueError: ``after`` is not ``HELD_AT:RESULT``.
+        """
         limit = max(1, min(limit, MAX_HELD_PAGE))
         offset = max(0, offset)
         total = int(await self.redis.hlen(self.keys.held()))
         if int(await self.redis.zcard(self.keys.held_order())) != total:
             await self._reindex()
-        ids = cast(
-            list[str],
-            await self.redis.zrange(self.keys.held_order(), offset, offset + limit - 1),
-        )
+        order = self.keys.held_order()
+        if after is None:
+            pairs = await self.redis.zrange(order, offset, offset + limit, withscores=True)
+        else:
+            at_text, sep, last = after.partition(":")
+            if not sep or not at_text.isdigit() or not last:
+                raise ValueError("after is HELD_AT:RESULT, as a page's next_after gives it")
+            at = int(at_text)
+            # Ties of one millisecond are few: read past them, then keep what is after.
+            found = await self.redis.zrangebyscore(
+                order, at, "+inf", start=0, num=limit + 64, withscores=True
+            )
+            pairs = [(rid, score) for rid, score in found if (int(score), rid) > (at, last)]
+        pairs = cast(list[tuple[str, float]], pairs)
+        more = len(pairs) > limit
+        pairs = pairs[:limit]
+        ids = [rid for rid, _ in pairs]
         texts = cast(list[str | None], await self.redis.hmget(self.keys.held(), ids) if ids else [])
         held = [json.loads(t) for t in texts if t is not None]
-        more = offset + limit < total
+        last_pair = pairs[-1] if pairs else None
         return {
             "held": held,
             "total": total,
             "offset": offset,
             "limit": limit,
-            "next_offset": offset + limit if more else None,
+            "next_offset": offset + limit if more and after is None else None,
+            "next_after": f"{int(last_pair[1])}:{last_pair[0]}" if more and last_pair else None,
         }
+
+    async def oldest_held(self, count: int, before_ms: int) -> list[str]:
+        """The held finishes past the list's bound: every one held before ``before_ms``,
+        and the oldest beyond the newest ``count`` (oldest first)."""
+        order = self.keys.held_order()
+        old = cast(list[str], await self.redis.zrangebyscore(order, "-inf", f"({before_ms}"))
+        total = int(await self.redis.zcard(order))
+        over = max(0, total - count)
+        extra = cast(list[str], await self.redis.zrange(order, 0, over - 1)) if over else []
+        return list(dict.fromkeys([*old, *extra]))
 
     async def _reindex(self) -> None:
         """Make the held list's order match the held finishes (one held before the order

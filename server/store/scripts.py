@@ -6,7 +6,8 @@ is ``-- uses: common`` gets ``common.lua`` (the event helpers) put in front of i
 
 On a Redis Cluster the room scripts publish with ``SPUBLISH`` (sharded pub/sub: the room's
 channel lives on the room's shard, where only the instances that subscribed to it hear its
-events) instead of ``PUBLISH``, which a cluster sends to every node. A plain Redis keeps
+events) instead of ``PUBLISH``, which a cluster sends to every node, and count a channel's
+subscribers with ``PUBSUB SHARDNUMSUB`` instead of ``PUBSUB NUMSUB``. A plain Redis keeps
 ``PUBLISH``: the embedded one (Redis 6.2) has no sharded pub/sub.
 
 :func:`script` is the only place a script is registered (``tests/server/test_house.py``
@@ -26,6 +27,7 @@ from redis.commands.core import AsyncScript
 
 _USES_COMMON = "-- uses: common"
 _PUBLISH = ".call('PUBLISH', "
+_NUMSUB = ".call('PUBSUB', 'NUMSUB', "
 
 #: Each client's registered scripts, by name (gone with the client).
 _REGISTERED: weakref.WeakKeyDictionary[Any, dict[str, AsyncScript]] = weakref.WeakKeyDictionary()
@@ -46,7 +48,11 @@ def source(name: str, sharded: bool = False) -> str:
     text = _read(name)
     if text.startswith(_USES_COMMON):
         text = _read("common") + text
-    return text.replace(_PUBLISH, ".call('SPUBLISH', ") if sharded else text
+    if not sharded:
+        return text
+    return text.replace(_PUBLISH, ".call('SPUBLISH', ").replace(
+        _NUMSUB, ".call('PUBSUB', 'SHARDNUMSUB', "
+    )
 
 
 def script(redis: Any, name: str) -> AsyncScript:

@@ -5,7 +5,7 @@ one of these words; the operations above them (joining, starting, queueing) answ
 words and a few of their own. Most refusals go to the client as they are, as the code of an
 ``error`` or the reason of a ``reject`` (``protocol/fields.py``); the words of
 :data:`INTERNAL` never do: the server acts on them itself.
-(``tests/server/test_room_event.py`` holds the scripts and the protocol to this list.)
+(``tests/server/store/test_room_event.py`` holds the scripts and the protocol to this list.)
 """
 
 from __future__ import annotations

@@ -58,6 +58,46 @@ class BoardLimits:
     max_actions: int = 5000
 
 
+#: The keys of ``lua/move.lua`` by name, in the order it takes them: the script names them
+#: in the same order (``tests/server/store/test_move_args.py`` holds the two to each other).
+MOVE_KEYS: Final = ("meta", "log", "ids", "events", "res")
+#: The arguments of ``lua/move.lua`` by name, in the order it takes them (as the keys).
+MOVE_ARGV: Final = (
+    "pid",
+    "round",
+    "id",
+    "version",
+    "entries",
+    "bodies",
+    "progress",
+    "finishing",
+    "time_ms",
+    "moves",
+    "result",
+    "origin",
+    "maxev",
+    "ttl",
+    "now",
+    "rate",
+    "burst",
+    "max_actions",
+    "legal",
+    "perfect",
+    "others",
+)
+
+
+def move_keys(keys: Keys, room: str, round_: int, pid: str) -> dict[str, str]:
+    """The keys of ``lua/move.lua`` for a board, by name (:data:`MOVE_KEYS`)."""
+    return {
+        "meta": keys.room(room),
+        "log": keys.log(room, round_, pid),
+        "ids": keys.ids(room, round_, pid),
+        "events": keys.events(room),
+        "res": keys.results(room, round_),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class MoveCommit:
     """One accepted request to commit, as ``lua/move.lua`` takes it: one action, or the taps
@@ -79,6 +119,8 @@ class MoveCommit:
         now: the server time of the request, in ms.
         lost: the board is practically lost after it (the mover hears ``lost``; not sent).
         perfect: the finish wins in exactly the deal's proven par (used when ``finishing``).
+        others: the mover has another socket in the room on this instance (which then
+            hears the legal moves on the player's own channel, as those on others do).
     """
 
     room: str
@@ -98,31 +140,38 @@ class MoveCommit:
     now: int
     lost: bool = False
     perfect: bool = False
+    others: bool = False
+
+    def arguments(self, ttl: int, limits: BoardLimits) -> dict[str, str | int | float]:
+        """The script's ARGV by name (:data:`MOVE_ARGV`; one line per action)."""
+        return {
+            "pid": self.pid,
+            "round": self.round,
+            "id": self.action_id,
+            "version": self.version,
+            "entries": "\n".join(self.log_entries),
+            "bodies": "\n".join(self.delta_bodies),
+            "progress": "\n".join(self.progress_bodies),
+            "finishing": 1 if self.finishing else 0,
+            "time_ms": self.time_ms,
+            "moves": self.moves,
+            "result": self.result,
+            "origin": self.origin,
+            "maxev": MAX_EVENTS,
+            "ttl": ttl,
+            "now": self.now,
+            "rate": limits.rate_per_s,
+            "burst": limits.burst,
+            "max_actions": limits.max_actions,
+            "legal": "\n".join(self.legal),
+            "perfect": 1 if self.perfect else 0,
+            "others": 1 if self.others else 0,
+        }
 
     def argv(self, ttl: int, limits: BoardLimits) -> list[str | int | float]:
-        """The script's ARGV, in the order its header gives (one line per action)."""
-        return [
-            self.pid,
-            self.round,
-            self.action_id,
-            self.version,
-            "\n".join(self.log_entries),
-            "\n".join(self.delta_bodies),
-            "\n".join(self.progress_bodies),
-            1 if self.finishing else 0,
-            self.time_ms,
-            self.moves,
-            self.result,
-            self.origin,
-            MAX_EVENTS,
-            ttl,
-            self.now,
-            limits.rate_per_s,
-            limits.burst,
-            limits.max_actions,
-            "\n".join(self.legal),
-            1 if self.perfect else 0,
-        ]
+        """The script's ARGV, in the order of :data:`MOVE_ARGV`."""
+        named = self.arguments(ttl, limits)
+        return [named[name] for name in MOVE_ARGV]
 
 
 @dataclass(slots=True)
@@ -228,6 +277,9 @@ class Store(RoomClocks):
         """Remember a token's player (for :data:`SESSION_TTL` after its last use)."""
         key = self.keys.session(token)
         await self.batch().hset(key, {"pid": pid, "name": name}).expire(key, SESSION_TTL).execute()
+        # Indexed by player: "sign out everywhere" (server/store/accounts.py) ends each.
+        tokens = self.keys.player_sessions(pid)
+        await self.batch().sadd(tokens, token).expire(tokens, SESSION_TTL).execute()
 
     async def load_session(self, token: str) -> tuple[str, str] | None:
         """The (player id, name) of a token, or None."""
@@ -320,16 +372,11 @@ class Store(RoomClocks):
             on_outcome: called with the outcome as soon as Redis's answer is read, a loop
                 turn before this returns it.
         """
-        k, room, rnd, pid = self.keys, commit.room, commit.round, commit.pid
+        room, rnd, pid = commit.room, commit.round, commit.pid
         on_reply = None if on_outcome is None else lambda raw: on_outcome(_outcome(raw))
+        named = move_keys(self.keys, room, rnd, pid)
         raw = await self._move(
-            keys=[
-                k.room(room),
-                k.log(room, rnd, pid),
-                k.ids(room, rnd, pid),
-                k.events(room),
-                k.results(room, rnd),
-            ],
+            keys=[named[name] for name in MOVE_KEYS],
             args=commit.argv(self.ttl, self.limits),
             on_reply=on_reply,
         )
@@ -369,6 +416,22 @@ class Store(RoomClocks):
         """Let a room's keys go ``seconds`` from now (a lobby closed)."""
         for key in (*self._room_keys(room), self.keys.here(room)):
             await self.redis.expire(key, seconds)
+
+    async def let_go_alone(self, room: str, round_: int, pid: str, seconds: int) -> bool:
+        """A solo or daily game over with nobody else in it keeps its events, logs and
+        fields ``seconds`` more at most (``lua/room_done_alone.lua``): its replay and the
+        player's statistics are kept apart. True when shortened."""
+        k = self.keys
+        keys = [
+            *self._room_keys(room),
+            k.here(room),
+            k.log(room, round_, pid),
+            k.ids(room, round_, pid),
+            k.results(room, round_),
+            k.hinted(room, round_),
+        ]
+        out = await scripts.script(self.redis, "room_done_alone")(keys=keys, args=[seconds, pid])
+        return bool(int(out))
 
     async def spectator_sockets(self, room: str, fields: dict[str, str]) -> int:
         """The sockets in a room (on every instance) of members who do not race it."""

@@ -72,3 +72,22 @@ async def replicas(redis: Any) -> int:
 async def answers(redis: Any) -> bool:
     """Whether the Redis answers a ``PING`` (raises when it does not answer at all)."""
     return bool(await redis.ping())
+
+
+async def memory(redis: Any) -> tuple[int, int]:
+    """``(used, maximum)`` bytes of the Redis's memory (``INFO memory``; maximum 0: no cap).
+
+    On a Redis Cluster every primary answers: the fullest one (by its share of its cap)
+    stands for the store, since a write to any slot of it fails once it is full.
+    """
+    found = await redis.info("memory")
+    answers = (
+        [found] if "used_memory" in found else [v for v in found.values() if isinstance(v, dict)]
+    )
+    best = (0, 0)
+    for node in answers:
+        used, most = int(node.get("used_memory", 0)), int(node.get("maxmemory", 0))
+        share = used / most if most else 0.0
+        if share >= (best[0] / best[1] if best[1] else 0.0):
+            best = (used, most)
+    return best

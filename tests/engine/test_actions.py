@@ -12,7 +12,7 @@ from server.engine import (
     parse_action,
     parse_location,
 )
-from tests.engine.positions import cards, full_cells, play, refused, table
+from tests.helpers.positions import cards, full_cells, play, refused, table
 
 # -- tap: RULES.md, "No automatic moves, tap and double tap" ----------------------------
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.engine import Board, parse_code
-from tests.cli import run_in_process, run_seahaven
+from tests.helpers.cli import run_in_process, run_seahaven
 
 
 def test_deal_json_has_the_fixed_shape() -> None:

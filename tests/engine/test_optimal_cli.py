@@ -10,7 +10,7 @@ import pytest
 
 from server.engine import Board, parse_action
 from server.pools import PoolEntry, format_entry, parse_pool
-from tests.cli import run_in_process, run_seahaven
+from tests.helpers.cli import run_in_process, run_seahaven
 
 #: Seconds each command here may run (the machine may be busy).
 TIMEOUT = 300

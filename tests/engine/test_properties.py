@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from server.engine import (
     CELL,
@@ -20,7 +19,7 @@ from server.engine import (
     apply_delta,
     parse_action,
 )
-from server.engine.codes import MAX_DEAL
+from tests.helpers.positions import games
 
 ALL_LOCATIONS = (*COL, *CELL, *FOUND, OWN_FOUNDATION)
 
@@ -44,13 +43,6 @@ def choose_action(board: Board, pick: int, kind: int) -> Action:
     src = ALL_LOCATIONS[pick % len(ALL_LOCATIONS)]
     dst = ALL_LOCATIONS[(pick // 7) % len(ALL_LOCATIONS)]
     return Move(src, dst)
-
-
-games = st.tuples(
-    st.integers(0, MAX_DEAL),
-    st.sampled_from([4, 2, 1]),
-    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 9)), min_size=1, max_size=120),
-)
 
 
 @settings(max_examples=100, deadline=None)

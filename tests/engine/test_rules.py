@@ -8,7 +8,7 @@ import pytest
 
 from server.engine import Board, IllegalAction, Move, card_name, parse_location
 from server.engine.cards import card_label
-from tests.engine.positions import cards, play, refused, table
+from tests.helpers.positions import cards, play, refused, table
 
 # -- RULES.md, "Cards and table" -------------------------------------------------------
 

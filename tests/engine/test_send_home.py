@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from server.engine import CELL, COL, FOUND, Board, IllegalAction, Loc, Move, Tap
 from server.engine.cards import Card
 from server.engine.codes import MAX_DEAL
-from tests.engine.positions import refused, table
-from tests.engine.test_properties import games
+from tests.helpers.positions import games, refused, table
 
 
 def all_home_by_dependencies(board: Board) -> bool:

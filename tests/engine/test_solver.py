@@ -15,7 +15,7 @@ from server.engine import Board, format_code, parse_action, parse_card
 from server.engine.optimal import optimal_par
 from server.engine.solver import Hint, hint, solve
 from server.pools import draw, load_pool, parse_pool
-from tests.cli import run_in_process, run_seahaven
+from tests.helpers.cli import run_in_process, run_seahaven
 
 #: Seconds each command here may run: solving takes longer than the helper's default.
 SOLVER_TIMEOUT = 120

@@ -45,6 +45,26 @@ FIXED_CLIENT: dict[str, dict[str, object]] = {
     "arena_watch": {"arena": "AABCDEFGH"},
     "arena_unwatch": {},
     "arena_pledge": {},
+    "passkey_options": {"purpose": "sign_in"},
+    "passkey_register": {
+        "credential": {"id": "A" * 22, "client_data": "eyJ0", "attestation_object": "o2Nm"},
+        "name": "phone",
+    },
+    "passkey_sign_in": {
+        "credential": {
+            "id": "A" * 22,
+            "client_data": "eyJ0",
+            "authenticator_data": "SZYN",
+            "signature": "MEUC",
+        }
+    },
+    "list_passkeys": {},
+    "passkey_rename": {"id": "A" * 22, "name": "laptop"},
+    "passkey_remove": {"id": "A" * 22},
+    "transfer_new": {"origin": "http://localhost:8765"},
+    "transfer_claim": {"code": "ABCD-EFGH"},
+    "sign_out_everywhere": {},
+    "delete_player": {"player_id": "p0123456789ab"},
 }
 
 

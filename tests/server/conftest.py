@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 
@@ -11,22 +10,16 @@ import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
+from server.daily.deal import KINDS, TEST_SECRET
+from server.daily.deals import DailyDeals
+from server.daily.leaderboard import Leaderboard
+from server.review.pace import Pace
 from server.store.keys import Keys
-from tests.rediscluster import RedisClusterProc, available
-from tests.serverproc import FAST, ServerProc, drop_keys, redis_url, running_server
-
-#: Tests on a real Redis Cluster: skipped where ``redis-server`` is missing, failing instead
-#: under ``SEAHAVEN_REQUIRE_CLUSTER=1`` (CI).
-needs_cluster = pytest.mark.skipif(
-    not available() and not os.environ.get("SEAHAVEN_REQUIRE_CLUSTER"),
-    reason="redis-server and redis-cli are needed for a Redis Cluster",
-)
-
-#: The race tests' keys, under a prefix of this session's own: rooms a test session leaves
-#: behind (racing on, say, since their sockets closed) never meet another session's, whose
-#: deals they would keep "being raced" (no hints for them).
-RACE_PREFIX = f"test:race:{os.getpid()}:"
-RACE_KEYS = Keys(RACE_PREFIX)
+from tests.helpers.dailies import daily_deal
+from tests.helpers.leaderboards import DATE
+from tests.helpers.race_keys import RACE_PREFIX
+from tests.helpers.rediscluster import RedisClusterProc
+from tests.helpers.serverproc import FAST, ServerProc, drop_keys, redis_url, running_server
 
 
 @pytest.fixture(scope="session")
@@ -55,6 +48,28 @@ async def redis_client() -> AsyncIterator[aioredis.Redis]:
     client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     yield client
     await client.aclose()
+
+
+@pytest.fixture
+async def lb() -> AsyncIterator[Leaderboard]:
+    """A daily leaderboard in process on the machine's Redis, under a prefix of the test's own,
+    with the deals of the days around :data:`~tests.helpers.leaderboards.DATE` stored."""
+    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    prefix = f"test:lb:{secrets.token_hex(6)}:"
+    keys = Keys(prefix)
+    # The days' deals of the documented test key, as a server would have stored them.
+    deals = DailyDeals(client, keys, TEST_SECRET, 400 * 86_400)  # deleted below
+    for date in ("2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13", DATE, "2026-03-15"):
+        for kind in KINDS:
+            await deals.store(daily_deal(date, kind))
+    board = Leaderboard(client, keys, pace=Pace.off(), deals=deals)
+    try:
+        yield board
+    finally:
+        left = [k async for k in client.scan_iter(match=prefix + "*", count=500)]
+        if left:
+            await client.delete(*left)
+        await client.aclose()
 
 
 @pytest.fixture(scope="module")

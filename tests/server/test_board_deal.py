@@ -13,7 +13,7 @@ from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.serverproc import (
+from tests.helpers.serverproc import (
     FAST,
     ServerProc,
     WsClient,

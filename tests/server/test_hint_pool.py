@@ -21,7 +21,7 @@ from server.engine.optimal import optimal_par
 from server.engine.solver import solve
 from server.pools import load_pool
 from server.solver_pool import WORKER_NICE, SolverPool
-from tests.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 #: A 4-cell game five actions in: lost, but its proof takes the solver about 380,000
 #: tables (8.6 s here), so a hint on it works for its whole one-second budget.

@@ -26,10 +26,9 @@ from server.net.registry import DuplicateHandler, Registry, Routes
 from server.settings import Settings
 from server.store import scripts
 from server.store.keys import FAMILIES, Keys
-from server.store.store import BoardLimits, MoveCommit
 from tests import ROOT
-from tests.cli import run_seahaven
-from tests.serverproc import QUICK, WsClient, redis_url, running_server
+from tests.helpers.cli import run_seahaven
+from tests.helpers.serverproc import QUICK, WsClient, redis_url, running_server
 
 CODE = "SH1-C4-AAAAAAB"
 
@@ -231,23 +230,6 @@ def test_the_command_check_sees_a_call(tmp_path: Path) -> None:
     assert commands_sent(bad) == ["bad.py:2 ctx.redis.hget", "bad.py:4 ctx.store.redis.pipeline"]
 
 
-def test_the_move_scripts_arguments_follow_its_header() -> None:
-    header = (ROOT / "server" / "store" / "lua" / "move.lua").read_text(encoding="utf-8")
-    argv = header.split("-- ARGV:", 1)[1].split("Returns", 1)[0]
-    named = [part.split("(")[0].strip(" -\n.") for part in argv.replace("\n--", " ").split(",")]
-    entries, bodies, legal = ("1\t7.1\ttap col1", "1\t7.2\ttap col2"), ("{", "{"), ("{}", "{}")
-    commit = MoveCommit("R", 1, "p", 7, 3, entries, bodies, bodies, legal, True, 0, 0, "", "c", 99)
-    values = commit.argv(ttl=60, limits=BoardLimits(5.0, 9, 100))
-    assert len(named) == len(values) == 20
-    assert values[named.index("perfect")] == 0  # a finish not in the deal's proven par
-    assert values[named.index("log entries")] == "1\t7.1\ttap col1\n1\t7.2\ttap col2"
-    assert values[named.index("legal")] == "{}\n{}"
-    assert values[named.index("pid")] == "p" and values[named.index("version")] == 3
-    assert values[named.index("id")] == 7 and values[named.index("ttl")] == 60
-    assert values[named.index("now")] == 99 and values[named.index("rate")] == 5.0
-    assert values[named.index("max actions")] == 100
-
-
 #: A sample value for each parameter of a key method.
 SAMPLES = {
     "room": "R7",
@@ -264,10 +246,12 @@ SAMPLES = {
     "arena": "S4-30-9",
     "mark": "0123456789abcdef",
     "address": "10.0.0.1",
+    "credential": "AbC_-12",
+    "locator": "K7QF",
 }
 #: Key methods that name a channel or read a name, not a key.
 NOT_KEYS = {"channel", "leaderboard_channel", "leaderboard_pattern", "room_of_channel"}
-NOT_KEYS |= {"parse_leaderboard_channel"}
+NOT_KEYS |= {"parse_leaderboard_channel", "own_channel"}
 
 
 def built_keys() -> dict[str, str]:

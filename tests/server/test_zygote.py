@@ -1,4 +1,4 @@
-"""The zygote that forks the test servers (tests/zygote.py): a forked server is a process
+"""The zygote that forks the test servers (tests/helpers/zygote.py): a forked server is a process
 of its own, as one started by executing ``seahaven serve`` would be."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import psutil
 import pytest
 
 from tests import ROOT
-from tests.serverproc import FAST, redis_url, running_server
-from tests.zygote import enabled, zygote
+from tests.helpers.serverproc import FAST, redis_url, running_server
+from tests.helpers.zygote import enabled, zygote
 
 pytestmark = pytest.mark.skipif(not enabled(), reason="test servers are not forked here")
 

@@ -7,93 +7,28 @@ from __future__ import annotations
 
 import hashlib
 import re
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server.engine import Board
 from server.engine.solver import solve
 from server.records.replays import replay_id
-from tests.serverproc import ServerProc
-from tests.web.pages import (
-    Player,
-    js_errors,
-    needs_chromium,
-    new_page,
-    resize,
-    send_line,
-    wait_ready,
-)
+from tests.helpers.axe import AXE, axe, axe_sizes, pinned
+from tests.helpers.pages import Player, js_errors, needs_chromium, new_page, send_line, wait_ready
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser
 
 pytestmark = needs_chromium  # the browser marker comes from what a test uses (tests/conftest.py)
 
-VENDOR = Path(__file__).parent / "vendor"
-AXE = VENDOR / "axe.min.js"
 CODE = "SH1-C4-AAAAAJ2"
-SIZES = [(1366, 768), (390, 844)]
-
-
-def _pinned() -> tuple[str, str]:
-    """The version and SHA-256 that vendor/README.md pins."""
-    readme = (VENDOR / "README.md").read_text(encoding="utf-8")
-    version = re.search(r"axe-core@(\d+\.\d+\.\d+)", readme)
-    digest = re.search(r"sha256 ([0-9a-f]{64})", readme)
-    assert version and digest, "vendor/README.md names the version and the sha256"
-    return version.group(1), digest.group(1)
 
 
 def test_the_vendored_axe_is_the_pinned_one() -> None:
-    version, digest = _pinned()
+    version, digest = pinned()
     data = AXE.read_bytes()
     assert hashlib.sha256(data).hexdigest() == digest
     assert data.startswith(f"/*! axe v{version}".encode())
-
-
-#: While axe runs: the felt is its lightest colour all over (axe cannot read text on a
-#: gradient and leaves it "to review", so this is the worst case it can measure), and the
-#: cards' decorative band (a pseudo-element under no text, which axe cannot see through) is
-#: not drawn.
-_WORST_CASE = """() => {
-  const style = document.createElement('style');
-  style.id = 'axe-worst-case';
-  style.textContent = 'body { background: var(--felt-light) !important; }'
-    + ' .card::after { display: none !important; }';
-  document.head.append(style);
-}"""
-
-
-def _axe(page: Page, where: str) -> None:
-    """Run axe on the page as it is; fail on any violation, whatever its impact (moderate and
-    minor ones too: one h1 a page, no empty table header ...)."""
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
-    page.evaluate(_WORST_CASE)
-    try:
-        result: dict[str, Any] = page.evaluate(
-            "async () => await axe.run(document, {resultTypes: ['violations']})"
-        )
-    finally:
-        page.evaluate("document.getElementById('axe-worst-case').remove()")
-    bad = [
-        f"{v['id']} ({v['impact']}): {v['help']}\n    "
-        + "\n    ".join(
-            f"{' '.join(n['target'])}: {n.get('failureSummary', '')}"[:300] for n in v["nodes"][:5]
-        )
-        for v in result["violations"]
-    ]
-    assert not bad, f"{where}:\n" + "\n".join(bad)
-    assert page.evaluate("axe.version") == _pinned()[0]
-
-
-def _axe_sizes(page: Page, where: str) -> None:
-    size = page.viewport_size
-    for width, height in SIZES:
-        resize(page, width, height)
-        _axe(page, f"{where} at {width}x{height}")
-    if size:
-        page.set_viewport_size(size)
 
 
 def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: Browser) -> None:
@@ -105,21 +40,21 @@ def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: 
     solo.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
     Player(solo).double_click("col5")
     Player(solo).wait_moves(1)
-    _axe_sizes(solo, "Play")
+    axe_sizes(solo, "Play")
     # Rules, in English and in Thai.
     solo.goto(base + "#/rules")
     solo.locator("article.rules h1").wait_for()
-    _axe_sizes(solo, "Rules")
+    axe_sizes(solo, "Rules")
     solo.select_option("#lang", "th")
     solo.wait_for_function("document.querySelector('article.rules').lang === 'th'")
     solo.locator("article.rules h1").wait_for()
-    _axe(solo, "Rules in Thai")
+    axe(solo, "Rules in Thai")
     solo.select_option("#lang", "en")
     # Daily: the deals behind Start and the leaderboard.
     solo.goto(base + "#/daily")
     solo.locator(".deal-tile").first.wait_for()
     solo.locator(".lb-body > *").first.wait_for()
-    _axe_sizes(solo, "Daily")
+    axe_sizes(solo, "Daily")
     # The replay viewer: a game alone won to the end, its replay.
     winner = new_page(browser, name="Win")
     winner.goto(base + f"#/play/{CODE}")
@@ -127,19 +62,19 @@ def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: 
     winner.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
     send_line(winner, list(solve(Board.from_code(CODE), timeout=20).moves))
     winner.wait_for_function("seahaven.game.me().status === 'finished'")
-    _axe(winner, "Play, won")
+    axe(winner, "Play, won")
     room, round_, pid = winner.evaluate(
         "[seahaven.game.roomId, seahaven.game.round, seahaven.game.you]"
     )
     winner.goto(base + f"#/replay/{replay_id(room, round_, pid)}")
     winner.wait_for_function("document.querySelector('[data-board=\"replay\"] .pile') !== null")
     winner.locator('[data-act="next"]').click()
-    _axe_sizes(winner, "Replay")
+    axe_sizes(winner, "Replay")
     # Race: the host's lobby (with the watch mode picker), a racer's table, a spectator.
     host = new_page(browser, name="Hana")
     host.goto(base + "#/race")
     wait_ready(host)
-    _axe(host, "Race, create")
+    axe(host, "Race, create")
     host.get_by_role("button", name="Create a room").click()
     host.locator(".invite input").wait_for()
     room = host.evaluate("seahaven.game.roomId")
@@ -151,9 +86,9 @@ def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: 
     watcher.goto(base + f"#/watch/{room}")
     wait_ready(watcher)
     watcher.wait_for_function("seahaven.game.role === 'spectator'")
-    _axe_sizes(host, "Race lobby (host)")
-    _axe(guest, "Race lobby (guest)")
-    _axe(watcher, "Watch, lobby")
+    axe_sizes(host, "Race lobby (host)")
+    axe(guest, "Race lobby (guest)")
+    axe(watcher, "Watch, lobby")
     host.get_by_role("button", name="Start the race").click()
     for page in (host, guest, watcher):
         page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
@@ -161,10 +96,10 @@ def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: 
     code = host.evaluate("seahaven.game.code")
     send_line(host, list(solve(Board.from_code(code), timeout=20).moves[:6]))
     watcher.wait_for_function("seahaven.game.racers().some(p => p.moves >= 6)")
-    _axe_sizes(host, "Race running")
-    _axe_sizes(watcher, "Watch, running")
+    axe_sizes(host, "Race running")
+    axe_sizes(watcher, "Watch, running")
     watcher.goto(base + "#/watch")
-    _axe(watcher, "Watch, no room")
+    axe(watcher, "Watch, no room")
     for page in (solo, winner, host, guest, watcher):
         assert js_errors(page) == []
 

@@ -16,9 +16,7 @@ import pytest
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.waits import until_sync
-from tests.web.pages import (
+from tests.helpers.pages import (
     SERVE_ARGS,
     js_errors,
     needs_chromium,
@@ -27,6 +25,14 @@ from tests.web.pages import (
     shoot,
     wait_ready,
 )
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
+from tests.helpers.waits import until_sync
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests import ROOT
-from tests.serverproc import ServerProc
-from tests.web.pages import Player, board_json, js_errors, needs_chromium, new_page, wait_ready
+from tests.helpers.pages import Player, board_json, js_errors, needs_chromium, new_page, wait_ready
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -14,8 +14,21 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests import ROOT
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import SCREENSHOTS, SERVE_ARGS, needs_chromium, new_page, resize, wait_ready
+from tests.helpers.pages import (
+    SCREENSHOTS,
+    SERVE_ARGS,
+    needs_chromium,
+    new_page,
+    resize,
+    wait_ready,
+)
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.models import ERROR_CODES, SERVER_REJECT_REASONS, UNRANKED_REASONS
 from server.engine.errors import REASONS
 from tests import ROOT
-from tests.serverproc import ServerProc
-from tests.web.pages import (
+from tests.helpers.pages import (
     SCREENSHOTS,
     Player,
     js_errors,
@@ -18,6 +17,7 @@ from tests.web.pages import (
     new_page,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Route

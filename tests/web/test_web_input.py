@@ -12,8 +12,7 @@ import pytest
 from server.engine import COL, Board, IllegalAction, Move, Tap, card_name, parse_action
 from server.engine.cards import RANKS
 from server.engine.solver import solve
-from tests.serverproc import ServerProc
-from tests.web.pages import (
+from tests.helpers.pages import (
     DOUBLE_TAP_WINDOW_MS,
     Player,
     board_json,
@@ -24,6 +23,7 @@ from tests.web.pages import (
     send_line,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

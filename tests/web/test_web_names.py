@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tests.serverproc import ServerProc
-from tests.web.pages import needs_chromium, new_page, wait_ready
+from tests.helpers.pages import needs_chromium, new_page, wait_ready
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

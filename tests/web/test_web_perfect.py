@@ -23,10 +23,8 @@ from websockets.sync.client import connect
 from server.daily.deal import today
 from server.daily.leaderboard import Leaderboard, member_of
 from server.store.keys import Keys
-from tests.dailies import daily_deal
-from tests.server.test_perfect import CODE, one_longer, shortest
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.dailies import daily_deal
+from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Racer,
@@ -36,7 +34,9 @@ from tests.web.pages import (
     resize,
     wait_ready,
 )
-from tests.web.test_web_win_watch_player import CATCH, PLAY, share_line, short_time
+from tests.helpers.perfect import CODE, one_longer, shortest
+from tests.helpers.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
+from tests.helpers.sharing import CATCH, PLAY, share_line, short_time
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -14,8 +14,7 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.pages import (
     SERVE_ARGS,
     Racer,
     js_errors,
@@ -24,6 +23,13 @@ from tests.web.pages import (
     send_line,
     shoot,
     wait_ready,
+)
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
 )
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from websockets.sync.client import connect
 
 from server.engine import Board
 from server.engine.solver import solve
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, drop_keys, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.axe import axe, axe_sizes
+from tests.helpers.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
     Racer,
@@ -29,8 +29,14 @@ from tests.web.pages import (
     send_line,
     wait_ready,
 )
-from tests.web.pages import shoot as shoot_sizes
-from tests.web.test_web_a11y import _axe, _axe_sizes
+from tests.helpers.pages import shoot as shoot_sizes
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -136,7 +142,7 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     )
     assert wait.get_by_role("button", name="Cancel").is_visible()
     shoot(ann, "quick-wait")
-    _axe_sizes(ann, "Quick race, waiting")
+    axe_sizes(ann, "Quick race, waiting")
     # Ben queues from the Race page's own quick race panel, on the same level: paired.
     ben.goto(base + "#/race")
     wait_ready(ben)
@@ -177,7 +183,7 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
             assert text.startswith(str(c["rating"]))
     assert ann.get_by_role("button", name="Quick race again").is_visible()
     shoot(ann, "quick-results")
-    _axe_sizes(ann, "Quick race, results")
+    axe_sizes(ann, "Quick race, results")
     # The top players of Medium: Ann above Ben, with the ratings of the results.
     carol = new_page(browser, name="Carol", width=1366, height=768)
     carol.goto(base + "#/race")
@@ -192,7 +198,7 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     assert str(changes[ann_id]["rating"]) in rows.nth(0).inner_text()
     assert str(changes[ben_id]["rating"]) in rows.nth(1).inner_text()
     shoot(carol, "race-quick-ratings", show=".ratings")
-    _axe_sizes(carol, "Race page with the quick race and the top players")
+    axe_sizes(carol, "Race page with the quick race and the top players")
     # Ann's page, seen by Carol: the rating of Medium with its chart, told in words and as
     # a table; the public race with its place and rating change.
     carol.goto(base + f"#/player/{ann_id}")
@@ -213,7 +219,7 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     assert change_of(races.first.inner_text()) == changes[ann_id]["change"]
     assert carol.locator(".daily-record .record-stats").is_visible()
     shoot(carol, "player-ratings")
-    _axe_sizes(carol, "Player page with ratings")
+    axe_sizes(carol, "Player page with ratings")
     for page in (ann, ben, carol):
         assert js_errors(page) == []
 
@@ -294,7 +300,7 @@ def test_the_rated_toggle_is_seen_by_every_racer(server: ServerProc, browser: Br
     assert "the result changes every racer's rating" in guest.locator(".rated-note").inner_text()
     assert guest.locator(".chip.rated").is_visible()
     assert guest.get_by_label("Rated race").count() == 0  # the host's alone
-    _axe(guest, "Race lobby, rated, guest on a phone")
+    axe(guest, "Race lobby, rated, guest on a phone")
     host.get_by_label("Rated race").uncheck()
     guest.wait_for_function("document.querySelector('.rated-note')?.dataset.rated === '0'")
     assert guest.locator(".chip.rated").count() == 0
@@ -347,7 +353,7 @@ def test_the_watch_page_features_a_live_quick_race(server: ServerProc, browser: 
             timeout=10_000,
         )
         shoot(page, "watch-featured")
-        _axe_sizes(page, "Watch with a featured race")
+        axe_sizes(page, "Watch with a featured race")
         # A click watches it, as its watch mode allows (late, never live).
         record(page)
         featured.click()
@@ -467,5 +473,5 @@ def test_the_wait_counts_down_the_wait_for_more_racers(browser: Browser) -> None
         assert 0 < later < first <= 30.0
         assert ann.locator("#live p").last.inner_text().startswith("1 other racer is ready")
         shoot(ann, "quick-pairing")
-        _axe(ann, "Quick race, another racer ready")
+        axe(ann, "Quick race, another racer ready")
         assert js_errors(ann) == []

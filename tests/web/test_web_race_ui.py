@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from server.engine import Board, parse_action
-from tests.serverproc import ServerProc
-from tests.web.pages import (
+from tests.helpers.pages import (
     Player,
     board_json,
     js_errors,
@@ -21,6 +20,7 @@ from tests.web.pages import (
     send_line,
     wait_ready,
 )
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

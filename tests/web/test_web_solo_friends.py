@@ -23,8 +23,8 @@ from server.daily.leaderboard import member_of, score_of
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.serverproc import ServerProc, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.axe import axe_sizes
+from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     js_errors,
@@ -33,7 +33,7 @@ from tests.web.pages import (
     resize,
     wait_ready,
 )
-from tests.web.test_web_a11y import _axe_sizes
+from tests.helpers.serverproc import ServerProc, redis_url, running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -148,7 +148,7 @@ def test_statistics_after_a_win(server: tuple[ServerProc, Keys], browser: Browse
     assert "67%" in other.locator(".solo-stats").inner_text()
     assert other.locator(".follows").count() == 0  # whom Sol follows is Sol's own
     page.mouse.move(2, 2)
-    _axe_sizes(page, "Player page with solo statistics and the name form")
+    axe_sizes(page, "Player page with solo statistics and the name form")
     shoot_at(page, "player-solo", ".solo-stats")
     for p in (page, other):
         assert js_errors(p) == []
@@ -213,7 +213,7 @@ def test_following_a_friend(
     row = page.locator(".lb tbody tr").inner_text()
     assert "Bob" in row and row.strip().startswith("2") and "Cy" not in row
     page.mouse.move(2, 2)
-    _axe_sizes(page, "Daily, the Friends tab")
+    axe_sizes(page, "Daily, the Friends tab")
     shoot_at(page, "daily-friends", ".lb")
     page.locator('label:has(input[value="all"])').click()
     page.wait_for_function("document.querySelectorAll('.lb tbody tr').length === 2")
@@ -273,7 +273,7 @@ def test_the_daily_asks_a_name_and_the_player_page_edits_it(
     page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
     form = page.locator('[data-k="ask-name"]')
     form.wait_for()
-    _axe_sizes(page, "Daily, the name asked")
+    axe_sizes(page, "Daily, the name asked")
     assert page.evaluate("seahaven.game.mode") != "daily"  # nothing revealed yet
     form.locator("input").fill("Zoe")
     form.get_by_role("button", name="Save and start").click()

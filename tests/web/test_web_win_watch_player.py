@@ -25,9 +25,8 @@ from server.daily.leaderboard import member_of, score_of
 from server.engine import Board
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.dailies import daily_deal
-from tests.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
-from tests.web.pages import (
+from tests.helpers.dailies import daily_deal
+from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Racer,
@@ -37,6 +36,8 @@ from tests.web.pages import (
     resize,
     wait_ready,
 )
+from tests.helpers.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
+from tests.helpers.sharing import CATCH, PLAY, share_line, short_time
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -46,42 +47,6 @@ pytestmark = needs_chromium  # the browser marker comes from what a test uses (t
 #: A card name standing alone: a shared line or a list showing one gives the deal away.
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 CODE = "SH1-C4-AAAAAAB"
-
-#: What the page hands on, caught where it goes: the clipboard, the share sheet, the speaker.
-CATCH = """
-window.__copied = []; window.__shared = []; window.__tones = 0;
-Object.defineProperty(navigator, "clipboard", {configurable: true,
-  value: {writeText: (text) => { window.__copied.push(text); return Promise.resolve(); }}});
-if (window.__sheet) {
-  navigator.canShare = (data) => true;
-  navigator.share = (data) => {
-    const files = (data.files || []).map((f) => ({name: f.name, type: f.type, size: f.size}));
-    window.__shared.push({...data, files});
-    return Promise.resolve();
-  };
-}
-const oscillator = AudioContext.prototype.createOscillator;
-AudioContext.prototype.createOscillator = function () {
-  window.__tones++;
-  return oscillator.call(this);
-};
-"""
-
-#: Play moves through the page's connection, each once the previous one's delta came back,
-#: ``gap`` ms apart (a ranked daily needs at least 50 ms between actions).
-PLAY = """async ([line, gap]) => {
-  for (const text of line) {
-    const before = seahaven.game.me().moves;
-    const [src, dst] = text.split(" ");
-    seahaven.net.send("move", {src, dst});
-    const t0 = Date.now();
-    while (seahaven.game.me().moves === before) {
-      if (Date.now() - t0 > 8000) throw new Error("no delta for " + text);
-      await new Promise((r) => setTimeout(r, 3));
-    }
-    if (gap) await new Promise((r) => setTimeout(r, gap));
-  }
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -109,11 +74,6 @@ def shoot(page: Page, name: str) -> None:
         page.set_viewport_size(size)
 
 
-def short_time(ms: int) -> str:
-    s = ms // 1000
-    return f"{s // 60}:{s % 60:02d}"
-
-
 def check_card(page: Page) -> str:
     """The win's share card: a row per suit, a square per eighth of the game's time, every
     foundation full at the end; no card and no move in it. Returns its text."""
@@ -128,10 +88,6 @@ def check_card(page: Page) -> str:
         assert squares[-1] == "🟩", row
     assert not CARD.search(card)
     return card
-
-
-def share_line(page: Page) -> str:
-    return page.locator(".banner.win .win-share").inner_text().strip()
 
 
 def test_a_daily_win_celebrates_and_shares_one_line(

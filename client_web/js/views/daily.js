@@ -10,6 +10,7 @@ import { html, esc, who } from "../dom.js";
 import { toast } from "../notify.js";
 import { playerName, setPlayerName, nameChosen } from "../player.js";
 import { perfectMark } from "../win.js";
+import { loadMine, isDone, cardHtml, shareResult, countdown } from "./dailycard.js";
 
 async function getJSON(url, token = null) {
   // A running day's replay is its player's alone: they show their token.
@@ -114,6 +115,8 @@ export class DailyView {
 
   hide() {
     this.off?.();
+    clearInterval(this.ticker);
+    this.ticker = null;
     this.el = null;
   }
 
@@ -121,6 +124,7 @@ export class DailyView {
     // "Start" or "Back to your game": it depends on whether our daily game is still on.
     if (["snapshot", "finished", "gave_up", "room_gone"].includes(type) && this.info && this.el) {
       this.drawDeals(this.info);
+      if (type !== "snapshot") this.loadMine(); // our attempt may be over now
     }
   }
 
@@ -165,14 +169,27 @@ export class DailyView {
     }
     if (!this.el) return;
     this.shownDate = this.info.date;
+    this.mine = {};
     this.drawTitle();
     this.drawDeals(this.info);
     // The leaderboard is centred on us, so it waits for the server to say who we are.
     app.online(() => {
       if (!this.el) return;
       this.loadBoard();
+      this.loadMine();
       this.watch();
     });
+  }
+
+  /** Our own ranked attempts of the day shown (a running one): done, its card. */
+  async loadMine() {
+    const info = this.info;
+    if (!info?.running) return;
+    const [daily, hard] = await Promise.all(["daily", "hard"].map((k) => loadMine(this.app.net, info.date, k)));
+    if (!this.el || this.info !== info) return;
+    this.mine = { daily, hard };
+    this.drawDeals(info);
+    if (this.lb) this.drawBoard(this.lb);
   }
 
   /** Pushes of the board shown: this day, kind and view. */
@@ -214,6 +231,11 @@ export class DailyView {
   drawDeals(info) {
     // A running day shows no code: Start reveals the deal, and the clock starts then.
     const tile = (kind, deal) => {
+      const mine = info.running && this.mine?.[kind];
+      if (isDone(mine) && !this.playing(kind)) {
+        const title = t(kind === "hard" ? "daily.hardDeal" : "daily.todayDeal");
+        return cardHtml(mine, { title, par: deal.par, endsAt: info.ends_at });
+      }
       const back = this.playing(kind);
       const act = back ? "act.backToGame" : info.running ? "act.startDaily" : "act.practice";
       return `
@@ -230,6 +252,20 @@ export class DailyView {
       `<div class="daily-notes">${notes.map((k) => `<p class="muted">${esc(t(k))}</p>`).join("")}</div>`;
     for (const b of box.querySelectorAll("[data-play]")) {
       b.onclick = () => this.start(b.dataset.play);
+    }
+    for (const b of box.querySelectorAll('[data-done-act="share"]')) {
+      const kind = b.closest("[data-kind]").dataset.kind;
+      b.onclick = () => shareResult(this.mine[kind], kind === "hard" ? info.hard.par : info.par);
+    }
+    // The countdown to the next deal, while a card shows it.
+    clearInterval(this.ticker);
+    this.ticker = null;
+    if (box.querySelector('[data-k="next-deal"]')) {
+      this.ticker = setInterval(() => {
+        const left = countdown(info.ends_at);
+        for (const el of this.el?.querySelectorAll('[data-k="next-deal"]') || []) el.textContent = left;
+        if (Date.now() >= info.ends_at && this.el) this.load(); // a new day: its deals
+      }, 1000);
     }
   }
 
@@ -281,29 +317,37 @@ export class DailyView {
     this.lb = lb;
     const me = this.app.net.playerId;
     this.el.querySelector('[data-k="finishers"]').textContent = t("daily.finishers", { n: lb.finishers });
+    // Our finish held for review: said where the board would show it, with our time.
+    const held = this.mine?.[lb.kind]?.state === "held" && lb.date === this.info?.date ? this.mine[lb.kind] : null;
+    const heldNote = held ? `<p class="held-note" data-k="held-note">${esc(t("done.held", { time: formatTime(held.time_ms) }))}</p>` : "";
     if (!lb.entries.length) {
       const none = lb.friends && lb.finishers ? "friends.noneHere" : "daily.empty";
-      this.el.querySelector(".lb-body").innerHTML = `<p class="muted">${esc(t(none))}</p>`;
-      this.el.querySelector('[data-k="myrank"]').textContent = "";
+      this.el.querySelector(".lb-body").innerHTML = heldNote || `<p class="muted">${esc(t(none))}</p>`;
+      this.el.querySelector('[data-k="myrank"]').textContent = held ? t("done.heldShort") : "";
       return;
     }
+    // Every finisher is listed from their first day, a newcomer marked "new": ranks are
+    // places among every finisher, so the Friends tab alone skips places (marked "…").
     let prev = 0;
     // While the day runs the server names no replay: they are shown once it is over.
     const rows = lb.entries.map((e) => {
-      const gap = e.rank > prev + 1 && prev > 0 && !lb.friends ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
+      const gap = e.rank > prev + 1 && prev > 0 ? `<tr><td colspan="5" class="muted">…</td></tr>` : "";
       const perfect = perfectMark(e.perfect); // the server's mark: won in the day's proven par
+      const fresh = e.new ? ` <span class="new-mark" data-k="new">${esc(t("daily.newMark"))}</span>` : "";
       prev = e.rank;
       const replay = e.replay_id
         ? `<a class="btn small" href="#/replay/${encodeURIComponent(e.replay_id)}">${esc(t("act.replay"))}</a>` : "";
       return `${gap}<tr class="${e.player_id === me ? "me" : ""}">
-        <td>${e.rank}${e.player_id === me && this.provisional ? "?" : ""}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}${perfect}</td>
+        <td>${e.rank}</td><td><a class="who" href="#/player/${encodeURIComponent(e.player_id)}">${who(e.name, e.player_id)}</a>${fresh}${this.app.friends.button(e.player_id, true)}</td><td>${formatTime(e.time_ms)}</td><td>${e.moves}${perfect}</td>
         <td>${replay}</td></tr>`;
     }).join("");
     const later = lb.entries.some((e) => !e.replay_id)
       ? `<p class="muted small-print">${esc(t("daily.replaysLater"))}</p>` : "";
+    const newNote = lb.entries.some((e) => e.new)
+      ? `<p class="muted footnote" data-k="new-note"><span class="new-mark">${esc(t("daily.newMark"))}</span> ${esc(t("daily.newExplain"))}</p>` : "";
     this.el.querySelector(".lb-body").innerHTML = `<table class="lb" data-by="${esc(lb.by || "time")}">
       <thead><tr><th>#</th><th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("act.replay"))}</th></tr></thead>
-      <tbody>${rows}</tbody></table>${later}`;
+      <tbody>${rows}</tbody></table>${newNote}${later}${heldNote}`;
     // The HTTP answer says our rank even when we are outside the entries; pushes do not.
     if (lb.player && lb.player.player_id === me) {
       this.myRank = lb.player.rank;
@@ -311,12 +355,13 @@ export class DailyView {
       this.provisional = !!lb.player.provisional;
     }
     const mine = lb.entries.find((e) => e.player_id === me);
-    // A provisional player's place is theirs alone (on no public list): shown with "?".
-    const place = mine ? mine.rank : this.myRank;
-    const rank = place && this.provisional ? `${place}?` : place;
+    // A rank is the same public place for everyone, a newcomer's too: no "?" on it.
+    const rank = mine ? mine.rank : this.myRank;
     const streak = this.streak ? ` · ${t("daily.streak", { n: this.streak })}` : "";
+    const newcomer = rank && this.provisional ? ` · ${t("daily.youAreNew")}` : "";
+    const unranked = held ? t("done.heldShort") : t("daily.notRanked");
     this.el.querySelector('[data-k="myrank"]').textContent = (rank
-      ? t("daily.yourRank", { rank, n: lb.finishers }) : t("daily.notRanked")) + streak;
+      ? t("daily.yourRank", { rank, n: lb.finishers }) : unranked) + streak + newcomer;
   }
 }
 

@@ -11,6 +11,7 @@ import { playerName, setPlayerName } from "../player.js";
 import { toast } from "../notify.js";
 import { shortTime } from "../share.js";
 import { perfectMark } from "../win.js";
+import { DevicesPanel } from "./devices.js";
 import { ratingChart } from "./ratingchart.js";
 import { showDelta, showRating } from "./ratings.js";
 
@@ -43,6 +44,8 @@ export class ProfileView {
 
   hide() {
     this.el = null;
+    this.devices?.close();
+    this.devices = null;
   }
 
   onLang() { this.draw(); }
@@ -148,6 +151,7 @@ export class ProfileView {
           <section><h3>${esc(t("profile.calendar"))}</h3>${calendar(daily.days, today)}</section>
         </div>
       </div>
+      ${this.own ? '<div data-k="devices"></div>' : ""}
       ${soloPanel(d.solo || {}, this.el.clientWidth || 600)}
       ${this.own ? followsPanel(d.follows || this.app.friends.list) : ""}
       ${this.ratingsPanel(d.ratings || {})}
@@ -162,6 +166,12 @@ export class ProfileView {
       ${recent ? `<div class="card-panel"><h3>${esc(t("profile.recent"))}</h3>
         <table class="results"><thead><tr><th>#</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("profile.date"))}</th></tr></thead>
         <tbody>${recent}</tbody></table></div>` : ""}`;
+    const slot = this.el.querySelector('[data-k="devices"]');
+    if (slot) {
+      // Signed in as another player (or signed out elsewhere): our page is theirs now.
+      this.devices ||= new DevicesPanel(this.app, () => { this.devices?.close(); this.devices = null; this.load(); });
+      this.devices.mount(slot);
+    }
     const form = this.el.querySelector('[data-k="rename"]');
     if (form) form.onsubmit = (ev) => { ev.preventDefault(); this.rename(form.name.value); };
   }

@@ -32,11 +32,34 @@ export function quickEntry(app) {
         </div>
         <button class="btn primary" data-act="quick" data-i18n="quick.go"></button>
       </div>
+      <p class="muted quick-online" data-k="online" aria-live="off"></p>
     </section>`);
   el.querySelector('[data-act="quick"]').onclick = () => {
     quickRace(app, Number(el.querySelector('[name="qcells"]:checked').value));
   };
+  // How many play now, while the entry is on the page.
+  const show = async () => {
+    const counts = await onlineCounts();
+    if (counts) setText(el.querySelector('[data-k="online"]'), onlineText(counts));
+  };
+  show();
+  const timer = setInterval(() => (el.isConnected ? show() : clearInterval(timer)), 5000);
   return el;
+}
+
+/** The server's counts (`GET /api/online`: online, in a race, waiting), or null. */
+async function onlineCounts() {
+  try {
+    const res = await fetch("/api/online", { cache: "no-cache" });
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null; // offline: no counts
+  }
+}
+
+/** "12 players online · 4 in a race now": counts, never names. */
+function onlineText(c) {
+  return t("quick.online", { n: c.online, racing: c.racing });
 }
 
 /** The wait: what we queue for, for how long, Cancel; a bot racer when the server offers one. */
@@ -46,11 +69,22 @@ export class QuickWait {
     this.host = host;
     this.timer = setInterval(() => this.tick(), 100);
     this.drawn = "";
+    // How many play now (counts from the server, never names), while we wait.
+    this.online = null;
+    this.count();
+    this.counter = setInterval(() => this.count(), 5000);
   }
 
   destroy() {
     clearInterval(this.timer);
+    clearInterval(this.counter);
     this.timer = null;
+  }
+
+  /** Ask the server's counts: online, in a race, waiting (`GET /api/online`). */
+  async count() {
+    this.online = (await onlineCounts()) || this.online;
+    this.tick();
   }
 
   draw() {
@@ -75,6 +109,7 @@ export class QuickWait {
     if (racers && !offer && q.state !== "accepting") say = t("quick.found", { n: racers - 1 });
     const notes = [];
     if (q.rating != null) notes.push(esc(t("quick.yourRating", { rating: showRating(q.rating, q.provisional) })));
+    if (q.rating != null && q.provisional) notes.push(esc(t("rating.provisional"))); // the "?" explained
     if (q.penaltyS > 0) notes.push(esc(t("quick.penalty", { n: q.penaltyS })));
     const el = html(`
       <section class="card-panel quick-wait" data-state="${esc(q.state)}" aria-labelledby="quick-wait-title">
@@ -89,7 +124,11 @@ export class QuickWait {
         ${q.declined && q.offer && !offer ? `<div class="row bot-later">
             <button class="btn small" data-act="bot-yes">${esc(t("quick.botYes"))}</button></div>` : ""}
         ${notes.length ? `<p class="muted quick-notes">${notes.join(" · ")}</p>` : ""}
+        <p class="quick-online" data-k="online" aria-live="off"></p>
         <div class="row"><button class="btn" data-act="cancel">${esc(t("quick.cancel"))}</button></div>
+        <p class="row quick-meanwhile"><span class="muted">${esc(t("quick.meanwhile"))}</span>
+          <a class="btn small" href="#/watch">${esc(t("quick.watchLive"))}</a>
+          <a class="btn small" href="#/player" data-k="stats-link">${esc(t("stats.open"))}</a></p>
       </section>`);
     this.host.append(el);
     // The panel is drawn anew: screen readers hear the news from the page's live region.
@@ -106,6 +145,8 @@ export class QuickWait {
   tick() {
     const el = this.host.querySelector('[data-k="elapsed"]');
     if (!el) return;
+    const online = this.host.querySelector('[data-k="online"]');
+    if (online && this.online) setText(online, onlineText(this.online));
     const s = this.app.quick.elapsedS();
     setText(el, `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`);
     const left = this.app.quick.pairInS();

@@ -31,6 +31,12 @@ export function ratingCell(c) {
     <span class="${cls}">${esc(showDelta(c.change))}</span>${c.unrated_reason ? ` <span class="muted">(${esc(t(`rating.unrated.${c.unrated_reason}`))})</span>` : ""}</td>`;
 }
 
+/** The "?" explained under a table that shows one (HTML; nothing when none does). */
+export function provisionalNote(changes) {
+  if (!changes.some((c) => c?.provisional)) return "";
+  return `<p class="muted footnote" data-k="provisional-note">${esc(t("rating.provisional"))}</p>`;
+}
+
 export class RatingsTable {
   /** @param {HTMLElement} host where the table goes; `limit` players a variant */
   constructor(host, { limit = 10, me = null } = {}) {

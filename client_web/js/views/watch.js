@@ -7,7 +7,7 @@ import { raceNews } from "../racenews.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, setText, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
-import { ratingCell } from "./ratings.js";
+import { ratingCell, provisionalNote } from "./ratings.js";
 import { ArenaWatchEntry } from "./arena.js";
 import { parLine, perfectMark } from "../win.js";
 
@@ -227,7 +227,7 @@ export class WatchView {
       <td>${r.moves}${perfectMark(r.perfect)}</td>${rated ? ratingCell(g.ratingOf(r.player_id)) : ""}</tr>`).join("");
     return `<h3>${esc(t("race.results"))}</h3>${parLine(g.par)}<table class="results"><thead><tr><th>#</th>
       <th>${esc(t("lb.name"))}</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th>${rated ? `<th class="num">${esc(t("rating.rating"))}</th>` : ""}</tr></thead>
-      <tbody>${rows}</tbody></table>`;
+      <tbody>${rows}</tbody></table>${rated ? provisionalNote(g.results.map((r) => g.ratingOf(r.player_id))) : ""}`;
   }
 
   status(p) {

@@ -22,6 +22,7 @@ FLAG_NAMES: Final = {
     "allowed_origins": "--allow-origin",
     "api_rate_per_s": "--api-rate",
     "trusted_proxies": "--trusted-proxy",
+    "webauthn_origins": "--webauthn-origin",
 }
 
 

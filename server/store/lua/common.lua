@@ -7,15 +7,27 @@
 -- same as FULL, '-' nothing), WATCH what spectators receive under the room's watch mode: ''
 -- FULL, 'p' RACER (progress only), 'dMS' FULL, MS milliseconds late (delayed). OWN (a
 -- board's delta only) is the JSON of that board's legal moves, which that player's own
--- sockets alone receive added to FULL (server/net/wire.py own_view).
+-- sockets alone receive added to FULL (server/net/wire/bodies.py own_view).
+--
+-- On the channel, OWN is `*`: the legal moves go to that player's sockets alone (the mover's
+-- with the ack, the others' on the player's own channel, see `emit`).
 --
 -- FULL and RACER are either a message body the server wrote (a JSON object without its
 -- opening brace) with the seq stamped in front, or, for an event whose values only the
 -- script knows (a rank, the members, the results), a record: a JSON array
--- [kind, seq, values...] that the server turns into its message (server/net/wire.py).
+-- [kind, seq, values...] that the server turns into its message (server/net/wire/records.py).
 -- server/store/events.py reads and writes this form (ENTRY); each record's values are built
 -- from locals named as its RECORDS lays them out, and a `room` record's fields are
--- ROOM_FIELDS (tests/server/test_room_event.py holds both sides to it).
+-- ROOM_FIELDS (tests/server/store/test_room_event.py holds both sides to it).
+
+-- A script's KEYS or ARGV by name: `names` in the order the server passes them (a script
+-- that names its arguments so has the same names in a tuple on the server's side, and a
+-- test that holds the two to each other).
+local function named(values, names)
+  local out = {}
+  for i, name in ipairs(names) do out[name] = values[i] end
+  return out
+end
 
 local function next_seq(meta)
   return redis.call('HINCRBY', meta, 'seq', 1)
@@ -27,8 +39,13 @@ end
 
 local function push(events, ch, origin, pid, full, racer, maxev, watch, own)
   local entry = pid .. '\t' .. full .. '\t' .. racer .. '\t' .. (watch or '')
-  if own then entry = entry .. '\t' .. own end
-  redis.call('RPUSH', events, entry)
+  if own then
+    redis.call('RPUSH', events, entry .. '\t' .. own)
+    -- Not to every instance in the room: OWN is '*' on the channel (see `emit`).
+    entry = entry .. '\t*'
+  else
+    redis.call('RPUSH', events, entry)
+  end
   redis.call('LTRIM', events, -tonumber(maxev), -1)
   -- On a Redis Cluster the store loads this with SPUBLISH (server/store/scripts.py): the
   -- channel shares the room's hash tag, so the event stays on the room's shard.
@@ -36,10 +53,14 @@ local function push(events, ch, origin, pid, full, racer, maxev, watch, own)
 end
 
 -- An event the server wrote: stamp the seq, store, publish. Returns the seq.
-local function emit(meta, events, ch, origin, pid, body, racer, maxev, watch, own)
+-- OWN_CH (with OWN): the player's own channel in the room (`ch .. ':' .. pid`), to publish
+-- `SEQ <TAB> OWN` on just before the event, for that player's other sockets; nil when the
+-- player has none (server/net/hub.py joins the two).
+local function emit(meta, events, ch, origin, pid, body, racer, maxev, watch, own, own_ch)
   local seq = next_seq(meta)
   local r = racer
   if r ~= '' and r ~= '-' then r = stamp(seq, r) end
+  if own and own_ch then redis.call('PUBLISH', own_ch, seq .. '\t' .. own) end
   push(events, ch, origin, pid, stamp(seq, body), r, maxev, watch, own)
   return seq
 end

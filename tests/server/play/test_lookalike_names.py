@@ -14,9 +14,9 @@ import pytest
 from protocol.names import skeleton
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from tests.inproc import Served, serving, settings
-from tests.serverproc import FAST, REVIEW_OFF_ENV, WsClient
-from tests.waits import until
+from tests.helpers.inproc import Served, serving, settings
+from tests.helpers.serverproc import FAST, REVIEW_OFF_ENV, WsClient
+from tests.helpers.waits import until
 
 #: Every player established at once: one rated race lists its racers.
 ARGS = [a for a in FAST if a != "--open-names"]  # the guard on (the tests' flags turn it off)

@@ -14,9 +14,9 @@ import pytest
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from tests.inproc import Served, serving, settings
-from tests.serverproc import FAST, REVIEW_OFF_ENV, WsClient
-from tests.waits import until
+from tests.helpers.inproc import Served, serving, settings
+from tests.helpers.serverproc import FAST, REVIEW_OFF_ENV, WsClient
+from tests.helpers.waits import until
 
 HOME, ELSEWHERE = "127.0.0.6", "127.0.0.7"
 ARGS = [

@@ -20,9 +20,9 @@ import pytest
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
-from tests.inproc import Served, serving, settings
-from tests.serverproc import FAST, REVIEW_OFF_ENV, WsClient
-from tests.waits import until
+from tests.helpers.inproc import Served, serving, settings
+from tests.helpers.serverproc import FAST, REVIEW_OFF_ENV, WsClient
+from tests.helpers.waits import until
 
 #: The contest rule as shipped (its defaults; the test flags turn it off), the old bar of
 #: games low enough that two races would have established the farmer, the rivals' bar on.

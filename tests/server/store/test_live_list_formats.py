@@ -18,8 +18,8 @@ from server.clients.bot import action_message
 from server.engine import Board, parse_action
 from server.engine.solver import solve
 from server.store.keys import Keys
-from tests.server.conftest import RACE_PREFIX
-from tests.serverproc import ServerProc, WsClient, redis_url
+from tests.helpers.race_keys import RACE_PREFIX
+from tests.helpers.serverproc import ServerProc, WsClient, redis_url
 
 
 def line_to_send_home(code: str) -> list[str]:

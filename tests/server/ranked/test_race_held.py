@@ -1,0 +1,324 @@
+"""A rated race's held finisher on real servers, a real Redis and real sockets.
+
+- Nobody but its player sees a held finisher's race: not on their player page (race
+  history), not in the replay, until an operator clears it; voided, it never shows.
+- The held round keeps what its settlement needs: cleared (or voided) after the room's
+  rematch, or after the room expired, the ratings change exactly as if decided at once.
+- The review of a finisher is claimed once: two instances that both see the race end score
+  it once, and a claim whose instance died is taken over after its expiry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from openskill.models import PlackettLuce
+
+from server.arena.points import race_points
+from server.records.replays import replay_id
+from server.store.keys import Keys
+from tests.helpers.arenas import private_arena
+from tests.helpers.quick_race import ESTABLISHED, MIN_ACTIONS, play_some, play_to_win
+from tests.helpers.serverproc import (
+    FAST,
+    ServerProc,
+    WsClient,
+    http_request,
+    redis_url,
+    running_server,
+)
+from tests.helpers.waits import until
+
+TOKEN = "admin-" + secrets.token_hex(12)
+#: The review at its defaults (a script's pace is held), every player established; no
+#: scheduled arena, and private ones of arena minutes of a second.
+ARGS = [*FAST, *ESTABLISHED, "--bot-offer-ms", "60000", "--admin-token", TOKEN]
+ARGS += ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "800"]
+
+
+@pytest.fixture
+def srv(key_prefix: str) -> Iterator[ServerProc]:
+    with running_server(redis_url(), args=ARGS, env={"SEAHAVEN_KEY_PREFIX": key_prefix}) as s:
+        yield s
+
+
+def request(srv: ServerProc, method: str, path: str, token: str | None = None) -> tuple[int, Any]:
+    """(status, JSON body) of a request, with ``Authorization: Bearer TOKEN`` if given."""
+    return http_request(srv.http_url + path, method, token, timeout=5)
+
+
+async def until_held(srv: ServerProc, pid: str, timeout: float = 60.0) -> dict[str, Any]:
+    """The held record of ``pid``'s finish, once the review holds it."""
+
+    def held() -> list[dict[str, Any]]:
+        status, body = request(srv, "GET", "/api/admin/held?limit=500", TOKEN)
+        assert status == 200, body
+        return [dict(h) for h in body["held"] if h["player_id"] == pid]
+
+    # The review runs at the lowest priority: a loaded host delays it.
+    return (await until(held, timeout, what=f"a held finish of {pid}"))[0]
+
+
+async def rated_room(url: str, names: list[str]) -> tuple[list[WsClient], str, str]:
+    """The first of ``names`` hosts a rated invite room, the others join; it starts.
+    Returns the clients, the room and the deal's code."""
+    clients = [await WsClient.connect(url, n) for n in names]
+    host = clients[0]
+    await host.send({"type": "create_room", "cells": 4})
+    room = str((await host.expect("snapshot"))["room_id"])
+    for c in clients[1:]:
+        await c.send({"type": "join", "room": room, "role": "player"})
+        await c.expect("snapshot")
+    await host.send({"type": "rated", "rated": True})
+    for c in clients:
+        await c.expect("room", rated=True, state="lobby")
+    await host.send({"type": "start"})
+    code = str((await host.expect("started"))["code"])
+    for c in clients[1:]:
+        await c.expect("started")
+    return clients, room, code
+
+
+def page(srv: ServerProc, pid: str, token: str | None = None) -> dict[str, Any]:
+    status, body = request(srv, "GET", f"/api/player/{pid}", token)
+    assert status == 200, body
+    return dict(body)
+
+
+@pytest.mark.parametrize("decision", ["clear", "void"])
+@pytest.mark.slow
+async def test_a_held_finishers_race_shows_to_nobody_else_until_cleared(
+    srv: ServerProc, decision: str
+) -> None:
+    (ann, bob), room, code = await rated_room(srv.ws_url, ["Ann", "Bob"])
+    await play_some(bob, code, MIN_ACTIONS)
+    await play_to_win(ann, code)  # a script's pace: held
+    await bob.send({"type": "give_up"})
+    await bob.expect("race_over")
+    rid = replay_id(room, 1, ann.player_id)
+    held = await until_held(srv, ann.player_id)
+    assert held["result"] == rid and held["kind"] == "race"
+    await asyncio.sleep(0.5)
+    # Nobody else sees the race: no race on the player's page, no replay.
+    mine = page(srv, ann.player_id)
+    assert mine["races"]["finished"] == 0 and mine["races"]["played"] == 0
+    assert mine["recent"] == [] and mine["public_races"] == []
+    assert request(srv, "GET", f"/api/replay/{rid}")[0] == 404
+    assert request(srv, "GET", f"/api/replay/{rid}", bob.token)[0] == 404
+    # Its player may see their own replay, and so may the operator.
+    assert request(srv, "GET", f"/api/replay/{rid}", ann.token)[0] == 200
+    assert request(srv, "GET", f"/api/replay/{rid}", TOKEN)[0] == 200
+
+    status, done = request(srv, "POST", f"/api/admin/{decision}/{rid}", TOKEN)
+    assert status == 200, done
+    if decision == "clear":
+        await ann.expect("ratings", timeout=10)
+        await until(lambda: _finished(srv, ann.player_id))
+        mine = page(srv, ann.player_id)
+        assert [(r["rank"], r["replay_id"]) for r in mine["recent"]] == [(1, rid)]
+        assert mine["races"]["won"] == 1
+        assert request(srv, "GET", f"/api/replay/{rid}")[0] == 200
+    else:
+        await asyncio.sleep(3)  # the resettle runs every 2 s
+        mine = page(srv, ann.player_id)
+        assert mine["races"]["finished"] == 0 and mine["recent"] == []
+        assert request(srv, "GET", f"/api/replay/{rid}")[0] == 404
+        assert request(srv, "GET", f"/api/replay/{rid}", ann.token)[0] == 200
+    for c in (ann, bob):
+        await c.close()
+
+
+async def _finished(srv: ServerProc, pid: str) -> bool:
+    return int(page(srv, pid)["races"]["finished"]) == 1
+
+
+def expected(ranks: list[int]) -> list[tuple[float, float]]:
+    """The model's (mu, sigma) of fresh racers placed ``ranks``."""
+    model = PlackettLuce()
+    rated = model.rate([[model.rating()] for _ in ranks], ranks=[float(r) for r in ranks])
+    return [(team[0].mu, team[0].sigma) for team in rated]
+
+
+async def drop_room(redis_client: aioredis.Redis, prefix: str, room: str) -> None:
+    """The room expires: every key of it goes (as its TTL would take them)."""
+    found = [k async for k in redis_client.scan_iter(match=f"{prefix}room:{{{room}}}*")]
+    assert found
+    await redis_client.delete(*found)
+
+
+@pytest.mark.parametrize("since", ["rematch", "expired"])
+@pytest.mark.parametrize("decision", ["clear", "void"])
+@pytest.mark.slow
+async def test_a_held_round_settles_whatever_the_room_did_since(
+    srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis, decision: str, since: str
+) -> None:
+    keys = Keys(key_prefix)
+    (ann, bob, cy), room, code = await rated_room(srv.ws_url, ["Ann", "Bob", "Cy"])
+    await play_some(bob, code, MIN_ACTIONS)
+    await play_to_win(ann, code)  # both at a script's pace: both held
+    await play_to_win(cy, code)
+    await bob.send({"type": "give_up"})
+    await ann.expect("race_over")
+    held_ann = await until_held(srv, ann.player_id)
+    held_cy = await until_held(srv, cy.player_id)
+    if since == "rematch":
+        await ann.send({"type": "rematch"})
+        await ann.expect("room", round=2)
+    else:
+        await drop_room(redis_client, key_prefix, room)
+    status, done = request(srv, "POST", f"/api/admin/clear/{held_cy['result']}", TOKEN)
+    assert (status, done["status"]) == (200, "cleared")
+    await asyncio.sleep(2.5)  # Ann still held: nobody's rating moves
+    for c in (ann, bob, cy):
+        assert await redis_client.exists(keys.rating(c.player_id, 4)) == 0
+    status, done = request(srv, "POST", f"/api/admin/{decision}/{held_ann['result']}", TOKEN)
+    assert status == 200, done
+
+    async def rated() -> bool:
+        return bool(await redis_client.exists(keys.rating(bob.player_id, 4)))
+
+    await until(rated)
+    await asyncio.sleep(0.5)
+    if decision == "clear":  # as if cleared at once: Ann 1st, Cy 2nd, Bob 3rd
+        want = dict(zip((ann, cy, bob), expected([1, 2, 3]), strict=True))
+    else:  # Ann voided keeps her rating (none); Cy 1st of the counted, Bob after
+        want = dict(zip((cy, bob), expected([2, 3]), strict=True))
+        assert await redis_client.exists(keys.rating(ann.player_id, 4)) == 0
+    for c, (mu, sigma) in want.items():
+        got = await redis_client.hgetall(keys.rating(c.player_id, 4))
+        assert float(got["mu"]) == pytest.approx(mu), c.player_id
+        assert float(got["sigma"]) == pytest.approx(sigma)
+        assert got["games"] == "1"
+    # The finishers' races count on their pages now (the voided one's never).
+    await until(lambda: _finished(srv, cy.player_id))
+    assert _count(srv, ann.player_id) == (1 if decision == "clear" else 0)
+    for c in (ann, bob, cy):
+        await c.close()
+
+
+def _count(srv: ServerProc, pid: str) -> int:
+    return int(page(srv, pid)["races"]["finished"])
+
+
+async def two_instance_race(
+    one: ServerProc, two: ServerProc, redis_client: aioredis.Redis, keys: Keys, dead_claim: bool
+) -> tuple[WsClient, WsClient, str, float]:
+    """Ann on one instance, Bob on the other (both instances see the race end); Ann wins at
+    a script's pace (held), Bob gives up. ``dead_claim``: an instance that died while
+    reviewing Ann's finish left its claim behind (4 s left). Returns Ann, Bob, the room and
+    the time (monotonic) after which that claim has surely expired (now when there is
+    none)."""
+    ann = await WsClient.connect(one.ws_url, "Ann")
+    bob = await WsClient.connect(two.ws_url, "Bob")
+    await ann.send({"type": "create_room", "cells": 4})
+    room = str((await ann.expect("snapshot"))["room_id"])
+    await bob.send({"type": "join", "room": room, "role": "player"})
+    await bob.expect("snapshot")
+    await ann.send({"type": "rated", "rated": True})
+    await bob.expect("room", rated=True, state="lobby")
+    await ann.send({"type": "start"})
+    code = str((await ann.expect("started"))["code"])
+    await bob.expect("started")
+    expired = time.monotonic()
+    if dead_claim:
+        # Redis counts the 4 s from its SET, which comes after this reading of the clock.
+        expired = time.monotonic() + 4.0
+        await redis_client.set(keys.review_claim(room, 1, ann.player_id), "dead:1", px=4000)
+    await play_some(bob, code, MIN_ACTIONS)
+    await play_to_win(ann, code)
+    await bob.send({"type": "give_up"})
+    await bob.expect("race_over")
+    await ann.expect("race_over")
+    return ann, bob, room, expired
+
+
+def reviews(servers: tuple[ServerProc, ...], pid: str, room: str) -> int:
+    """How many times the servers scored (and held) ``pid``'s finish, by their logs."""
+    line = f"race finisher {pid} of {room}/1 held"
+    return sum(srv.log().count(line) for srv in servers)
+
+
+def arena_line(srv: ServerProc, arena: str, pid: str) -> dict[str, Any]:
+    """A player's line of ``GET /api/arena/ID`` (none before their first race) and the
+    races the table counted."""
+    status, table = request(srv, "GET", f"/api/arena/{arena}")
+    assert status == 200, table
+    lines = [x for x in table["standings"] if x["player_id"] == pid]
+    return {**(lines[0] if lines else {"wins": 0}), "counted": table["races"]}
+
+
+@pytest.mark.slow
+async def test_a_held_arena_finisher_once_cleared_takes_the_points_of_their_place(
+    srv: ServerProc,
+) -> None:
+    # Ann wins an arena race at a script's pace: held, the race is recorded with her as not
+    # finished. The operator clears her: the record is amended, and the table gives her the
+    # win's points (Bob, who gave up, keeps his nothing).
+    ann = await WsClient.connect(srv.ws_url, "Ann")
+    bob = await WsClient.connect(srv.ws_url, "Bob")
+    arena = await private_arena(ann, [bob], 180)
+    room = str((await ann.expect("snapshot", timeout=15))["room_id"])
+    code = str((await ann.expect("started", timeout=15))["code"])
+    await bob.expect("started", timeout=10)
+    await play_some(bob, code, MIN_ACTIONS)
+    await play_to_win(ann, code)
+    await bob.send({"type": "give_up"})
+    await bob.expect("race_over")
+    rid = replay_id(room, 1, ann.player_id)
+    assert (await until_held(srv, ann.player_id))["result"] == rid
+
+    async def recorded() -> bool:
+        return int(arena_line(srv, arena, ann.player_id)["counted"]) >= 1
+
+    await until(recorded)
+    held = arena_line(srv, arena, ann.player_id)
+    assert (held["points"], held["wins"], held["races"], held["counted"]) == (0, 0, 1, 1)
+
+    status, done = request(srv, "POST", f"/api/admin/clear/{rid}", TOKEN)
+    assert status == 200, done
+
+    async def counted() -> bool:
+        return int(arena_line(srv, arena, ann.player_id)["wins"]) == 1
+
+    await until(counted)
+    cleared = arena_line(srv, arena, ann.player_id)
+    assert (cleared["points"], cleared["races"], cleared["counted"]) == (race_points(1, 2), 1, 1)
+    assert arena_line(srv, arena, bob.player_id)["points"] == 0
+    for c in (ann, bob):
+        await c.close()
+
+
+@pytest.mark.parametrize("dead_claim", [False, True], ids=["both_alive", "dead_claim"])
+@pytest.mark.slow
+async def test_two_instances_review_a_finisher_once(
+    key_prefix: str, redis_client: aioredis.Redis, dead_claim: bool
+) -> None:
+    keys = Keys(key_prefix)
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    with (
+        running_server(redis_url(), args=ARGS, env=env) as one,
+        running_server(redis_url(), args=ARGS, env=env) as two,
+    ):
+        ann, bob, room, expired = await two_instance_race(one, two, redis_client, keys, dead_claim)
+        await until_held(one, ann.player_id)
+        # A dead instance's claim is waited out, then taken over (on a loaded machine the
+        # race itself may outlast the claim: the finish is then reviewed at once).
+        assert time.monotonic() >= expired
+        await asyncio.sleep(2.0)
+        assert reviews((one, two), ann.player_id, room) == 1, (one.log()[-3000:], two.log()[-3000:])
+        assert await redis_client.exists(keys.review_claim(room, 1, ann.player_id)) == 0
+        # Cleared: settled once, whichever instance takes it; one `ratings` to each racer.
+        rid = replay_id(room, 1, ann.player_id)
+        assert request(one, "POST", f"/api/admin/clear/{rid}", TOKEN)[0] == 200
+        await ann.expect("ratings", timeout=10)
+        await bob.expect("ratings", timeout=10)
+        await asyncio.sleep(1.0)
+        assert [m["type"] for m in ann.messages + bob.messages].count("ratings") == 2
+        for c in (ann, bob):
+            await c.close()

@@ -1,0 +1,229 @@
+"""Bounded storage: a busy server's every key belongs to a family of the storage table
+(docs/server.md), expires (or is the one permanent ``deadlines`` key), and stays within
+its size bound; a room takes a bounded number of spectators; an address makes a bounded
+number of new identities."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.clients.bot import action_message
+from server.engine import Board
+from server.engine.solver import solve
+from server.store.keys import FAMILIES, Family
+from tests import ROOT
+from tests.helpers.serverproc import QUICK, REVIEW_OFF, WsClient, redis_url, running_server
+
+CODE = "SH1-C4-AAAAAAB"
+LINE = solve(Board.from_code(CODE)).moves
+
+#: The size bound of each family for the server this test runs (its settings below).
+BOUNDS = {
+    "room:{R}": 40,
+    "room:{R}:members": 8 + 3,
+    "room:{R}:events": 2000,
+    "room:{R}:log:N:P": 5000,
+    "room:{R}:ids:N:P": 5000,
+    "room:{R}:res:N": 16,
+    "room:{R}:here": 11,
+    "session:T": 2,
+    "player:{P}:races": 6,
+    "player:{P}:recent": 20,
+    "player:{P}:counted": 1000,
+    "player:{P}:days": 401,
+    "daily:{D:K}:attempts": 1000,
+    "daily:{D:K}:rank": 1000,
+    "daily:{D:K}:entries": 1000,
+    "deadlines": 1000,
+    "rooms:live": 500,
+    "queue:{q}:V:wait": 5000,
+    "queue:{q}:V:info": 5000,
+    "rating:{P}:V": 6,
+    "rating:{P}:V:hist": 100,
+    "rating:{P}:applied": 50,
+    "rating:{P}:races": 20,
+}
+
+
+def family_of(name: str) -> Family:
+    """The one family a key name (after the prefix) belongs to."""
+    found = [f for f in FAMILIES if f.regex().fullmatch(name)]
+    assert len(found) == 1, (name, [f.pattern for f in found])
+    return found[0]
+
+
+async def size(r: aioredis.Redis, key: str, kind: str) -> int:
+    """The number of items of a key."""
+    if kind == "hash":
+        return int(await r.hlen(key))
+    if kind == "list":
+        return int(await r.llen(key))
+    if kind == "zset":
+        return int(await r.zcard(key))
+    return 1
+
+
+def test_the_server_docs_show_every_family() -> None:
+    readme = (ROOT / "docs" / "server.md").read_text(encoding="utf-8")
+    for family in FAMILIES:
+        row = f"| `{family.pattern}` | {family.kind} | {family.bound} | {family.lifetime} |"
+        assert row in readme, row
+
+
+@pytest.mark.slow
+async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> None:
+    prefix = key_prefix
+    env = {"SEAHAVEN_KEY_PREFIX": prefix}
+    args = [*QUICK, "--countdown-ms", "100", "--spectators-per-room", "3"]
+    args += ["--away-grace-ms", "300", *REVIEW_OFF]
+    args += ["--rated-min-actions", "0"]  # Bob's give-up counts
+    args += ["--provisional-games", "0"]  # on the top list at once
+    with running_server(redis_url(), args=args, env=env) as srv:
+        clients: list[WsClient] = []
+        for round_ in range(4):  # races: a win, a give-up, a racer gone, spectators
+            ann = await WsClient.connect(srv.ws_url, f"Ann{round_}")
+            bob = await WsClient.connect(srv.ws_url, f"Bob{round_}")
+            eve = await WsClient.connect(srv.ws_url, f"Eve{round_}")
+            await ann.send({"type": "create_room", "code": CODE})
+            room = (await ann.expect("snapshot"))["room_id"]
+            await bob.send({"type": "join", "room": room, "role": "player"})
+            await eve.send({"type": "join", "room": room, "role": "spectator"})
+            await bob.expect("snapshot")
+            await eve.expect("snapshot")
+            await ann.send({"type": "rated", "rated": True})  # ratings and their history
+            await ann.send({"type": "start"})
+            await ann.expect("started")
+            for i, text in enumerate(LINE, 1):
+                await ann.send(action_message(text, i))
+                await ann.expect("ack", id=i)
+            if round_ % 2:
+                await bob.send({"type": "give_up"})
+            else:
+                await bob.close()  # gone: given up after the away grace
+            await ann.expect("race_over", timeout=5)
+            clients += [ann, eve]
+        for n in range(10):  # games alone, and identities that only say hello
+            solo = await WsClient.connect(srv.ws_url, f"Solo{n}")
+            await solo.send({"type": "solo", "cells": 1 + n % 2})
+            await solo.expect("snapshot")
+            await solo.send(action_message("undo", 1))
+            await solo.expect("reject", id=1)
+            clients.append(solo)
+        public = await WsClient.connect(srv.ws_url, "Pub")  # a public race: listed, moving
+        await public.send({"type": "create_room", "public": True})
+        await public.expect("snapshot")
+        await public.send({"type": "start"})
+        drawn = (await public.expect("started"))["code"]
+        await public.send(action_message(solve(Board.from_code(drawn)).moves[0], 1))
+        await public.expect("ack", id=1)
+        clients.append(public)
+        waiter = await WsClient.connect(srv.ws_url, "Waiter")  # the quick-race queue
+        await waiter.send({"type": "queue", "cells": 2})
+        await waiter.expect("queued")
+        clients.insert(0, waiter)
+        daily = await WsClient.connect(srv.ws_url, "Day")
+        await daily.send({"type": "daily"})
+        await daily.expect("snapshot")
+        clients.append(daily)
+        await asyncio.sleep(1.0)  # finishes are recorded in the background
+        for c in clients:
+            await c.close()
+        await asyncio.sleep(0.5)
+
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    try:
+        seen: set[str] = set()
+        async for key in r.scan_iter(match=f"{prefix}*", count=1000):
+            name = key[len(prefix) :]
+            family = family_of(name)
+            seen.add(family.pattern)
+            kind = str(await r.type(key))
+            assert kind == family.kind, (name, kind)
+            ttl = int(await r.ttl(key))
+            if family.expires:
+                assert ttl > 0, (name, ttl)
+            else:
+                assert ttl == -1 and family.pattern == "deadlines", name
+            bound = BOUNDS.get(family.pattern)
+            if bound is not None:
+                assert await size(r, key, kind) <= bound, name
+        # The game kinds above touched most families.
+        patterns: tuple[str, ...] = (
+            "room:{R}:log:N:P",
+            "replay:ID",
+            "player:{P}:races",
+            "session:T",
+            "rooms:live",
+        )
+        patterns += ("rating:{P}:V", "rating:{P}:V:hist", "room:{R}:rated:N", "ratings:V")
+        patterns += ("rating:{P}:met",)
+        for pattern in patterns:
+            assert pattern in seen, pattern
+    finally:
+        await r.aclose()
+
+
+async def test_a_room_takes_a_bounded_number_of_spectators() -> None:
+    with running_server(redis_url(), args=[*QUICK, "--spectators-per-room", "2"]) as srv:
+        ann = await WsClient.connect(srv.ws_url, "Ann")
+        await ann.send({"type": "create_room"})
+        room = (await ann.expect("snapshot"))["room_id"]
+        watchers = [await WsClient.connect(srv.ws_url, f"W{i}") for i in range(3)]
+        for w in watchers[:2]:
+            await w.send({"type": "join", "room": room, "role": "spectator"})
+            await w.expect("snapshot")
+        await watchers[2].send({"type": "join", "room": room, "role": "spectator"})
+        assert (await watchers[2].expect("error"))["code"] == "spectators_full"
+        await watchers[0].send({"type": "leave"})
+        await watchers[0].expect("left")
+        await watchers[2].send({"type": "join", "room": room, "role": "spectator"})
+        await watchers[2].expect("snapshot")  # a place is free again
+        for c in [ann, *watchers]:
+            await c.close()
+
+
+async def test_an_address_makes_a_bounded_number_of_new_identities() -> None:
+    args = ["--identities-per-address", "3", "--identities-per-hour", "1"]
+    with running_server(redis_url(), args=args) as srv:
+        first = await WsClient.connect(srv.ws_url, "One")
+        for name in ("Two", "Three"):
+            await (await WsClient.connect(srv.ws_url, name)).close()
+        late = await WsClient.connect(srv.ws_url)
+        await late.send({"type": "hello", "name": "Four"})
+        assert (await late.expect("error"))["code"] == "too_many_identities"
+        # A player who keeps their token is not new: they come back however often.
+        again = await WsClient.connect(srv.ws_url, "One", token=first.token)
+        assert again.player_id == first.player_id
+        for c in (first, late, again):
+            await c.close()
+
+
+def test_family_patterns_do_not_overlap() -> None:
+    samples = {
+        "room:{ABCD1234}": "room:{R}",
+        "room:{ABCD1234}:log:2:p123": "room:{R}:log:N:P",
+        "player:{p1}:days": "player:{P}:days",
+        "daily:{2026-11-30:hard}:rank": "daily:{D:K}:rank",
+        "replay:r-abc": "replay:ID",
+        "racing:{SH1-C4-AAAAAAB}": "racing:{C}",
+        "rooms:live": "rooms:live",
+        "queue:{q}:4:wait": "queue:{q}:V:wait",
+        "rating:{p12ab}:2": "rating:{P}:V",
+        "rating:{p12ab}:2:hist": "rating:{P}:V:hist",
+        "rating:{p12ab}:applied": "rating:{P}:applied",
+        "ratings:1": "ratings:V",
+        "room:{ABCD1234}:rated:3": "room:{R}:rated:N",
+        "player:{p1}:dodges": "player:{P}:dodges",
+        "arena:{S4-30-29000000}": "arena:{Z}",
+        "arena:{AABCDEFGH}:pool": "arena:{Z}:pool",
+        "player:{p1}:arena": "player:{P}:arena",
+        "player:{p1}:arena_made": "player:{P}:arena_made",
+        "arenas": "arenas",
+    }
+    for name, pattern in samples.items():
+        assert family_of(name).pattern == pattern
+    assert not any(re.fullmatch(f.regex(), "room:{ABCD1234}:unknown") for f in FAMILIES)
