@@ -26,7 +26,7 @@ The players:
 - ``household``: two people of one address win the same daily deal each her own way (the
   second built as ``human``, the first as ``human2``); the second's finish is weighed with
   the first's line as the address's practice: an honest household must not look practised.
-- the puppet farming rows of ``bench/farming.py`` when that file is there.
+- the puppet farming rows of ``bench/farming.py``.
 
 Targets: at least 95 % of each cheating class caught; at most 2 % of each human model held.
 
@@ -37,7 +37,6 @@ Targets: at least 95 % of each cheating class caught; at most 2 % of each human 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import multiprocessing
@@ -51,10 +50,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from review import T0, Clock, Game, human, send_home  # noqa: E402
-
+from bench.review import T0, Clock, Game, human, send_home  # noqa: E402
 from server.engine import Board, format_code, parse_action  # noqa: E402
 from server.engine.optimal import optimal_par  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
@@ -372,16 +369,11 @@ def run(args: argparse.Namespace) -> dict[str, list[list[dict[str, Any]]]]:
     return found
 
 
-def farming_rows() -> list[dict[str, Any]] | None:
-    """The puppet farming rows, when ``bench/farming.py`` is there."""
-    path = ROOT / "bench" / "farming.py"
-    if not path.exists():
-        return None
-    spec = importlib.util.spec_from_file_location("farming", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return list(module.run_farming())
+def farming_rows() -> list[dict[str, Any]]:
+    """The puppet farming rows (:mod:`bench.farming`: real servers, a minute or two)."""
+    from bench.farming import run_farming
+
+    return list(run_farming())
 
 
 def q(values: list[float], share: float) -> float:
