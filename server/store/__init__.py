@@ -6,7 +6,8 @@ quick race's queue (:mod:`.queue`), the arenas (:mod:`.arenas`), ratings (:mod:`
 and the established players' names that nobody else may take (:mod:`.names`),
 the daily's deals, leaderboards and streak days (:mod:`.daily`), the players' records:
 history, solo statistics, perfect games and replays (:mod:`.records`), reviews, held
-finishes and bars (:mod:`.reviews`), leases (:mod:`.lease`), whom each player follows
+finishes and bars (:mod:`.reviews`),
+the evidence of ranked finishes (:mod:`.evidence`), leases (:mod:`.lease`), whom each player follows
 (:mod:`.follows`), a player's sessions, passkeys and transfer codes
 (:mod:`.accounts`), the rooms an identity and an address made this hour (:mod:`.quotas`),
 and the renaming of keys written before their hash tags

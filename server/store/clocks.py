@@ -9,11 +9,14 @@ stays readable; they need only the client, the key names and atomic batches.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Final
 
 from ..transport import atomic
 from .keys import Keys
 from .scripts import script
+
+#: How long the instances' counts are kept past the last heartbeat that wrote them.
+PRESENCE_KEEP_S: Final = 60
 
 
 class RoomClocks(ABC):
@@ -88,8 +91,13 @@ class RoomClocks(ABC):
 
     async def note_presence(self, instance_id: str, online: int, racing: int, at_ms: int) -> None:
         """Note an instance's counts of open sockets and of sockets in a race (the
-        quick-race page's "players online"), with its heartbeat."""
-        await self.redis.hset(self.keys.presence(), instance_id, f"{online}:{racing}:{at_ms}")
+        quick-race page's "players online"), with its heartbeat. The key lives a minute past
+        the last heartbeat of any instance: a deployment that stops leaves nothing behind."""
+        key = self.keys.presence()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, instance_id, f"{online}:{racing}:{at_ms}")
+            pipe.expire(key, PRESENCE_KEEP_S)
+            await pipe.execute()
 
     async def presence(self, now_ms: int, fresh_ms: int) -> tuple[int, int]:
         """The counts (online, racing) of the instances heard from within ``fresh_ms``; an
@@ -99,7 +107,11 @@ class RoomClocks(ABC):
         stale = []
         for instance_id, value in found.items():
             parts = str(value).split(":")
-            if len(parts) != 3 or now_ms - int(parts[2]) > fresh_ms:
+            if (
+                len(parts) != 3
+                or not all(part.isdigit() for part in parts)
+                or now_ms - int(parts[2]) > fresh_ms
+            ):
                 stale.append(instance_id)
                 continue
             online += int(parts[0])

@@ -546,6 +546,12 @@ FAMILIES: Final = (
     ),
     Family("room:{R}:hinted:N", "set", "racers (8)", "room TTL after the last hint"),
     Family("instance:ID", "string", "one flag", "15 s after the instance's last heartbeat"),
+    Family(
+        "presence",
+        "hash",
+        "one field per instance: `ONLINE:RACING:AT_MS` (counts, never names)",
+        "60 s after the last heartbeat; a field 15 s old is dropped by the next read",
+    ),
     Family("room:{R}:daily", "string", "date and kind", "twice max(room TTL, 1 day)"),
     Family(
         "deadlines",

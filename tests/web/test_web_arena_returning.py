@@ -33,7 +33,7 @@ from tests.helpers.serverproc import (
 )
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Dialog
 
 pytestmark = needs_chromium
 
@@ -111,7 +111,12 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     send_line(ann, list(solve(Board.from_code(code), timeout=20).moves))
     ann.locator('.banner.won [data-win="next"]').wait_for()
     asked: list[str] = []
-    ann.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+
+    def answer(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    ann.once("dialog", answer)
     ann.locator('.banner.won [data-win="next"]').click()
     ann.wait_for_function("true")
     assert asked and "rematch" not in asked[0] and "results" in asked[0], asked
