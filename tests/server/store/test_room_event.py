@@ -119,7 +119,7 @@ def test_the_stored_event_is_laid_out_as_declared() -> None:
     body = source[source.index("local function push") :]
     entry = body[body.index("local entry = ") :].splitlines()[0].split(" = ", 1)[1]
     names = [re.sub(r"[()]|\s+or\s+''", "", p).strip() for p in entry.split(" .. '\\t' .. ")]
-    stored = r"if (\w+) then\s+redis.call\('RPUSH', events, entry \.\. '\\t' \.\. (\w+)\)"
+    stored = r"if (\w+) then\s+redis\.call\('RPUSH', events, entry \.\. '\\t' \.\. (\w+)\)"
     own = re.search(stored, body)
     assert own is not None and own.group(1) == own.group(2)
     assert (*names, own.group(1)) == ENTRY
