@@ -48,6 +48,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "hello_first": "send hello (or resume) before anything else",
     "unsupported_version": "the server does not speak this protocol version",
     "bad_token": "the token is unknown or expired",
+    "name_taken": "the name passes for an established player's (the same look, UTS #39): "
+    "choose another",
     "room_not_found": "no room has this id (or it expired)",
     "room_full": f"the room already has {MAX_PLAYERS} players",
     "spectators_full": "the room has as many spectators as it takes",

@@ -134,6 +134,9 @@ class ArenaLine(Message):
     races: int = Field(ge=0)
     wins: int = Field(ge=0)
     time_ms: int = Field(ge=0)
+    #: In your own line alone: your races of the arena whose finish is held for review
+    #: (each counts as not finished until an operator clears it).
+    held: int = Field(default=0, ge=0)
 
 
 class ArenaMsg(Message):

@@ -146,3 +146,54 @@ def refusal(name: str) -> str | None:
     if TAG_PATTERN.search(name):
         return "a name may not hold a dot and four hex digits (·4f2c): the page tags every name so"
     return None
+
+
+@lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """Each confusable character's prototype: the characters that Unicode's confusables
+    data (``confusables.txt`` of UTS #39, as the ``confusable_homoglyphs`` package ships
+    it) links one to one, joined into classes, each named by one member (an ASCII one when
+    the class holds one: ``0`` and ``O`` are ``O``, ``1``, ``I``, ``l`` and ``|`` are ``1``).
+    Sequences of several characters (``rn`` for ``m``) are left out: a one-to-one class
+    cannot hold them."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        parent.setdefault(char, char)
+        while parent[char] != char:
+            parent[char] = parent[parent[char]]
+            char = parent[char]
+        return char
+
+    for char, glyphs in confusables_data.items():
+        if len(char) != 1:
+            continue
+        for glyph in glyphs:
+            other = glyph["c"]
+            if len(other) == 1 and root(char) != root(other):
+                parent[root(char)] = root(other)
+    members: dict[str, list[str]] = {}
+    for char in list(parent):
+        members.setdefault(root(char), []).append(char)
+    out: dict[str, str] = {}
+    for chars in members.values():
+        name = min(chars, key=lambda c: (not c.isascii(), c))
+        out.update(dict.fromkeys(chars, name))
+    return out
+
+
+def skeleton(name: str) -> str:
+    """UTS #39's skeleton of a name: decomposed (NFD), each character replaced by its
+    confusable class's prototype, decomposed again. Two names of one skeleton pass for
+    each other: ``Ann`` and the Cyrillic ``Аnn``, ``Mary`` and ``Маrу``, ``B0b`` and ``BOb``.
+
+    >>> skeleton("Маrу") == skeleton("Mary")  # Cyrillic М, а and у
+    True
+    >>> skeleton("Ann") == skeleton("Anna")
+    False
+    """
+    table = _prototypes()
+    decomposed = unicodedata.normalize("NFD", name)
+    return unicodedata.normalize("NFD", "".join(table.get(c, c) for c in decomposed))

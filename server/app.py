@@ -170,7 +170,15 @@ def build_context(
         ),
         records=records,
         reviews=Reviews(redis, keys, keep_s),
-        reviewer=Reviewer(solver, pace, settings.review_hold_agreement, settings.review_min_scored),
+        reviewer=Reviewer(
+            solver,
+            pace,
+            settings.review_hold_agreement,
+            settings.review_min_scored,
+            # No reference is asked while the review's agreement is off (above 1).
+            settings.evidence_optimal_searches if settings.review_hold_agreement <= 1 else 0,
+            settings.evidence_optimal_states,
+        ),
         metrics=metrics,
         solver=solver,
         instance_id=secrets.token_hex(4),

@@ -261,6 +261,13 @@ class Settings(BaseSettings):
         description="distinct established rivals a player's rated results must have been "
         "against, besides provisional_games, to be established by races",
     )
+    # Names that can't pass for another (issue 34): a hello whose name has the UTS #39
+    # skeleton of an established player's name is refused (name_taken), unless this is on:
+    # only where many test players share a name on one server.
+    open_names: bool = Field(
+        default=False,
+        description="accept names that pass for an established player's (tests only)",
+    )
     # Contested results (issue 34): a rival who gave up or idled early was never in the
     # race; nobody is rated or scored against them.
     contest_min_actions: int = Field(
@@ -368,6 +375,46 @@ class Settings(BaseSettings):
     )
     review_min_scored: int = Field(
         default=20, ge=1, description="decisions a review must score to hold on agreement"
+    )
+    # Evidence across games (docs/fairplay.md: the measurements that chose these).
+    evidence_flag_score: float = Field(
+        default=0.5,
+        ge=0,
+        description="a player whose score over recent ranked finishes reaches this is flagged "
+        "and their ranked results held (above 1: never)",
+    )
+    evidence_window: int = Field(
+        default=5, ge=1, le=20, description="recent ranked finishes a player's score is taken over"
+    )
+    evidence_agreement_low: float = Field(
+        default=0.62, ge=0, le=1, description="a reference agreement up to this adds no suspicion"
+    )
+    evidence_agreement_high: float = Field(
+        default=0.82, ge=0, le=1, description="a reference agreement from this is a full suspicion"
+    )
+    evidence_known_high: float = Field(
+        default=0.5,
+        ge=0,
+        description="a share of a line known from the address's practice that is a full suspicion",
+    )
+    evidence_field_low: float = Field(
+        default=0.6, ge=0, description="a game faster than this share of the day's field is suspect"
+    )
+    evidence_field_weight: float = Field(
+        default=0.25, ge=0, le=1, description="what a game faster than the field adds"
+    )
+    evidence_field_min: int = Field(
+        default=5, ge=1, description="established finishers of the day the field needs"
+    )
+    evidence_optimal_searches: int = Field(
+        default=3,
+        ge=0,
+        le=20,
+        description="optimal searches one finish's evidence makes at most (none while "
+        "review_hold_agreement is above 1: no reference is asked)",
+    )
+    evidence_optimal_states: int = Field(
+        default=20_000, ge=1_000, description="tables each of those searches keeps at most"
     )
     # The operator's token (protocol/README.md, "Operator"): a secret, never shown in a
     # repr, a log, /metrics or an error. Prefer the environment to the flag (ps shows flags).

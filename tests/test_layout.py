@@ -167,3 +167,18 @@ def test_an_import_of_a_test_module_or_a_conftest_is_caught(tmp_path: Path) -> N
 def test_the_helpers_hold_no_test() -> None:
     tests = [p.name for p in (TESTS / "helpers").rglob("test_*.py")]
     assert tests == [], "a test belongs beside the code it tests, not among the helpers"
+
+
+def test_one_until() -> None:
+    """Waiting polls through :mod:`tests.helpers.waits` (whose failure says what did not
+    happen, within how long): no other module defines an ``until`` of its own."""
+    own = TESTS / "helpers" / "waits.py"
+    copies = [
+        f"{path.relative_to(ROOT).as_posix()}:{node.lineno}"
+        for path in _python(TESTS)
+        if path != own
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name in ("until", "until_sync", "wait_until")
+    ]
+    assert copies == [], "use tests.helpers.waits.until"

@@ -1,6 +1,6 @@
 // The app: one connection, one room at a time, views chosen by the address's hash
 // (#/play, #/race/ROOM, #/watch/ROOM, #/daily, #/replay/ID, #/player/ID, #/rules,
-// #/arena, #/arena/ID).
+// #/arena, #/arena/ID, #/admin).
 
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
@@ -9,13 +9,14 @@ import { ArenaClient } from "./arena.js";
 import { ArenaView } from "./views/arena.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
 import { toast, announce } from "./notify.js";
-import { playerName } from "./player.js";
+import { forgetName, playerName } from "./player.js";
 import { PlayView } from "./views/play.js";
 import { RaceView } from "./views/race.js";
 import { WatchView } from "./views/watch.js";
 import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
 import { ProfileView } from "./views/profile.js";
+import { AdminView } from "./views/admin.js";
 import { Wins } from "./win.js";
 import { Friends } from "./friends.js";
 
@@ -57,6 +58,7 @@ class App {
       rules: new RulesView(this),
       player: new ProfileView(this),
       arena: new ArenaView(this),
+      admin: new AdminView(this), // the operator's, reached by its address alone
     };
     this.current = null;
     this.welcomed = false;
@@ -89,6 +91,10 @@ class App {
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
     this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));
+    this.net.on("name_taken", () => {
+      forgetName();
+      this.net.greet();
+    });
     this.game.onChange((type, msg) => this.current?.onGame?.(type, msg));
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("resize", () => this.current?.onResize?.());
@@ -155,7 +161,8 @@ class App {
     const me = g.me();
     if (g.mode === "race") {
       if (g.state === "countdown" || (g.state === "racing" && me?.status === "playing")) return "msg.confirmLeaveRace";
-      if (g.state === "racing") return "msg.confirmLeaveFinished";
+      // An arena's race has no rematch: leaving it misses its results alone.
+      if (g.state === "racing") return this.arena?.room === g.roomId ? "arena.confirmLeaveFinished" : "msg.confirmLeaveFinished";
       if (g.paired && g.state === "lobby") return "quick.confirmDodge";
     }
     if (g.mode === "daily" && g.daily?.attempt === "ranked" && g.state === "racing" && me?.status === "playing") {

@@ -73,7 +73,11 @@ function fan(piles, columns, m) {
   // Room for a column's fan: the height below its first card. The usual fan is never
   // tighter than the strip either.
   const room = m.avail - m.colTop - m.ch - m.padBottom;
-  const usual = Math.max(m.off, m.strip);
+  // A tall table (a phone held upright) spends its spare height on a wider fan, up to
+  // nearly whole cards: larger targets for a thumb, and no empty felt under the columns.
+  const tall = window.innerHeight > window.innerWidth * 1.3 && window.innerWidth <= 640;
+  const roomy = tall ? Math.min(m.ch * 0.85, room / (PLAN - 1)) : 0;
+  const usual = Math.max(m.off, m.strip, roomy);
   columns.forEach((col, i) => {
     const gaps = col.length - 1;
     const off = gaps > 0 && gaps * usual > room ? Math.max(m.strip, room / gaps) : usual;

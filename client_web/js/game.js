@@ -106,8 +106,8 @@ export class Game {
   elapsed(pid) {
     const p = this.players.get(pid);
     if (p?.time_ms != null) return p.time_ms;
+    if (p && p.status === "gave_up") return null; // no time, even before a first move
     if (!this.startedAt || this.state === "lobby") return 0;
-    if (p && p.status === "gave_up") return null;
     return Math.max(0, this.serverNow() - this.startedAt);
   }
 

@@ -230,6 +230,12 @@ export class Net extends Emitter {
           }, (this.refusedFor + 1) * 1000);
           return;
         }
+        if (msg.code === "name_taken" && this.state !== "open") {
+          // The name passes for an established player's: app.js forgets it and says hello
+          // again under a made-up one (the error's toast says why; another may be typed).
+          this.emit("name_taken", msg);
+          break;
+        }
         if (msg.code === "bad_token" && this.state !== "open" && !this.room) {
           // A stale token from an old session (or signed out everywhere): say hello as a new
           // player, and say so (app.js).

@@ -21,6 +21,13 @@ export function setPlayerName(name) {
   }
 }
 
+/** Forget the name: the next `playerName()` makes one up (the server refused the typed
+ * one: it passes for an established player's). */
+export function forgetName() {
+  localStorage.removeItem(NAME_KEY);
+  localStorage.removeItem(`${NAME_KEY}.chosen`);
+}
+
 /** Whether the player ever typed a name (or still has the one made up for them). */
 export function nameChosen() {
   return localStorage.getItem(`${NAME_KEY}.chosen`) === "1";

@@ -245,6 +245,7 @@ export class Table {
 
   tick() {
     const ms = this.game.you ? this.game.elapsed(this.game.you) : 0;
-    setText(this.el.querySelector('[data-k="time"]'), formatTime(ms ?? 0));
+    // A game given up has no time: "–", not a clock stopped at 0:00.0.
+    setText(this.el.querySelector('[data-k="time"]'), formatTime(ms));
   }
 }

@@ -37,6 +37,7 @@ export class Wins {
     this.asked = new Set();
     this.asking = 0;
     this.celebrated = new Set();
+    this.closed = new Set(); // "room/round" of the banners closed (a pill opens them again)
     this.solo = new Map(); // "room/round" -> the `solo_stats` of a solo win
     // Our foundations after each of our moves, for the share card (this room and round).
     this.samples = { key: null, list: [] };
@@ -63,6 +64,14 @@ export class Wins {
       if (app.game.mode !== "solo") return;
       this.solo.set(this.key(), m);
       app.game.changed("win", null);
+    });
+    // A rematch in one click: the room back in its lobby with its new deal, the host's
+    // page starts it at once (everyone still in the room gets the countdown).
+    this.rematching = null;
+    app.net.on("room", (m) => {
+      if (this.rematching !== m.room_id || m.state !== "lobby" || m.host !== app.net.playerId) return;
+      this.rematching = null;
+      app.net.send("start");
     });
     document.addEventListener("click", (ev) => {
       const button = ev.target.closest?.("[data-win]");
@@ -92,7 +101,12 @@ export class Wins {
       ? `<button class="btn small" data-win="rematch">${esc(t("act.rematch"))}</button>` : "";
     const on = soundOn();
     if (g.mode === "daily") this.learn();
+    // Closed, the banner is one small button that opens it again: nothing over the table.
+    if (this.closed.has(this.key())) {
+      return `<div class="banner won win closed"><button class="btn small" data-win="open" aria-expanded="false">★ ${esc(text)}</button></div>`;
+    }
     return `<div class="banner won win">
+      <button class="btn small banner-close" data-win="close" aria-expanded="true" aria-label="${esc(t("act.close"))}" title="${esc(t("act.close"))}">×</button>
       <span class="win-title">★ ${esc(text)}</span>
       ${this.perfectHtml()}
       <span class="win-actions">
@@ -208,23 +222,36 @@ export class Wins {
     }
   }
 
+  /** The host's rematch: a new deal in the room, started as soon as the room is back in
+   * its lobby (one click, not two). */
+  rematch() {
+    this.rematching = this.app.game.roomId;
+    this.app.net.send("rematch");
+  }
+
   act(what) {
     const app = this.app;
     const g = app.game;
     if (what === "sound") {
       setSound(!soundOn());
       g.changed("win", null);
+    } else if (what === "close" || what === "open") {
+      if (what === "close") this.closed.add(this.key());
+      else this.closed.delete(this.key());
+      g.changed("win", null);
+      document.querySelector(`.banners [data-win="${what === "close" ? "open" : "close"}"]`)?.focus();
     } else if (what === "share") {
       share(this.line(), shareLink(g.mode, g.daily, g.code), this.card());
     } else if (what === "rematch") {
-      app.net.send("rematch");
+      this.rematch();
     } else if (what === "next") {
       if (g.mode === "daily") {
         location.hash = "#/daily"; // the other deal of the day, or the leaderboard
       } else if (g.mode === "race") {
         if (!app.mayLeave()) return; // others still race: leaving ends our part in it
+        const arena = app.arena?.joined && app.arena.room === g.roomId ? app.arena.id : null;
         app.leaveRoom();
-        location.hash = "#/race";
+        location.hash = arena ? `#/arena/${encodeURIComponent(arena)}` : "#/race"; // back in the pool
       } else {
         if (location.hash !== "#/play") location.hash = "#/play";
         app.views.play.start({ cells: g.cells });

@@ -123,6 +123,7 @@ class Racer:
             early): no rival of anyone's.
         home: their household in this race (racers of one client address share a number
             > 0; 0: their own): no rival of each other.
+        held: their finish is held for review (it counts as not finished until cleared).
     """
 
     pid: str
@@ -133,6 +134,7 @@ class Racer:
     name: str = ""
     absent: bool = False
     home: int = 0
+    held: bool = False
 
 
 @dataclass(frozen=True, slots=True)

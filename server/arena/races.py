@@ -48,6 +48,7 @@ def race_of(record: dict[str, Any]) -> Race:
                 str(r.get("name") or ""),
                 bool(r.get("absent")),
                 int(r.get("home") or 0),
+                "pending" in r,
             )
             for r in record["racers"]
         ),

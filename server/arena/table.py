@@ -99,6 +99,16 @@ class RunningTable:
         self._lines[pid] = line
         insort(self._order, order_key(line))
 
+    def held_of(self, pid: str) -> int:
+        """How many of a player's races (each as last recorded) hold their finish for
+        review: told to that player alone, beside their own line (their races only)."""
+        return sum(
+            1
+            for _at, rid in self._of.get(pid, ())
+            for r in self.races[rid].racers
+            if r.pid == pid and r.held
+        )
+
     def rank_of(self, pid: str) -> Line | None:
         """A player's line with its rank, or None."""
         line = self._lines.get(pid)

@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``admin`` and its actions."""
     p = sub.add_parser(
         "admin",
-        help="operator actions: held finishes, clear, void, bar, unbar, identities, log",
+        help="operator actions: held finishes, suspects, clear, void, bar, unbar, unflag, "
+        "identities, log",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -54,6 +55,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     action("void", "take a finish off every leaderboard and streak", "RESULT")
     action("bar", "bar a player from ranked play; their results are hidden", "PLAYER")
     action("unbar", "let a barred player rank again; their results come back", "PLAYER")
+    action("unflag", "lift a player's flag: their next ranked results are not held", "PLAYER")
+    suspects = action("suspects", "the players by their score over recent ranked finishes")
+    suspects.add_argument("--limit", type=int, default=50, help="how many (default 50, max 200)")
+    suspects.add_argument("--after", help="the player the page before ended with")
     action("identities", "the identities an address made in the last 7 days", "ADDRESS")
     log = action("log", "the operator's actions, newest first")
     log.add_argument("--limit", type=int, default=100, help="how many (default 100)")
@@ -83,7 +88,7 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     from server.net.limits import bucket_key
-    from server.ranked.holds import MAX_HELD_PAGE, Holds
+    from server.ranked.holds import MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds
     from server.store.keys import Keys
 
     assert settings.redis_url is not None
@@ -96,6 +101,7 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
         "void": holds.void,
         "bar": holds.bar,
         "unbar": holds.unbar,
+        "unflag": holds.unflag,
     }
     try:
         if args.action == "held":
@@ -106,6 +112,12 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
             for item in page["held"]:
                 item["replay"] = args.base_url.rstrip("/") + item["replay"]
             return _print(args, page, _held_text(page))
+        if args.action == "suspects":
+            if not 1 <= args.limit <= MAX_SUSPECTS_PAGE:
+                print(f"seahaven admin: --limit is 1 to {MAX_SUSPECTS_PAGE}")
+                return 2
+            page = await holds.suspects(args.limit, args.after)
+            return _print(args, page, _suspects_text(page))
         if args.action == "identities":
             try:
                 address = bucket_key(ip_address(args.address))
@@ -149,6 +161,25 @@ def _when(ms: int) -> str:
     import datetime as dt
 
     return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _suspects_text(page: dict[str, Any]) -> list[str]:
+    rows: list[dict[str, Any]] = page["suspects"]
+    if not rows:
+        return ["no player has a score yet"]
+    out = ["players by their score over recent ranked finishes, the highest first"]
+    for row in rows:
+        marks = ("  FLAGGED" if row["flagged"] else "") + ("  BARRED" if row["barred"] else "")
+        out.append(f"{row['player_id']}  score {row['score']:.2f}{marks}")
+        for r in row["records"]:
+            out.append(
+                f"    {r.get('result')}  suspicion {r.get('suspicion')}  solver {r.get('solver')}"
+                f"  optimal {r.get('optimal')}  known {r.get('known')}  field {r.get('field')}"
+                f"  {r.get('time_ms')} ms"
+            )
+    if page["next_after"] is not None:
+        out.append(f"more: seahaven admin suspects --after {page['next_after']}")
+    return out
 
 
 def _held_text(page: dict[str, Any]) -> list[str]:

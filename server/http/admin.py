@@ -21,24 +21,37 @@ is idempotent and logged with ``by`` set to ``http:ADDRESS`` (the client's addre
 - ``GET /api/admin/identities/ADDRESS``: ``{"address", "identities": [{player_id,
   made_at, barred}]}``.
 - ``GET /api/admin/log?limit=N``: ``{"log": [{at, action, target, by, status, ok}]}``.
+- ``GET /api/admin/suspects?limit=N&after=PLAYER``: the players by their score over recent
+  ranked finishes, the highest first (``server.ranked.evidence``): ``{"suspects":
+  [{player_id, score, flagged, barred, records}], "next_after"}`` (limit 1 to 200, default
+  50; ``after``: the ``next_after`` of the page before).
+- ``POST /api/admin/unflag/PLAYER``: lift a player's flag (``{ok, status, …}``).
+- ``GET /api/admin/marks/RESULT``: a finish's line for the operator's replay, each action
+  marked where it matched a reference line: ``{"result", "player_id", "kind", "code",
+  "started_at", "actions": [{action, at_ms, kept, forced, solver, optimal}], "replay"}``
+  (``replay``: as ``/api/replay/ID`` gives it, a held one's too); 404 when no replay has
+  that id. Computed in the solver pool, bounded as a review is.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import re
 import sys
 from ipaddress import ip_address
 
 from ..context import Context
 from ..net.limits import bucket_key
 from ..net.registry import HttpRequest, HttpResponse, Routes
-from ..ranked.holds import HELD_PAGE, MAX_HELD_PAGE, Holds, Outcome
+from ..ranked.holds import HELD_PAGE, MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds, Outcome
+from ..records.replays import ReplayFormatError, view_json
 from ..settings import Settings
 
 routes = Routes()
 
 _ID = r"(?P<id>[A-Za-z0-9_-]{1,64})"
+_PLAYER = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def _json(status: int, data: object) -> HttpResponse:
@@ -155,3 +168,53 @@ async def get_log(ctx: Context, request: HttpRequest) -> HttpResponse:
     if limit is None:
         return _json(400, {"error": "bad_limit", "message": "limit is 1 to 1000"})
     return _json(200, {"log": await operator(ctx).log(limit)})
+
+
+@routes.get("/api/admin/suspects")
+async def get_suspects(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """The players by their score over recent ranked finishes, the highest first."""
+    if not allowed(ctx, request):
+        return _hidden()
+    limit = request.query_int("limit", 50, 1, MAX_SUSPECTS_PAGE)
+    if limit is None:
+        return _json(400, {"error": "bad_limit", "message": f"limit is 1 to {MAX_SUSPECTS_PAGE}"})
+    after = request.query.get("after") or None
+    if after is not None and not _PLAYER.fullmatch(after):
+        return _json(400, {"error": "bad_after", "message": "after is a player id"})
+    return _json(200, await operator(ctx).suspects(limit, after))
+
+
+@routes.post(f"/api/admin/unflag/{_ID}")
+async def post_unflag(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """Lift a player's flag."""
+    if not allowed(ctx, request):
+        return _hidden()
+    return _answer(await operator(ctx).unflag(request.params["id"], _by(request)))
+
+
+@routes.get(f"/api/admin/marks/{_ID}")
+async def get_marks(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """A finish's line, each action marked where it matched a reference line."""
+    if not allowed(ctx, request):
+        return _hidden()
+    rid = request.params["id"]
+    try:
+        replay = await ctx.records.replays.load(rid)
+    except ReplayFormatError:
+        replay = None
+    if replay is None:
+        return _json(404, {"error": "not_found", "message": "no replay has this id"})
+    marks = await ctx.reviewer.marks(rid, replay.code, list(replay.actions))
+    for row, at in zip(marks, replay.times_ms, strict=False):
+        row["at_ms"] = at - replay.started_at
+    body = {
+        "result": rid,
+        "player_id": replay.player_id,
+        "name": replay.name,
+        "kind": replay.kind,
+        "code": replay.code,
+        "started_at": replay.started_at,
+        "actions": marks,
+        "replay": view_json(replay, ctx.settings.min_ms_per_action),
+    }
+    return _json(200, body)

@@ -31,9 +31,13 @@
   their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 - ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
   recent first): room id, cells, state, racers with their progress and rating,
-  spectators; never a code, a board or a private room; and ``featured``, the running one
-  with the highest ratings among those whose racers are all established (no provisional
-  player). Answers are kept for a second per instance.
+  spectators, the arena of an arena's race (``arena``: its id, else null); never a code,
+  a board or a private room; and ``featured``, the running one with the highest ratings
+  among those whose racers are all established (no provisional player). Answers are kept
+  for a second per instance.
+- ``GET /api/room/ID/invite``: what an invite link's page shows before joining: ``{room_id,
+  host, cells, rated, state, arena, racers}`` (the host's and the racers' names; never the
+  deal); 404 ``room_not_found``.
 - ``GET /api/online``: ``{online, racing, waiting}``: the open sockets of every instance,
   those in a race in play (racers and watchers), and the players waiting in the quick race,
   for the quick-race page while it waits. Counts, never names or rooms.
@@ -170,6 +174,30 @@ async def get_my_day(ctx: Context, request: HttpRequest) -> HttpResponse:
     if me is None:
         return _json(401, {"error": "bad_token", "message": "your own day needs your token"})
     return _json(200, await my_day(ctx, date, kind, me))
+
+
+@routes.get(r"/api/room/(?P<room>[A-Za-z0-9]{1,16})/invite")
+async def get_invite(ctx: Context, request: HttpRequest) -> HttpResponse:
+    """What an invite link's page says before joining: the host, the level, rated or not,
+    who is in. Whoever has the link may join and see as much in the lobby; never the deal."""
+    room = request.params["room"].upper()
+    fields = await ctx.store.room_fields(room)
+    if not fields or fields.get("mode") != "race":
+        return _json(404, {"error": "room_not_found", "message": "no race room has this id"})
+    members = await ctx.store.members(room)
+    host = members.get(fields.get("host") or "")
+    return _json(
+        200,
+        {
+            "room_id": room,
+            "host": host["name"] if host else None,
+            "cells": int(fields.get("cells") or 4),
+            "rated": fields.get("rated") == "1",
+            "state": fields.get("state"),
+            "arena": bool(fields.get("arena")),
+            "racers": [m["name"] for m in members.values() if m.get("role") == "player"],
+        },
+    )
 
 
 #: How long an instance's counts stay in the online count without a heartbeat (three beats).

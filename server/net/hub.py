@@ -154,7 +154,7 @@ class Hub:
         #: The local sockets of each player in each room, and the player each counts for;
         #: a player's own channel in a room is followed while they have one here.
         self.tabs: dict[tuple[str, str], int] = {}
-        self._tab_of: dict[Listener, tuple[str, str]] = {}
+        self._tab_of: dict[tuple[Listener, str], str] = {}
         #: The players' own channels followed here: their (room, player).
         self.own_channels: dict[str, tuple[str, str]] = {}
         #: The last legal moves each room's players' own channels brought, by room: (seq,
@@ -191,9 +191,9 @@ class Hub:
                 self.rooms[room] = {conn}
                 self.metrics.rooms_local.set(len(self.rooms))
                 channels.append(self.keys.channel(room))
-            if conn.pid:
+            if conn.pid and (conn, room) not in self._tab_of:  # counted once, however often
                 tab = (room, conn.pid)
-                self._tab_of[conn] = tab
+                self._tab_of[conn, room] = conn.pid
                 self.tabs[tab] = self.tabs.get(tab, 0) + 1
                 if self.tabs[tab] == 1:
                     own = self.keys.own_channel(room, conn.pid)
@@ -222,8 +222,9 @@ class Hub:
             if conns is None:
                 return
             conns.discard(conn)
-            tab = self._tab_of.pop(conn, None)
-            if tab is not None:
+            pid = self._tab_of.pop((conn, room), None)
+            if pid is not None:
+                tab = (room, pid)
                 self.tabs[tab] -= 1
                 if not self.tabs[tab]:
                     del self.tabs[tab]

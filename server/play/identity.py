@@ -7,12 +7,14 @@ import secrets
 
 from protocol import models as m
 from protocol.models import PROTOCOL_VERSION
+from protocol.names import skeleton
 
 from ..clock import now_ms
 from ..context import Context
 from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
+from ..store import names
 
 routes = Routes()
 
@@ -26,11 +28,19 @@ async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
     if conn.room is not None:
         conn.error("already_in_room")
         return
-    if msg.token:
-        session = await ctx.store.load_session(msg.token)
-        if session is None:
-            conn.error("bad_token")
-            return
+    session = await ctx.store.load_session(msg.token) if msg.token else None
+    if msg.token and session is None:
+        conn.error("bad_token")
+        return
+    # A name that passes for an established player's (the same UTS #39 skeleton: the
+    # Cyrillic "Аnn" for "Ann") is theirs alone.
+    holder = None
+    if not ctx.settings.open_names:
+        holder = await names.holder(ctx.store, skeleton(msg.name))
+    if holder is not None and (session is None or session[0] != holder):
+        conn.error("name_taken")
+        return
+    if session is not None and msg.token:
         pid, token = session[0], msg.token
     else:
         # A new identity costs the address a token: ranking with throwaway identities, or

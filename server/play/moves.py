@@ -295,7 +295,9 @@ async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
     first finish starts the shorter time limit of those still racing."""
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
-    outcome = await record_finish(ctx, move.room, move.round, move.pid, rank, move.perfect)
+    outcome = await record_finish(
+        ctx, move.room, move.round, move.pid, rank, move.perfect, conn.address
+    )
     # A game alone, won and kept (replay, statistics): its events and logs go in minutes.
     await ctx.store.let_go_alone(move.room, move.round, move.pid, ctx.settings.finished_room_ttl)
     if isinstance(outcome, Counted):

@@ -16,13 +16,18 @@ import logging
 from dataclasses import dataclass
 from typing import Final
 
+from protocol.names import skeleton
+
 from ..clock import now_ms
 from ..context import Context
 from ..daily.leaderboard import Submission, entry_of, utc_date
 from ..engine import Board, parse_action, parse_code
 from ..records.replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from ..records.solo_stats import Counted
+from ..store import names
 from ..store.store import Store
+from . import evidence
+from .ratings import address_mark
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +100,21 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
 
 
 async def record_finish(
-    ctx: Context, room: str, round_: int, pid: str, rank: int, perfect: bool = False
+    ctx: Context,
+    room: str,
+    round_: int,
+    pid: str,
+    rank: int,
+    perfect: bool = False,
+    address: str | None = None,
 ) -> DailyOutcome | Counted | None:
     """Keep a won board's replay; rank a daily finish; count a race or solo finish, and a
     verified ``perfect`` one (a win in the deal's proven par, as the move path found it)
     among the player's perfect games (a daily's is counted when its entry is written).
+
+    Args:
+        address: the finisher's client address, when known: a daily line is noted as the
+            address's practice of the deal (:func:`server.ranked.evidence.note_practice`).
 
     Returns:
         What a daily game counts for (also written into its room's note), what a solo win
@@ -113,9 +128,12 @@ async def record_finish(
     await records.replays.save(replay)
     outcome = None
     if replay.kind == "daily" and replay.daily_date and replay.daily_kind:
+        mark = address_mark(address) if address else None
         submission = await daily.leaderboard.check(replay)
         if submission.status == "eligible":
-            submission = await review_daily(ctx, replay)
+            submission = await review_daily(ctx, replay, mark)
+        # Every won daily board of the address (replays live for days: its line with it).
+        await evidence.note_practice(ctx, replay.code, mark, pid, replay.id)
         if submission.status in ("ranked", "held"):
             await records.replays.keep(replay.id, daily.leaderboard.keep_s)
         elif submission.status == "refused":
@@ -176,19 +194,25 @@ async def record_finish(
     return outcome
 
 
-async def review_daily(ctx: Context, replay: Replay) -> Submission:
-    """Review a daily finish that may rank, then rank it or hold it for an operator.
+async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) -> Submission:
+    """Review a daily finish that may rank, with its evidence across games
+    (:func:`server.ranked.evidence.assess`), then rank it or hold it for an operator.
 
-    The player of a held finish is told ``pending_review`` (not which feature held it: a
-    script would learn what to change); their time stands in their own game.
+    The player of a held finish is told ``pending_review`` (not which feature held it, nor
+    their score: a script would learn what to change); their time stands in their own game.
     """
     assert replay.daily_date is not None and replay.daily_kind is not None
-    score = await ctx.reviewer.score(
+    score = await evidence.assess(
+        ctx,
         replay.player_id,
+        replay.id,
         replay.code,
         replay.started_at,
         list(replay.actions),
         list(replay.times_ms),
+        mark=mark,
+        date=replay.daily_date,
+        kind=replay.daily_kind,
     )
     if not score["held"] and await _new_leader(ctx, replay):
         # A newcomer is listed from their first day, but a fresh identity never takes the
@@ -196,7 +220,10 @@ async def review_daily(ctx: Context, replay: Replay) -> Submission:
         score = {**score, "held": True, "message": "a new player's finish would lead the day"}
     if not score["held"]:
         await ctx.reviews.decide(replay.id, "passed", score=score)
-        return await ctx.daily.leaderboard.enter(replay)
+        entered = await ctx.daily.leaderboard.enter(replay)
+        if entered.status == "ranked":
+            await keep_name(ctx, replay)
+        return entered
     log.warning("daily finish %s of %s held: %s", replay.id, replay.player_id, score["message"])
     await ctx.reviews.decide(replay.id, "held", score=score)
     await ctx.reviews.hold(
@@ -226,6 +253,16 @@ async def _new_leader(ctx: Context, replay: Replay) -> bool:
     if not await board.would_lead(date, kind, replay.result.time_ms, replay.result.moves):
         return False
     return await board.new_with_this_day(kind, replay.player_id)
+
+
+async def keep_name(ctx: Context, replay: Replay) -> None:
+    """A ranked daily finisher who is established (on the public boards): nobody else may
+    take a name that passes for theirs (:mod:`server.store.names`)."""
+    assert replay.daily_kind is not None
+    board = ctx.daily.leaderboard
+    if replay.name and not await board.provisional(replay.daily_kind, [replay.player_id]):
+        keep_s = ctx.settings.history_days * 86_400
+        await names.keep(ctx.store, skeleton(replay.name), replay.player_id, keep_s)
 
 
 async def record_give_up(ctx: Context, room: str, round_: int, pid: str) -> None:

@@ -34,14 +34,28 @@ from ..daily.leaderboard import Leaderboard
 from ..quiet import Quiet
 from ..records.replays import ReplayFormatError, ReplayStore
 from ..store import ratings
+from ..store.evidence import EvidenceStore
 from ..store.keys import Keys
 from ..store.reviews import HELD_PAGE, MAX_HELD_PAGE, Reviews
 from ..store.store import Store
 
-__all__ = ["HELD_PAGE", "MAX_HELD_PAGE", "VARIANTS", "Holds", "Outcome", "expiry_loop"]
+__all__ = [
+    "HELD_PAGE",
+    "MAX_HELD_PAGE",
+    "MAX_SUSPECTS_PAGE",
+    "VARIANTS",
+    "Holds",
+    "Outcome",
+    "expiry_loop",
+]
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
+
+#: Players a page of the suspects list holds at most (and by default, 50).
+MAX_SUSPECTS_PAGE: Final = 200
+#: Records of each suspect the list shows.
+SHOWN_RECORDS: Final = 5
 
 #: The rating variants a bar takes a player off.
 VARIANTS: Final = (4, 2, 1)
@@ -88,6 +102,7 @@ class Holds:
         self.reviews = reviews
         self.leaderboard = leaderboard
         self.replays = replays
+        self.evidence = EvidenceStore(reviews.redis, reviews.keys, reviews.keep_s)
 
     @classmethod
     def on(cls, redis: Any, keys: Keys, keep_s: int) -> Holds:
@@ -108,6 +123,29 @@ class Holds:
     ) -> dict[str, Any]:
         """A page of the held finishes (:meth:`server.store.reviews.Reviews.held_page`)."""
         return await self.reviews.held_page(offset, limit, after)
+
+    async def suspects(self, limit: int = 50, after: str | None = None) -> dict[str, Any]:
+        """A page of the players by their score over recent ranked finishes, the highest
+        first (issue 34): ``{suspects: [{player_id, score, flagged, barred, records}],
+        next_after}``; ``after`` is the last player of the page before (``next_after``),
+        None from the top."""
+        limit = max(1, min(limit, MAX_SUSPECTS_PAGE))
+        page = await self.evidence.suspects_page(limit, after)
+        pids = [pid for pid, _ in page]
+        flags = await self.evidence.flagged_among(pids)
+        barred = await self.reviews.barred_among(pids)
+        rows = [
+            {
+                "player_id": pid,
+                "score": score,
+                "flagged": flags.get(pid),
+                "barred": pid in barred,
+                "records": await self.evidence.records(pid, SHOWN_RECORDS),
+            }
+            for pid, score in page
+        ]
+        more = len(page) == limit
+        return {"suspects": rows, "next_after": pids[-1] if more and pids else None}
 
     async def identities(self, address: str) -> list[dict[str, Any]]:
         """The identities an address made in the last 7 days, the newest first."""
@@ -286,6 +324,16 @@ class Holds:
                 if await self.leaderboard.entry(date, kind, player_id) is not None:
                     found.append((date, kind))
         return found
+
+    async def unflag(self, player_id: str, by: str) -> Outcome:
+        """Lift a player's flag (their records forgotten: a fresh start); their finishes held
+        meanwhile stay held, each for a clear or a void."""
+        if not await self.evidence.unflag(player_id):
+            outcome = Outcome(True, "already_unflagged", "not flagged", {"player_id": player_id})
+            return await self._logged("unflag", player_id, by, outcome)
+        data = {"player_id": player_id}
+        outcome = Outcome(True, "unflagged", "ranked results no longer held", data)
+        return await self._logged("unflag", player_id, by, outcome)
 
     async def unbar(self, player_id: str, by: str) -> Outcome:
         """Let a barred player rank again; put their entries and ratings back."""

@@ -37,6 +37,7 @@ from ..quiet import Quiet
 from ..records.replays import replay_id
 from ..store import lease
 from ..store.store import RoomRead
+from . import evidence
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -130,7 +131,16 @@ async def _review(
     times = [int(ms) for ms, _id, _text in lines]
     actions = [text for _ms, _id, text in lines]
     started = int(read.meta.get("starts_at") or 0)
-    score = await ctx.reviewer.score(pid, standing["code"], started, actions, times)
+    score = await evidence.assess(
+        ctx,
+        pid,
+        rid,
+        standing["code"],
+        started,
+        actions,
+        times,
+        mark=standing.get("marks", {}).get(pid),
+    )
     status = "held" if score["held"] else "passed"
     if score["held"]:
         log.warning("race finisher %s of %s/%s held: %s", pid, room, round_, score["message"])

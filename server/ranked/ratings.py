@@ -50,6 +50,7 @@ from typing import Any, Final
 
 from openskill.models import PlackettLuce
 
+from protocol.names import skeleton
 from protocol.vocabulary import Mode, RoomPhase
 
 from ..cache import replay
@@ -57,6 +58,7 @@ from ..clock import now_ms
 from ..context import Context
 from ..net import wire
 from ..quiet import Quiet
+from ..store import names
 from ..store import ratings as stored
 from ..store.store import RoomRead
 from . import contest, race_review
@@ -473,6 +475,7 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
             "rating": line["rating"],
             "change": line["change"],
         }
+        listed = line["player_id"] not in barred
         await stored.apply(
             ctx.store,
             line["player_id"],
@@ -482,5 +485,8 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
             line,
             race,
             keep_s,
-            listed=line["player_id"] not in barred,
+            listed=listed,
         )
+        if listed and line["unrated_reason"] is None and not line.get("provisional"):
+            # An established name: nobody else may take one that passes for it.
+            await names.keep(ctx.store, skeleton(line["name"]), line["player_id"], keep_s)

@@ -11,8 +11,9 @@ never seen the deal could do (``protocol/DAILY.md``, "The pace model", gives the
   game"), or it sends a card home while a send home is possible (the button would do it in
   one press). An undo is always a decision. The time of an action is the time since the
   action before it (for the first, since the reveal).
-- ``fast_start``: the first action comes at least ``read_ms`` after the reveal: a person
-  must take in 52 cards before touching one.
+- ``fast_start``: the first action that needs reading comes at least ``read_ms`` after the
+  reveal: a person must take in 52 cards before choosing a move. An ace sent home at once
+  (:func:`aces_home`) or a forced action before it is not held to it (issue 34).
 - ``fast_finish``: a won game takes ``game_ms`` or more from the reveal: a person needs
   time to find a win of a deal they have never seen (strong players take 2 to 4 minutes).
   A line whose end is one long send home has few decisions, and this floor holds it.
@@ -180,6 +181,25 @@ def forced(code: str, actions: Sequence[str]) -> list[bool]:
     return out
 
 
+def aces_home(code: str, actions: Sequence[str]) -> list[bool]:
+    """Whether each action of a line sends an ace home: the one move nobody needs to read
+    the table for: an ace on its foundation is never in the way."""
+    board = Board.from_code(code)
+    out: list[bool] = []
+    for text in actions:
+        before = list(board.foundations)
+        try:
+            board.play(parse_action(text))
+        except EngineError:
+            break
+        out.append(
+            text != "undo"
+            and sum(board.foundations) == sum(before) + 1
+            and any(b == 0 and a == 1 for b, a in zip(before, board.foundations, strict=True))
+        )
+    return out
+
+
 def decision_times(started_at: int, times: Sequence[int], flags: Sequence[bool]) -> list[int]:
     """The time of each decision after the first action (ms since the action before it)."""
     return [
@@ -205,7 +225,13 @@ def _tightest(decisions: Sequence[int], bursts: Sequence[tuple[int, int]]) -> st
     return None
 
 
-def judge(started_at: int, times: Sequence[int], flags: Sequence[bool], pace: Pace) -> PaceVerdict:
+def judge(
+    started_at: int,
+    times: Sequence[int],
+    flags: Sequence[bool],
+    pace: Pace,
+    aces: Sequence[bool] = (),
+) -> PaceVerdict:
     """Check a game's server timestamps against the model.
 
     Args:
@@ -213,15 +239,20 @@ def judge(started_at: int, times: Sequence[int], flags: Sequence[bool], pace: Pa
         times: each action's commit time, ms since the epoch, never decreasing.
         flags: each action's :func:`forced`.
         pace: the model's settings.
+        aces: each action's :func:`aces_home` (none given: no action is one).
     """
     if not times:
         return PaceVerdict(True, "ok", "no action")
-    first = times[0] - started_at
+    # The read floor times the first action that needs reading: a forced move, or an ace
+    # tapped home at once, does not.
+    obvious = [f or (i < len(aces) and aces[i]) for i, f in enumerate(flags)]
+    at = next((i for i, f in enumerate(obvious) if not f and i < len(times)), None)
+    first = times[at] - started_at if at is not None else pace.read_ms
     if first < pace.read_ms:
         return PaceVerdict(
             False,
             "fast_start",
-            f"the first action came {first} ms after the reveal (at least {pace.read_ms} ms)",
+            f"the first decision came {first} ms after the reveal (at least {pace.read_ms} ms)",
         )
     took = times[-1] - started_at
     if took < pace.game_ms:
@@ -257,9 +288,15 @@ def fastest_times(flags: Sequence[bool], pace: Pace, started_at: int = 0) -> lis
     times: list[int] = []
     decisions: list[int] = []
     now = started_at
+    read = False
     for i, is_forced in enumerate(flags):
-        if i == 0:
-            step = max(pace.read_ms, FORCED_MS)
+        if not is_forced and not read:  # the first decision: after the read floor
+            read = True
+            step = max(FORCED_MS, started_at + pace.read_ms - now)
+            if i > 0:
+                decisions.append(step)
+        elif i == 0:
+            step = FORCED_MS
         elif is_forced:
             step = 0 if i > 1 and flags[i - 1] and not decisions_left(flags, i) else FORCED_MS
         else:

@@ -1,5 +1,6 @@
-"""Running reviews off the event loop: :func:`server.review.scoring.review_job` in the
-solver's processes (:class:`server.solver_pool.SolverPool`).
+"""Running reviews off the event loop: :func:`server.review.evidence.evidence_job` (the
+review and the finish's evidence record) in the solver's processes
+(:class:`server.solver_pool.SolverPool`).
 
 A review replays the line and asks the solver from a few positions: seconds of one core at
 most, at the same low priority as hints. Reviews have a lane of their own: at most
@@ -20,8 +21,8 @@ import logging
 from typing import Any, Final
 
 from ..solver_pool import SolverFailed, SolverPool
+from .evidence import OPTIMAL_SEARCHES, OPTIMAL_STATES, evidence_job, marks
 from .pace import Pace
-from .scoring import review_job
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,13 @@ class Reviewer:
     """
 
     def __init__(
-        self, pool: SolverPool | None, pace: Pace, hold_agreement: float, min_scored: int
+        self,
+        pool: SolverPool | None,
+        pace: Pace,
+        hold_agreement: float,
+        min_scored: int,
+        optimal_searches: int = OPTIMAL_SEARCHES,
+        optimal_states: int = OPTIMAL_STATES,
     ) -> None:
         self.pool = pool
         # FIFO: asyncio's semaphore wakes its waiters in the order they came.
@@ -70,28 +77,65 @@ class Reviewer:
             "bursts": [list(b) for b in pace.bursts],
             "hold_agreement": hold_agreement,
             "min_scored": min_scored,
+            "optimal_searches": optimal_searches,
+            "optimal_states": optimal_states,
         }
 
     async def score(
-        self, player: str, code: str, started_at: int, actions: list[str], times: list[int]
+        self,
+        player: str,
+        code: str,
+        started_at: int,
+        actions: list[str],
+        times: list[int],
+        practised: list[list[str]] | None = None,
+        field_ms: int | None = None,
     ) -> dict[str, Any]:
-        """The review's score of one line (``Score.to_json()``)."""
-        args = (code, started_at, actions, times, self.settings)
+        """The review's score of one line (``Score.to_json()``) with its evidence record
+        (``evidence``: :func:`server.review.evidence.gather`).
+
+        Args:
+            practised: lines of the deal other identities of the player's address finished.
+            field_ms: the median time of the day's established finishers, if enough.
+        """
+        args = (code, started_at, actions, times, self.settings, practised or [], field_ms)
         if self.pool is None or not self.pool.started:
-            return await asyncio.to_thread(review_job, *args)
+            return await asyncio.to_thread(evidence_job, *args)
         async with self._lane:
             return await self._in_pool(self.pool, player, args)
+
+    async def marks(self, result: str, code: str, actions: list[str]) -> list[dict[str, Any]]:
+        """Each action of a line marked where it matched a reference line, for the
+        operator's replay (:func:`server.review.evidence.marks`), off the event loop and in
+        the reviews' lane; empty when the pool cannot run it."""
+        args = (
+            code,
+            actions,
+            float(self.settings["hold_agreement"]),
+            int(self.settings["optimal_searches"]),
+            int(self.settings["optimal_states"]),
+        )
+        if self.pool is None or not self.pool.started:
+            return await asyncio.to_thread(marks, *args)
+        async with self._lane:
+            answer = self.pool.submit(f"marks:{result}", marks, *args)
+            if answer is None:
+                return []
+            try:
+                return list(await answer)
+            except SolverFailed:
+                return []
 
     async def _in_pool(
         self, pool: SolverPool, player: str, args: tuple[Any, ...]
     ) -> dict[str, Any]:
         for attempt in range(2):
             waited = 0
-            answer = pool.submit(f"review:{player}", review_job, *args)
+            answer = pool.submit(f"review:{player}", evidence_job, *args)
             while answer is None and waited < WAIT_S:
                 await asyncio.sleep(1)
                 waited += 1
-                answer = pool.submit(f"review:{player}", review_job, *args)
+                answer = pool.submit(f"review:{player}", evidence_job, *args)
             if answer is None:
                 return unreviewed("the solver pool had no room for the review")
             try:

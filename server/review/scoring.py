@@ -37,7 +37,7 @@ from typing import Any, Final
 
 from ..engine import Board, EngineError, parse_action
 from ..engine.solver import solve
-from .pace import Pace, forced, judge
+from .pace import Pace, aces_home, forced, judge
 
 #: The least share of kept decisions equal to the solver's that holds a finish.
 HOLD_AGREEMENT: Final = 0.9
@@ -201,7 +201,7 @@ def review(
     logs = [math.log(max(d, 1)) for d in decisions]
     spread = statistics.pstdev(logs) if len(logs) >= 2 else 0.0
     agreement = agreed / scored if scored else None
-    verdict = judge(started_at, times, flags, pace)
+    verdict = judge(started_at, times, flags, pace, aces_home(code, actions))
     if not verdict.ok:
         held, reason, message = True, verdict.reason, verdict.message
     elif agreement is not None and scored >= min_scored and agreement >= hold_agreement:

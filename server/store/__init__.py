@@ -2,7 +2,8 @@
 and registered by :mod:`.scripts`), the room operations (:mod:`.store`, and those about
 time: :mod:`.clocks`), a room's events as the scripts write them (:mod:`.events`) and the
 words they answer (:mod:`.status`), the public rooms listed live (:mod:`.listing`), the
-quick race's queue (:mod:`.queue`), the arenas (:mod:`.arenas`), ratings (:mod:`.ratings`),
+quick race's queue (:mod:`.queue`), the arenas (:mod:`.arenas`), ratings (:mod:`.ratings`)
+and the established players' names that nobody else may take (:mod:`.names`),
 the daily's deals, leaderboards and streak days (:mod:`.daily`), the players' records:
 history, solo statistics, perfect games and replays (:mod:`.records`), reviews, held
 finishes and bars (:mod:`.reviews`), leases (:mod:`.lease`), whom each player follows

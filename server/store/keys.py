@@ -31,6 +31,7 @@ client sends node by node. ``tests/server/store/test_cluster_slots.py`` checks t
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -265,6 +266,11 @@ class Keys:
         """Sorted set other player id -> when a rated result of both last counted (ms)."""
         return f"{self.prefix}rating:{{{pid}}}:met"
 
+    def name_skeletons(self) -> str:
+        """Hash UTS #39 skeleton of an established player's name -> their player id: the
+        names nobody else may take (:func:`protocol.names.skeleton`)."""
+        return f"{self.prefix}names:skeletons"
+
     def ratings_top(self, cells: int) -> str:
         """Sorted set player id -> shown rating of a variant (``/api/ratings``)."""
         return f"{self.prefix}ratings:{cells}"
@@ -308,6 +314,26 @@ class Keys:
         """Set of ``ROOM/ROUND`` of rated races whose held finishers an operator decided:
         a server settles their ratings."""
         return f"{self.prefix}review:resettle"
+
+    def evidence(self, pid: str) -> str:
+        """List of a player's latest ranked finishes' evidence (JSON), newest first."""
+        return f"{self.prefix}review:evidence:{{{pid}}}"
+
+    def suspects(self) -> str:
+        """Sorted set player id -> their score over recent finishes (the operator's list)."""
+        return f"{self.prefix}review:suspects"
+
+    def flagged(self) -> str:
+        """Hash player id -> why their ranked results are held (JSON), until an operator
+        lifts it."""
+        return f"{self.prefix}review:flagged"
+
+    def practice(self, code: str, mark: str) -> str:
+        """Hash player id -> replay id: who of one address (its mark) finished a deal, and
+        where their line is. The deal is named by a digest of its code (a running day's code
+        is in no key)."""
+        deal = hashlib.sha256(f"seahaven-deal:{code}".encode()).hexdigest()[:16]
+        return f"{self.prefix}review:practice:{deal}:{{{mark}}}"
 
     def address_identities(self, address: str) -> str:
         """Sorted set player id -> ms: the identities a client address made lately."""
@@ -597,6 +623,7 @@ FAMILIES: Final = (
     ),
     Family("rating:{P}:met", "zset", "the players met in rated races", "rated-pair-window-s (6 h)"),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
+    Family("names:skeletons", "hash", "one per established name", "history-days after the last"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),
     Family("player:{P}:rooms_made", "string", "a counter", "1 h after the window's first room"),
     Family("rooms_made:{A}", "string", "a counter", "1 h after the window's first room"),
@@ -621,6 +648,30 @@ FAMILIES: Final = (
     Family("room:{R}:claim:N:P", "string", "an instance id", "60 s unless its reviewer renews it"),
     Family("review:round:{R}:N", "string", "a held round's standings", "history-days"),
     Family("review:resettle", "set", "races to settle again", "until settled", expires=False),
+    Family(
+        "review:evidence:{P}",
+        "list",
+        "20 ranked finishes' evidence (KEPT)",
+        "history-days after the latest",
+    ),
+    Family(
+        "review:suspects",
+        "zset",
+        "50000 players by score (MAX_SUSPECTS)",
+        "history-days after the latest score",
+    ),
+    Family(
+        "review:flagged",
+        "hash",
+        "the players flagged, until unflagged",
+        "history-days after the latest flag",
+    ),
+    Family(
+        "review:practice:ID:{A}",
+        "hash",
+        "8 identities of an address that won a deal (PRACTICE_MAX)",
+        "3 days after the latest",
+    ),
     Family("ident:A", "zset", "200 identities (MAX_IDENTITIES)", "7 days after the last one"),
     Family("arena:{Z}", "hash", "7 fields", "a day after the arena's end"),
     Family("arena:{Z}:players", "hash", "its players", "a day after the arena's end"),

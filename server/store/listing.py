@@ -193,6 +193,8 @@ def room_view(fields: dict[str, str], members: list[str]) -> dict[str, Any]:
         "starts_at": int(starts_at) if starts_at and state != RoomPhase.LOBBY else None,
         "spectators": int(fields.get("ns") or 0),
         "racers": racers,
+        # An arena's race is named by its arena on Watch (the id only: public like its table).
+        "arena": fields.get("arena") or None,
     }
 
 

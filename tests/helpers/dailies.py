@@ -18,7 +18,6 @@ import fcntl
 import hashlib
 import os
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -29,6 +28,7 @@ from server.daily.deal import KINDS, TEST_SECRET, DailyDeal, certify
 from server.store.keys import Keys
 from tests import ROOT
 from tests.helpers.serverproc import ServerProc, redis_url
+from tests.helpers.waits import until_sync
 
 
 @cache
@@ -86,10 +86,9 @@ def wait_daily(srv: ServerProc, timeout: float = 60) -> dict[str, object]:
     Raises:
         AssertionError: not within ``timeout`` seconds.
     """
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def served() -> dict[str, object] | None:
         status, body = srv.get_json("/api/daily")
-        if status == 200:
-            return dict(body)
-        assert time.monotonic() < deadline, f"no daily after {timeout} s: {status} {body}"
-        time.sleep(0.05)
+        return dict(body) if status == 200 else None
+
+    return until_sync(served, timeout, "the server serving today's daily")

@@ -9,6 +9,7 @@ from typing import Any
 
 from server.review.pace import Pace, format_bursts
 from tests.helpers.daily_server import wire
+from tests.helpers.inproc import Served
 from tests.helpers.serverproc import WsClient
 
 #: The pace model and the human pauses of :data:`PACE_ENV` and :func:`human`: the real
@@ -48,3 +49,17 @@ def human(n: int, seed: int, scale: int = SCALE) -> list[float]:
     (the model's scale for a server process)."""
     rng = random.Random(seed)
     return [3.0 / scale] + [rng.uniform(1.1, 2.2) / scale for _ in range(n - 1)]
+
+
+async def play_on(
+    server: Served,
+    client: WsClient,
+    line: tuple[str, ...],
+    pauses: list[float],
+    start: int = 1,
+) -> None:
+    """As :func:`play`, each pause (seconds) an advance of the server's clock."""
+    for i, (text, pause) in enumerate(zip(line, pauses, strict=True)):
+        server.clock.advance(pause * 1000)
+        await client.send(wire(text, start + i))
+        await client.expect("ack", id=start + i)

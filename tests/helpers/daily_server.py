@@ -22,6 +22,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
+from tests.helpers.waits import until
 
 PAST = "2026-03-14"
 PACE = 0.025
@@ -40,10 +41,11 @@ ESTABLISHED = ["--provisional-games", "0"]
 
 @contextlib.contextmanager
 def daily_server(
-    prefix: str, args: list[str] | None = None
+    prefix: str, args: list[str] | None = None, env: dict[str, str] | None = None
 ) -> Iterator[tuple[ServerProc, dict[str, str]]]:
-    """A server whose Redis keys all start with ``prefix``; they are deleted afterwards."""
-    env = {**ENV, "SEAHAVEN_KEY_PREFIX": prefix}
+    """A server whose Redis keys all start with ``prefix``; they are deleted afterwards.
+    ``env`` adds to (or overrides) :data:`ENV`."""
+    env = {**ENV, **(env or {}), "SEAHAVEN_KEY_PREFIX": prefix}
     plant(prefix, PAST)
     args = [*FAST, *ESTABLISHED] if args is None else args
     with running_server(redis_url(), args=args, env=env) as srv:
@@ -88,16 +90,13 @@ async def wait_for(
     timeout: float = 5,
     token: str | None = None,
 ) -> Any:
-    """Poll a GET until ``check(body)`` holds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
+    """Poll a GET until ``check(body)`` holds; the body."""
+
+    def matched() -> tuple[Any, ...]:
         status, body = get(srv, path, token)
-        if status == 200 and check(body):
-            return body
-        if loop.time() > deadline:
-            raise AssertionError(f"{path} never matched; last: {status} {body}")
-        await asyncio.sleep(0.05)
+        return (body,) if status == 200 and check(body) else ()  # a match may be falsy
+
+    return (await until(matched, timeout, what=f"GET {path} matching"))[0]
 
 
 def line_of(code: str) -> tuple[str, ...]:

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import tempfile
-import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from websockets.sync.client import ClientConnection
 from server.engine import Action, Board, DoubleTap, Move, Tap, parse_action
 from tests import ROOT
 from tests.helpers.serverproc import QUICK
+from tests.helpers.waits import until_sync
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, CDPSession, Locator, Page
@@ -173,11 +173,7 @@ def until_page(
     Raises:
         AssertionError: still false after ``timeout`` seconds.
     """
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {timeout} s")
-        page.wait_for_timeout(20)
+    until_sync(check, timeout, what, sleep=lambda s: page.wait_for_timeout(s * 1000))
 
 
 def shoot(page: Page, name: str, *, wide: bool = False) -> None:

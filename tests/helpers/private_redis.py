@@ -9,12 +9,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from tests.helpers.serverproc import free_port
+from tests.helpers.waits import until_sync
 
 REDIS_SERVER = shutil.which("redis-server")
 
@@ -41,15 +41,16 @@ def private_redis(*args: str) -> Iterator[int]:
         # bind (a TLS one longer), and a client before that is refused.
         flags = dict(zip(args[::2], args[1::2], strict=False))
         listens = int(flags.get("--tls-port") or flags.get("--port") or port)
-        deadline = time.monotonic() + 20
-        while True:
+
+        def listening() -> bool:
             try:
                 socket.create_connection(("127.0.0.1", listens), timeout=1).close()
-                break
             except OSError:
                 assert proc.poll() is None, f"redis-server {args} exited: {proc.returncode}"
-                assert time.monotonic() < deadline, f"redis-server {args} never listened"
-                time.sleep(0.02)
+                return False
+            return True
+
+        until_sync(listening, 20, f"redis-server {args} listening")
         yield port
     finally:
         with contextlib.suppress(ProcessLookupError):

@@ -28,14 +28,14 @@ STEP = 0.02
 
 @overload
 async def until(
-    check: Callable[[], Awaitable[T]],
+    check: Callable[[], Awaitable[T | None]],
     timeout: float = ...,
     what: str = ...,
     step: float = ...,
 ) -> T: ...
 @overload
 async def until(
-    check: Callable[[], T],
+    check: Callable[[], T | None],
     timeout: float = ...,
     what: str = ...,
     step: float = ...,
@@ -66,9 +66,14 @@ async def until(
 
 
 def until_sync(
-    check: Callable[[], T], timeout: float = 10.0, what: str = "the condition", step: float = STEP
+    check: Callable[[], T | None],
+    timeout: float = 10.0,
+    what: str = "the condition",
+    step: float = STEP,
+    sleep: Callable[[float], object] = time.sleep,
 ) -> T:
-    """:func:`until` for code without an event loop (blocking clients, processes).
+    """:func:`until` for code without an event loop (blocking clients, processes); ``sleep``
+    waits between two looks (a page's own wait, for instance, so that its events run).
 
     Raises:
         AssertionError: it was still false after ``timeout`` seconds.
@@ -80,4 +85,4 @@ def until_sync(
             return got
         if time.monotonic() >= deadline:
             raise AssertionError(f"{what} did not happen within {timeout} s (last: {got!r})")
-        time.sleep(step)
+        sleep(step)

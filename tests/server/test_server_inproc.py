@@ -5,7 +5,7 @@ room just left, and moves while the shared Redis pool is exhausted."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ from server.net.session import serve_connection
 from server.rooms.membership import on_close
 from server.settings import Settings
 from tests.helpers.serverproc import WsClient, redis_url
+from tests.helpers.waits import until
 
 
 @dataclass
@@ -57,15 +58,6 @@ async def inproc() -> AsyncIterator[InProc]:
     await pool.aclose()
 
 
-async def wait_until(check: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Poll ``check()`` until it is true."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.005)
-
-
 async def test_no_event_of_a_left_room_reaches_the_leaver(inproc: InProc) -> None:
     app = inproc.app
     ann = await WsClient.connect(inproc.ws_url, "ann")
@@ -85,7 +77,7 @@ async def test_no_event_of_a_left_room_reaches_the_leaver(inproc: InProc) -> Non
     # in the room's fan-out set for a while after the server has taken him out of the room.
     async with app.hub._lock:
         await bob.send({"type": "leave"})
-        await wait_until(
+        await until(
             lambda: any(c.pid == bob.player_id and c.room is None for c in app.hub.rooms[room])
         )
         seen = len(bob.messages)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -9,7 +10,7 @@ import pytest
 
 from tests.helpers import browsers
 from tests.helpers.pages import DAILY_ARGS, close_pages
-from tests.helpers.serverproc import ServerProc, redis_url, running_server
+from tests.helpers.serverproc import ServerProc, drop_keys, redis_url, running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -17,9 +18,14 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="module")
 def web_server() -> Iterator[ServerProc]:
-    """A real server process on the machine's Redis, serving client_web/."""
-    with running_server(redis_url(), args=DAILY_ARGS) as srv:
+    """A real server process on the machine's Redis, serving client_web/, its keys under a
+    prefix of its own: under the default (none) it met every other server of the machine
+    that has none, and a race of theirs on a deal of these pages (left racing on after its
+    test, or run beside it) refused this module's hints on that deal (``hints_off``)."""
+    prefix = f"test:web:{secrets.token_hex(4)}:"
+    with running_server(redis_url(), args=DAILY_ARGS, env={"SEAHAVEN_KEY_PREFIX": prefix}) as srv:
         yield srv
+    drop_keys(prefix)
 
 
 @pytest.fixture

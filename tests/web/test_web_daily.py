@@ -103,8 +103,10 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     assert "Nobody has finished" in bob.locator(".lb-body").inner_text()
     shoot(alice, "daily-start")
 
-    # Alice starts today's deal from the daily page and plays it to a win, by double click
-    # and drag.
+    # Alice starts today's deal from the daily page and plays it to a win, card by card by
+    # drag. (Not by double click: two clicks are a double click only within 280 ms of each
+    # other, and a machine busy enough can deliver them further apart, as two single
+    # clicks that move nothing; the double click has tests of its own in test_web_input.)
     tiles.nth(0).get_by_role("button", name="Start").click()
     alice.wait_for_function(
         f"seahaven.game.mode === 'daily' && seahaven.game.code === '{code}'"
@@ -124,8 +126,8 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     assert line
     board = start.copy()
     p = Player(alice)
-    for i, text in enumerate(line):
-        p.play(board, text, prefer_double=i % 3 != 0)
+    for text in line:
+        p.play(board, text, prefer_double=False)
     alice.wait_for_function("seahaven.game.me().status === 'finished'")
     alice.wait_for_function("document.querySelector('[data-daily=\"ranked\"]') !== null")
     assert alice.locator(".banner.won").count() == 2  # solved, and ranked

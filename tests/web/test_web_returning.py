@@ -210,3 +210,80 @@ def test_newcomers_done_for_today_and_a_held_result(
     old.wait_for_function("location.hash === '#/player'")
     for page in pages.values():
         assert js_errors(page) == []
+
+
+def test_a_solo_share_links_to_its_deal_and_a_game_given_up_has_no_time(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    page = new_page(browser, name="Sol", width=1366, height=768)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(web_server.http_url + "/#/play")
+    wait_ready(page)
+    page.locator('[data-act="new"]').click()
+    page.wait_for_function("!!seahaven.game.me()?.legal")
+    code = page.evaluate("seahaven.game.code")
+    send_line(page, list(solve(Board.from_code(code), timeout=20).moves))
+    page.locator('.banner.won [data-win="share"]').click()
+    page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('#/play/'))")
+    shared = page.evaluate("navigator.clipboard.readText()")
+    assert shared.rstrip().endswith(f"#/play/{code}"), shared
+    assert "each square an eighth of your time" in page.locator('[data-k="legend"]').inner_text()
+    # A game given up: its clock says "–", not a stopped 0:00.0.
+    page.locator('.banner.won [data-win="next"]').click()
+    page.wait_for_function(f"seahaven.game.code && seahaven.game.code !== '{code}'")
+    page.wait_for_function("!!seahaven.game.me()?.legal")
+    page.on("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Give up").click()
+    page.wait_for_function("seahaven.game.me()?.status === 'gave_up'")
+    page.wait_for_function("document.querySelector('[data-k=\"time\"]').textContent === '–'")
+    assert js_errors(page) == []
+
+
+def test_an_invite_names_the_host_the_level_and_who_is_in(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    alice = new_page(browser, name="Alice")
+    alice.goto(web_server.http_url + "/#/race")
+    wait_ready(alice)
+    alice.locator('input[name="rcells"][value="2"]').check(force=True)
+    alice.get_by_role("button", name="Create a room").click()
+    invite = alice.locator(".invite input")
+    invite.wait_for()
+    link = invite.input_value()
+    room = alice.evaluate("seahaven.game.roomId")
+    # Someone new follows the link: the page says who invites, to what, and who is in.
+    guest = new_page(browser, width=1366, height=768)  # no name chosen: the invite's page
+    guest.goto(link)
+    card = guest.locator('[data-k="invite"]')
+    card.wait_for()
+    guest.wait_for_function(
+        "document.querySelector('[data-k=\"invite\"] h2').textContent.includes('Alice')"
+    )
+    assert card.locator("h2").inner_text() == "Alice invites you to a race"
+    terms = card.locator('[data-k="terms"]').inner_text()
+    assert "Medium · 2 cells" in terms and "In the room: Alice" in terms
+    assert "Unrated race" in terms  # an invite room is unrated until its host says so
+    status, body = web_server.get_json(f"/api/room/{room}/invite")
+    assert status == 200 and "code" not in body and body["host"] == "Alice"
+    _axe(guest, "An invite's page")
+    shoot_all(guest, "invite")
+    # Decline: back to Play, not in the room.
+    card.get_by_role("link", name="Decline").click()
+    guest.wait_for_function("location.hash === '#/play'")
+    assert guest.evaluate("seahaven.game.roomId") != room
+    # Accept: with a name, into the lobby.
+    guest.goto(link)
+    card.wait_for()
+    guest.get_by_label("Your name").fill("Gus")
+    guest.get_by_role("button", name="Accept").click()
+    alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    assert "Gus" in alice.locator(".players").inner_text()
+    # A room that is gone says so.
+    gone = new_page(browser)
+    gone.goto(web_server.http_url + "/?room=ZZZZZZZZ")
+    gone.locator('[data-k="invite"]').wait_for()
+    gone.wait_for_function(
+        "document.querySelector('[data-k=\"terms\"]').textContent.includes('no longer open')"
+    )
+    for page in (alice, guest, gone):
+        assert js_errors(page) == []

@@ -3,28 +3,46 @@
 // pledge, "back in the pool" between races with the standings beside it, and the podium.
 // The races themselves are the race view's (the app shows each when it begins).
 
-import { t } from "../i18n.js";
+import { t, locale } from "../i18n.js";
 import { html, esc, setText, who } from "../dom.js";
 import { toast, announce } from "../notify.js";
+import { ArenaLive } from "./arenalive.js";
 
 const LEVELS = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
 
 /** The minutes and seconds of `ms` (never below 0). */
-function clock(ms) {
+export function clock(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+/** When an arena starts: a countdown within the hour, else the clock time in the player's
+ * time zone and language ("Starts at 14:00", with the day when it is not today). */
+function startsText(starts, now) {
+  if (starts - now < 3_600_000) return t("arena.startsInClock", { time: clock(starts - now) });
+  const at = new Date(starts);
+  const today = new Date(now).toDateString() === at.toDateString();
+  const opts = today ? { hour: "2-digit", minute: "2-digit" }
+    : { weekday: "short", hour: "2-digit", minute: "2-digit" };
+  return t("arena.startsAt", { time: new Intl.DateTimeFormat(locale(), opts).format(at) });
+}
+
+/** Our own races held for review, beside our line (the server tells us alone). */
+function held(n) {
+  return ` <span class="held-mark" data-k="held" title="${esc(t("arena.heldExplain"))}">${esc(t("arena.held", { n }))}</span>`;
+}
+
 /** A standings table: rank, name, points, streak (the fire), races; our own line marked. */
 export function standingsTable(lines, me, you = null) {
-  const rows = [...lines];
-  if (you && !rows.some((x) => x.player_id === you.player_id)) rows.push(you);
+  // Only players who raced are numbered: a player yet to race is no place on the table.
+  const rows = lines.filter((x) => x.races > 0);
+  if (you && you.races > 0 && !rows.some((x) => x.player_id === you.player_id)) rows.push(you);
   if (!rows.length) return `<p class="muted" data-i18n="arena.noRaces"></p>`;
   return `<table class="arena-table">
     <thead><tr><th data-i18n="arena.rank"></th><th data-i18n="arena.name"></th>
       <th data-i18n="arena.points"></th><th data-i18n="arena.streak"></th><th data-i18n="arena.races"></th></tr></thead>
     <tbody>${rows.map((x) => `<tr${x.player_id === me ? ' class="me"' : ""}>
-      <td>${x.rank}</td><td>${who(x.name, x.player_id)}</td><td>${x.points}</td>
+      <td>${x.rank}</td><td>${who(x.name, x.player_id)}${x.player_id === me && you?.held ? held(you.held) : ""}</td><td>${x.points}</td>
       <td>${x.fire ? `<span class="fire" title="${esc(t("arena.fire"))}">×2</span> ` : ""}${x.streak}</td>
       <td>${x.races}</td></tr>`).join("")}</tbody></table>`;
 }
@@ -46,6 +64,8 @@ export class ArenaView {
   }
 
   hide() {
+    this.live?.stop();
+    this.live = null;
     this.off?.();
     clearInterval(this.timer);
     this.timer = null;
@@ -133,6 +153,7 @@ export class ArenaView {
         <section class="card-panel arena-podium" hidden aria-labelledby="arena-podium-title">
           <h2 id="arena-podium-title" data-i18n="arena.podium"></h2><ol class="podium"></ol>
         </section>
+        <section class="card-panel arena-live" hidden data-k="arena-live"></section>
         <section class="card-panel arena-standings" aria-labelledby="arena-standings-title">
           <h2 id="arena-standings-title" data-i18n="arena.standings"></h2><div class="arena-lines"></div>
         </section>
@@ -145,6 +166,9 @@ export class ArenaView {
     const pledge = this.el.querySelector('[name="pledge"]');
     pledge.checked = app.arena.pledging;
     pledge.onchange = () => app.arena.setPledging(pledge.checked);
+    // Its leading race, live (as the Watch list shows it).
+    this.live?.stop();
+    this.live = new ArenaLive(this.el.querySelector('[data-k="arena-live"]'), this.id);
     // In it already (back from a race), or only looking: the standings either way.
     if (!(app.arena.joined && app.arena.id === this.id)) app.online(() => app.arena.watch(this.id));
     this.drawArena();
@@ -201,7 +225,7 @@ export class ArenaView {
       const clockEl = this.el.querySelector(".arena-clock");
       if (!clockEl || !info) return;
       setText(clockEl, info.phase === "over" ? ""
-        : a.left() > 0 ? t("arena.startsInClock", { time: clock(a.left()) })
+        : a.left() > 0 ? startsText(info.starts_at, info.starts_at - a.left())
         : a.left(true) > 0 ? t("arena.endsInClock", { time: clock(a.left(true)) })
         : t("arena.lastRaces"));
       return;
@@ -211,7 +235,7 @@ export class ArenaView {
       const starts = Number(row.dataset.starts);
       const ends = Number(row.dataset.ends);
       setText(row.querySelector(".arena-when"), now < starts
-        ? t("arena.startsInClock", { time: clock(starts - now) })
+        ? startsText(starts, now)
         : t("arena.endsInClock", { time: clock(ends - now) }));
     }
   }

@@ -12,6 +12,7 @@ import { playerName, setPlayerName, nameChosen } from "../player.js";
 import { quickEntry, quickRace, QuickWait } from "./quickpanel.js";
 import { RatingsTable, ratingCell, provisionalNote } from "./ratings.js";
 import { parLine, perfectMark } from "../win.js";
+import { clock as arenaClock } from "./arena.js";
 
 /**
  * The invite link of a room: the server's (`/?room=ID`) made absolute, or the same link made
@@ -44,6 +45,7 @@ export class RaceView {
     this.joining = null;
     this.wait = null;
     this.offQuick = app.quick.onChange(() => this.refresh());
+    this.arenaTimer = setInterval(() => this.tickArena(), 500);
     if (room) {
       // Too late to race: watch instead.
       this.offError = app.net.on("error", (m) => {
@@ -77,20 +79,27 @@ export class RaceView {
     this.app.net.send("join", { room, role: "player" });
   }
 
+  /** An invite's page for someone new: who invites, the level, rated or not and who is in
+   * (`GET /api/room/ID/invite`), their name, Accept or Decline. */
   askName(room) {
     this.topEl.dataset.mode = "ask";
     this.topEl.innerHTML = "";
     const el = html(`
-      <form class="card-panel">
+      <form class="card-panel invite-card" data-k="invite">
         <h2></h2>
+        <ul class="invite-terms" data-k="terms"></ul>
         <div class="row">
           <label><span data-i18n="race.yourName"></span>
             <input class="field" name="name" maxlength="24" autocomplete="nickname" required></label>
-          <button class="btn primary" data-i18n="act.join"></button>
+        </div>
+        <div class="row">
+          <button class="btn primary" data-i18n="invite.accept"></button>
+          <a class="btn" href="#/play" data-i18n="invite.decline"></a>
         </div>
       </form>`);
     el.querySelector("h2").textContent = t("race.room", { room });
     this.topEl.append(el);
+    this.invite(room, el);
     const input = el.querySelector('[name="name"]');
     input.value = playerName();
     input.select();
@@ -105,7 +114,27 @@ export class RaceView {
     };
   }
 
+  /** Fill an invite's page with what the server says of its room. */
+  async invite(room, el) {
+    let info = null;
+    try {
+      const res = await fetch(`/api/room/${encodeURIComponent(room)}/invite`, { cache: "no-cache" });
+      info = res.ok ? await res.json() : null;
+    } catch { /* offline: the room's id alone */ }
+    if (!el.isConnected) return;
+    if (!info) {
+      el.querySelector('[data-k="terms"]').textContent = t("invite.gone");
+      return;
+    }
+    el.querySelector("h2").textContent = info.host ? t("invite.title", { host: info.host }) : t("invite.titleNoHost");
+    const level = t({ 4: "level.easy", 2: "level.medium", 1: "level.hard" }[info.cells] || "level.easy");
+    const terms = [level, t(info.rated ? "rating.on" : "rating.off")];
+    if (info.racers.length) terms.push(t("invite.in", { names: info.racers.join(", ") }));
+    el.querySelector('[data-k="terms"]').innerHTML = terms.map((x) => `<li>${esc(x)}</li>`).join("");
+  }
+
   hide() {
+    clearInterval(this.arenaTimer);
     this.offError?.();
     this.offGone?.();
     this.offQuick?.();
@@ -253,6 +282,21 @@ export class RaceView {
     if (playerName() !== before && !this.app.game.roomId) this.app.net.greet();
   }
 
+  /** In an arena's race, the arena's clock (HTML; ticked by tick()). */
+  arenaClock(g) {
+    const a = this.app.arena;
+    if (!a.joined || !a.info || a.room !== g.roomId) return "";
+    return ` <a class="chip arena-clock-chip" href="#/arena/${encodeURIComponent(a.id)}" data-k="arena-clock"></a>`;
+  }
+
+  /** The arena's clock in its race: the time left, or that the last races finish. */
+  tickArena() {
+    const el = this.topEl?.querySelector('[data-k="arena-clock"]');
+    if (!el) return;
+    const left = this.app.arena.left(true);
+    setText(el, left > 0 ? t("arena.raceClock", { time: arenaClock(left) }) : t("arena.lastRaces"));
+  }
+
   drawRoom() {
     const app = this.app;
     const g = app.game;
@@ -282,6 +326,8 @@ export class RaceView {
       actions = isHost
         ? `<button class="btn primary" data-act="start">${esc(t("act.start"))}</button>`
         : `<span class="muted">${esc(t("race.waitHost"))}</span>`;
+    } else if (g.state === "done" && g.paired && app.arena.joined && app.arena.room === g.roomId) {
+      actions = `<a class="btn primary" href="#/arena/${encodeURIComponent(app.arena.id)}">${esc(t("arena.backToArena"))}</a>`;
     } else if (g.state === "done" && g.paired) {
       actions = `<button class="btn primary" data-act="again">${esc(t("quick.again"))}</button>`;
     } else if (g.state === "done") {
@@ -296,7 +342,7 @@ export class RaceView {
     this.topEl.innerHTML = `
       <div class="card-panel room${strip}">
         <div class="row room-head" style="justify-content:space-between">
-          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}${g.rated ? ` <span class="chip rated">${esc(t("rating.chip"))}</span>` : ""}</h2>
+          <h2>${esc(t("race.room", { room: g.roomId }))} <small class="muted">· ${esc(t(levels[g.cells] || "level.easy"))} · ${esc(t(`race.state.${g.state}`))}</small>${g.public ? ` <span class="chip public">${esc(t("race.publicChip"))}</span>` : ""}${g.rated && !g.household ? ` <span class="chip rated">${esc(t("rating.chip"))}</span>` : ""}${this.arenaClock(g)}</h2>
           <div class="row">
             <button class="btn small" data-act="copywatch">${esc(t("race.copyWatchLink"))}</button>
             <button class="btn small" data-act="leave">${esc(t("act.leave"))}</button>
@@ -329,7 +375,7 @@ export class RaceView {
     if (rated) rated.onchange = () => app.net.send("rated", { rated: rated.checked });
     on("again", () => quickRace(app, g.cells)); // leaves this room, queues for the same level
     on("start", () => app.net.send("start"));
-    on("rematch", () => app.net.send("rematch"));
+    on("rematch", () => app.wins.rematch()); // started at once: one click
     on("copyinvite", () => copyText(link));
     on("copywatch", () => copyText(watchLink(g))); // a racer cannot also watch the race
     on("leave", () => {

@@ -329,20 +329,18 @@ async def test_scheduled_arenas_are_listed_running_and_next(key_prefix: str) -> 
     args = [*FAST, *REVIEW_OFF, "--arena-minute-ms", str(minute), "--arenas", "4:2:3,1:1:4"]
     env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
     with running_server(redis_url(), args=args, env=env) as one:
-        listed: dict[str, Any] = {}
 
         def joinable(a: dict[str, Any]) -> bool:  # running, with half its time still to go
             return bool(a["cells"] == 4 and a["ends_at"] - time.time() * 1000 > minute)
 
-        for _ in range(200):
+        def both_listed() -> dict[str, Any] | None:
             status, listed = one.get_json("/api/arenas")
             assert status == 200
             # (Each instance makes the next slot's arena within a second of a slot's start.)
-            if any(joinable(a) for a in listed["running"]) and {
-                a["cells"] for a in listed["next"]
-            } == {4, 1}:
-                break
-            await asyncio.sleep(0.1)
+            running = any(joinable(a) for a in listed["running"])
+            return listed if running and {a["cells"] for a in listed["next"]} == {4, 1} else None
+
+        listed = await until(both_listed, 20, "a joinable arena running and both next ones")
         running = next(a for a in listed["running"] if joinable(a))
         upcoming = [a for a in listed["next"] if a["cells"] == 4]
         assert upcoming and upcoming[0]["starts_at"] - running["starts_at"] == 3 * minute

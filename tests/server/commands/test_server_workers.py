@@ -7,7 +7,6 @@ connection has the client's address as its peer), and each worker's instance id 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import re
@@ -38,6 +37,7 @@ from tests.helpers.serverproc import (
     open_race,
     redis_url,
 )
+from tests.helpers.waits import until
 
 CODE = "SH1-C4-AAAAAAD"
 SERVING = re.compile(r"seahaven serving on http://127\.0\.0\.1:(\d+)/ \(ws at /ws\), (\d+) workers")
@@ -178,15 +178,15 @@ def wire(text: str, action_id: int) -> dict[str, Any]:
 
 
 async def wait_for(check: Any, timeout: float = 30) -> Any:
-    """Poll ``check()`` until it returns something true."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """:func:`~tests.helpers.waits.until` ``check()`` returns something true, read as false
+    while the processes it reads are gone or not there yet."""
+
+    def quietly() -> Any:
         with contextlib.suppress(OSError, psutil.Error):
-            found = check()
-            if found:
-                return found
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{check} never held in {timeout}s")
+            return check()
+        return None
+
+    return await until(quietly, timeout, what=f"{check}")
 
 
 async def test_two_workers_share_one_port(key_prefix: str, tmp_path: Path) -> None:

@@ -34,8 +34,8 @@ from server.records.replays import replay_id
 from server.store.keys import Keys
 from tests.helpers.cli import run_seahaven
 from tests.helpers.dailies import daily_deal, plant
-from tests.helpers.daily_pace import human, reveal
-from tests.helpers.daily_server import line_of, wire
+from tests.helpers.daily_pace import human, play_on, reveal
+from tests.helpers.daily_server import line_of
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import FAST, WsClient, redis_url
 
@@ -64,20 +64,6 @@ async def fair() -> AsyncIterator[Fair]:
     plant(prefix, PAST)
     async with serving(settings([*FAST, "--provisional-games", "0"], env)) as srv:
         yield Fair(srv, prefix, date, code, line_of(code))
-
-
-async def play_on(
-    server: Served,
-    client: WsClient,
-    line: tuple[str, ...],
-    pauses: list[float],
-    start: int = 1,
-) -> None:
-    """As :func:`play`, each pause (seconds) an advance of the server's clock."""
-    for i, (text, pause) in enumerate(zip(line, pauses, strict=True)):
-        server.clock.advance(pause * 1000)
-        await client.send(wire(text, start + i))
-        await client.expect("ack", id=start + i)
 
 
 #: A machine's pace: well above the physical floor (50 ms an action), far below a person's.

@@ -4,7 +4,6 @@ the daily (issue 21, routes 1, 3 and 4)."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import secrets
 import stat
@@ -32,7 +31,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
-from tests.helpers.waits import until
+from tests.helpers.waits import until, until_sync
 
 #: A secret of these tests' own (not the test key): its deals are certified by the servers.
 SECRET = "a deployment of the tests, " + secrets.token_hex(8)
@@ -83,10 +82,8 @@ async def test_a_fresh_server_certifies_today_and_tomorrow_under_its_secret(pref
             await ann.close()
         # Tomorrow's is certified ahead of its day, stored for every instance.
         tomorrow = (today() + dt.timedelta(days=1)).isoformat()
-        deadline = time.monotonic() + 120  # the optimal par: seconds of CPU, more on a busy host
-        while stored(prefix, tomorrow, "hard") is None:
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.05)
+        # The optimal par: seconds of CPU, more on a busy host.
+        await until(lambda: stored(prefix, tomorrow, "hard"), 120, "tomorrow's hard deal")
         assert stored(prefix, tomorrow, "daily") == certify(SECRET, tomorrow, "daily")
         # Tomorrow is not out yet: the API refuses it, whatever Redis holds.
         assert get(srv, f"/api/daily/{tomorrow}")[1]["error"] == "future_date"
@@ -102,12 +99,11 @@ def test_two_servers_on_one_redis_certify_once_and_serve_the_same(prefix: str) -
         first, second = wait_daily(one), wait_daily(two)
         assert first == second
         tomorrow = (today() + dt.timedelta(days=1)).isoformat()
-        deadline = time.monotonic() + 120  # the optimal par: seconds of CPU, more on a busy host
-        while stored(prefix, tomorrow, "hard") is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        time.sleep(0.5)  # the log line follows the write
-        # Four deals (today's and tomorrow's, both kinds), each certified by one server.
+        # The optimal par: seconds of CPU, more on a busy host.
+        until_sync(lambda: stored(prefix, tomorrow, "hard"), 120, "tomorrow's hard deal")
+        # Four deals (today's and tomorrow's, both kinds), each certified by one server (the
+        # log line follows the write).
+        until_sync(lambda: len(certified_lines(one) + certified_lines(two)) >= 4, 30, "4 lines")
         lines = certified_lines(one) + certified_lines(two)
         assert len(lines) == 4, lines
         assert len({line.split("certified the", 1)[1].split(" in ")[0] for line in lines}) == 4

@@ -64,6 +64,8 @@ async def test_the_own_channel_is_followed_and_joined_for_the_players_sockets() 
             await hub.attach(conn, "R")
         assert await numsub(redis, own_ch) == 1 and await numsub(redis, room_ch) == 1
         assert hub.others_here("R", "pA") and not hub.others_here("R", "pB")
+        await hub.attach(tab, "R")  # a socket attached again still counts once
+        assert hub.tabs[("R", "pA")] == 2
         # Ann moved on socket c1: her legal moves, then the event, as the move script does.
         await redis.publish(own_ch, f"7\t{LEGAL}")
         await redis.publish(room_ch, f"c1\tpA\t{DELTA}\t{PROGRESS}\t\t{APART}")

@@ -14,6 +14,7 @@ from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
 from tests.helpers.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.waits import until
 
 CODE = "SH1-C4-AAAAAAB"
 LINE = solve(Board.from_code(CODE)).moves
@@ -53,12 +54,11 @@ def bounded() -> Iterator[ServerProc]:
 
 async def answer(ws: WsClient, action_id: int) -> dict[str, object]:
     """The ``ack`` or ``reject`` of one action."""
-    for _ in range(500):
-        found = ws.find("ack", id=action_id) or ws.find("reject", id=action_id)
-        if found is not None:
-            return found
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"no answer to action {action_id}")
+    found: dict[str, object] = await until(
+        lambda: ws.find("ack", id=action_id) or ws.find("reject", id=action_id),
+        what=f"an answer to action {action_id}",
+    )
+    return found
 
 
 async def test_many_sockets_of_one_player_share_one_boards_rate(roomy: ServerProc) -> None:

@@ -4,7 +4,6 @@ cannot get home by foundation moves alone. Real server process, real Redis, real
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from server.net import wire
 from server.records.replays import Replay, replay_id, verify
 from server.review.pace import presses
 from tests.helpers.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.waits import until
 
 CODE = "SH1-C4-AAAAAJ2"
 LINE = solve(Board.from_code(CODE)).moves
@@ -148,13 +148,12 @@ async def test_send_home_commits_the_taps_it_stands_for(tight: ServerProc) -> No
     assert (await ann.expect("ack", id=2000))["seq"] == ack["seq"]
     # The replay holds the taps, as played, and verifies.
     room = snap["room_id"]
-    status, body = 404, None
-    for _ in range(100):
+
+    def kept() -> Any:
         status, body = tight.get_json(f"/api/replay/{replay_id(room, 1, ann.player_id)}")
-        if status == 200:
-            break
-        await asyncio.sleep(0.05)
-    assert status == 200 and body is not None
+        return body if status == 200 else None
+
+    body = await until(kept, what="the replay kept")
     assert body["actions"] == [*BEFORE, *taps]
     assert len(set(body["times_ms"][-len(taps) :])) == 1  # one request, one server time
     replay = Replay.from_json(body)

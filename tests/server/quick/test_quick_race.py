@@ -34,16 +34,7 @@ from tests.helpers.quick_race import (
     stopped,
 )
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
-from tests.helpers.waits import until as poll
-
-
-async def until(check: Any, timeout: float = 5.0) -> None:
-    """Wait until ``await check()`` is true."""
-    for _ in range(int(timeout / 0.05)):
-        if await check():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the condition never held")
+from tests.helpers.waits import until
 
 
 @pytest.fixture
@@ -140,12 +131,13 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
     assert profile["public_races"][0]["rank"] == 1 and profile["public_races"][0]["racers"] == 4
     assert "room" not in json.dumps(profile["public_races"])
     # Over: off the live list, and no longer featured.
-    for _ in range(40):
+
+    async def unlisted() -> Any:
         status, live = await one.get("/api/rooms/live")
-        if room not in json.dumps(live):
-            break
-        await asyncio.sleep(0.1)
-    assert room not in json.dumps(live) and live["featured"] is None
+        return live if status == 200 and room not in json.dumps(live) else None
+
+    live = await until(unlisted, what="the race off the live list")
+    assert live["featured"] is None
     for c in racers:
         await c.close()
 
@@ -412,12 +404,10 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
         for c in (bob, cy):  # enough actions to be rated (--rated-min-actions), not a win
             await play_some(c, code, MIN_ACTIONS)
             await c.send({"type": "give_up"})
-        held: list[dict[str, Any]] = []
-        for _ in range(600):  # the review runs at the lowest priority: a loaded host delays it
-            held = admin_json(srv, "GET", "/api/admin/held", token)["held"]
-            if held:
-                break
-            await asyncio.sleep(0.1)
+        # The review runs at the lowest priority: a loaded host delays it.
+        held: list[dict[str, Any]] = await until(
+            lambda: admin_json(srv, "GET", "/api/admin/held", token)["held"], 60, "a held finish"
+        )
         assert [h["player_id"] for h in held] == [ann.player_id]
         assert held[0]["kind"] == "race" and held[0]["score"]["held"] is True
         with pytest.raises(AssertionError):
@@ -430,7 +420,7 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
         if decision == "void":
             # The only finisher voided, nobody counted finished: a race nobody finished rates
             # nobody (the honest-rating rule), so no ratings come and none is written.
-            await poll(lambda: not admin_json(srv, "GET", "/api/admin/held", token)["held"])
+            await until(lambda: not admin_json(srv, "GET", "/api/admin/held", token)["held"])
             with pytest.raises(AssertionError):
                 await ann.expect("ratings", timeout=2)
             for c in clients:
@@ -609,13 +599,13 @@ async def test_racers_who_all_come_after_the_wait_race_in_a_room_of_their_own(
             async def paired() -> bool:
                 return await redis_client.hget(keys.queue_paired(4), ann.player_id) is not None
 
-            await poll(paired, timeout=10)
+            await until(paired, timeout=10)
             room = str(await redis_client.hget(keys.queue_paired(4), ann.player_id))
 
             async def closed() -> bool:
                 return await redis_client.hget(keys.room(room), "closed") == "1"
 
-            await poll(closed, timeout=10)
+            await until(closed, timeout=10)
         snaps = [await c.expect("snapshot", timeout=10) for c in (ann, bob)]
         assert snaps[0]["room_id"] == snaps[1]["room_id"] != room
         started = [await c.expect("started", timeout=10) for c in (ann, bob)]

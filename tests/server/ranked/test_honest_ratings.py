@@ -22,7 +22,7 @@ from server.ranked.ratings import order, repeats, shown
 from server.store.keys import Keys
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win
-from tests.helpers.serverproc import FAST, WsClient
+from tests.helpers.serverproc import FAST, WsClient, redis_url
 from tests.helpers.waits import until
 
 
@@ -95,23 +95,23 @@ async def test_two_identities_of_one_address_farm_nothing_in_a_public_room(
     assert lines[cy.player_id]["change"] > 0 > lines[dee.player_id]["change"]
 
 
-async def test_the_quick_race_never_pairs_two_identities_of_one_address(
+async def test_the_quick_race_pairs_two_identities_of_one_address_only_as_a_household(
     srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
-    """Route 2: two identities of one address queue (before: paired every time)."""
+    """Route 2: two identities of one address queue (before issue 22: paired every time as
+    rivals; before issue 34: never). A stranger queued with them races one of them; alone
+    together they race as a household, the room says so, and it rates nobody between
+    them (tests/server/quick/test_households.py)."""
     ann = await WsClient.connect(srv.ws_url, "Ann", **lab())
     ann2 = await WsClient.connect(srv.ws_url, "Ann2", **lab())
-    for c in (ann, ann2):
+    cy = await WsClient.connect(srv.ws_url, "Cy")
+    for c in (ann, ann2, cy):
         await c.send({"type": "queue", "cells": 4})
         await c.expect("queued")
-    await asyncio.sleep(1.5)  # three times the wait for a fourth
-    assert not [m for m in ann.messages + ann2.messages if m["type"] == "snapshot"]
-    # A stranger races one of them.
-    cy = await WsClient.connect(srv.ws_url, "Cy")
-    await cy.send({"type": "queue", "cells": 4})
     snap = await cy.expect("snapshot", timeout=8)
     racers = {p["player_id"] for p in snap["players"]}
-    assert cy.player_id in racers and len(racers & {ann.player_id, ann2.player_id}) <= 1
+    assert cy.player_id in racers and len(racers & {ann.player_id, ann2.player_id}) == 1
+    assert not snap.get("household")
     for c in (ann, ann2, cy):
         await c.close()
 
@@ -255,8 +255,18 @@ async def provisional_srv(key_prefix: str) -> AsyncIterator[Served]:
         yield one
 
 
-async def invite_race(url: str, winner: WsClient, loser: WsClient) -> dict[str, Any]:
-    """A rated invite race of two; ``winner`` wins, ``loser`` gives up: its ``ratings``."""
+async def invite_race(srv: Served, winner: WsClient, loser: WsClient) -> dict[str, Any]:
+    """A rated invite race of two; ``winner`` wins, ``loser`` gives up: its ``ratings``, once
+    each player's rating has counted it (the updates are applied after the event)."""
+    keys = Keys(srv.ctx.settings.key_prefix)
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+
+    async def games() -> list[int]:
+        return [
+            int(await r.hget(keys.rating(c.player_id, 4), "games") or 0) for c in (winner, loser)
+        ]
+
+    before = await games()
     await winner.send({"type": "create_room", "cells": 4})
     room = (await winner.expect("snapshot"))["room_id"]
     await loser.send({"type": "join", "room": room, "role": "player"})
@@ -269,7 +279,12 @@ async def invite_race(url: str, winner: WsClient, loser: WsClient) -> dict[str, 
     await play_to_win(winner, code)
     await loser.send({"type": "give_up"})
     ratings = await winner.expect("ratings", timeout=8)
-    await asyncio.sleep(0.3)  # each player's update is applied after the event
+
+    async def counted() -> bool:
+        return all(now > then for now, then in zip(await games(), before, strict=True))
+
+    await until(counted, what="the race counted in both players' ratings")
+    await r.aclose()
     for c in (winner, loser):
         await c.send({"type": "leave"})
         await c.expect("left")
@@ -286,14 +301,20 @@ async def test_provisional_players_are_rated_but_listed_nowhere(
     keys = Keys(key_prefix)
     ann = await WsClient.connect(srv.ws_url, "Ann")
     bob = await WsClient.connect(srv.ws_url, "Bob")
-    first = await invite_race(srv.ws_url, ann, bob)
+    first = await invite_race(srv, ann, bob)
     assert all(x["provisional"] for x in first["changes"])
     status, top = await srv.get("/api/ratings?cells=4&limit=10")
     assert status == 200 and top["players"] == []  # before: both listed, #1 and #2
-    await invite_race(srv.ws_url, bob, ann)
-    # Two rated races each: established, on the list.
-    status, top = await srv.get("/api/ratings?cells=4&limit=10")
-    assert {p["player_id"] for p in top["players"]} == {ann.player_id, bob.player_id}
+    await invite_race(srv, bob, ann)
+    # Two rated races each: established, on the list (once its one-second copy is past).
+
+    async def on_the_list() -> set[str]:
+        status, top = await srv.get("/api/ratings?cells=4&limit=10")
+        assert status == 200, top
+        players = {p["player_id"] for p in top["players"]}
+        return players if len(players) >= 2 else set()  # both become established at once
+
+    assert await until(on_the_list, what="the ratings list") == {ann.player_id, bob.player_id}
     await ann.send({"type": "queue", "cells": 4})
     assert (await ann.expect("queued"))["provisional"] is False
     await ann.send({"type": "unqueue"})
@@ -306,7 +327,7 @@ async def test_provisional_players_are_rated_but_listed_nowhere(
     await eve.expect("unqueued")
     held = await redis_client.hgetall(keys.rating(ann.player_id, 4))
     mu, sigma = float(held["mu"]), float(held["sigma"])
-    ratings = await invite_race(srv.ws_url, eve, ann)
+    ratings = await invite_race(srv, eve, ann)
     lines = {x["player_id"]: x for x in ratings["changes"]}
     assert lines[eve.player_id]["provisional"] and not lines[ann.player_id]["provisional"]
     model = PlackettLuce()

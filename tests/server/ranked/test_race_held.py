@@ -33,6 +33,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
+from tests.helpers.waits import until
 
 TOKEN = "admin-" + secrets.token_hex(12)
 #: The review at its defaults (a script's pace is held), every player established; no
@@ -54,22 +55,14 @@ def request(srv: ServerProc, method: str, path: str, token: str | None = None) -
 
 async def until_held(srv: ServerProc, pid: str, timeout: float = 60.0) -> dict[str, Any]:
     """The held record of ``pid``'s finish, once the review holds it."""
-    for _ in range(int(timeout / 0.1)):  # the review runs at the lowest priority
+
+    def held() -> list[dict[str, Any]]:
         status, body = request(srv, "GET", "/api/admin/held?limit=500", TOKEN)
         assert status == 200, body
-        mine = [h for h in body["held"] if h["player_id"] == pid]
-        if mine:
-            return dict(mine[0])
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"no held finish of {pid}")
+        return [dict(h) for h in body["held"] if h["player_id"] == pid]
 
-
-async def until(check: Any, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.1)):
-        if await check():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("the condition never held")
+    # The review runs at the lowest priority: a loaded host delays it.
+    return (await until(held, timeout, what=f"a held finish of {pid}"))[0]
 
 
 async def rated_room(url: str, names: list[str]) -> tuple[list[WsClient], str, str]:

@@ -15,6 +15,7 @@ from server.engine.solver import solve
 from server.review.pace import Pace
 from server.review.scoring import SOLVER_LIKE, review, review_job, table_key
 from tests import ROOT
+from tests.helpers.waits import until
 
 T0 = 1_780_000_000_000
 BENCH = ROOT / "bench" / "review.py"
@@ -138,10 +139,7 @@ async def test_a_burst_of_reviews_takes_one_slot_and_leaves_the_rest_to_hints() 
         burst = [
             asyncio.create_task(reviewer.score(f"p{i}", code, 0, line, times)) for i in range(10)
         ]
-        for _ in range(50):  # until the first review is in the pool
-            await asyncio.sleep(0.01)
-            if pool.jobs:
-                break
+        await until(lambda: pool.jobs, what="the first review in the pool")
         assert pool.jobs == REVIEWS_AT_ONCE
         assert pool.has_room("hinting-player")
         scores = await asyncio.gather(*burst)

@@ -45,6 +45,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
+from tests.helpers.waits import until
 
 TOKEN = "admin-" + secrets.token_hex(12)
 
@@ -102,14 +103,14 @@ def cli(dep: Deployment, *args: str) -> tuple[int, Any]:
 
 
 async def until_held(srv: ServerProc, pid: str) -> dict[str, Any]:
-    for _ in range(600):  # the review runs at the lowest priority: a loaded host delays it
+
+    def held() -> list[dict[str, Any]]:
         status, body = admin(srv, "GET", "/api/admin/held")
         assert status == 200, body
-        mine: list[dict[str, Any]] = [h for h in body["held"] if h["player_id"] == pid]
-        if mine:
-            return mine[0]
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"no held finish of {pid}")
+        return [h for h in body["held"] if h["player_id"] == pid]
+
+    # The review runs at the lowest priority: a loaded host delays it.
+    return (await until(held, 60, what=f"a held finish of {pid}"))[0]
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@ member there and holding its race open."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -21,6 +20,7 @@ from tests.helpers.serverproc import (
     running_server,
     start_server,
 )
+from tests.helpers.waits import until
 
 CODE = "SH1-C4-AAAAAAB"
 
@@ -29,12 +29,13 @@ async def deadlines(prefix: str, kind: str, count: int) -> None:
     """Wait until ``count`` deadlines of ``kind`` are written."""
     r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
     try:
-        for _ in range(200):
+
+        async def written() -> bool:
             members = await r.zrange(f"{prefix}deadlines", 0, -1)
-            if sum(json.loads(str(m))["kind"] == kind for m in members) >= count:
-                return
-            await asyncio.sleep(0.025)
-        raise AssertionError(f"fewer than {count} {kind} deadlines were written")
+            kinds = [str(json.loads(str(m))["kind"]) for m in members]
+            return kinds.count(kind) >= count
+
+        await until(written, what=f"{count} {kind} deadlines written")
     finally:
         await r.aclose()
 

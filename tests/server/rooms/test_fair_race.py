@@ -21,6 +21,7 @@ from server.engine.solver import solve
 from server.records.replays import replay_id
 from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, redis_url
+from tests.helpers.waits import until
 
 TYPED = "SH1-C4-AAAAAAK"
 
@@ -206,12 +207,12 @@ async def test_finished_lines_stay_hidden_until_the_race_is_over(race_server: Se
     await ann.expect("finished", player_id=ann.player_id)
     # Bob, still racing, knows the room, the round and Ann's id: her replay's id.
     rid = replay_id(room, 1, ann.player_id)
-    history: Any = None
-    for _ in range(50):  # until the finish is in Ann's history (the replay is kept with it)
+
+    def in_history() -> Any:  # the finish is in Ann's history (the replay is kept with it)
         status, history = race_server.get_json(f"/api/player/{ann.player_id}")
-        if status == 200 and history["races"]["played"]:
-            break
-        await asyncio.sleep(0.05)
+        return history if status == 200 and history["races"]["played"] else None
+
+    history = await until(in_history, what="the finish in Ann's history")
     assert history["recent"][0]["replay_id"] == rid
     assert race_server.get_json(f"/api/replay/{rid}")[0] == 404
     assert race_server.get_json(f"/api/replay/{rid}", ann.token)[0] == 404  # the racers too

@@ -5,7 +5,6 @@ whose race is over leaves the list (and comes back with a rematch); the index is
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import secrets
@@ -22,6 +21,7 @@ from server.store.listing import MAX_LISTED, list_room
 from server.store.store import Store
 from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, redis_url
+from tests.helpers.waits import until
 
 #: A card name standing alone (a board or a line would show some).
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
@@ -33,18 +33,16 @@ def move(text: str, action_id: int) -> dict[str, Any]:
     return {"type": "move", "id": action_id, "src": str(action.src), "dst": str(action.dst)}
 
 
-async def live(srv: ServerProc, until: Callable[[dict[str, dict[str, Any]]], bool]) -> str:
-    """The body of ``/api/rooms/live`` once ``until(rooms by id)`` holds (answers are kept a
+async def live(srv: ServerProc, check: Callable[[dict[str, dict[str, Any]]], bool]) -> str:
+    """The body of ``/api/rooms/live`` once ``check(rooms by id)`` holds (answers are kept a
     second per instance, so a change shows within about that)."""
-    body = ""
-    for _ in range(60):
+
+    def matched() -> str:
         status, data = srv.get_json("/api/rooms/live")
         assert status == 200, data
-        body = json.dumps(data)
-        if until({r["room_id"]: r for r in data["rooms"]}):
-            return body
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"the live list never matched: {body}")
+        return json.dumps(data) if check({r["room_id"]: r for r in data["rooms"]}) else ""
+
+    return await until(matched, what="the live list matching")
 
 
 async def create(url: str, name: str, **fields: Any) -> tuple[WsClient, dict[str, Any]]:
@@ -172,12 +170,14 @@ async def test_a_private_room_in_the_index_is_still_never_listed(race_server: Se
         await r.zadd(RACE_KEYS.live_rooms(), {room: 10**13})
         body = await live(race_server, lambda rooms: True)
         assert room not in body
-        for _ in range(30):  # the next read (past the second an answer is kept) drops it
+
+        async def dropped() -> bool:  # the next read (past the second an answer is kept)
             if await r.zscore(RACE_KEYS.live_rooms(), room) is None:
-                break
+                return True
             assert room not in json.dumps(race_server.get_json("/api/rooms/live")[1])
-            await asyncio.sleep(0.1)
-        assert await r.zscore(RACE_KEYS.live_rooms(), room) is None
+            return False
+
+        await until(dropped, what="the stray room dropped from the live index")
     finally:
         await r.aclose()
     await bob.close()
