@@ -26,7 +26,7 @@ The players:
 - ``household``: two people of one address win the same daily deal each her own way (the
   second built as ``human``, the first as ``human2``); the second's finish is weighed with
   the first's line as the address's practice: an honest household must not look practised.
-- the puppet farming rows of ``bench/farming.py`` when that file is there.
+- the puppet farming rows of ``bench/farming.py``.
 
 Targets: at least 95 % of each cheating class caught; at most 2 % of each human model held.
 
@@ -37,7 +37,6 @@ Targets: at least 95 % of each cheating class caught; at most 2 % of each human 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import multiprocessing
@@ -51,14 +50,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from review import T0, Clock, Game, human, send_home  # noqa: E402
-
+from bench.review import T0, Clock, Game, human, send_home  # noqa: E402
 from server.engine import Board, format_code, parse_action  # noqa: E402
 from server.engine.optimal import optimal_par  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
-from server.ranked.evidence import player_score  # noqa: E402
+from server.ranked.evidence import flags, player_score  # noqa: E402
 from server.review.evidence import Weights, gather, suspicion  # noqa: E402
 from server.review.pace import Pace  # noqa: E402
 from server.review.scoring import review, table_key  # noqa: E402
@@ -338,13 +335,16 @@ def tally(
     for game in games:
         record = game["record"]
         records.insert(0, record)
-        now = player_score(records[: args.window], args.min_finishes)
-        caught = caught or game["held"] or now >= args.flag
+        now = player_score(records[: args.window])
+        counted = min(len(records), args.window)
+        caught = caught or game["held"] or flags(now, counted, args.flag, args.min_finishes)
         t.games += 1
         t.held_games += game["held"]
         t.gave_up += game["gave_up"]
         t.suspicions.append(record["suspicion"])
-        refs = [a for a in (record["solver"], record["optimal"]) if a is not None]
+        refs = [a for a in (record["solver"],) if a is not None]
+        if record["optimal"] is not None and record["optimal_scored"] >= 20:
+            refs.append(record["optimal"])
         t.refs.append(max(refs, default=0.0))
         t.times.append(record["time_ms"] / 1000)
         t.scores.append(now)
@@ -369,16 +369,11 @@ def run(args: argparse.Namespace) -> dict[str, list[list[dict[str, Any]]]]:
     return found
 
 
-def farming_rows() -> list[dict[str, Any]] | None:
-    """The puppet farming rows, when ``bench/farming.py`` is there."""
-    path = ROOT / "bench" / "farming.py"
-    if not path.exists():
-        return None
-    spec = importlib.util.spec_from_file_location("farming", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return list(module.run_farming())
+def farming_rows() -> list[dict[str, Any]]:
+    """The puppet farming rows (:mod:`bench.farming`: real servers, a minute or two)."""
+    from bench.farming import run_farming
+
+    return list(run_farming())
 
 
 def q(values: list[float], share: float) -> float:
@@ -394,13 +389,13 @@ def main() -> int:
     parser.add_argument("--finishes", type=int, default=3, help="ranked finishes a player")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--window", type=int, default=5, help="recent finishes scored")
-    parser.add_argument("--min-finishes", type=int, default=1)
-    parser.add_argument("--flag", type=float, default=0.5, help="the flag threshold")
+    parser.add_argument("--min-finishes", type=int, default=3, help="a score flags from these")
+    parser.add_argument("--flag", type=float, default=0.6, help="the flag threshold")
     parser.add_argument("--field-s", type=int, default=200, help="the field's median time")
-    parser.add_argument("--agreement-low", type=float, default=Weights.agreement_low)
-    parser.add_argument("--agreement-high", type=float, default=Weights.agreement_high)
-    parser.add_argument("--field-low", type=float, default=Weights.field_low)
-    parser.add_argument("--field-weight", type=float, default=Weights.field_weight)
+    parser.add_argument("--agreement-low", type=float, default=Weights().agreement_low)
+    parser.add_argument("--agreement-high", type=float, default=Weights().agreement_high)
+    parser.add_argument("--field-low", type=float, default=Weights().field_low)
+    parser.add_argument("--field-weight", type=float, default=Weights().field_weight)
     parser.add_argument("--only", nargs="*", help="classes to run (default: all)")
     parser.add_argument("--no-farming", action="store_true")
     parser.add_argument("--jobs", type=int, default=2, help="processes")
@@ -413,6 +408,7 @@ def main() -> int:
         Path(args.dump).write_text(json.dumps(played))
     tallies: dict[str, Tally] = {}
     weights = Weights(
+        min_scored=20,
         agreement_low=args.agreement_low,
         agreement_high=args.agreement_high,
         field_low=args.field_low,
@@ -425,7 +421,8 @@ def main() -> int:
             tally(name, games, args, tallies)
     print(
         f"{args.players} players a class, {args.finishes} ranked finishes each (seed "
-        f"{args.seed}); score = mean suspicion of the last {args.window}; flag at {args.flag}; "
+        f"{args.seed}); score = mean suspicion of the last {args.window}; flag at {args.flag} "
+        f"from {args.min_finishes} finishes; "
         f"{weights}"
     )
     head = (

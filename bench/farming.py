@@ -13,6 +13,10 @@ proxy header: the server sees the sockets' own addresses):
    minute is a second here), the puppets join, and race after race the puppets give up
    after 14 moves while the farmer wins.
 
+``--patient N`` adds N quick races against puppets that contest (31 moves, the last one 61
+s into the race, then give up): rated against, but provisional rivals, so the farmer gains
+a quarter of a win each time and never has an established rival.
+
 Printed per class: races played, whether the farmer ends provisional, on ``/api/ratings``,
 in a featured race, on the arena's podium, their rating / points, wins and fire. The
 rating and contest rules are the server's defaults; the review is off (the farmer's
@@ -83,15 +87,23 @@ def line_of(code: str) -> list[str]:
 
 async def play(client: WsClient, line: list[str]) -> None:
     """Play ``line``, each action acknowledged."""
-    for i, text in enumerate(line):
+    await play_from(client, line, 0)
+
+
+async def play_from(client: WsClient, line: list[str], first: int) -> None:
+    """Play ``line`` with action ids from ``first``, each action acknowledged."""
+    for i, text in enumerate(line, first):
         parsed = parse_action(text)
         assert isinstance(parsed, Move)
         await client.send({"type": "move", "id": i, "src": str(parsed.src), "dst": str(parsed.dst)})
         await client.expect("ack", id=i, timeout=15)
 
 
-async def one_race(farmer: WsClient, puppets: list[WsClient], srv: ServerProc) -> bool:
-    """Everyone into one race: the puppets play 14 moves and give up, the farmer wins.
+async def one_race(
+    farmer: WsClient, puppets: list[WsClient], srv: ServerProc, patient: bool = False
+) -> bool:
+    """Everyone into one race: the puppets play 14 moves and give up, the farmer wins
+    (``patient``: the puppets contest, 31 moves over 61 s, while the farmer waits to win).
     Whether the race was featured on ``/api/rooms/live`` while it ran."""
     everyone = [farmer, *puppets]
     for c in everyone:
@@ -100,9 +112,17 @@ async def one_race(farmer: WsClient, puppets: list[WsClient], srv: ServerProc) -
     line = await asyncio.to_thread(line_of, str(started[0]["code"]))
     _status, live = await asyncio.to_thread(srv.get_json, "/api/rooms/live")
     featured = live.get("featured") is not None
-    for p in puppets:
-        await play(p, line[:PUPPET_MOVES])
-        await p.send({"type": "give_up"})
+    if patient:
+        for p in puppets:
+            await play(p, line[:30])
+        await asyncio.sleep(61)  # past --contest-min-s (60 s by default)
+        for p in puppets:
+            await play_from(p, line[30:31], 30)
+            await p.send({"type": "give_up"})
+    else:
+        for p in puppets:
+            await play(p, line[:PUPPET_MOVES])
+            await p.send({"type": "give_up"})
     await play(farmer, line)
     for c in everyone:
         await c.expect("race_over", timeout=20)
@@ -118,8 +138,8 @@ async def provisional_now(client: WsClient) -> bool:
     return bool(queued["provisional"])
 
 
-async def quick_race(srv: ServerProc, races: int) -> dict[str, Any]:
-    """The puppet pattern in the quick race."""
+async def quick_race(srv: ServerProc, races: int, patient: bool = False) -> dict[str, Any]:
+    """The puppet pattern in the quick race (``patient``: puppets that contest)."""
     farmer = await open_client(srv.ws_url, "Farmer", FARMER)
     featured = 0
     for n in range(races):
@@ -128,7 +148,7 @@ async def quick_race(srv: ServerProc, races: int) -> dict[str, Any]:
         for c in (farmer, *puppets):
             await c.send({"type": "queue", "cells": 4})
             await c.expect("queued")
-        featured += await one_race(farmer, puppets, srv)
+        featured += await one_race(farmer, puppets, srv, patient)
         for c in (farmer, *puppets):
             await c.send({"type": "leave"})
             await c.expect("left")
@@ -143,7 +163,7 @@ async def quick_race(srv: ServerProc, races: int) -> dict[str, Any]:
     await farmer.close()
     on_ratings = bool(listed)
     return {
-        "class": "puppets, quick race",
+        "class": "patient puppets, quick race" if patient else "puppets, quick race",
         "players": 1,
         "races": races,
         "held_or_flagged": 0,
@@ -199,13 +219,14 @@ async def arena(srv: ServerProc, seconds: int) -> dict[str, Any]:
 
 
 async def run_async(
-    races: int = 10, arena_s: int = 30, control: bool = False
+    races: int = 10, arena_s: int = 30, control: bool = False, patient: int = 0
 ) -> list[dict[str, Any]]:
     """Both classes, each on a fresh server (its own key prefix); ``control``: with the
-    rules of issue 34 off."""
+    rules of issue 34 off; ``patient``: that many quick races against patient puppets too
+    (a minute each)."""
     rows = []
     args = [*ARGS, *(RULES_OFF if control else [])]
-    for attack in ("quick", "arena"):
+    for attack in ("quick", "arena", *(["patient"] if patient else [])):
         prefix = f"farming-{secrets.token_hex(4)}:"
         srv = start_server(
             redis_url(), args=args, env={"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
@@ -213,6 +234,8 @@ async def run_async(
         try:
             if attack == "quick":
                 rows.append(await quick_race(srv, races))
+            elif attack == "patient":
+                rows.append(await quick_race(srv, patient, patient=True))
             else:
                 rows.append(await arena(srv, arena_s))
         finally:
@@ -223,9 +246,11 @@ async def run_async(
     return rows
 
 
-def run_farming(races: int = 10, arena_s: int = 30, control: bool = False) -> list[dict[str, Any]]:
+def run_farming(
+    races: int = 10, arena_s: int = 30, control: bool = False, patient: int = 0
+) -> list[dict[str, Any]]:
     """One row per attack class (see the module), for ``bench/fairplay.py``."""
-    return asyncio.run(run_async(races, arena_s, control))
+    return asyncio.run(run_async(races, arena_s, control, patient))
 
 
 def main() -> None:
@@ -235,8 +260,14 @@ def main() -> None:
     parser.add_argument(
         "--control", action="store_true", help="the rules of issue 34 off (the attack as it was)"
     )
+    parser.add_argument(
+        "--patient",
+        type=int,
+        default=0,
+        help="also N quick races against puppets that contest (31 moves over 61 s each)",
+    )
     args = parser.parse_args()
-    for row in run_farming(args.races, args.arena_s, args.control):
+    for row in run_farming(args.races, args.arena_s, args.control, args.patient):
         print(", ".join(f"{k}={v}" for k, v in row.items()))
 
 

@@ -378,7 +378,7 @@ class Settings(BaseSettings):
     )
     # Evidence across games (docs/fairplay.md: the measurements that chose these).
     evidence_flag_score: float = Field(
-        default=0.5,
+        default=0.6,
         ge=0,
         description="a player whose score over recent ranked finishes reaches this is flagged "
         "and their ranked results held (above 1: never)",
@@ -386,11 +386,17 @@ class Settings(BaseSettings):
     evidence_window: int = Field(
         default=5, ge=1, le=20, description="recent ranked finishes a player's score is taken over"
     )
+    evidence_min_finishes: int = Field(
+        default=3,
+        ge=1,
+        le=20,
+        description="finishes a score needs to flag at evidence_flag_score (fewer: only 1 flags)",
+    )
     evidence_agreement_low: float = Field(
-        default=0.62, ge=0, le=1, description="a reference agreement up to this adds no suspicion"
+        default=0.6, ge=0, le=1, description="a reference agreement up to this adds no suspicion"
     )
     evidence_agreement_high: float = Field(
-        default=0.82, ge=0, le=1, description="a reference agreement from this is a full suspicion"
+        default=0.95, ge=0, le=1, description="a reference agreement from this is a full suspicion"
     )
     evidence_known_high: float = Field(
         default=0.5,
@@ -398,10 +404,10 @@ class Settings(BaseSettings):
         description="a share of a line known from the address's practice that is a full suspicion",
     )
     evidence_field_low: float = Field(
-        default=0.6, ge=0, description="a game faster than this share of the day's field is suspect"
+        default=0.8, ge=0, description="a game faster than this share of the day's field is suspect"
     )
     evidence_field_weight: float = Field(
-        default=0.25, ge=0, le=1, description="what a game faster than the field adds"
+        default=0.35, ge=0, le=1, description="what a game faster than the field adds"
     )
     evidence_field_min: int = Field(
         default=5, ge=1, description="established finishers of the day the field needs"

@@ -44,6 +44,15 @@ def player_score(records: Sequence[dict[str, Any]], min_finishes: int = 1) -> fl
     return round(sum(float(r.get("suspicion") or 0.0) for r in records) / len(records), 3)
 
 
+def flags(score: float, finishes: int, flag_score: float, min_finishes: int) -> bool:
+    """Whether a player's score flags them: at ``flag_score`` or more over at least
+    ``min_finishes`` finishes; over fewer, only a full score (1: every finish a reference's,
+    or known from practice) does, so that one unlucky game of a person's never does."""
+    if score < flag_score:
+        return False
+    return finishes >= min_finishes or score >= 1.0
+
+
 def weights(ctx: Context) -> Weights:
     """The suspicion's settings."""
     s = ctx.settings
@@ -53,6 +62,7 @@ def weights(ctx: Context) -> Weights:
         known_high=s.evidence_known_high,
         field_low=s.evidence_field_low,
         field_weight=s.evidence_field_weight,
+        min_scored=s.review_min_scored,
     )
 
 

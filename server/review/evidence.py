@@ -69,13 +69,16 @@ class Weights:
         field_low: a game faster than this share of the field's median adds
             ``field_weight`` (slower: nothing).
         field_weight: what a fast game adds.
+        min_scored: the optimal search's agreement counts only over this many decisions or
+            more (a few early decisions agree with anything).
     """
 
-    agreement_low: float = 0.62
-    agreement_high: float = 0.82
+    agreement_low: float = 0.6
+    agreement_high: float = 0.95
     known_high: float = 0.5
-    field_low: float = 0.6
-    field_weight: float = 0.25
+    field_low: float = 0.8
+    field_weight: float = 0.35
+    min_scored: int = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +108,11 @@ class Evidence:
 
 def suspicion(record: dict[str, Any], weights: Weights) -> float:
     """A record's suspicion, 0 to 1 (see :class:`Weights`)."""
-    refs = [a for a in (record.get("solver"), record.get("optimal")) if a is not None]
+    refs = [record["solver"]] if record.get("solver") is not None else []
+    if record.get("optimal") is not None and int(record.get("optimal_scored") or 0) >= (
+        weights.min_scored
+    ):
+        refs.append(record["optimal"])
     best = max(refs, default=0.0)
     span = max(1e-9, weights.agreement_high - weights.agreement_low)
     value = min(1.0, max(0.0, (best - weights.agreement_low) / span))

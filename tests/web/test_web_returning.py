@@ -206,7 +206,7 @@ def test_newcomers_done_for_today_and_a_held_result(
 
     # The statistics one tap away: the top bar's link, on any page.
     old.goto(srv.http_url + "/#/race")
-    old.locator('.topbar [data-k="top-stats"]').click()
+    old.locator('.topbar a[href="#/player"]').click()  # the top bar's Profile tab
     old.wait_for_function("location.hash === '#/player'")
     for page in pages.values():
         assert js_errors(page) == []

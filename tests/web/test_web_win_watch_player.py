@@ -185,7 +185,7 @@ def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
     card = check_card(page)
     assert {k: shared[k] for k in ("text", "url")} == {
         "text": f"{card}\n{expected}",
-        "url": base + "#/play",
+        "url": base + "#/play/" + page.evaluate("seahaven.game.code"),  # its deal (issue 35)
     }
     # The card as a picture too, where the share sheet takes files.
     assert [(f["name"], f["type"]) for f in shared["files"]] == [("seahaven.png", "image/png")]
@@ -327,7 +327,7 @@ def test_the_player_page_draws_its_calendar_and_chart(
     assert other.locator("svg.chart circle.dot[data-date]").count() == len(results)
     # The daily page links to one's own page.
     page.goto(base + "#/daily")
-    page.get_by_role("link", name="Your stats").click()
+    page.get_by_role("link", name="Your stats").first.click()  # (its result card has one too)
     page.wait_for_function("location.hash === '#/player'")
     page.locator("svg.chart").wait_for()
     for p in (page, other):

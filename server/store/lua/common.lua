@@ -20,15 +20,6 @@
 -- from locals named as its RECORDS lays them out, and a `room` record's fields are
 -- ROOM_FIELDS (tests/server/store/test_room_event.py holds both sides to it).
 
--- A script's KEYS or ARGV by name: `names` in the order the server passes them (a script
--- that names its arguments so has the same names in a tuple on the server's side, and a
--- test that holds the two to each other).
-local function named(values, names)
-  local out = {}
-  for i, name in ipairs(names) do out[name] = values[i] end
-  return out
-end
-
 local function next_seq(meta)
   return redis.call('HINCRBY', meta, 'seq', 1)
 end

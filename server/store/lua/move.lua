@@ -1,8 +1,7 @@
 -- uses: common
 -- Commit one request on a board whose version (log length) is as the server saw it.
--- Its KEYS and ARGV by name, in the order the server passes them (the two lists below are
--- server/store/store.py's MOVE_KEYS and MOVE_ARGV, which tests/server/store/test_move_args.py
--- holds them to):
+-- KEYS and ARGV by name, in order: unpacked below into locals named as MOVE_KEYS and
+-- MOVE_ARGV (server/store/store.py) and as listed here (tests/server/store/test_move_args.py):
 --   KEYS: meta, log, ids, events, res (the room's hash, the board's log and action ids, the
 --     room's events, the round's results).
 --   ARGV: pid, round, id (the request's), version, entries (log entries), bodies (delta
@@ -19,41 +18,38 @@
 -- The legal moves go on the mover's own channel only for the mover's other sockets: on the
 -- mover's instance (others) or on another one (which then follows that channel too: two
 -- instances or more do); on the room's channel they are '*' (common.lua).
-local key = named(KEYS, {'meta', 'log', 'ids', 'events', 'res'})
-local arg = named(ARGV, {'pid', 'round', 'id', 'version', 'entries', 'bodies', 'progress',
-  'finishing', 'time_ms', 'moves', 'result', 'origin', 'maxev', 'ttl', 'now', 'rate', 'burst',
-  'max_actions', 'legal', 'perfect', 'others'})
-local pid, round, id, version = arg.pid, arg.round, arg.id, tonumber(arg.version)
-local origin, maxev, ttl = arg.origin, arg.maxev, arg.ttl
-local now, rate, burst, max_actions = tonumber(arg.now), tonumber(arg.rate),
-  tonumber(arg.burst), tonumber(arg.max_actions)
-local ch = key.meta .. ':ch'
+local meta, log, ids, events, res = unpack(KEYS)
+local pid, round, id, version, entries, bodies, progress, finishing, time_ms, moves, result,
+  origin, maxev, ttl, now, rate, burst, max_actions, legal, perfect, others = unpack(ARGV)
+version, now, rate = tonumber(version), tonumber(now), tonumber(rate)
+burst, max_actions = tonumber(burst), tonumber(max_actions)
+local ch = meta .. ':ch'
 local function lines(text)
   local out = {}
   for line in string.gmatch(text, '[^\n]+') do out[#out + 1] = line end
   return out
 end
-local entries, bodies, progress = lines(arg.entries), lines(arg.bodies), lines(arg.progress)
-local legal = lines(arg.legal or '')
-local done = redis.call('HGET', key.ids, id)
+local logged, deltas, rivals, legals = lines(entries), lines(bodies), lines(progress),
+  lines(legal or '')
+local done = redis.call('HGET', ids, id)
 if done then
   -- A write (the TTL renewed), so that --durable's WAIT after this answer covers the commit.
-  redis.call('EXPIRE', key.ids, tonumber(ttl))
+  redis.call('EXPIRE', ids, tonumber(ttl))
   return {'dup', tonumber(done), 0}
 end
-local st = redis.call('HMGET', key.meta, 'state', 'round', 'st:' .. pid, 'watch', 'delay_s',
+local st = redis.call('HMGET', meta, 'state', 'round', 'st:' .. pid, 'watch', 'delay_s',
   'public')
 if not st[1] then return {'room_not_found', 0, 0} end
 if st[2] ~= round then return {'round', 0, 0} end
 if st[3] == 'finished' or st[3] == 'gave_up' then return {'finished', 0, 0} end
 if st[3] ~= 'playing' then return {'not_racing', 0, 0} end
 if st[1] ~= 'racing' then return {'not_started', 0, 0} end
-local length = redis.call('LLEN', key.log)
+local length = redis.call('LLEN', log)
 if length ~= version then return {'stale', 0, 0} end
-if length + #entries > max_actions then return {'too_many_actions', 0, 0} end
+if length + #logged > max_actions then return {'too_many_actions', 0, 0} end
 -- One board takes at most `rate` requests a second (bursts of `burst`), however many sockets
 -- send them: a token bucket in the room's hash, `tb:PID` = "tokens last_ms".
-local bucket = redis.call('HGET', key.meta, 'tb:' .. pid)
+local bucket = redis.call('HGET', meta, 'tb:' .. pid)
 local tokens, last = burst, now
 if bucket then
   local sep = string.find(bucket, ' ')
@@ -61,35 +57,35 @@ if bucket then
   tokens = math.min(burst, tokens + math.max(0, now - last) * rate / 1000)
 end
 if tokens < 1 then return {'rate_limited', 0, 0} end
-redis.call('HSET', key.meta, 'tb:' .. pid, string.format('%.3f %d', tokens - 1, now))
+redis.call('HSET', meta, 'tb:' .. pid, string.format('%.3f %d', tokens - 1, now))
 -- What spectators get of a board under the room's watch mode (see common.lua).
 local watch = ''
 if st[4] == 'progress' then watch = 'p'
 elseif st[4] == 'delayed' then watch = 'd' .. tostring(tonumber(st[5] or '30') * 1000) end
 local own_ch = ch .. ':' .. pid
-if arg.others ~= '1' and redis.call('PUBSUB', 'NUMSUB', own_ch)[2] < 2 then own_ch = nil end
+if others ~= '1' and redis.call('PUBSUB', 'NUMSUB', own_ch)[2] < 2 then own_ch = nil end
 local first, seq = 0, 0
-for i = 1, #entries do
-  redis.call('RPUSH', key.log, entries[i])
-  seq = emit(key.meta, key.events, ch, origin, pid, bodies[i], progress[i], maxev, watch,
-    legal[i], own_ch)
+for i = 1, #logged do
+  redis.call('RPUSH', log, logged[i])
+  seq = emit(meta, events, ch, origin, pid, deltas[i], rivals[i], maxev, watch,
+    legals[i], own_ch)
   if i == 1 then first = seq end
   -- Each log entry's id (MS<TAB>ID<TAB>ACTION) gives its seq; the request's id the last.
-  redis.call('HSET', key.ids, string.match(entries[i], '^[^\t]*\t([^\t]*)'), seq)
+  redis.call('HSET', ids, string.match(logged[i], '^[^\t]*\t([^\t]*)'), seq)
 end
-redis.call('HSET', key.ids, id, seq)
+redis.call('HSET', ids, id, seq)
 -- A public room's listing shows each racer's last progress (server/store/listing.py).
-if st[6] == '1' then redis.call('HSET', key.meta, 'pg:' .. pid, arg.progress) end
+if st[6] == '1' then redis.call('HSET', meta, 'pg:' .. pid, progress) end
 local rank = 0
-if arg.finishing == '1' then
-  redis.call('HSET', key.meta, 'st:' .. pid, 'finished')
-  rank = redis.call('HINCRBY', key.meta, 'finishers', 1)
-  redis.call('HINCRBY', key.meta, 'playing', -1)
-  redis.call('HSET', key.res, pid, arg.result, 'rank:' .. pid, rank)
-  local time_ms, moves, perfect = arg.time_ms, arg.moves, arg.perfect or '0'
-  emit_record(key.meta, key.events, ch, '-', pid, 'finished',
+if finishing == '1' then
+  redis.call('HSET', meta, 'st:' .. pid, 'finished')
+  rank = redis.call('HINCRBY', meta, 'finishers', 1)
+  redis.call('HINCRBY', meta, 'playing', -1)
+  redis.call('HSET', res, pid, result, 'rank:' .. pid, rank)
+  perfect = perfect or '0'
+  emit_record(meta, events, ch, '-', pid, 'finished',
     {pid, round, time_ms, moves, rank, perfect}, maxev)
-  maybe_over(key.meta, key.events, key.res, ch, '-', round, maxev)
+  maybe_over(meta, events, res, ch, '-', round, maxev)
 end
 touch(ttl, KEYS)
 return {'ok', seq, rank, first}

@@ -40,7 +40,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 
 @pytest.fixture
@@ -340,7 +340,9 @@ async def test_scheduled_arenas_are_listed_running_and_next(key_prefix: str) -> 
             running = any(joinable(a) for a in listed["running"])
             return listed if running and {a["cells"] for a in listed["next"]} == {4, 1} else None
 
-        listed = await until(both_listed, 20, "a joinable arena running and both next ones")
+        listed = await until(
+            both_listed, 20, "a joinable arena running and both next ones", step=API_STEP
+        )
         running = next(a for a in listed["running"] if joinable(a))
         upcoming = [a for a in listed["next"] if a["cells"] == 4]
         assert upcoming and upcoming[0]["starts_at"] - running["starts_at"] == 3 * minute

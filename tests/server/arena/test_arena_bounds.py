@@ -30,8 +30,8 @@ ARGS = [
     *("--provisional-games", "0", "--bot-offer-ms", "600000"),
     *("--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "800"),
     *("--arena-races-per-player", "1"),
-    # The contest rule at its defaults (FAST turns it off): a racer who gives up at once
-    # is absent.
+    # The contest rule as shipped (the tests' shared flags turn it off): rivals who give up
+    # at once are absent.
     *("--contest-min-actions", "30", "--contest-min-home", "8", "--contest-min-s", "60"),
 ]
 

@@ -7,14 +7,14 @@ import asyncio
 from server.clients.bot import Bot
 from tests.helpers.cli import run_seahaven, start_seahaven
 from tests.helpers.serverproc import ServerProc, WsClient
+from tests.helpers.waits import until
 
 
 async def test_two_bots_race_to_the_end(race_server: ServerProc) -> None:
     lines: list[str] = []
     host = Bot(race_server.ws_url, "host", speed=0, say=lines.append)
     task = asyncio.create_task(host.run(None, cells=4, start_at=2, code="SH1-C4-AAAAAAF"))
-    while not host.result.room:
-        await asyncio.sleep(0.02)
+    await until(lambda: host.result.room, what="the host's room")
     spy = await WsClient.connect(race_server.ws_url, "spy")
     await spy.send({"type": "join", "room": host.result.room, "role": "spectator"})
     await spy.expect("snapshot")

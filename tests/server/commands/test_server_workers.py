@@ -37,7 +37,7 @@ from tests.helpers.serverproc import (
     open_race,
     redis_url,
 )
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 CODE = "SH1-C4-AAAAAAD"
 SERVING = re.compile(r"seahaven serving on http://127\.0\.0\.1:(\d+)/ \(ws at /ws\), (\d+) workers")
@@ -186,7 +186,7 @@ async def wait_for(check: Any, timeout: float = 30) -> Any:
             return check()
         return None
 
-    return await until(quietly, timeout, what=f"{check}")
+    return await until(quietly, timeout, what=f"{check}", step=API_STEP)
 
 
 async def test_two_workers_share_one_port(key_prefix: str, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from server.net import wire
 from server.records.replays import Replay, replay_id, verify
 from server.review.pace import presses
 from tests.helpers.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 CODE = "SH1-C4-AAAAAJ2"
 LINE = solve(Board.from_code(CODE)).moves
@@ -153,7 +153,7 @@ async def test_send_home_commits_the_taps_it_stands_for(tight: ServerProc) -> No
         status, body = tight.get_json(f"/api/replay/{replay_id(room, 1, ann.player_id)}")
         return body if status == 200 else None
 
-    body = await until(kept, what="the replay kept")
+    body = await until(kept, what="the replay kept", step=API_STEP)
     assert body["actions"] == [*BEFORE, *taps]
     assert len(set(body["times_ms"][-len(taps) :])) == 1  # one request, one server time
     replay = Replay.from_json(body)

@@ -34,7 +34,7 @@ from tests.helpers.quick_race import (
     stopped,
 )
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 
 @pytest.fixture
@@ -136,7 +136,7 @@ async def test_four_players_on_two_instances_race_a_rated_paired_race(
         status, live = await one.get("/api/rooms/live")
         return live if status == 200 and room not in json.dumps(live) else None
 
-    live = await until(unlisted, what="the race off the live list")
+    live = await until(unlisted, what="the race off the live list", step=API_STEP)
     assert live["featured"] is None
     for c in racers:
         await c.close()
@@ -406,7 +406,10 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
             await c.send({"type": "give_up"})
         # The review runs at the lowest priority: a loaded host delays it.
         held: list[dict[str, Any]] = await until(
-            lambda: admin_json(srv, "GET", "/api/admin/held", token)["held"], 60, "a held finish"
+            lambda: admin_json(srv, "GET", "/api/admin/held", token)["held"],
+            60,
+            "a held finish",
+            step=API_STEP,
         )
         assert [h["player_id"] for h in held] == [ann.player_id]
         assert held[0]["kind"] == "race" and held[0]["score"]["held"] is True
@@ -420,7 +423,9 @@ async def test_a_too_fast_finisher_is_held_and_the_ratings_wait_for_the_operator
         if decision == "void":
             # The only finisher voided, nobody counted finished: a race nobody finished rates
             # nobody (the honest-rating rule), so no ratings come and none is written.
-            await until(lambda: not admin_json(srv, "GET", "/api/admin/held", token)["held"])
+            await until(
+                lambda: not admin_json(srv, "GET", "/api/admin/held", token)["held"], step=API_STEP
+            )
             with pytest.raises(AssertionError):
                 await ann.expect("ratings", timeout=2)
             for c in clients:
@@ -455,7 +460,7 @@ async def test_leaving_paired_races_before_the_start_holds_a_player_back(
     async def counted() -> bool:
         return await redis_client.get(keys.dodges(dodger.player_id)) == "1"
 
-    await until(counted)
+    await until(counted, step=API_STEP)
     await dodger.send({"type": "queue", "cells": 4})
     assert (await dodger.expect("queued"))["penalty_s"] == 15  # from the first on
     await dodger.send({"type": "unqueue"})

@@ -22,7 +22,6 @@ from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import FAST, REVIEW_OFF_ENV, WsClient
-from tests.helpers.waits import until
 
 #: The contest rule as shipped (its defaults; the test flags turn it off), the old bar of
 #: games low enough that two races would have established the farmer, the rivals' bar on.
@@ -179,15 +178,11 @@ async def test_puppets_hand_an_arena_farmer_no_point_no_fire_and_no_podium(
     for _ in range(3):
         await arena_race(srv, farmer, puppets)
 
-    async def recorded() -> bool:
-        _status, body = await srv.get(f"/api/arena/{arena}")
-        mine = [x for x in body["standings"] if x["player_id"] == farmer.player_id]
-        return bool(mine) and mine[0]["races"] == 3
-
-    await until(recorded, timeout=10)
+    # Each race is recorded before its racers are back in the pool (arena_race waited
+    # for that): a race against nobody counts as no race at all.
     _status, body = await srv.get(f"/api/arena/{arena}")
-    line = next(x for x in body["standings"] if x["player_id"] == farmer.player_id)
-    assert (line["points"], line["fire"], line["streak"]) == (0, False, 0)
+    line = next((x for x in body["standings"] if x["player_id"] == farmer.player_id), None)
+    assert line is None or (line["points"], line["fire"], line["wins"]) == (0, False, 0)
     assert all(x["points"] == 0 for x in body["standings"])
     # Its end, in the middle of a fourth race (the four are paired again at once), which
     # everyone gives up: nobody scored, so nobody is on the podium.

@@ -23,7 +23,7 @@ from server.store.keys import Keys
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.quick_race import MIN_ACTIONS, PACE_OFF, play_some, play_to_win
 from tests.helpers.serverproc import FAST, WsClient, redis_url
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 
 def lab(address: str = "203.0.113.7") -> dict[str, Any]:
@@ -314,7 +314,10 @@ async def test_provisional_players_are_rated_but_listed_nowhere(
         players = {p["player_id"] for p in top["players"]}
         return players if len(players) >= 2 else set()  # both become established at once
 
-    assert await until(on_the_list, what="the ratings list") == {ann.player_id, bob.player_id}
+    assert await until(on_the_list, what="the ratings list", step=API_STEP) == {
+        ann.player_id,
+        bob.player_id,
+    }
     await ann.send({"type": "queue", "cells": 4})
     assert (await ann.expect("queued"))["provisional"] is False
     await ann.send({"type": "unqueue"})

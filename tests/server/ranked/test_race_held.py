@@ -33,7 +33,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 TOKEN = "admin-" + secrets.token_hex(12)
 #: The review at its defaults (a script's pace is held), every player established; no
@@ -62,7 +62,7 @@ async def until_held(srv: ServerProc, pid: str, timeout: float = 60.0) -> dict[s
         return [dict(h) for h in body["held"] if h["player_id"] == pid]
 
     # The review runs at the lowest priority: a loaded host delays it.
-    return (await until(held, timeout, what=f"a held finish of {pid}"))[0]
+    return (await until(held, timeout, what=f"a held finish of {pid}", step=API_STEP))[0]
 
 
 async def rated_room(url: str, names: list[str]) -> tuple[list[WsClient], str, str]:
@@ -119,7 +119,7 @@ async def test_a_held_finishers_race_shows_to_nobody_else_until_cleared(
     assert status == 200, done
     if decision == "clear":
         await ann.expect("ratings", timeout=10)
-        await until(lambda: _finished(srv, ann.player_id))
+        await until(lambda: _finished(srv, ann.player_id), step=API_STEP)
         mine = page(srv, ann.player_id)
         assert [(r["rank"], r["replay_id"]) for r in mine["recent"]] == [(1, rid)]
         assert mine["races"]["won"] == 1
@@ -196,7 +196,7 @@ async def test_a_held_round_settles_whatever_the_room_did_since(
         assert float(got["sigma"]) == pytest.approx(sigma)
         assert got["games"] == "1"
     # The finishers' races count on their pages now (the voided one's never).
-    await until(lambda: _finished(srv, cy.player_id))
+    await until(lambda: _finished(srv, cy.player_id), step=API_STEP)
     assert _count(srv, ann.player_id) == (1 if decision == "clear" else 0)
     for c in (ann, bob, cy):
         await c.close()

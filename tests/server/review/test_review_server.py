@@ -45,7 +45,7 @@ from tests.helpers.serverproc import (
     redis_url,
     running_server,
 )
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 TOKEN = "admin-" + secrets.token_hex(12)
 
@@ -110,7 +110,7 @@ async def until_held(srv: ServerProc, pid: str) -> dict[str, Any]:
         return [h for h in body["held"] if h["player_id"] == pid]
 
     # The review runs at the lowest priority: a loaded host delays it.
-    return (await until(held, 60, what=f"a held finish of {pid}"))[0]
+    return (await until(held, 60, what=f"a held finish of {pid}", step=API_STEP))[0]
 
 
 @pytest.mark.slow

@@ -21,7 +21,7 @@ from server.engine.solver import solve
 from server.records.replays import replay_id
 from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, redis_url
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 TYPED = "SH1-C4-AAAAAAK"
 
@@ -212,7 +212,7 @@ async def test_finished_lines_stay_hidden_until_the_race_is_over(race_server: Se
         status, history = race_server.get_json(f"/api/player/{ann.player_id}")
         return history if status == 200 and history["races"]["played"] else None
 
-    history = await until(in_history, what="the finish in Ann's history")
+    history = await until(in_history, what="the finish in Ann's history", step=API_STEP)
     assert history["recent"][0]["replay_id"] == rid
     assert race_server.get_json(f"/api/replay/{rid}")[0] == 404
     assert race_server.get_json(f"/api/replay/{rid}", ann.token)[0] == 404  # the racers too

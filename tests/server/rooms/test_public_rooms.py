@@ -21,7 +21,7 @@ from server.store.listing import MAX_LISTED, list_room
 from server.store.store import Store
 from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, redis_url
-from tests.helpers.waits import until
+from tests.helpers.waits import API_STEP, until
 
 #: A card name standing alone (a board or a line would show some).
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
@@ -42,7 +42,7 @@ async def live(srv: ServerProc, check: Callable[[dict[str, dict[str, Any]]], boo
         assert status == 200, data
         return json.dumps(data) if check({r["room_id"]: r for r in data["rooms"]}) else ""
 
-    return await until(matched, what="the live list matching")
+    return await until(matched, what="the live list matching", step=API_STEP)
 
 
 async def create(url: str, name: str, **fields: Any) -> tuple[WsClient, dict[str, Any]]:
@@ -177,7 +177,7 @@ async def test_a_private_room_in_the_index_is_still_never_listed(race_server: Se
             assert room not in json.dumps(race_server.get_json("/api/rooms/live")[1])
             return False
 
-        await until(dropped, what="the stray room dropped from the live index")
+        await until(dropped, what="the stray room dropped from the live index", step=API_STEP)
     finally:
         await r.aclose()
     await bob.close()

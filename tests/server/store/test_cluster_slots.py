@@ -7,6 +7,7 @@ settings of a cluster, and the renaming of keys written before the tags."""
 from __future__ import annotations
 
 import argparse
+import re
 import secrets
 from collections.abc import Callable
 from importlib import resources
@@ -182,7 +183,8 @@ def test_every_script_touches_one_slot() -> None:
         for name, build in SCRIPT_KEYS.items():
             keys = build(Keys(prefix))
             assert len({slot(key) for key in keys}) == 1, (name, keys)
-            assert "-- KEYS:" in source(name), f"{name}.lua has no KEYS header"
+            header = re.search(r"^--\s+KEYS:", source(name), re.MULTILINE)
+            assert header, f"{name}.lua has no KEYS header"
 
 
 def test_room_scripts_publish_on_the_shard_of_the_room() -> None:

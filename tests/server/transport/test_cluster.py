@@ -29,6 +29,7 @@ from tests.helpers.markers import needs_cluster
 from tests.helpers.private_redis import private_redis
 from tests.helpers.rediscluster import RedisClusterProc, cli
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, open_race, running_server
+from tests.helpers.waits import until
 
 CODE = "SH1-C4-AAAAAAD"
 KEYS = Keys()
@@ -253,13 +254,11 @@ async def test_durable_answers_busy_until_a_replica_has_the_move(tmp_path: Path)
             # The replica writes the RDB of its first sync in its folder: a temporary one.
             replica_of = ("--replicaof", "127.0.0.1", str(port), "--dir", str(tmp_path))
             with private_redis(*replica_of) as replica:
+                synced = "master_link_status:up"
+                await until(lambda: synced in cli(replica, "info", "replication"), 10, "sync")
+                online = "state=online"
+                await until(lambda: online in cli(port, "info", "replication"), 10, "online")
                 deadline = time.monotonic() + 10
-                while "master_link_status:up" not in cli(replica, "info", "replication"):
-                    assert time.monotonic() < deadline, "the replica never synced"
-                    await asyncio.sleep(0.05)
-                while "state=online" not in cli(port, "info", "replication"):
-                    assert time.monotonic() < deadline, "the master never took the replica"
-                    await asyncio.sleep(0.05)
                 # A client resends what is answered busy. The first resend once the master
                 # has the replica online may still be (in about one run in five here: WAIT
                 # timed out with the replica's offset at the master's); a later one is

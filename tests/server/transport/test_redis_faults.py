@@ -155,7 +155,9 @@ def test_a_dead_embedded_redis_stops_the_server_with_one_message(tmp_path: Path)
     srv = start_server(None, data_dir=tmp_path / "data")
     try:
         os.kill(embedded_redis(tmp_path / "data"), signal.SIGKILL)
-        srv.proc.wait(15)
+        # How it stops is the point, not how fast: the stop waits for the server's tasks
+        # and its solver process, which a busy machine can stretch past 15 s.
+        srv.proc.wait(60)
         log = srv.log()
         assert srv.proc.returncode == 3, log
         assert "embedded Redis" in log and "died" in log
