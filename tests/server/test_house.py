@@ -25,7 +25,8 @@ from server.engine.solver import solve
 from server.net.registry import DuplicateHandler, Registry, Routes
 from server.settings import Settings
 from server.store import scripts
-from server.store.keys import FAMILIES, Keys
+from server.store.families import FAMILIES
+from server.store.keys import Keys
 from tests import ROOT
 from tests.helpers.cli import run_seahaven
 from tests.helpers.serverproc import QUICK, WsClient, redis_url, running_server

@@ -18,7 +18,8 @@ from redis.crc import key_slot
 
 from server.commands.serve import register, settings_of
 from server.settings import Settings
-from server.store.keys import FAMILIES, Keys
+from server.store.families import FAMILIES
+from server.store.keys import Keys
 from server.store.retag import new_name, retag
 from server.store.scripts import source
 from tests.helpers.cli import run_seahaven

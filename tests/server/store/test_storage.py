@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
-from server.store.keys import FAMILIES, Family
+from server.store.families import FAMILIES, Family
 from tests import ROOT
 from tests.helpers.serverproc import QUICK, REVIEW_OFF, WsClient, redis_url, running_server
 
