@@ -63,12 +63,13 @@ from .rooms import membership
 from .rooms.rounds import janitor
 from .settings import Settings
 from .solver_pool import SolverPool
+from .store.commit import BoardLimits
 from .store.events import RoomEvent
 from .store.keys import Keys
 from .store.ratings import Bar
 from .store.retag import retag
 from .store.reviews import Reviews
-from .store.store import BoardLimits, Store
+from .store.store import Store
 from .transport.clients import answers, cluster_client, connect, redis_client, replicas
 from .transport.embedded import (
     embedded_secret,

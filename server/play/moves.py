@@ -43,9 +43,10 @@ from ..ranked.finish import record_finish
 from ..records.solo_stats import Counted
 from ..rooms import rounds
 from ..rooms.records import Mode, Role, RoomPhase
+from ..store.commit import MoveCommit
 from ..store.events import stamp
 from ..store.status import Status
-from ..store.store import MoveCommit, Outcome
+from ..store.store import Outcome
 
 routes = Routes()
 

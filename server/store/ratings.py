@@ -15,9 +15,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .commit import MAX_EVENTS
 from .scripts import script
 from .status import Status, status_of
-from .store import MAX_EVENTS, Store
+from .store import Store
 
 #: Rating points kept per player and variant, races applied remembered, races listed.
 MAX_HISTORY: Final = 100

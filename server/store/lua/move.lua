@@ -1,7 +1,7 @@
 -- uses: common
 -- Commit one request on a board whose version (log length) is as the server saw it.
 -- KEYS and ARGV by name, in order: unpacked below into locals named as MOVE_KEYS and
--- MOVE_ARGV (server/store/store.py) and as listed here (tests/server/store/test_move_args.py):
+-- MOVE_ARGV (server/store/commit.py) and as listed here (tests/server/store/test_move_args.py):
 --   KEYS: meta, log, ids, events, res (the room's hash, the board's log and action ids, the
 --     room's events, the round's results).
 --   ARGV: pid, round, id (the request's), version, entries (log entries), bodies (delta

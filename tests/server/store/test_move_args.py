@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from server.store.commit import MOVE_ARGV, MOVE_KEYS, BoardLimits, MoveCommit, move_keys
 from server.store.keys import Keys
-from server.store.store import MOVE_ARGV, MOVE_KEYS, BoardLimits, MoveCommit, move_keys
 
 MOVE_LUA = Path(__file__).resolve().parents[3] / "server" / "store" / "lua" / "move.lua"
 

@@ -18,6 +18,7 @@ from protocol.models import parse_server
 from server.engine import Board, parse_action
 from server.net import wire
 from server.rooms.records import WatchMode
+from server.store.commit import MoveCommit
 from server.store.events import (
     APART,
     ENTRY,
@@ -29,7 +30,7 @@ from server.store.events import (
 )
 from server.store.keys import Keys
 from server.store.status import Status
-from server.store.store import MoveCommit, Store
+from server.store.store import Store
 from tests import ROOT
 from tests.helpers.luasource import LUA, lua, top_level_split
 from tests.helpers.serverproc import redis_url
