@@ -12,7 +12,10 @@ When a master goes (its connection fails) or gives a slot away (Redis sends
 channels it carried are subscribed again at their slot's current master, once the slot map
 is read again; retried with backoff while the cluster elects a new master. Every channel
 subscribed again is reported (``on_again``), so that the caller fetches from the room's
-stored events what was published meanwhile.
+stored events what was published meanwhile: reported as its master confirms it, before
+the new subscription's first message (a round waits for several channels' confirmations;
+reported at the round's end, a room's catch-up would start after the messages that came
+meanwhile and skip what was published while it was not followed).
 """
 
 from __future__ import annotations
@@ -103,6 +106,9 @@ class ShardSubscriber:
         self.where: dict[str, str] = {}
         self._confirm: dict[str, asyncio.Future[None]] = {}
         self._orphans: set[str] = set()
+        #: The channels a mending round is subscribing again: reported at their
+        #: confirmation, before any message of the new subscription (see ``_push``).
+        self._again: set[str] = set()
         self._mending: asyncio.Task[None] | None = None
         self._closing: set[asyncio.Task[None]] = set()
 
@@ -190,9 +196,16 @@ class ShardSubscriber:
         if kind == "smessage":
             self.on_message(channel, reply[2])
         elif kind == "ssubscribe":
+            # Reported here, in the order of the connection's replies: the messages of the
+            # new subscription come after this one, and a catch-up from the last seq
+            # forwarded must start before the first of them is forwarded (reported later,
+            # it would skip what the channel published while it was not followed).
             waiter = self._confirm.get(channel)
             if waiter is not None and not waiter.done():
                 waiter.set_result(None)
+                if channel in self._again:
+                    self._again.discard(channel)
+                    self.on_again(channel)
             elif waiter is None:  # confirmed after its wait ended: caught up all the same
                 self.on_again(channel)
         elif kind == "sunsubscribe" and self.where.get(channel) == node.name:
@@ -235,15 +248,18 @@ class ShardSubscriber:
                 self._orphans -= done
                 channels = list(self._orphans)
                 timeout = max(MEND_CONFIRM_S, delay)
-                results = await asyncio.gather(
-                    *(self._subscribe_confirmed(ch, timeout) for ch in channels),
-                    return_exceptions=True,
-                )
+                self._again.update(channels)  # each reported at its confirmation
+                try:
+                    results = await asyncio.gather(
+                        *(self._subscribe_confirmed(ch, timeout) for ch in channels),
+                        return_exceptions=True,
+                    )
+                finally:
+                    self._again.difference_update(channels)
                 for channel, result in zip(channels, results, strict=True):
                     if isinstance(result, BaseException):
                         continue  # the next round, on a fresher slot map
                     self._orphans.discard(channel)
-                    self.on_again(channel)
         finally:
             self._mending = None
 
