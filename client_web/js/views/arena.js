@@ -105,16 +105,36 @@ export class ArenaView {
       app.leaveRoom();
       if (!app.arena.create(get("cells"), get("minutes"), get("starts"))) toast(t("msg.offline"));
     };
-    const rows = this.el.querySelector(".arena-rows");
+    this.listed = null;
+    await this.readList(this.el.querySelector(".arena-rows"));
+  }
+
+  /** Read the list into `rows`, redrawn only when it changed (the rows are a live region).
+   * Read again from `tick` while the page is open: a scheduled arena is made by the
+   * server's arena loop, which may not have made it yet when the page first asks (a server
+   * just started), and arenas start and new ones are scheduled while the page is open. */
+  async readList(rows) {
+    this.listedAt = Date.now();
+    this.reading = true;
+    let got;
     try {
       const res = await fetch("/api/arenas", { cache: "no-cache" });
       if (!res.ok) throw new Error(String(res.status));
       const data = await res.json();
-      const all = [...data.running, ...data.next];
-      rows.replaceChildren(...(all.length ? all.map((a) => this.listRow(a)) : [html(`<p class="muted" data-i18n="arena.none"></p>`)]));
+      got = [...data.running, ...data.next];
     } catch {
-      rows.replaceChildren(html(`<p class="muted" data-i18n="arena.failed"></p>`));
+      got = null;
+    } finally {
+      this.reading = false;
+      this.listedAt = Date.now();
     }
+    const key = JSON.stringify(got);
+    if (!rows.isConnected || key === this.listed) return;
+    this.listed = key;
+    this.listEmpty = !got?.length;
+    rows.replaceChildren(...(got === null ? [html(`<p class="muted" data-i18n="arena.failed"></p>`)]
+      : got.length ? got.map((a) => this.listRow(a)) : [html(`<p class="muted" data-i18n="arena.none"></p>`)]));
+    this.tick();
   }
 
   listRow(a) {
@@ -230,6 +250,10 @@ export class ArenaView {
         : t("arena.lastRaces"));
       return;
     }
+    const rows = this.el.querySelector(".arena-rows");
+    if (rows && !this.reading && Date.now() - this.listedAt > (this.listEmpty ? LIST_EMPTY_MS : LIST_EVERY_MS)) {
+      this.readList(rows);
+    }
     for (const row of this.el.querySelectorAll(".arena-row")) {
       const now = Date.now() - a.skew;
       const starts = Number(row.dataset.starts);
@@ -240,6 +264,11 @@ export class ArenaView {
     }
   }
 }
+
+/** How often the list of arenas is read again while it is shown (ms), and while it has
+ * none (or could not be read). */
+const LIST_EVERY_MS = 15_000;
+const LIST_EMPTY_MS = 2_000;
 
 /** How often the Watch page reads the running arenas' tables again (ms). */
 const WATCH_EVERY_MS = 5000;
