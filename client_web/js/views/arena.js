@@ -10,6 +10,11 @@ import { ArenaLive } from "./arenalive.js";
 
 const LEVELS = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
 
+/** How often the list of arenas is read again while it is shown (ms), and while it has
+ * none (or could not be read). */
+const LIST_EVERY_MS = 15_000;
+const LIST_EMPTY_MS = 2_000;
+
 /** The minutes and seconds of `ms` (never below 0). */
 export function clock(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -264,11 +269,6 @@ export class ArenaView {
     }
   }
 }
-
-/** How often the list of arenas is read again while it is shown (ms), and while it has
- * none (or could not be read). */
-const LIST_EVERY_MS = 15_000;
-const LIST_EMPTY_MS = 2_000;
 
 /** How often the Watch page reads the running arenas' tables again (ms). */
 const WATCH_EVERY_MS = 5000;
