@@ -80,6 +80,9 @@ def test_a_household_is_paired_and_told_before_the_race(
         assert note.inner_text().strip() == text_of(lang)
         assert page.evaluate("seahaven.game.state") in ("lobby", "countdown")  # before it
     if lang == "en":
+        # Shot in the countdown: the lobby's panel is drawn anew when the race is started
+        # (its note too), which could happen under a scroll begun in the lobby.
+        mum.wait_for_function("seahaven.game.state === 'countdown'", timeout=10_000)
         mum.mouse.move(2, 2)
         for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
             resize(mum, width, height)

@@ -10,6 +10,11 @@ import { ArenaLive } from "./arenalive.js";
 
 const LEVELS = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
 
+/** How often the list of arenas is read again while it is shown (ms), and while it has
+ * none (or could not be read). */
+const LIST_EVERY_MS = 15_000;
+const LIST_EMPTY_MS = 2_000;
+
 /** The minutes and seconds of `ms` (never below 0). */
 export function clock(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -105,16 +110,36 @@ export class ArenaView {
       app.leaveRoom();
       if (!app.arena.create(get("cells"), get("minutes"), get("starts"))) toast(t("msg.offline"));
     };
-    const rows = this.el.querySelector(".arena-rows");
+    this.listed = null;
+    await this.readList(this.el.querySelector(".arena-rows"));
+  }
+
+  /** Read the list into `rows`, redrawn only when it changed (the rows are a live region).
+   * Read again from `tick` while the page is open: a scheduled arena is made by the
+   * server's arena loop, which may not have made it yet when the page first asks (a server
+   * just started), and arenas start and new ones are scheduled while the page is open. */
+  async readList(rows) {
+    this.listedAt = Date.now();
+    this.reading = true;
+    let got;
     try {
       const res = await fetch("/api/arenas", { cache: "no-cache" });
       if (!res.ok) throw new Error(String(res.status));
       const data = await res.json();
-      const all = [...data.running, ...data.next];
-      rows.replaceChildren(...(all.length ? all.map((a) => this.listRow(a)) : [html(`<p class="muted" data-i18n="arena.none"></p>`)]));
+      got = [...data.running, ...data.next];
     } catch {
-      rows.replaceChildren(html(`<p class="muted" data-i18n="arena.failed"></p>`));
+      got = null;
+    } finally {
+      this.reading = false;
+      this.listedAt = Date.now();
     }
+    const key = JSON.stringify(got);
+    if (!rows.isConnected || key === this.listed) return;
+    this.listed = key;
+    this.listEmpty = !got?.length;
+    rows.replaceChildren(...(got === null ? [html(`<p class="muted" data-i18n="arena.failed"></p>`)]
+      : got.length ? got.map((a) => this.listRow(a)) : [html(`<p class="muted" data-i18n="arena.none"></p>`)]));
+    this.tick();
   }
 
   listRow(a) {
@@ -229,6 +254,10 @@ export class ArenaView {
         : a.left(true) > 0 ? t("arena.endsInClock", { time: clock(a.left(true)) })
         : t("arena.lastRaces"));
       return;
+    }
+    const rows = this.el.querySelector(".arena-rows");
+    if (rows && !this.reading && Date.now() - this.listedAt > (this.listEmpty ? LIST_EMPTY_MS : LIST_EVERY_MS)) {
+      this.readList(rows);
     }
     for (const row of this.el.querySelectorAll(".arena-row")) {
       const now = Date.now() - a.skew;
