@@ -96,7 +96,7 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     cy.goto(base + "#/watch")
     listed = cy.locator(f'.live-room[data-room="{room}"]')
     listed.wait_for(timeout=10_000)
-    assert listed.locator(".live-head b").inner_text() == "Arena race"
+    assert listed.locator(".live-head b").inner_text() == "Arena race: Easy · 4 cells · 40 min"
     # The arena's clock is in the race.
     chip = ann.locator('[data-k="arena-clock"]')
     chip.wait_for()
