@@ -88,6 +88,7 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     leading.wait_for(timeout=10_000)
     assert "Ann" in leading.inner_text() and "Ben" in leading.inner_text()
     assert leading.locator("a.live-room").get_attribute("href") == f"#/watch/{room}"
+    cy.locator('[data-k="arena-live"] .mini .board .card').first.wait_for(timeout=10_000)
     for suffix, width, height in SIZES:
         resize(cy, width, height)
         cy.screenshot(path=str(SCREENSHOTS / f"arena-live{suffix}.png"))
