@@ -71,7 +71,7 @@ export class ArenaLive {
   }
 
   async read() {
-    let top = null;
+    let top;
     try {
       const res = await fetch(`/api/arena/${encodeURIComponent(this.id)}?top=1`, { cache: "no-cache" });
       top = res.ok ? (await res.json())?.top_room || null : this.room;
