@@ -100,6 +100,15 @@ def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
     # The race's watch mode, said as Watch says it (an arena's race: boards late).
     assert card.locator(".watch-explain").get_attribute("data-watch") == "delayed"
     dee = new_page(browser, name="Dee", width=1366, height=768)
+    # On Watch, the race is titled by its arena as the arena's page titles the arena.
+    dee.goto(base + "#/watch")
+    listed = dee.locator(f'.live-room[data-room="{room}"] .live-head b')
+    listed.wait_for(timeout=10_000)
+    assert listed.inner_text() == "Arena race: Easy · 4 cells · 60 min"
+    for suffix, width, height in (("-phone", 390, 844), ("", 1366, 768)):
+        resize(dee, width, height)
+        dee.screenshot(path=str(SCREENSHOTS / f"watch-arena-race{suffix}.png"))
+    resize(dee, 1366, 768)
     dee.goto(base + f"#/watch/{room}")
     wait_ready(dee)
     dee.locator(".mini-boards .mini .board .card").first.wait_for(timeout=10_000)
