@@ -31,7 +31,8 @@
   their owner (``Authorization: Bearer TOKEN``, the token of ``welcome``).
 - ``GET /api/rooms/live?limit=N``: the public rooms that are live (at most 50, the most
   recent first): room id, cells, state, racers with their progress and rating,
-  spectators, the arena of an arena's race (``arena``: its id, else null); never a code,
+  spectators, the arena of an arena's race (``arena``: its id, else null; and
+  ``arena_minutes``, its length, as its page titles it); never a code,
   a board or a private room; and ``featured``, the running one with the highest ratings
   among those whose racers are all established (no provisional player). Answers are kept
   for a second per instance.
@@ -73,7 +74,7 @@ from ..ranked.today import my_day
 from ..records.replays import Replay, ReplayFormatError, view_json
 from ..rooms.records import RoomPhase
 from ..store import arenas, follows, queue, ratings
-from ..store.listing import MAX_ANSWERED, live_rooms, rated_view
+from ..store.listing import MAX_ANSWERED, arena_named, live_rooms, rated_view
 from ..store.ratings import Bar
 from . import admin
 
@@ -335,7 +336,7 @@ async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
         if len(_live_answers) > 64:
             _live_answers.clear()
         since = now_ms() - ctx.settings.lobby_ttl_s * 1000  # older lobbies: closed
-        listed = await live_rooms(ctx.store, limit, since)
+        listed = await arena_named(ctx.store, await live_rooms(ctx.store, limit, since))
         rooms, featured = await rated_view(ctx.store, listed, bar(ctx))
         held = (time.monotonic(), {"rooms": rooms, "featured": featured})
         _live_answers[key] = held

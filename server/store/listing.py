@@ -233,3 +233,21 @@ async def rated_view(
             if best is None or mean > best[0]:
                 best = (mean, i)
     return out, (None if best is None else out[best[1]])
+
+
+async def arena_named(store: Store, rooms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The listed rooms, each arena race with its arena's length in minutes
+    (``arena_minutes``; None if the arena is gone), so that Watch names it as the arena's page
+    titles its arena (level and length). Both are on the arena's public page already."""
+    arenas = sorted({str(view["arena"]) for view in rooms if view.get("arena")})
+    found: dict[str, Any] = {}
+    if arenas:
+        async with store.redis.pipeline(transaction=False) as pipe:
+            for arena in arenas:
+                pipe.hget(store.keys.arena(arena), "minutes")
+            found = dict(zip(arenas, await pipe.execute(), strict=True))
+    out = []
+    for view in rooms:
+        minutes = found.get(str(view.get("arena") or ""))
+        out.append({**view, "arena_minutes": int(minutes) if minutes else None})
+    return out

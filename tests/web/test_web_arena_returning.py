@@ -88,6 +88,7 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     leading.wait_for(timeout=10_000)
     assert "Ann" in leading.inner_text() and "Ben" in leading.inner_text()
     assert leading.locator("a.live-room").get_attribute("href") == f"#/watch/{room}"
+    cy.locator('[data-k="arena-live"] .mini .board .card').first.wait_for(timeout=10_000)
     for suffix, width, height in SIZES:
         resize(cy, width, height)
         cy.screenshot(path=str(SCREENSHOTS / f"arena-live{suffix}.png"))
@@ -96,7 +97,7 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     cy.goto(base + "#/watch")
     listed = cy.locator(f'.live-room[data-room="{room}"]')
     listed.wait_for(timeout=10_000)
-    assert listed.locator(".live-head b").inner_text() == "Arena race"
+    assert listed.locator(".live-head b").inner_text() == "Arena race: Easy · 4 cells · 40 min"
     # The arena's clock is in the race.
     chip = ann.locator('[data-k="arena-clock"]')
     chip.wait_for()

@@ -78,6 +78,7 @@ export class ArenaView {
   }
 
   onLang() {
+    this.live?.redraw();
     if (this.id) this.drawArena();
     else this.openList();
   }
@@ -191,9 +192,9 @@ export class ArenaView {
     const pledge = this.el.querySelector('[name="pledge"]');
     pledge.checked = app.arena.pledging;
     pledge.onchange = () => app.arena.setPledging(pledge.checked);
-    // Its leading race, live (as the Watch list shows it).
+    // Its leading race, live (its boards as Watch shows them).
     this.live?.stop();
-    this.live = new ArenaLive(this.el.querySelector('[data-k="arena-live"]'), this.id);
+    this.live = new ArenaLive(this.el.querySelector('[data-k="arena-live"]'), this.id, app);
     // In it already (back from a race), or only looking: the standings either way.
     if (!(app.arena.joined && app.arena.id === this.id)) app.online(() => app.arena.watch(this.id));
     this.drawArena();

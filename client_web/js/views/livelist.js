@@ -101,9 +101,17 @@ export class LiveList {
     // The featured and friends' copies are marked apart: the list below still has the room once.
     const mark = copy ? `data-${copy}="${esc(r.room_id)}"` : `data-room="${esc(r.room_id)}"`;
     return `<li><a class="live-room" href="#/watch/${encodeURIComponent(r.room_id)}" ${mark}>
-      <span class="live-head"><b>${esc(r.arena ? t("arena.raceTitle") : t("race.room", { room: r.room_id }))}</b>
+      <span class="live-head"><b>${esc(title(r, levels))}</b>
         <span class="chip" data-state="${esc(r.state)}">${esc(t(`race.state.${r.state}`))}${esc(ran)}</span>
-        <span class="muted">${esc(t(levels[r.cells] || "level.easy"))} · ${esc(watch)} · ${esc(t("race.spectators", { n: r.spectators }))}</span></span>
+        <span class="muted">${r.arena && r.arena_minutes ? "" : `${esc(t(levels[r.cells] || "level.easy"))} · `}${esc(watch)} · ${esc(t("race.spectators", { n: r.spectators }))}</span></span>
       <ul class="live-racers">${racers}</ul></a></li>`;
   }
+}
+
+/** A listed race's name: an arena's race by its arena, as the arena's page titles it (its
+ * level and length: the line under it then does not say the level again), else its room. */
+function title(r, levels) {
+  if (!r.arena) return t("race.room", { room: r.room_id });
+  if (!r.arena_minutes) return t("arena.raceTitle");
+  return `${t("arena.raceTitle")}: ${t(levels[r.cells] || "level.easy")} · ${t("arena.length", { n: r.arena_minutes })}`;
 }

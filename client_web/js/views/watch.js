@@ -1,12 +1,12 @@
 // Watch: a room as a spectator, every racer's board side by side, as the host's watch mode
 // allows: live, some seconds late, or progress bars only until the race is over.
 
-import { render } from "../board.js";
 import { announce } from "../notify.js";
 import { raceNews } from "../racenews.js";
 import { t, formatTime } from "../i18n.js";
 import { html, esc, setText, who } from "../dom.js";
 import { LiveList } from "./livelist.js";
+import { drawBoards, staleBoards, tickBoards } from "./miniboards.js";
 import { ratingCell, provisionalNote } from "./ratings.js";
 import { ArenaWatchEntry } from "./arena.js";
 import { parLine, perfectMark } from "../win.js";
@@ -81,7 +81,7 @@ export class WatchView {
   onFriends() { this.live?.draw(); }
 
   redrawBoards() {
-    for (const box of this.drawn.values()) box.querySelector(".board").dataset.key = "";
+    staleBoards(this.drawn);
     this.refresh();
   }
 
@@ -148,76 +148,8 @@ export class WatchView {
         ${g.state === "lobby" ? `<p class="muted">${esc(t("watch.waiting"))}</p>
           <p>${g.racers().filter((p) => !p.gone).map((p) => `<span class="chip">${who(p.name, p.player_id)}</span>`).join(" ")}</p>` : ""}
         ${g.state === "done" && g.results ? this.results(g) : ""}`;
-    const racers = g.racers().filter((p) => !(p.gone && g.state === "lobby"));
-    const ids = new Set(racers.map((p) => p.player_id));
-    for (const [pid, el] of this.drawn) {
-      if (!ids.has(pid)) {
-        el.remove();
-        this.drawn.delete(pid);
-      }
-    }
-    const fit = this.layout(grid, racers);
-    for (const p of racers) {
-      let box = this.drawn.get(p.player_id);
-      if (!box) {
-        box = html(`<section class="mini" data-player="${esc(p.player_id)}">
-          <header><b class="name"></b><span class="muted status"></span></header>
-          <div class="progress"><span></span></div>
-          <div class="mini-board-wrap"><div class="board" data-board="${esc(p.player_id)}"></div></div>
-        </section>`);
-        grid.append(box);
-        this.drawn.set(p.player_id, box);
-      }
-      // The name with its tag, as racers, leaderboards and pages show it (Ann·4f2c).
-      box.querySelector(".name").innerHTML = who(p.name, p.player_id);
-      box.querySelector(".progress > span").style.width = `${Math.round((100 * (p.foundation_cards || 0)) / 52)}%`;
-      box.querySelector(".status").textContent = this.status(p);
-      const boardEl = box.querySelector(".board");
-      if (p.board) {
-        const key = JSON.stringify([p.board.cells, p.board.columns, p.board.foundations, fit]);
-        if (boardEl.dataset.key !== key) {
-          boardEl.dataset.key = key;
-          render(boardEl, p.board, { interactive: false, maxHeight: fit.height, plan: 0 });
-        }
-      } else {
-        const later = g.watch === "progress" && g.state === "racing"; // boards at the end
-        boardEl.innerHTML = `<p class="muted">${esc(t(later ? "watch.boardLater" : "watch.noBoard"))}</p>`;
-        boardEl.dataset.key = "";
-      }
-    }
+    drawBoards(grid, this.drawn, g);
     this.tick();
-  }
-
-  /**
-   * Every racer's board on the screen at once, as large as it can be: the number of columns
-   * of boards whose cards come out widest for the window's shape (side by side on a wide
-   * screen, one above the other on a phone held upright). Returns the height each board
-   * gets, in px, and the columns; the boards' own fit does the rest (fit.js).
-   */
-  layout(grid, racers) {
-    const n = Math.max(1, racers.length);
-    const gap = 10;
-    const width = grid.clientWidth || window.innerWidth;
-    const top = grid.getBoundingClientRect().top + window.scrollY;
-    const height = Math.max(120, window.innerHeight - top - 6);
-    // A box's name line, progress bar and padding: as drawn, or about that before the first.
-    const box = grid.querySelector(".mini");
-    const drawnBoard = box?.querySelector(".board");
-    const chrome = box && drawnBoard ? box.offsetHeight - drawnBoard.offsetHeight + 2 : 64;
-    // Card widths in a box w x h: ten columns across; a column of about nine cards (or the
-    // longest there is) down, at the fan of a covered card's corner.
-    const longest = Math.max(9, ...racers.map((p) => Math.max(0, ...(p.board?.columns || []).map((c) => c.length))));
-    const tall = 2 * 1.4 + 0.6 + (longest - 1) * 0.42;
-    let best = { cols: 1, height: 560, cw: 0 };
-    for (let cols = 1; cols <= n; cols++) {
-      const rows = Math.ceil(n / cols);
-      const w = (width - (cols - 1) * gap) / cols;
-      const h = (height - (rows - 1) * gap) / rows - chrome;
-      const cw = Math.min((w - 46) / 10, h / tall);
-      if (cw > best.cw + 0.5) best = { cols, height: Math.floor(h), cw };
-    }
-    grid.style.gridTemplateColumns = `repeat(${best.cols}, minmax(0, 1fr))`;
-    return { cols: best.cols, height: best.height };
   }
 
   results(g) {
@@ -230,29 +162,11 @@ export class WatchView {
       <tbody>${rows}</tbody></table>${rated ? provisionalNote(g.results.map((r) => g.ratingOf(r.player_id))) : ""}`;
   }
 
-  status(p) {
-    const g = this.app.game;
-    if (p.status === "finished") return `🏆 #${p.rank ?? "?"} · ${formatTime(p.time_ms)} · ${t("race.movesN", { n: p.moves })}`;
-    if (p.status === "gave_up") return t("race.gaveUp");
-    if (g.state === "lobby") return "";
-    const lost = p.lost ? ` · ${t("watch.stuck")}` : "";
-    // Boards shown late: so is their clock (the time of the board shown), and it says so.
-    const late = g.watch === "delayed" ? (g.delayS ?? 30) : 0;
-    const clock = late ? `${formatTime(Math.max(0, g.elapsed(p.player_id) - late * 1000))} (${t("watch.lateBy", { n: late })})`
-      : formatTime(g.elapsed(p.player_id));
-    return `${p.foundation_cards}/52 · ${t("race.movesN", { n: p.moves })} · ${clock}${lost}`;
-  }
-
   tick() {
     if (!this.el) return;
     const g = this.app.game;
     const c = this.el.querySelector('[data-k="count"]');
     if (c && g.startsAt) setText(c, `${Math.max(0, Math.ceil((g.startsAt - g.serverNow()) / 1000))}`);
-    if (g.state === "racing") {
-      for (const p of g.racers()) {
-        const box = this.drawn.get(p.player_id);
-        if (box && p.status === "playing") setText(box.querySelector(".status"), this.status(p));
-      }
-    }
+    tickBoards(this.drawn, g);
   }
 }

@@ -1,0 +1,169 @@
+"""An arena's page shows its leading race live, its boards as Watch shows them (issue 35,
+item 6), in a real browser: a visitor of the arena sees the leading race's racers' boards
+exactly as a spectator on Watch sees that race at the same moment (its watch mode: boards
+late), never more; the card follows the next race when it leads. Screenshots of the arena
+page with its live race."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from server.engine import Board
+from server.engine.solver import solve
+from tests.helpers.pages import (
+    SCREENSHOTS,
+    SERVE_ARGS,
+    js_errors,
+    needs_chromium,
+    new_page,
+    resize,
+    send_line,
+    wait_ready,
+)
+from tests.helpers.serverproc import (
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
+from tests.helpers.waits import until_sync
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = needs_chromium
+
+#: An arena minute is a second: the arena made below lasts 60 s.
+ARENA_ARGS = ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "500"]
+
+#: What a racer's box shows: name, status line and board (cards as drawn).
+BOXES = """(sel) => [...document.querySelectorAll(sel + ' .mini')].map((box) => ({
+  player: box.dataset.player,
+  name: box.querySelector('.name').textContent,
+  board: [...box.querySelectorAll('.board .card')].map((c) => c.dataset.card || c.textContent)
+    .join(' '),
+  note: box.querySelector('.board').textContent.trim(),
+})).sort((a, b) => a.player < b.player ? -1 : 1)"""
+
+
+@pytest.fixture
+def server() -> Iterator[ServerProc]:
+    prefix = f"webalive-{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
+    try:
+        with running_server(redis_url(), args=[*SERVE_ARGS, *ARENA_ARGS], env=env) as srv:
+            yield srv
+    finally:
+        drop_keys(prefix)
+
+
+def boxes(page: Page, where: str) -> list[dict[str, str]]:
+    return list(page.evaluate(BOXES, where))
+
+
+def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
+    server: ServerProc, browser: Browser
+) -> None:
+    base = server.http_url + "/"
+    ann = new_page(browser, name="Ann", width=1366, height=768)
+    ben = new_page(browser, name="Ben", width=1366, height=768)
+    ann.goto(base + "#/arena")
+    wait_ready(ann)
+    ann.evaluate("seahaven.arena.create(4, 60, 5)")
+    ann.wait_for_function("location.hash.startsWith('#/arena/A')")
+    arena = ann.evaluate("location.hash.split('/')[2]")
+    ben.goto(base + f"#/arena/{arena}")
+    wait_ready(ben)
+    ben.get_by_role("button", name="Join").click()
+    ben.wait_for_function("seahaven.arena.joined")
+    for page in (ann, ben):
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
+    room = ann.evaluate("seahaven.game.roomId")
+    ids = sorted([ann.evaluate("seahaven.net.playerId"), ben.evaluate("seahaven.net.playerId")])
+    # Ann plays her first moves at once: a spectator sees them only some seconds late.
+    code = ann.evaluate("seahaven.game.code")
+    send_line(ann, list(solve(Board.from_code(code), timeout=20).moves)[:3])
+    # Cy looks at the arena; Dee watches the same race on Watch.
+    cy = new_page(browser, name="Cy", width=1366, height=768)
+    cy.goto(base + f"#/arena/{arena}")
+    wait_ready(cy)
+    card = cy.locator('[data-k="arena-live"]')
+    card.wait_for(timeout=10_000)
+    cy.locator('[data-k="arena-live"] .mini .board .card').first.wait_for(timeout=10_000)
+    assert [b["player"] for b in boxes(cy, '[data-k="arena-live"]')] == ids
+    assert card.locator("a.live-room").get_attribute("href") == f"#/watch/{room}"
+    # The race's watch mode, said as Watch says it (an arena's race: boards late).
+    assert card.locator(".watch-explain").get_attribute("data-watch") == "delayed"
+    dee = new_page(browser, name="Dee", width=1366, height=768)
+    # On Watch, the race is titled by its arena as the arena's page titles the arena.
+    dee.goto(base + "#/watch")
+    listed = dee.locator(f'.live-room[data-room="{room}"] .live-head b')
+    listed.wait_for(timeout=10_000)
+    assert listed.inner_text() == "Arena race: Easy · 4 cells · 60 min"
+    for suffix, width, height in (("-phone", 390, 844), ("", 1366, 768)):
+        resize(dee, width, height)
+        dee.screenshot(path=str(SCREENSHOTS / f"watch-arena-race{suffix}.png"))
+    resize(dee, 1366, 768)
+    dee.goto(base + f"#/watch/{room}")
+    wait_ready(dee)
+    dee.locator(".mini-boards .mini .board .card").first.wait_for(timeout=10_000)
+    # The same boards on both pages: what a spectator of the race is sent, nothing more.
+    first = boxes(cy, '[data-k="arena-live"]')
+    assert first == boxes(dee, ".mini-boards")
+    for suffix, width, height in (("-phone", 390, 844), ("", 1366, 768)):
+        resize(cy, width, height)
+        if width < 900:  # one column: the card is under the arena's head
+            card.scroll_into_view_if_needed()
+        cy.screenshot(path=str(SCREENSHOTS / f"arena-live{suffix}.png"))
+    resize(cy, 1366, 768)
+    # The race ends (Ann wins, Ben gives up) and the next one leads: the card follows it.
+    send_line(ann, list(solve(Board.from_code(code), timeout=20).moves)[3:])
+    ben.evaluate("seahaven.net.send('give_up')")
+    link = '[data-k="arena-live"] a.live-room'
+    try:
+        cy.wait_for_function(
+            f"(document.querySelector('{link}')?.getAttribute('href') || '{room}')"
+            f".split('/').pop() !== '{room}'",
+            timeout=25_000,
+        )
+    except Exception:
+        for page in (ann, ben):
+            print(
+                "DBG",
+                page.evaluate(
+                    "[location.hash, seahaven.game.roomId, seahaven.game.state,"
+                    " seahaven.arena.seat, seahaven.arena.room]"
+                ),
+            )
+        raise
+    again = str(cy.locator(link).get_attribute("href")).split("/")[-1]
+    assert again != room and ann.evaluate("seahaven.arena.room") == again
+    # Its racers' boxes (whoever is back in the pool races it), each with the new race's
+    # deal: nothing of the race before is left on the card.
+    dealt = {b["board"] for b in first}
+
+    def followed() -> list[dict[str, str]] | None:
+        live = boxes(cy, '[data-k="arena-live"]')
+        fresh = [b for b in live if b["board"] and b["board"] not in dealt]
+        return live if live and len(fresh) == len(live) else None
+
+    try:
+        live = until_sync(followed, timeout=20, what="the next race's boards on the card")
+    except AssertionError:
+        print("DBG cy", boxes(cy, '[data-k="arena-live"]'))
+        raise
+    assert {b["player"] for b in live} <= set(ids)
+    # In another language, the card speaks it, its boards kept.
+    cy.select_option("#lang", "de")
+    cy.wait_for_function(
+        "document.querySelector('[data-k=\"arena-live\"] a.live-room').textContent"
+        " === 'Unter „Zuschauen“ öffnen'"
+    )
+    assert cy.locator('[data-k="arena-live"] .mini').count() == len(live)
+    for page in (ann, ben, cy, dee):
+        assert js_errors(page) == []
