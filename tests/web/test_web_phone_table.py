@@ -19,6 +19,7 @@ from server.engine.solver import solve
 from tests.helpers.axe import axe as _axe
 from tests.helpers.pages import js_errors, needs_chromium, new_page, send_line, wait_ready
 from tests.helpers.serverproc import ServerProc
+from tests.helpers.waits import until_sync
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -136,13 +137,27 @@ def test_on_its_side_the_win_banner_closes_and_the_intro_leaves_the_cards_free(
     send_line(page, line)
     banner = page.locator(".banners .banner.win")
     banner.wait_for()
-    box = banner.bounding_box()
-    assert box is not None and box["width"] * box["height"] < 740 * 360 * 0.4, box
+
+    # The banner is drawn again when the game's result follows the winning move: measure
+    # the one on screen once it has settled (a box of None is one just replaced).
+    def wait(seconds: float) -> None:
+        page.wait_for_timeout(seconds * 1000)
+
+    box = until_sync(
+        banner.bounding_box,
+        what="the win banner's box",
+        sleep=wait,
+    )
+    assert box["width"] * box["height"] < 740 * 360 * 0.4, box
     page.locator('.banners [data-win="close"]').click()
     pill = page.locator('.banners [data-win="open"]')
     pill.wait_for()
-    small = page.locator(".banners .banner.win").bounding_box()
-    assert small is not None and small["width"] * small["height"] < 740 * 360 * 0.08, small
+    small = until_sync(
+        page.locator(".banners .banner.win").bounding_box,
+        what="the closed banner's box",
+        sleep=wait,
+    )
+    assert small["width"] * small["height"] < 740 * 360 * 0.08, small
     pill.click()
     page.locator('.banners [data-win="close"]').wait_for()
     _axe(page, "A won game on a phone on its side")
