@@ -383,3 +383,22 @@ class Racer:
             self.send({"type": "move", "id": self.next_id, "src": src, "dst": dst})
             self.next_id += 1
             self.expect("ack")
+
+
+#: In the page: when its Quick race button was clicked, and when its own board first showed a
+#: card (performance.now() ms), for the figures the quick-race tests print (none asserts one).
+CLICK_TO_BOARD = """(() => {
+  window.__clickAt = null;
+  window.__boardAt = null;
+  document.addEventListener('click', (ev) => {
+    if (ev.target.closest('[data-act=quick]')) window.__clickAt = performance.now();
+  }, true);
+  const look = () => {
+    if (document.querySelector('.board[data-board="mine"] .card')) {
+      window.__boardAt = performance.now();
+      return;
+    }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})()"""

@@ -19,6 +19,7 @@ from server.engine import Board
 from server.engine.solver import solve
 from tests.helpers.axe import axe, axe_sizes
 from tests.helpers.pages import (
+    CLICK_TO_BOARD,
     SCREENSHOTS,
     SERVE_ARGS,
     Racer,
@@ -408,25 +409,6 @@ def bot_race(server: ServerProc, browser: Browser) -> None:
     assert note.get_attribute("data-rated") == "0"
     assert "Unrated race" in (note.text_content() or "")
     assert js_errors(page) == []
-
-
-#: In the page of the second player: when its Quick race button was clicked, and when its
-#: board was first painted (a frame with a card of it), both in performance.now() ms.
-CLICK_TO_BOARD = """(() => {
-  window.__clickAt = null;
-  window.__boardAt = null;
-  document.addEventListener('click', (ev) => {
-    if (ev.target.closest('[data-act=quick]')) window.__clickAt = performance.now();
-  }, true);
-  const look = () => {
-    if (document.querySelector('.board[data-board="mine"] .card')) {
-      window.__boardAt = performance.now();
-      return;
-    }
-    requestAnimationFrame(look);
-  };
-  requestAnimationFrame(look);
-})()"""
 
 
 def test_two_who_queue_together_see_their_board_after_the_countdown(browser: Browser) -> None:

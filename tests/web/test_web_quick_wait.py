@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers.axe import axe as _axe
 from tests.helpers.pages import (
+    CLICK_TO_BOARD,
     SCREENSHOTS,
     SERVE_ARGS,
     js_errors,
@@ -38,24 +39,6 @@ pytestmark = needs_chromium
 
 #: The sizes of issue 35's screenshots: a phone upright and on its side, a laptop, a desktop.
 SIZES = [("-phone", 390, 844), ("-landscape", 740, 360), ("", 1366, 768), ("-wide", 1920, 1080)]
-
-#: In the page: when the Quick race button was clicked, and when our board first showed a
-#: card (performance.now() ms), for the figure the report gives (no test asserts a duration).
-CLICK_TO_BOARD = """(() => {
-  window.__clickAt = null;
-  window.__boardAt = null;
-  document.addEventListener('click', (ev) => {
-    if (ev.target.closest('[data-act=quick]')) window.__clickAt = performance.now();
-  }, true);
-  const look = () => {
-    if (document.querySelector('.board[data-board="mine"] .card')) {
-      window.__boardAt = performance.now();
-      return;
-    }
-    requestAnimationFrame(look);
-  };
-  requestAnimationFrame(look);
-})()"""
 
 
 @pytest.fixture
