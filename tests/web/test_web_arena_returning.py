@@ -22,6 +22,7 @@ from tests.helpers.pages import (
     new_page,
     resize,
     send_line,
+    until_page,
     wait_ready,
 )
 from tests.helpers.serverproc import (
@@ -86,7 +87,12 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     room = ann.evaluate("seahaven.game.roomId")
     leading = cy.locator('[data-k="arena-live"]')
     leading.wait_for(timeout=10_000)
-    assert "Ann" in leading.inner_text() and "Ben" in leading.inner_text()
+    # Drawn at once with "Loading…"; the racers' lines follow the race's first snapshot.
+    until_page(
+        cy,
+        lambda: "Ann" in leading.inner_text() and "Ben" in leading.inner_text(),
+        what="the leading race's racers on the arena's page",
+    )
     assert leading.locator("a.live-room").get_attribute("href") == f"#/watch/{room}"
     cy.locator('[data-k="arena-live"] .mini .board .card').first.wait_for(timeout=10_000)
     for suffix, width, height in SIZES:

@@ -148,7 +148,21 @@ def test_on_its_side_the_win_banner_closes_and_the_intro_leaves_the_cards_free(
         what="the win banner's box",
         sleep=wait,
     )
-    assert box["width"] * box["height"] < 740 * 360 * 0.4, box
+    # What covers the table is the banners' frame (its content scrolls inside it): a longer
+    # par line or a new best must not make it grow over the table or off the screen.
+    frame = page.locator(".table-view > .banners").bounding_box()
+    assert frame is not None and frame["width"] * frame["height"] < 740 * 360 * 0.4, frame
+    assert frame["y"] >= 0 and frame["y"] + frame["height"] <= 360, frame
+    assert box["width"] <= frame["width"] + 1, (box, frame)
+    # The most a banner may hold (a long par line, new bests, a streak, in German): the frame
+    # stays as it is bound, the rest scrolls.
+    page.evaluate(
+        "document.querySelector('.banners .banner.win')"
+        ".insertAdjacentHTML('beforeend', '<p style=\"height: 400px\">tall</p>')"
+    )
+    tall = page.locator(".table-view > .banners").bounding_box()
+    assert tall is not None and tall["width"] * tall["height"] < 740 * 360 * 0.4, tall
+    assert tall["y"] + tall["height"] <= 360, tall
     page.locator('.banners [data-win="close"]').click()
     pill = page.locator('.banners [data-win="open"]')
     pill.wait_for()
