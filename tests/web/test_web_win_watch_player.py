@@ -327,6 +327,12 @@ def test_the_player_page_draws_its_calendar_and_chart(
     assert other.locator("svg.chart circle.dot[data-date]").count() == len(results)
     # The daily page links to one's own page.
     page.goto(base + "#/daily")
+    # Clicked once the day's deals and board are drawn: the link sits under the board, and a
+    # click while the board fills lands where the link was.
+    page.wait_for_function(
+        "!!document.querySelector('.daily .lb-body > *')"
+        " && !document.querySelector('.daily .deals [data-i18n=\"msg.loading\"]')"
+    )
     page.get_by_role("link", name="Your stats").first.click()  # (its result card has one too)
     page.wait_for_function("location.hash === '#/player'")
     page.locator("svg.chart").wait_for()

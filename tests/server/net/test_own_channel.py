@@ -130,6 +130,13 @@ async def test_the_legal_moves_reach_the_movers_sockets_alone() -> None:
                 lambda: numsub(channels.redis, own_channel),
                 what="only Ann's instance follows her own channel",
             )
+
+            async def tabs_gone() -> bool:
+                # A socket's last step out of its room, after its instance let go of it: a
+                # move that came sooner could still count the closing tab as another.
+                return int(await channels.redis.hlen(Keys().here(room))) == 3
+
+            await until(tabs_gone, what="both tabs out of the room on their instances")
             await play(ann, boards[ann.player_id], 4, channels)
             assert len(channels.own(ann.player_id)) == 3
             # Nobody but Ann ever had a legal move of hers (Sam none at all).
