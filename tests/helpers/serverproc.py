@@ -419,8 +419,10 @@ class WsClient:
                 return msg
         return None
 
-    async def expect(self, kind: str, timeout: float = 5.0, **match: Any) -> dict[str, Any]:
-        """Wait for a message of ``kind`` matching ``match``.
+    async def expect(self, kind: str, timeout: float = 15.0, **match: Any) -> dict[str, Any]:
+        """Wait for a message of ``kind`` matching ``match``. The default ``timeout`` is only
+        a ceiling (it returns as the message comes): on a 2-core machine under a load of 10,
+        a start that waits for the solver's process took over 5 s.
 
         Raises:
             AssertionError: none came in time (the last untaken messages are shown).

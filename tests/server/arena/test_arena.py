@@ -206,7 +206,7 @@ async def test_racers_who_come_after_their_race_closed_go_back_to_the_pool(
                 return await redis_client.hget(keys.room(room), "closed") == "1"
 
             await until(closed, timeout=10)
-        snaps = [await c.expect("snapshot", timeout=15) for c in (ann, bob)]
+        snaps = [await c.expect("snapshot", timeout=30) for c in (ann, bob)]
         assert snaps[0]["room_id"] == snaps[1]["room_id"] != room
         for c in (ann, bob):
             await c.expect("started", timeout=10)
