@@ -421,8 +421,8 @@ class WsClient:
 
     async def expect(self, kind: str, timeout: float = 15.0, **match: Any) -> dict[str, Any]:
         """Wait for a message of ``kind`` matching ``match``. The default ``timeout`` is only
-        a ceiling (it returns as the message comes): on a 2-core machine under a load of 10,
-        a start that waits for the solver's process took over 5 s.
+        a ceiling (it returns as the message comes): on a 2-core machine under a load of 7 to
+        10, a race's start after its countdown, and a leave, took over 5 s.
 
         Raises:
             AssertionError: none came in time (the last untaken messages are shown).
