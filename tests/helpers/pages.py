@@ -8,12 +8,14 @@ DOM (``data-loc`` on piles, ``data-card`` on cards) so a solver line can be play
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import secrets
 import tempfile
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +24,14 @@ from websockets.sync.client import ClientConnection
 
 from server.engine import Action, Board, DoubleTap, Move, Tap, parse_action
 from tests import ROOT
-from tests.helpers.serverproc import QUICK
+from tests.helpers.serverproc import (
+    QUICK,
+    REVIEW_OFF_ENV,
+    ServerProc,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 from tests.helpers.waits import until_sync
 
 if TYPE_CHECKING:
@@ -57,6 +66,29 @@ SERVE_ARGS = ["--countdown-ms", "1200", *QUICK]
 #: Every player established at once, for the pages that show a daily board (which lists
 #: established players only; tests/web/test_web_provisional.py keeps the default bar).
 DAILY_ARGS = [*SERVE_ARGS, "--provisional-games", "0"]
+#: An arena minute is a second and pairing looks every half second: an arena a page can play
+#: to its podium while the test waits.
+ARENA_ARGS = ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "500"]
+
+
+@contextlib.contextmanager
+def arena_server(
+    tag: str, args: list[str] | None = None, *, review: bool = False
+) -> Iterator[ServerProc]:
+    """A server for the arena pages (``args``, else :data:`ARENA_ARGS`, after
+    :data:`SERVE_ARGS`): every player established, no review of finishes unless ``review``,
+    its keys under a prefix of its own (``tag``), dropped afterwards."""
+    prefix = f"{tag}-{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
+    if not review:
+        env |= REVIEW_OFF_ENV
+    try:
+        extra = ARENA_ARGS if args is None else args
+        with running_server(redis_url(), args=[*SERVE_ARGS, *extra], env=env) as srv:
+            yield srv
+    finally:
+        drop_keys(prefix)
+
 
 # Skipped only where Chromium is absent; CI sets SEAHAVEN_REQUIRE_BROWSER so that a missing
 # browser fails there instead of skipping.

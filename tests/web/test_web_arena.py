@@ -7,7 +7,6 @@ found on the Watch page, its top race watched and its standings opened; screensh
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -17,7 +16,7 @@ import pytest
 from server.engine import Board
 from server.engine.solver import solve
 from tests.helpers.pages import (
-    SERVE_ARGS,
+    arena_server,
     js_errors,
     needs_chromium,
     new_page,
@@ -25,13 +24,7 @@ from tests.helpers.pages import (
     shoot,
     wait_ready,
 )
-from tests.helpers.serverproc import (
-    REVIEW_OFF_ENV,
-    ServerProc,
-    drop_keys,
-    redis_url,
-    running_server,
-)
+from tests.helpers.serverproc import ServerProc
 from tests.helpers.waits import until_sync
 
 if TYPE_CHECKING:
@@ -39,19 +32,11 @@ if TYPE_CHECKING:
 
 pytestmark = needs_chromium
 
-#: An arena minute is a second: the arena made below lasts 25 s.
-ARENA_ARGS = ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "500"]
-
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProc]:
-    prefix = f"webarena-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
-    try:
-        with running_server(redis_url(), args=[*SERVE_ARGS, *ARENA_ARGS], env=env) as srv:
-            yield srv
-    finally:
-        drop_keys(prefix)
+    with arena_server("webarena") as srv:
+        yield srv
 
 
 def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Browser) -> None:
@@ -148,66 +133,60 @@ def test_the_watch_page_shows_a_running_arena_its_top_race_and_its_standings(
     left = slot_s - time.time() % slot_s
     if left < 120:
         time.sleep(left + 1)
-    prefix = f"webarena-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
-    args = [*SERVE_ARGS, "--arenas", "4:600:600", "--arena-minute-ms", "60000"]
-    args += ["--arena-pair-ms", "500"]
-    try:
-        with running_server(redis_url(), args=args, env=env) as srv:
-            base = srv.http_url + "/"
-            # The server makes the schedule's arena at its first arena pass, a moment after
-            # it answers, and a page reads the list once per visit: wait for the arena.
-            until_sync(
-                lambda: srv.get_json("/api/arenas")[1].get("running"),
-                what="the scheduled arena running",
-            )
-            racers = [new_page(browser, name=n, width=1366, height=768) for n in ("Ann", "Ben")]
-            for page in racers:
-                page.goto(base + "#/arena")
-                wait_ready(page)
-                row = page.locator(".arena-rows a").first
-                row.wait_for(timeout=10_000)
-                row.click()
-                page.wait_for_function("location.hash.startsWith('#/arena/S4-600-')")
-                page.get_by_role("button", name="Join").click()
-                page.wait_for_function("seahaven.arena.joined")
-            for page in racers:
-                page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
-            room = racers[0].evaluate("seahaven.game.roomId")
-            arena = racers[0].evaluate("seahaven.arena.id")
-            watcher = new_page(browser, name="Cy", width=1366, height=768)
-            watcher.goto(base + "#/watch")
-            wait_ready(watcher)
-            entry = watcher.locator(".arenas-now")
-            entry.wait_for(state="visible", timeout=10_000)
-            assert "2 players" in entry.inner_text()
-            shoot(watcher, "watch-arena")
-            top = entry.get_by_role("link", name="watch the top race")
-            assert top.get_attribute("href") == f"#/watch/{room}"
-            top.click()
-            watcher.wait_for_function(
-                f"seahaven.game.role === 'spectator' && seahaven.game.roomId === '{room}'"
-            )
-            # Their race ends (both give up): the Watch page's table shows them, read again
-            # while it is open, with no reload.
-            watcher.goto(base + "#/watch")
-            entry.wait_for(state="visible", timeout=10_000)
-            assert "No race has finished yet." in entry.inner_text()
-            for page in racers:
-                page.evaluate("seahaven.net.send('give_up')")
-            watcher.wait_for_function(
-                "[...document.querySelectorAll('.arenas-now .arena-table tbody td')]"
-                ".map((x) => x.textContent).join(' ').includes('Ann')",
-                timeout=15_000,
-            )
-            table = entry.locator(".arena-table tbody").inner_text()
-            assert "Ann" in table and "Ben" in table
-            shoot(watcher, "watch-arena-standings")
-            entry.locator(f'a[href="#/arena/{arena}"]').click()
-            watcher.locator(".arena-table").wait_for(timeout=10_000)
-            names = watcher.locator(".arena-table tbody").inner_text()
-            assert "Ann" in names and "Ben" in names
-            for page in (*racers, watcher):
-                assert js_errors(page) == []
-    finally:
-        drop_keys(prefix)
+    args = ["--arenas", "4:600:600", "--arena-minute-ms", "60000", "--arena-pair-ms", "500"]
+    with arena_server("webarena", args) as srv:
+        base = srv.http_url + "/"
+        # The server makes the schedule's arena at its first arena pass, a moment after
+        # it answers, and a page reads the list once per visit: wait for the arena.
+        until_sync(
+            lambda: srv.get_json("/api/arenas")[1].get("running"),
+            what="the scheduled arena running",
+        )
+        racers = [new_page(browser, name=n, width=1366, height=768) for n in ("Ann", "Ben")]
+        for page in racers:
+            page.goto(base + "#/arena")
+            wait_ready(page)
+            row = page.locator(".arena-rows a").first
+            row.wait_for(timeout=10_000)
+            row.click()
+            page.wait_for_function("location.hash.startsWith('#/arena/S4-600-')")
+            page.get_by_role("button", name="Join").click()
+            page.wait_for_function("seahaven.arena.joined")
+        for page in racers:
+            page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
+        room = racers[0].evaluate("seahaven.game.roomId")
+        arena = racers[0].evaluate("seahaven.arena.id")
+        watcher = new_page(browser, name="Cy", width=1366, height=768)
+        watcher.goto(base + "#/watch")
+        wait_ready(watcher)
+        entry = watcher.locator(".arenas-now")
+        entry.wait_for(state="visible", timeout=10_000)
+        assert "2 players" in entry.inner_text()
+        shoot(watcher, "watch-arena")
+        top = entry.get_by_role("link", name="watch the top race")
+        assert top.get_attribute("href") == f"#/watch/{room}"
+        top.click()
+        watcher.wait_for_function(
+            f"seahaven.game.role === 'spectator' && seahaven.game.roomId === '{room}'"
+        )
+        # Their race ends (both give up): the Watch page's table shows them, read again
+        # while it is open, with no reload.
+        watcher.goto(base + "#/watch")
+        entry.wait_for(state="visible", timeout=10_000)
+        assert "No race has finished yet." in entry.inner_text()
+        for page in racers:
+            page.evaluate("seahaven.net.send('give_up')")
+        watcher.wait_for_function(
+            "[...document.querySelectorAll('.arenas-now .arena-table tbody td')]"
+            ".map((x) => x.textContent).join(' ').includes('Ann')",
+            timeout=15_000,
+        )
+        table = entry.locator(".arena-table tbody").inner_text()
+        assert "Ann" in table and "Ben" in table
+        shoot(watcher, "watch-arena-standings")
+        entry.locator(f'a[href="#/arena/{arena}"]').click()
+        watcher.locator(".arena-table").wait_for(timeout=10_000)
+        names = watcher.locator(".arena-table tbody").inner_text()
+        assert "Ann" in names and "Ben" in names
+        for page in (*racers, watcher):
+            assert js_errors(page) == []

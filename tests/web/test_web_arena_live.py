@@ -6,7 +6,6 @@ page with its live race."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,7 @@ from server.engine import Board
 from server.engine.solver import solve
 from tests.helpers.pages import (
     SCREENSHOTS,
-    SERVE_ARGS,
+    arena_server,
     js_errors,
     needs_chromium,
     new_page,
@@ -24,22 +23,13 @@ from tests.helpers.pages import (
     send_line,
     wait_ready,
 )
-from tests.helpers.serverproc import (
-    REVIEW_OFF_ENV,
-    ServerProc,
-    drop_keys,
-    redis_url,
-    running_server,
-)
+from tests.helpers.serverproc import ServerProc
 from tests.helpers.waits import until_sync
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 pytestmark = needs_chromium
-
-#: An arena minute is a second: the arena made below lasts 60 s.
-ARENA_ARGS = ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "500"]
 
 #: What a racer's box shows: name, status line and board (cards as drawn).
 BOXES = """(sel) => [...document.querySelectorAll(sel + ' .mini')].map((box) => ({
@@ -53,13 +43,8 @@ BOXES = """(sel) => [...document.querySelectorAll(sel + ' .mini')].map((box) => 
 
 @pytest.fixture
 def server() -> Iterator[ServerProc]:
-    prefix = f"webalive-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
-    try:
-        with running_server(redis_url(), args=[*SERVE_ARGS, *ARENA_ARGS], env=env) as srv:
-            yield srv
-    finally:
-        drop_keys(prefix)
+    with arena_server("webalive") as srv:
+        yield srv
 
 
 def boxes(page: Page, where: str) -> list[dict[str, str]]:

@@ -6,7 +6,6 @@ and a podium that fills a big screen (screenshots)."""
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,7 @@ from server.engine import Board
 from server.engine.solver import solve
 from tests.helpers.pages import (
     SCREENSHOTS,
-    SERVE_ARGS,
+    arena_server,
     js_errors,
     needs_chromium,
     new_page,
@@ -25,35 +24,20 @@ from tests.helpers.pages import (
     until_page,
     wait_ready,
 )
-from tests.helpers.serverproc import (
-    REVIEW_OFF_ENV,
-    ServerProc,
-    drop_keys,
-    redis_url,
-    running_server,
-)
+from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Dialog
 
 pytestmark = needs_chromium
 
-#: An arena minute is a second: the arena made below lasts 40 s.
-ARENA_ARGS = ["--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "500"]
-
 SIZES = [("-phone", 390, 844), ("-landscape", 740, 360), ("", 1366, 768), ("-wide", 1920, 1080)]
 
 
 @pytest.fixture
 def server(request: pytest.FixtureRequest) -> Iterator[ServerProc]:
-    prefix = f"webaret-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
-    args = getattr(request, "param", ARENA_ARGS)
-    try:
-        with running_server(redis_url(), args=[*SERVE_ARGS, *args], env=env) as srv:
-            yield srv
-    finally:
-        drop_keys(prefix)
+    with arena_server("webaret", getattr(request, "param", None)) as srv:
+        yield srv
 
 
 def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
@@ -176,37 +160,32 @@ def test_a_start_hours_away_reads_as_a_clock_time(server: ServerProc, browser: B
 
 def test_an_arena_race_held_for_review_is_marked_on_its_players_line(browser: Browser) -> None:
     # The review on: a solver's line sent at a machine's pace is held (issue 34, item 5).
-    prefix = f"webaheld-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_PROVISIONAL_GAMES": "0"}
-    try:
-        with running_server(redis_url(), args=[*SERVE_ARGS, *ARENA_ARGS], env=env) as srv:
-            base = srv.http_url + "/"
-            ann = new_page(browser, name="Ann", width=1366, height=768)
-            ben = new_page(browser, name="Ben", width=1366, height=768)
-            ann.goto(base + "#/arena")
-            wait_ready(ann)
-            ann.evaluate("seahaven.arena.create(4, 40, 5)")
-            ann.wait_for_function("location.hash.startsWith('#/arena/A')")
-            arena = ann.evaluate("location.hash.split('/')[2]")
-            ben.goto(base + f"#/arena/{arena}")
-            wait_ready(ben)
-            ben.get_by_role("button", name="Join").click()
-            for page in (ann, ben):
-                page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
-            code = ann.evaluate("seahaven.game.code")
-            send_line(ann, list(solve(Board.from_code(code), timeout=20).moves), gap_ms=60)
-            ben.evaluate("seahaven.arena.leave()")
-            ben.wait_for_function("!seahaven.arena.joined")
-            ben.evaluate("seahaven.net.send('give_up')")
-            ann.wait_for_function(f"location.hash === '#/arena/{arena}'", timeout=15_000)
-            mark = ann.locator('.arena-table tr.me [data-k="held"]')
-            mark.wait_for(timeout=15_000)
-            assert mark.inner_text() == "1 race pending review"
-            # Ben's page (and anyone's) does not say that Ann's race is held.
-            ben.goto(base + f"#/arena/{arena}")
-            ben.locator(".arena-table").wait_for(timeout=10_000)
-            assert ben.locator('[data-k="held"]').count() == 0
-            for page in (ann, ben):
-                assert js_errors(page) == []
-    finally:
-        drop_keys(prefix)
+    with arena_server("webaheld", review=True) as srv:
+        base = srv.http_url + "/"
+        ann = new_page(browser, name="Ann", width=1366, height=768)
+        ben = new_page(browser, name="Ben", width=1366, height=768)
+        ann.goto(base + "#/arena")
+        wait_ready(ann)
+        ann.evaluate("seahaven.arena.create(4, 40, 5)")
+        ann.wait_for_function("location.hash.startsWith('#/arena/A')")
+        arena = ann.evaluate("location.hash.split('/')[2]")
+        ben.goto(base + f"#/arena/{arena}")
+        wait_ready(ben)
+        ben.get_by_role("button", name="Join").click()
+        for page in (ann, ben):
+            page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
+        code = ann.evaluate("seahaven.game.code")
+        send_line(ann, list(solve(Board.from_code(code), timeout=20).moves), gap_ms=60)
+        ben.evaluate("seahaven.arena.leave()")
+        ben.wait_for_function("!seahaven.arena.joined")
+        ben.evaluate("seahaven.net.send('give_up')")
+        ann.wait_for_function(f"location.hash === '#/arena/{arena}'", timeout=15_000)
+        mark = ann.locator('.arena-table tr.me [data-k="held"]')
+        mark.wait_for(timeout=15_000)
+        assert mark.inner_text() == "1 race pending review"
+        # Ben's page (and anyone's) does not say that Ann's race is held.
+        ben.goto(base + f"#/arena/{arena}")
+        ben.locator(".arena-table").wait_for(timeout=10_000)
+        assert ben.locator('[data-k="held"]').count() == 0
+        for page in (ann, ben):
+            assert js_errors(page) == []
