@@ -11,6 +11,8 @@ const KEY = "seahaven.intro";
 /** A deal the solver wins where all three steps are open from the deal: a card to a free cell,
  * the two cards on top of column 6 onto column 1, an Ace from column 5 or 9 home. */
 export const INTRO_CODE = "SH1-C4-AAAAABU";
+/** A phone on its side (as the style sheets say it). */
+const SIDEWAYS = window.matchMedia("(orientation: landscape) and (max-height: 520px)");
 const STEPS = [
   { key: "intro.cell", done: (c) => c.dst.startsWith("cell") },
   { key: "intro.group", done: (c) => c.cards.length > 1 && c.dst.startsWith("col") },
@@ -34,16 +36,35 @@ export class Intro {
     this.el.querySelector('[data-act="skip"]').onclick = () => this.end("skipped");
     this.off = app.net.on("delta", (m) => {
       if (m.player_id !== app.game.you || !m.changes.length || this.step >= STEPS.length) return;
+      requestAnimationFrame(() => this.place());
       if (m.changes.some(STEPS[this.step].done)) {
         this.step += 1;
         this.draw();
         if (this.step >= STEPS.length) this.end("done");
       }
     });
+    // On a phone on its side it lies over the foot of the columns: placed by them.
+    this.place = this.place.bind(this);
+    window.addEventListener("resize", this.place);
     this.draw();
   }
 
+  /** On a phone on its side, as wide as the columns and under them (never over the cells,
+   * the foundations or the top bar); elsewhere where its style puts it. */
+  place() {
+    const style = this.el.style;
+    style.left = style.right = "";
+    if (!SIDEWAYS.matches) return;
+    const pile = (loc) => document.querySelector(`.board[data-board="mine"] .pile[data-loc="${loc}"]`);
+    const first = pile("col1");
+    const last = pile("col10");
+    if (!first || !last) return;
+    style.left = `${Math.round(first.getBoundingClientRect().left)}px`;
+    style.right = `${Math.round(window.innerWidth - last.getBoundingClientRect().right)}px`;
+  }
+
   draw() {
+    this.place();
     const done = this.step >= STEPS.length;
     this.el.dataset.step = String(this.step + 1);
     this.el.querySelector("h2").textContent = done ? t("intro.doneTitle")
@@ -67,6 +88,7 @@ export class Intro {
   }
 
   destroy() {
+    window.removeEventListener("resize", this.place);
     clearTimeout(this.timer);
     this.off?.();
     this.el.remove();

@@ -58,12 +58,13 @@ export class PlayView {
       ev.preventDefault();
       const code = ev.target.code.value.trim().toUpperCase();
       if (!code) return;
-      // Always a new game on that deal: on the deal being played, a restart.
-      const where = `#/play/${encodeURIComponent(code)}`;
-      if (this.start({ code }) && location.hash !== where) history.pushState(null, "", where);
+      // Always a new game on that deal: on the deal being played, a restart. The address
+      // names the deal once the server has dealt it: a refused code leaves it as it was.
+      if (this.start({ code })) this.addressFor = code;
     };
     this.offQuick = app.quick.onChange(() => this.refresh());
     this.offError = app.net.on("error", () => {
+      this.addressFor = null;
       if (this.requested) this.answered();
     });
     const code = parts[0] ? parts[0].trim().toUpperCase() : null;
@@ -129,7 +130,14 @@ export class PlayView {
   }
 
   onGame(type) {
+    if (type === "snapshot" && this.addressFor) {
+      this.addressFor = null;
+      const g = this.app.game;
+      const where = `#/play/${encodeURIComponent(g.code)}`;
+      if (g.mode === "solo" && g.code && location.hash !== where) history.pushState(null, "", where);
+    }
     if (type === "snapshot" && this.requested) this.answered();
+    if (type === "snapshot" && this.intro?.el.isConnected) requestAnimationFrame(() => this.intro?.place());
     const code = this.afterResume;
     if (code && (type === "snapshot" || type === "room_gone")) {
       this.afterResume = null;
@@ -197,6 +205,7 @@ export class PlayView {
 
   hide() {
     this.afterResume = null;
+    this.addressFor = null;
     this.next = null;
     this.offError?.();
     this.offError = null;
