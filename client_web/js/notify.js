@@ -11,6 +11,20 @@ export function toast(text, kind = "error") {
   toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 3500 : 2500);
 }
 
+/** The text of the toast on screen now, or null. */
+export function shownToast() {
+  const el = document.getElementById("toast");
+  return el.hidden ? null : el.textContent;
+}
+
+/** Take the toast away now if it still says `text` (news that no longer holds). */
+export function dismissToast(text) {
+  const el = document.getElementById("toast");
+  if (text == null || el.hidden || el.textContent !== text) return;
+  clearTimeout(toastTimer);
+  el.hidden = true;
+}
+
 /** Lines the live region keeps (the newest are read; the oldest go). */
 const KEPT = 4;
 

@@ -8,7 +8,7 @@ import { attachPointer } from "./dnd.js";
 import { attachKeyboard } from "./keyboard.js";
 import { t, reasonText, cardLabel, formatTime } from "./i18n.js";
 import { html, esc, setText } from "./dom.js";
-import { toast, announce } from "./notify.js";
+import { toast, announce, dismissToast, shownToast } from "./notify.js";
 import { copyText } from "./clipboard.js";
 
 export class Table {
@@ -78,7 +78,12 @@ export class Table {
     };
     this.offs.push(this.net.on("ack", () => this.pointer.settle()));
     this.offs.push(this.net.on("reject", (m) => this.onReject(m)));
-    this.offs.push(this.net.on("hint", (m) => this.onHint(m)));
+    // A hint's toast holds for the position it was asked in: it goes with the next move,
+    // and with the end of the game (a win's banner is no place for a stale hint).
+    this.offs.push(this.net.on("hint", (m) => {
+      this.onHint(m);
+      this.hintToast = shownToast();
+    }));
     // Screen readers hear each of the player's own moves.
     this.offs.push(this.net.on("delta", (m) => {
       if (m.player_id !== this.game.you || !m.changes.length) return;
@@ -145,6 +150,8 @@ export class Table {
   }
 
   clearHint() {
+    dismissToast(this.hintToast);
+    this.hintToast = null;
     if (this.hintMove) {
       this.hintMove = null;
       for (const el of this.boardEl.querySelectorAll(".hint")) el.classList.remove("hint");
@@ -186,6 +193,7 @@ export class Table {
     this.el.querySelector('[data-k="score"]').textContent = String(me?.score ?? 0);
     this.el.querySelector('[data-k="found"]').textContent = `${me?.foundation_cards ?? 0}/52`;
     const playing = this.canPlay();
+    if (!playing) this.clearHint(); // won, given up or over: no hint holds any more
     for (const b of this.el.querySelectorAll(".stats .btn, .extra .btn")) b.disabled = !playing;
     // Send home keeps its place when it goes (the table must not move when it comes).
     const home = this.el.querySelector('[data-act="sendHome"]');

@@ -38,7 +38,13 @@ export function drawBoards(grid, drawn, g, room = null) {
     box.querySelector(".progress > span").style.width = `${Math.round((100 * (p.foundation_cards || 0)) / 52)}%`;
     box.querySelector(".status").textContent = racerStatus(g, p);
     const boardEl = box.querySelector(".board");
-    if (p.board) {
+    // Boards shown late: until the first late board comes, the box says so where it will be.
+    const wait = waitingForLate(g, p);
+    box.classList.toggle("late-wait", wait > 0);
+    if (wait > 0) {
+      boardEl.innerHTML = `<p class="late-note" role="status">${esc(t("watch.delayNote", { n: g.delayS ?? 30 }))}</p>`;
+      boardEl.dataset.key = "";
+    } else if (p.board) {
       const key = JSON.stringify([p.board.cells, p.board.columns, p.board.foundations, fit]);
       if (boardEl.dataset.key !== key) {
         boardEl.dataset.key = key;
@@ -57,12 +63,23 @@ export function staleBoards(drawn) {
   for (const box of drawn.values()) box.querySelector(".board").dataset.key = "";
 }
 
-/** The racing racers' clocks, once a tick. */
-export function tickBoards(drawn, g) {
+/**
+ * How long, in ms, before a racer's first late board is due: a race watched late shows
+ * nothing of the race's first seconds (the delay), and says so; 0 once boards come.
+ */
+export function waitingForLate(g, p) {
+  if (g.watch !== "delayed" || g.state !== "racing" || p.status !== "playing") return 0;
+  return Math.max(0, (g.delayS ?? 30) * 1000 - g.elapsed(p.player_id));
+}
+
+/** The racing racers' clocks, once a tick (and the late boards' wait, while it lasts). */
+export function tickBoards(drawn, g, redraw = null) {
   if (g.state !== "racing") return;
   for (const p of g.racers()) {
     const box = drawn.get(p.player_id);
-    if (box && p.status === "playing") setText(box.querySelector(".status"), racerStatus(g, p));
+    if (!box || p.status !== "playing") continue;
+    setText(box.querySelector(".status"), racerStatus(g, p));
+    if (redraw && box.classList.contains("late-wait") && waitingForLate(g, p) <= 0) redraw();
   }
 }
 
@@ -103,6 +120,7 @@ export function racerStatus(g, p) {
   if (p.status === "finished") return `🏆 #${p.rank ?? "?"} · ${formatTime(p.time_ms)} · ${t("race.movesN", { n: p.moves })}`;
   if (p.status === "gave_up") return t("race.gaveUp");
   if (g.state === "lobby") return "";
+  if (waitingForLate(g, p) > 0) return t("watch.lateBy", { n: g.delayS ?? 30 });
   const lost = p.lost ? ` · ${t("watch.stuck")}` : "";
   // Boards shown late: so is their clock (the time of the board shown), and it says so.
   const late = g.watch === "delayed" ? (g.delayS ?? 30) : 0;

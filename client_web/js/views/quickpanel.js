@@ -57,9 +57,14 @@ async function onlineCounts() {
   }
 }
 
-/** "12 players online · 4 in a race now": counts, never names. */
-function onlineText(c) {
-  return t("quick.online", { n: c.online, racing: c.racing });
+/**
+ * "12 players online · 4 in a race now": counts, never names. The page that asks is online
+ * itself, and so is everyone waiting: the server's count of sockets is a few seconds old
+ * (each instance tells it every few seconds), so it is never shown below them.
+ */
+function onlineText(c, here = 1) {
+  const n = Math.max(c.online, c.waiting || 0, here);
+  return t("quick.online", { n, racing: c.racing });
 }
 
 /** The wait: what we queue for, for how long, Cancel; a bot racer when the server offers one. */

@@ -49,8 +49,11 @@ export class RaceView {
     if (room) {
       // Too late to race: watch instead.
       this.offError = app.net.on("error", (m) => {
+        const joining = this.joining === room;
         this.joining = null;
         if (m.code === "race_in_progress") location.hash = `#/watch/${encodeURIComponent(room)}`;
+        // A link to a room that is gone: say so, and offer the ways on.
+        if (m.code === "room_not_found" && joining) this.deadInvite(room, "gone");
       });
       // The server ends a lobby seat when its socket closes (a reload does that): take the
       // seat again.
@@ -122,8 +125,8 @@ export class RaceView {
       info = res.ok ? await res.json() : null;
     } catch { /* offline: the room's id alone */ }
     if (!el.isConnected) return;
-    if (!info) {
-      el.querySelector('[data-k="terms"]').textContent = t("invite.gone");
+    if (!info || info.state === "done") {
+      this.deadInvite(room, info ? "over" : "gone", info?.cells);
       return;
     }
     el.querySelector("h2").textContent = info.host ? t("invite.title", { host: info.host }) : t("invite.titleNoHost");
@@ -131,6 +134,34 @@ export class RaceView {
     const terms = [level, t(info.rated ? "rating.on" : "rating.off")];
     if (info.racers.length) terms.push(t("invite.in", { names: info.racers.join(", ") }));
     el.querySelector('[data-k="terms"]').innerHTML = terms.map((x) => `<li>${esc(x)}</li>`).join("");
+  }
+
+  /**
+   * An invitation that can no longer be taken (its room gone, or its race over): said
+   * plainly, with the ways on instead of an Accept that would lead nowhere: a quick race at
+   * the invitation's level, a game alone, and an over race's results.
+   */
+  deadInvite(room, why, cells = 4) {
+    if (!this.el) return;
+    this.topEl.dataset.mode = "ask"; // kept until the player goes on
+    this.topEl.innerHTML = "";
+    const el = html(`
+      <section class="card-panel invite-card invite-dead" data-k="invite" data-dead="${esc(why)}" aria-labelledby="invite-dead-title">
+        <h2 id="invite-dead-title"></h2>
+        <p data-k="why"></p>
+        <div class="row">
+          <button class="btn primary" data-act="quick" data-i18n="quick.go"></button>
+          <a class="btn" href="#/play" data-i18n="invite.play"></a>
+          ${why === "over" ? `<a class="btn" href="#/watch/${encodeURIComponent(room)}" data-i18n="invite.results"></a>` : ""}
+        </div>
+      </section>`);
+    el.querySelector("h2").textContent = t("invite.deadTitle");
+    el.querySelector('[data-k="why"]').textContent = t(why === "over" ? "invite.over" : "invite.gone");
+    el.querySelector('[data-act="quick"]').onclick = () => {
+      this.topEl.dataset.mode = "";
+      quickRace(this.app, [4, 2, 1].includes(cells) ? cells : 4);
+    };
+    this.topEl.append(el);
   }
 
   hide() {

@@ -1,5 +1,6 @@
 // Watch: a room as a spectator, every racer's board side by side, as the host's watch mode
-// allows: live, some seconds late, or progress bars only until the race is over.
+// allows: live, some seconds late, or progress bars only until the race is over. Without a
+// room, the races running now come first, then the arenas and the form for a room's id.
 
 import { announce } from "../notify.js";
 import { raceNews } from "../racenews.js";
@@ -23,9 +24,9 @@ export class WatchView {
     this.el = html(`
       <div class="watch">
         <section class="card-panel featured" hidden></section>
+        <div class="card-panel live-rooms" hidden></div>
         <section class="card-panel arenas-now" hidden></section>
         <div class="card-panel watch-head"></div>
-        <div class="card-panel live-rooms" hidden></div>
         <div class="mini-boards"></div>
       </div>`);
     main.append(this.el);
@@ -167,6 +168,6 @@ export class WatchView {
     const g = this.app.game;
     const c = this.el.querySelector('[data-k="count"]');
     if (c && g.startsAt) setText(c, `${Math.max(0, Math.ceil((g.startsAt - g.serverNow()) / 1000))}`);
-    tickBoards(this.drawn, g);
+    tickBoards(this.drawn, g, () => this.refresh());
   }
 }
