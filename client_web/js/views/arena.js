@@ -7,6 +7,7 @@ import { t, locale } from "../i18n.js";
 import { html, esc, setText, who } from "../dom.js";
 import { toast, announce } from "../notify.js";
 import { ArenaLive } from "./arenalive.js";
+import { copyText } from "../clipboard.js";
 
 const LEVELS = { 4: "level.easy", 2: "level.medium", 1: "level.hard" };
 
@@ -174,7 +175,8 @@ export class ArenaView {
             <label class="pledge" data-i18n-title="arena.pledgeHint"><input type="checkbox" name="pledge">
               <span data-i18n="arena.pledge"></span></label>
           </div>
-          <p class="muted arena-invite" hidden></p>
+          <p class="muted arena-invite" hidden><span data-k="invite"></span>
+            <button class="btn small" data-act="copy-invite" data-i18n="act.copy"></button></p>
         </section>
         <section class="card-panel arena-podium" hidden aria-labelledby="arena-podium-title">
           <h2 id="arena-podium-title" data-i18n="arena.podium"></h2><ol class="podium"></ol>
@@ -230,7 +232,9 @@ export class ArenaView {
     el.querySelector(".arena-seat").textContent = seat;
     const invite = el.querySelector(".arena-invite");
     invite.hidden = !(info?.private);
-    if (info?.private) invite.textContent = t("arena.invite", { link: `${location.origin}/#/arena/${this.id}` });
+    const link = `${location.origin}/#/arena/${this.id}`;
+    if (info?.private) setText(invite.querySelector('[data-k="invite"]'), t("arena.invite", { link }));
+    invite.querySelector('[data-act="copy-invite"]').onclick = () => copyText(link);
     const st = a.id === this.id ? a.standings : null;
     el.querySelector(".arena-lines").innerHTML = standingsTable(st?.top || [], this.app.net.playerId, st?.you);
     const podium = a.id === this.id ? a.podium : null;

@@ -131,41 +131,50 @@ export class ProfileView {
     const recent = (d.recent || []).slice(0, 8).map((r) => `<tr>
       <td>${r.rank ?? "–"}</td><td>${r.time_ms != null ? formatTime(r.time_ms) : esc(t("race.status.gave_up"))}</td>
       <td>${r.moves}${perfectMark(r.perfect)}</td><td>${esc(formatDate(new Date(r.at).toISOString().slice(0, 10), SHORT_DATE))}</td></tr>`).join("");
-    this.el.innerHTML = `
-      <div class="card-panel">
+    const head = `
+      <div class="card-panel profile-top">
         <div class="row profile-head"><h2>${who(name, d.player_id)} ${this.own ? `<small class="muted">${esc(t("profile.you"))}</small>` : ""}</h2>
           ${this.own ? "" : this.app.friends.button(d.player_id)}</div>
         ${d.arena ? `<p class="profile-arena"><a href="#/arena/${encodeURIComponent(d.arena)}">${esc(t("arena.inArena"))}</a></p>` : ""}
         ${this.own ? `<form class="row rename" data-k="rename"><label><span>${esc(t("names.title"))}</span>
           <input class="field" name="name" maxlength="24" autocomplete="nickname" required value="${esc(playerName())}"></label>
           <button class="btn small">${esc(t("names.save"))}</button></form>` : ""}
+      </div>`;
+    const raceBlock = `
+      <div class="card-panel profile-races" data-mode="race">
+        <h3>${esc(t("profile.racesTitle"))}</h3>
         <div class="bar profile-stats">
           ${tile(races.played, "profile.played")}
           ${tile(races.won, "profile.won")}
           ${tile(races.finished, "profile.finished")}
-          ${tile(d.streak, "profile.streak")}
           <div class="stat" data-k="perfect-games" title="${esc(t("perfect.explain"))}"><b>${esc(d.perfect?.total ?? 0)}</b><small>${esc(t("perfect.games"))}</small></div>
         </div>
-        <div class="profile-grid">
-          <section><h3>${esc(t("profile.best"))}</h3><table class="results best"><tbody>${best}</tbody></table></section>
-          <section><h3>${esc(t("profile.calendar"))}</h3>${calendar(daily.days, today)}</section>
-        </div>
+        <section><h4>${esc(t("profile.best"))}</h4><table class="results best"><tbody>${best}</tbody></table></section>
       </div>
-      ${this.own ? '<div data-k="devices"></div>' : ""}
-      ${soloPanel(d.solo || {}, this.el.clientWidth || 600)}
-      ${this.own ? followsPanel(d.follows || this.app.friends.list) : ""}
       ${this.ratingsPanel(d.ratings || {})}
       ${this.publicRaces(d.public_races || [])}
-      <div class="card-panel daily-record">
+      ${recent ? `<div class="card-panel"><h3>${esc(t("profile.recent"))}</h3>
+        <table class="results"><thead><tr><th>#</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("profile.date"))}</th></tr></thead>
+        <tbody>${recent}</tbody></table></div>` : ""}`;
+    const dailyBlock = `
+      <div class="card-panel daily-record" data-mode="daily">
         <h3>${esc(t("profile.dailyRecord"))}</h3>
+        <div class="bar profile-stats">${tile(d.streak, "profile.streak")}</div>
+        <section><h4>${esc(t("profile.calendar"))}</h4>${calendar(daily.days, today)}</section>
         ${dailyRecord(daily)}
         <h4>${esc(t("profile.chart"))}</h4>
         ${chart(daily.results, today, this.el.clientWidth - 40)}
         ${daily.results.length ? "" : `<p class="muted">${esc(t("profile.noDaily"))}</p>`}
-      </div>
-      ${recent ? `<div class="card-panel"><h3>${esc(t("profile.recent"))}</h3>
-        <table class="results"><thead><tr><th>#</th><th>${esc(t("lb.time"))}</th><th>${esc(t("lb.moves"))}</th><th>${esc(t("profile.date"))}</th></tr></thead>
-        <tbody>${recent}</tbody></table></div>` : ""}`;
+      </div>`;
+    const soloBlock = soloPanel(d.solo || {}, this.el.clientWidth || 600);
+    // The player's own most played mode first (a tie: solo, then races, then the daily).
+    const blocks = [[soloBlock, soloGames(d.solo || {})], [raceBlock, races.played || 0],
+      [dailyBlock, (daily.results || []).length]];
+    blocks.sort((a, b) => b[1] - a[1]); // a stable sort: ties keep that order
+    this.el.innerHTML = `${head}${blocks[0][0]}
+      ${this.own ? '<div data-k="devices"></div>' : ""}
+      ${this.own ? followsPanel(d.follows || this.app.friends.list) : ""}
+      ${blocks.slice(1).map((b) => b[0]).join("")}`;
     const slot = this.el.querySelector('[data-k="devices"]');
     if (slot) {
       // Signed in as another player (or signed out elsewhere): our page is theirs now.
@@ -192,6 +201,11 @@ export class ProfileView {
   }
 }
 
+/** How many solo games the player has played, every variant together. */
+export function soloGames(solo) {
+  return LEVELS.reduce((n, [c]) => n + (solo[c.slice(1)]?.games || 0), 0);
+}
+
 /**
  * The solo statistics of each variant played: games, wins, a win-rate bar, the current and
  * best streak, the best time and the fewest moves, and the last games as a chart.
@@ -199,7 +213,7 @@ export class ProfileView {
 export function soloPanel(solo, width) {
   const played = LEVELS.filter(([c]) => solo[c.slice(1)]?.games);
   if (!played.length) {
-    return `<div class="card-panel solo-stats"><h3>${esc(t("solo.title"))}</h3>
+    return `<div class="card-panel solo-stats" data-mode="solo"><h3>${esc(t("solo.title"))}</h3>
       <p class="muted">${esc(t("solo.none"))}</p></div>`;
   }
   const cols = width > 760 ? played.length : 1;
@@ -223,7 +237,7 @@ export function soloPanel(solo, width) {
       ${soloChart(s.last || [], t(label), each)}
     </section>`;
   }).join("");
-  return `<div class="card-panel solo-stats"><h3>${esc(t("solo.title"))}</h3>
+  return `<div class="card-panel solo-stats" data-mode="solo"><h3>${esc(t("solo.title"))}</h3>
     <div class="profile-solo">${blocks}</div></div>`;
 }
 
