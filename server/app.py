@@ -37,7 +37,7 @@ from .http import server as http_server
 from .http.connection import HttpConnection
 from .metrics import Metrics
 from .net.hub import Hub
-from .net.limits import TokenBuckets
+from .net.limits import MAX_SOCKET_FRAME, TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
 from .play import (
@@ -394,7 +394,7 @@ async def listening(
         settings.port,
         process_request=front.process_request,
         create_connection=HttpConnection,
-        max_size=64 * 1024,
+        max_size=MAX_SOCKET_FRAME,
         close_timeout=2,
         ping_interval=20,
         ping_timeout=20,

@@ -6,6 +6,7 @@
   itself is left of what its proxy appended, so it is never reached.
 - :func:`bucket_key`: the address a rate limit counts by; an IPv6 client is counted by its
   /64, the block one subscriber normally holds.
+- :data:`MAX_SOCKET_FRAME`: the hard cap on a frame's size, past which a socket is closed.
 - :class:`TokenBuckets`: one token bucket per key, bounded in number: a bucket that has
   refilled is the same as none and is dropped, and past :data:`MAX_BUCKETS` the least
   recently used go first.
@@ -29,6 +30,14 @@ MAX_BUCKETS: Final = 50_000
 
 #: The prefix an IPv6 client is counted by.
 IPV6_PREFIX: Final = 64
+
+#: The largest frame a socket reads at all, in bytes. A frame past the protocol's cap
+#: (``MAX_FRAME``, 4 KiB) and up to this one is read and answered ``error too_large``, the
+#: socket kept; past this one the socket is closed with code 1009 ("message too big") and
+#: the limit in its reason. The web client never sends a frame past 4 KiB, so such a frame
+#: is not a mistake a person made: reading on would mean holding megabytes for each of
+#: thousands of sockets before a byte of it could be refused.
+MAX_SOCKET_FRAME: Final = 64 * 1024
 
 
 def parse_address(text: str) -> Address | None:

@@ -13,6 +13,7 @@ from websockets.asyncio.client import connect
 from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
+from server.net.limits import MAX_SOCKET_FRAME
 from tests.helpers.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
 from tests.helpers.waits import until
 
@@ -152,6 +153,29 @@ async def test_binary_and_oversized_frames_count_against_the_rate(strict: Server
     await ws.send(json.dumps({"type": "ping"}))  # the burst of 2 is spent
     assert json.loads(await ws.recv())["code"] == "rate_limited"
     await ws.close()
+
+
+async def test_an_oversized_frame_is_refused_up_to_the_hard_cap_and_closes_past_it(
+    roomy: ServerProc,
+) -> None:
+    """Past 4 KiB a frame gets ``error too_large`` and the socket stays (up to the 64 KiB
+    hard cap, the last byte included); past the cap the socket is closed with 1009 and a
+    reason that names the limit, and the next connection is served."""
+    ws = await connect(roomy.ws_url)
+    for size in (4097, 60_000, MAX_SOCKET_FRAME):
+        await ws.send("x" * size)
+        answer = json.loads(await ws.recv())
+        assert answer["type"] == "error" and answer["code"] == "too_large", size
+        await ws.send(json.dumps({"type": "ping"}))  # still open, still served
+        assert json.loads(await ws.recv())["type"] == "pong"
+    await ws.send("x" * (MAX_SOCKET_FRAME + 1))
+    await asyncio.wait_for(ws.wait_closed(), 5)
+    assert ws.close_code == 1009
+    assert str(MAX_SOCKET_FRAME) in (ws.close_reason or "")
+    again = await connect(roomy.ws_url)
+    await again.send(json.dumps({"type": "ping"}))
+    assert json.loads(await again.recv())["type"] == "pong"
+    await again.close()
 
 
 @pytest.mark.parametrize("bad", ['"1"', "1.0", "true"])
