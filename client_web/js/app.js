@@ -140,7 +140,10 @@ class App {
    * time, and never a room and the queue). */
   leaveRoom(keep = null) {
     this.quick.cancel();
-    if (this.game.roomId && this.game.roomId !== keep) {
+    // A room being resumed (after a reload, before its snapshot) is left as well: a join
+    // sent meanwhile would otherwise be refused ("Leave your room first").
+    const room = this.game.roomId || this.net.room;
+    if (room && room !== keep) {
       this.net.leave();
       this.game.clear();
       // A name edited in the room is said now: the next room is joined with it.

@@ -434,3 +434,66 @@ CLICK_TO_BOARD = """(() => {
   };
   requestAnimationFrame(look);
 })()"""
+
+
+# -- journeys: where people start, and the clicks from there ---------------------------------
+
+
+def open_home(browser: Browser, url: str, **kwargs: Any) -> Page:
+    """A fresh context (``new_page``'s arguments) opening the server's ``/`` (``url``: its
+    ``http_url``) as a person does: the first visit deals a solo game; returns once that
+    game's board shows."""
+    page = new_page(browser, **kwargs)
+    page.goto(url.rstrip("/") + "/")
+    wait_ready(page)
+    page.locator('.board[data-board="mine"] .card').first.wait_for(timeout=10_000)
+    return page
+
+
+def go(page: Page, view: str) -> None:
+    """Click the top bar's link to a view (``play``, ``race``, ``watch``, ``daily``, ``rules``,
+    ``player``) and wait until the page shows it."""
+    page.locator(f'.modes a[data-view="{view}"]').click()
+    page.wait_for_function(
+        "(v) => location.hash.startsWith('#/' + v) && seahaven.currentName === v", arg=view
+    )
+
+
+def play_code(page: Page, code: str) -> None:
+    """Type a game code on Play and press "Play this code"; returns once that deal is dealt."""
+    if not page.evaluate("location.hash.startsWith('#/play')"):
+        go(page, "play")
+    page.locator('.newgame [name="code"]').fill(code)
+    page.locator('[data-act="codeform"] button').click()
+    page.wait_for_function(
+        "(c) => seahaven.game.code === c && seahaven.game.mode === 'solo'", arg=code
+    )
+
+
+def create_race(page: Page, cells: int = 4) -> str:
+    """On the Race page (reached by its tab), create a room of ``cells``; returns its id once
+    the lobby shows."""
+    go(page, "race")
+    page.locator(f'input[name="rcells"][value="{cells}"]').check(force=True)
+    page.locator('[data-act="create"]').click()
+    page.wait_for_function("seahaven.game.state === 'lobby' && !!seahaven.game.roomId")
+    return str(page.evaluate("seahaven.game.roomId"))
+
+
+def join_race(page: Page, room: str) -> None:
+    """Type a room's id under "Join a room" on the Race page (as a friend told it) and join."""
+    go(page, "race")
+    page.locator('form[data-act="join"] [name="room"]').fill(room)
+    page.locator('form[data-act="join"] button').click()
+    page.wait_for_function(
+        "(r) => seahaven.game.roomId === r && seahaven.game.role === 'player'", arg=room
+    )
+
+
+def watch_room(page: Page, room: str) -> None:
+    """Type a room's id on the Watch page (reached by its tab) and open it as a spectator."""
+    go(page, "watch")
+    form = page.locator(".watch-head form")
+    form.locator('[name="room"]').fill(room)
+    form.locator("button").click()
+    page.wait_for_function("(r) => location.hash === '#/watch/' + r", arg=room)

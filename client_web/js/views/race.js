@@ -49,11 +49,11 @@ export class RaceView {
     if (room) {
       // Too late to race: watch instead.
       this.offError = app.net.on("error", (m) => {
-        const joining = this.joining === room;
         this.joining = null;
         if (m.code === "race_in_progress") location.hash = `#/watch/${encodeURIComponent(room)}`;
         // A link to a room that is gone: say so, and offer the ways on.
-        if (m.code === "room_not_found" && joining) this.deadInvite(room, "gone");
+        const inRace = app.game.mode === "race" && app.game.roomId;
+        if (m.code === "room_not_found" && !inRace) this.deadInvite(room, "gone");
       });
       // The server ends a lobby seat when its socket closes (a reload does that): take the
       // seat again.
@@ -156,7 +156,7 @@ export class RaceView {
         </div>
       </section>`);
     el.querySelector("h2").textContent = t("invite.deadTitle");
-    el.querySelector('[data-k="why"]').textContent = t(why === "over" ? "invite.over" : "invite.gone");
+    el.querySelector('[data-k="why"]').textContent = t(why === "over" ? "invite.over" : "invite.goneWhy");
     el.querySelector('[data-act="quick"]').onclick = () => {
       this.topEl.dataset.mode = "";
       quickRace(this.app, [4, 2, 1].includes(cells) ? cells : 4);
