@@ -41,8 +41,10 @@ pytestmark = needs_chromium
 #: upright, a desktop, and the smallest phone on its side.
 SIZES = [(1366, 768), (740, 360), (390, 844), (1920, 1080), (568, 320)]
 
-_RECT = "(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); " \
+_RECT = (
+    "(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); "
     "return [r.left, r.top, r.right, r.bottom]; }"
+)
 
 
 def _rect(page: Page, sel: str) -> list[float]:
@@ -53,7 +55,9 @@ def _overlap(a: list[float], b: list[float]) -> bool:
     return a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1
 
 
-def test_the_introduction_never_covers_the_top_bar(web_server: ServerProc, browser: Browser) -> None:
+def test_the_introduction_never_covers_the_top_bar(
+    web_server: ServerProc, browser: Browser
+) -> None:
     for width, height in SIZES:
         page = open_home(browser, web_server.http_url, intro=True, width=width, height=height)
         page.locator(".intro").wait_for()
