@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests import ROOT
-from tests.helpers.pages import Player, board_json, js_errors, needs_chromium, new_page, wait_ready
+from tests.helpers.pages import (
+    Player,
+    board_json,
+    go,
+    js_errors,
+    needs_chromium,
+    open_home,
+    play_code,
+)
 from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
@@ -34,22 +42,18 @@ def _hint_shown(page: Page) -> bool:
 
 
 def test_hint_only_where_the_server_gives_hints(web_server: ServerProc, browser: Browser) -> None:
-    base = web_server.http_url + "/"
-    page = new_page(browser, name="Hilda")
-    page.goto(base + f"#/play/{CODE}")
-    wait_ready(page)
-    page.wait_for_function("!!seahaven.game.myBoard()")
+    page = open_home(browser, web_server.http_url, name="Hilda")
     assert _hint_shown(page)  # a game alone
     # Today's daily deal: no hints until the day is over.
-    page.goto(base + "#/daily")
+    go(page, "daily")
     page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
     page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
     page.locator('.board[data-board="mine"] .card').first.wait_for()
     assert not _hint_shown(page)
     assert "H gives a hint" not in page.locator("#kbd-help").inner_text()
     # A race: none before its end.
-    page.goto(base + "#/race")
     page.once("dialog", lambda d: d.accept())  # leaving the ranked daily game
+    go(page, "race")
     page.get_by_role("button", name="Create a room").click()
     page.wait_for_function("seahaven.game.state === 'lobby'")
     page.get_by_role("button", name="Start the race").click()
@@ -63,10 +67,9 @@ def test_hint_only_where_the_server_gives_hints(web_server: ServerProc, browser:
 def test_play_this_code_on_the_deal_being_played_starts_it_again(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    page = new_page(browser)
-    page.goto(web_server.http_url + f"/#/play/{CODE}")
-    wait_ready(page)
-    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    page = open_home(browser, web_server.http_url)
+    play_code(page, CODE)
+    page.wait_for_function("!!seahaven.game.myBoard()")
     opening = board_json(page)
     room = page.evaluate("seahaven.game.roomId")
     p = Player(page)
@@ -89,9 +92,7 @@ def test_play_this_code_on_the_deal_being_played_starts_it_again(
 
 
 def test_every_label_in_the_players_language(web_server: ServerProc, browser: Browser) -> None:
-    page = new_page(browser)
-    page.goto(web_server.http_url + "/#/play")
-    wait_ready(page)
+    page = open_home(browser, web_server.http_url)
     page.wait_for_function("document.getElementById('conn').dataset.state === 'open'")
     for lang in [*LANGS[1:], "en"]:
         texts = _texts(lang)
@@ -113,7 +114,8 @@ def test_every_label_in_the_players_language(web_server: ServerProc, browser: Br
             "modes": texts["nav"]["modes"],
             "title": f"{texts['nav']['play']} · Seahaven Race",
         }, lang
-    # The replay viewer's first and last step buttons are named in words, not symbols.
+    # The replay viewer's first and last step buttons are named in words, not symbols (a
+    # shared replay's link is how people come to it).
     page.goto(web_server.http_url + "/#/replay/nothing-here")
     page.select_option("#lang", "de")
     page.wait_for_function("document.documentElement.lang === 'de'")
@@ -126,9 +128,17 @@ def test_every_label_in_the_players_language(web_server: ServerProc, browser: Br
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_mode_tabs_fit_a_phone(web_server: ServerProc, browser: Browser, lang: str) -> None:
-    page = new_page(browser, lang=lang, width=390, height=844, is_mobile=True, has_touch=True)
-    page.goto(web_server.http_url + "/#/rules")
-    wait_ready(page)
+    page = open_home(
+        browser,
+        web_server.http_url,
+        lang=lang,
+        width=390,
+        height=844,
+        is_mobile=True,
+        has_touch=True,
+    )
+    page.locator(".modes a[data-view='rules']").tap()
+    page.wait_for_function("location.hash === '#/rules'")
     page.wait_for_function(f"document.documentElement.lang === '{lang}'")
     nav = page.evaluate(
         """() => {
