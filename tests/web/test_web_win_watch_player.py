@@ -309,7 +309,7 @@ def test_the_player_page_draws_its_calendar_and_chart(
     played = page.locator('svg.calendar rect[data-played="1"]')
     assert sorted(played.evaluate_all("(rs) => rs.map((r) => r.dataset.date)")) == days
     assert page.locator("svg.calendar rect.today").count() == 1
-    stats = page.locator(".profile-stats").inner_text()
+    stats = page.locator(".profile-races .profile-stats").inner_text()
     assert "12" in stats and "5" in stats
     best = page.locator("table.best").inner_text()
     assert "2:31.0" in best and "6:42.0" in best and "no finish yet" in best
