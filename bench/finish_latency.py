@@ -84,7 +84,9 @@ async def next_of(ws: ClientConnection, kinds: set[str]) -> tuple[dict[str, Any]
             raise RuntimeError(f"server error: {msg}")
 
 
-async def one_finish(url: str, n: int, gap_s: float, lines: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+async def one_finish(
+    url: str, n: int, gap_s: float, lines: dict[str, tuple[str, ...]]
+) -> dict[str, Any]:
     """Play one ranked daily to a win; the times from its last move, in ms."""
     headers = {"X-Forwarded-For": f"198.18.{n // 250 % 250}.{n % 250 + 1}"}
     async with connect(url, additional_headers=headers, max_size=None) as ws:
@@ -111,7 +113,9 @@ async def one_finish(url: str, n: int, gap_s: float, lines: dict[str, tuple[str,
             _, acked = await next_of(ws, {"ack"})
             first, told = await next_of(ws, {"daily_pending", "daily_result"})
             result, decided = (
-                (first, told) if first["type"] == "daily_result" else await next_of(ws, {"daily_result"})
+                (first, told)
+                if first["type"] == "daily_result"
+                else await next_of(ws, {"daily_result"})
             )
         return {
             "ack": (acked - sent) * 1000,
@@ -180,9 +184,14 @@ def main() -> int:
     print(f"{len(times)} ranked daily finishes, {os.cpu_count()} cores; ms from the last move:")
     print("| | p50 | p95 | max |")
     print("|---|---|---|---|")
-    for key, label in (("ack", "ack"), ("own", "own day says pending/ranked"), ("decision", "review's decision")):
+    for key, label in (
+        ("ack", "ack"),
+        ("own", "own day says pending/ranked"),
+        ("decision", "review's decision"),
+    ):
         values = [t[key] for t in times]
-        print(f"| {label} | {statistics.median(values):.1f} | {pct(values, 0.95):.1f} | {max(values):.1f} |")
+        p50, p95 = statistics.median(values), pct(values, 0.95)
+        print(f"| {label} | {p50:.1f} | {p95:.1f} | {max(values):.1f} |")
     return 0
 
 

@@ -14,7 +14,6 @@ import contextlib
 import os
 import signal
 from collections.abc import Iterator
-
 from pathlib import Path
 
 from tests.helpers.serverproc import ServerProc
@@ -36,7 +35,8 @@ def solver_processes(srv: ServerProc) -> list[int]:
     """The process ids of a running test server's solver processes (its spawned pool
     workers, at any depth below it)."""
     parents = _parents()
-    below, frontier = set(), {srv.proc.pid}
+    below: set[int] = set()
+    frontier = {srv.proc.pid}
     while frontier:
         frontier = {pid for pid, parent in parents.items() if parent in frontier} - below
         below |= frontier
