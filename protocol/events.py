@@ -364,6 +364,18 @@ class DailyResult(Message):
     replay_id: str
 
 
+class DailyPending(Message):
+    """To the player alone, at once after winning a daily game that may rank: its time
+    stands and its rank is pending review; ``daily_result`` follows when the review
+    decides (ranked, or still ``pending_review`` when an operator is to look)."""
+
+    type: Literal["daily_pending"]
+    date: Date
+    kind: Literal["daily", "hard"]
+    message: str
+    replay_id: str
+
+
 class SoloGame(Message):
     """One of the last solo games of a variant: won (its time and moves) or lost."""
 
@@ -463,6 +475,7 @@ ServerMessage = Annotated[
     | Left
     | HintMsg
     | Leaderboard
+    | DailyPending
     | DailyResult
     | SoloStats
     | FriendsMsg

@@ -23,6 +23,7 @@ export class Game {
     on("gave_up", this.onGaveUp);
     on("race_over", this.onRaceOver);
     on("lost", this.onLost);
+    on("daily_pending", this.onDailyPending);
     on("daily_result", this.onDailyResult);
     on("ratings", this.onRatings);
     // The seq of the last delta of our latest acknowledged action: until it is applied, the
@@ -299,6 +300,14 @@ export class Game {
       const p = this.player(r.player_id, r.name);
       Object.assign(p, { status: r.status, rank: r.rank, time_ms: r.time_ms, moves: r.moves,
         perfect: Boolean(r.perfect) });
+    }
+  }
+
+  onDailyPending(m) {
+    // Our daily win stands, its rank pending review: said at once, until `daily_result`.
+    if (this.daily && this.daily.date === m.date && this.daily.kind === m.kind && this.daily.ranked == null) {
+      Object.assign(this.daily, { ranked: false, rank: null, unranked_reason: "pending_review",
+        replay_id: m.replay_id });
     }
   }
 

@@ -13,7 +13,8 @@
 - ``GET /api/daily/YYYY-MM-DD/mine?kind=daily|hard`` with ``Authorization: Bearer TOKEN``:
   the token's player's own ranked attempt of the day, for the Daily page's "done for today"
   card: ``{date, kind, state, streak}`` (``state``: ``none``, ``playing``, ``ranked``,
-  ``held`` (pending review), ``unranked`` (with ``reason``) or ``over``) and, once won,
+  ``held`` (pending review: from the winning move until the review decides, and while an
+  operator is to look), ``unranked`` (with ``reason``) or ``over``) and, once won,
   ``time_ms``, ``moves``, ``replay_id`` (the player's own), and when ranked ``rank``,
   ``finishers``, ``perfect``. Without a valid token: 401 ``bad_token``.
 - ``GET /api/replay/ID``: the replay record, the opening table and every step's delta. A

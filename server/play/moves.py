@@ -39,7 +39,7 @@ from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..pools import is_perfect
-from ..ranked.finish import record_finish
+from ..ranked.finish import DailyOutcome, record_finish
 from ..records.solo_stats import Counted
 from ..rooms import rounds
 from ..rooms.records import Mode, Role, RoomPhase
@@ -292,12 +292,18 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
 
 
 async def finish(ctx: Context, conn: Conn, move: MoveCommit, rank: int) -> None:
-    """Record a won board; a daily game's player alone hears what it counts for. A race's
+    """Record a won board; a daily game's player alone hears what it counts for (one that
+    may rank: at once that it is pending review, then the review's decision). A race's
     first finish starts the shorter time limit of those still racing."""
     if rank == 1:
         await rounds.first_finish(ctx, move.room, move.round)
+
+    def pending(early: DailyOutcome) -> None:
+        # The player's own day says "won, pending review" while the review runs.
+        conn.queue(wire.daily_pending(early.date, early.kind, early.message, early.replay_id))
+
     outcome = await record_finish(
-        ctx, move.room, move.round, move.pid, rank, move.perfect, conn.address
+        ctx, move.room, move.round, move.pid, rank, move.perfect, conn.address, pending
     )
     # A game alone, won and kept (replay, statistics): its events and logs go in minutes.
     await ctx.store.let_go_alone(move.room, move.round, move.pid, ctx.settings.finished_room_ttl)

@@ -8,11 +8,19 @@ from what Redis holds (the board's action log with server timestamps, and the re
 server announced), so what is ranked is exactly what was played; the leaderboard then
 writes an entry only if the engine verifies that replay, and the outcome (ranked, or why
 not) is written into the room's daily note for its player to see.
+
+A finish that may rank is reviewed first, in the solver's processes, which can take a while
+on a busy host. Its player is not left waiting for that: before the review starts, the note
+says "won, pending review" (``pending_review``, the replay's id) and the ``pending`` callback
+tells the player so (``daily_pending``); the review's decision then replaces it. Nothing
+public changes before the decision: the leaderboard entry and the streak are written only
+when the finish ranks.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -39,6 +47,8 @@ SHOWN_REASONS: Final = frozenset(
 
 #: What the player of a held finish is told.
 HELD_MESSAGE: Final = "your time stands; its rank is pending review by an operator"
+#: What the player of a finish that may rank is told while it is reviewed.
+PENDING_MESSAGE: Final = "your time stands; its rank is pending review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +117,7 @@ async def record_finish(
     rank: int,
     perfect: bool = False,
     address: str | None = None,
+    pending: Callable[[DailyOutcome], None] | None = None,
 ) -> DailyOutcome | Counted | None:
     """Keep a won board's replay; rank a daily finish; count a race or solo finish, and a
     verified ``perfect`` one (a win in the deal's proven par, as the move path found it)
@@ -115,6 +126,8 @@ async def record_finish(
     Args:
         address: the finisher's client address, when known: a daily line is noted as the
             address's practice of the deal (:func:`server.ranked.evidence.note_practice`).
+        pending: called with the "won, pending review" outcome of a daily finish that may
+            rank, once its room's note says so and before its review starts.
 
     Returns:
         What a daily game counts for (also written into its room's note), what a solo win
@@ -131,6 +144,19 @@ async def record_finish(
         mark = address_mark(address) if address else None
         submission = await daily.leaderboard.check(replay)
         if submission.status == "eligible":
+            # Said at once: the review may wait for the solver a while, and until it decides
+            # the player's own day is "won, pending review", never "over".
+            early = DailyOutcome(
+                replay.daily_date,
+                replay.daily_kind,
+                None,
+                "pending_review",
+                PENDING_MESSAGE,
+                replay.id,
+            )
+            await _note(store, room, early)
+            if pending is not None:
+                pending(early)
             submission = await review_daily(ctx, replay, mark)
         # Every won daily board of the address (replays live for days: its line with it).
         await evidence.note_practice(ctx, replay.code, mark, pid, replay.id)
@@ -151,13 +177,7 @@ async def record_finish(
             f"ranked #{submission.rank}" if ranked else submission.message,
             replay.id,
         )
-        note = await store.daily_note(room)
-        if note is not None:
-            # The replay's id too: a reload (a snapshot) still offers the player's replay.
-            note.update(
-                ranked=ranked, rank=outcome.rank, unranked_reason=reason, replay_id=replay.id
-            )
-            await store.set_daily(room, note)
+        await _note(store, room, outcome)
     elif replay.kind == "solo":
         if verify(replay, min_ms_per_action=0).ok:
             counted = await records.solo.record(
@@ -192,6 +212,20 @@ async def record_finish(
             if kept and perfect:  # never reviewed: the player's own count, not a public one
                 await records.perfect.add(pid, "unrated")
     return outcome
+
+
+async def _note(store: Store, room: str, outcome: DailyOutcome) -> None:
+    """Write what a won daily game counts for into its room's note (the snapshot's
+    ``daily``), with the replay's id: a reload still offers the player's replay."""
+    note = await store.daily_note(room)
+    if note is not None:
+        note.update(
+            ranked=outcome.rank is not None,
+            rank=outcome.rank,
+            unranked_reason=outcome.unranked_reason,
+            replay_id=outcome.replay_id,
+        )
+        await store.set_daily(room, note)
 
 
 async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) -> Submission:

@@ -17,8 +17,10 @@ from protocol.vocabulary import RoomPhase
 from ..context import Context
 from ..records.replays import ReplayFormatError
 
-#: What an attempt can be: not begun, still being played, ranked, held for review, won but
-#: not ranked (voided, barred, too fast: ``reason`` says), or over without a win.
+#: What an attempt can be: not begun, still being played, ranked, held for review (also
+#: while its review runs: a win is "pending review" from its last move until the review
+#: decides), won but not ranked (voided, barred, too fast: ``reason`` says), or over
+#: without a win.
 STATES: Final = ("none", "playing", "ranked", "held", "unranked", "over")
 
 
@@ -64,6 +66,14 @@ async def my_day(ctx: Context, date: str, kind: str, pid: str) -> dict[str, Any]
             out.update(time_ms=replay.result.time_ms, moves=replay.result.moves)
         return out
     fields = await ctx.store.room_fields(room)
-    playing = fields.get("state") == RoomPhase.RACING and fields.get(f"st:{pid}") == "playing"
+    status = fields.get(f"st:{pid}")
+    if status == "finished" and fields.get("round"):
+        # Won a moment ago: its note is being written. A win is never "over": pending.
+        result = await ctx.store.result_of(room, int(fields["round"]), pid) or {}
+        out.update(state="held", reason="pending_review")
+        if result.get("time_ms") is not None:
+            out.update(time_ms=result["time_ms"], moves=result.get("moves"))
+        return out
+    playing = fields.get("state") == RoomPhase.RACING and status == "playing"
     out["state"] = "playing" if playing else "over"
     return out

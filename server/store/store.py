@@ -428,6 +428,11 @@ class Store(RoomClocks):
         result = parse_results(results).get(pid)
         return meta, (json.loads(member) if member else None), result, entries
 
+    async def result_of(self, room: str, round_: int, pid: str) -> dict[str, Any] | None:
+        """One player's result of a round (``status``, ``time_ms``, ``moves``...), or None."""
+        text = await self.redis.hget(self.keys.results(room, round_), pid)
+        return None if text is None else dict(json.loads(text))
+
     async def mark_hinted(self, room: str, round_: int, pid: str) -> None:
         """Note that ``pid`` was sent a hint in the round: a win there is not perfect."""
         key = self.keys.hinted(room, round_)

@@ -122,9 +122,11 @@ export class DailyView {
 
   onGame(type) {
     // "Start" or "Back to your game": it depends on whether our daily game is still on.
-    if (["snapshot", "finished", "gave_up", "room_gone"].includes(type) && this.info && this.el) {
+    const kinds = ["snapshot", "finished", "gave_up", "room_gone", "daily_pending", "daily_result"];
+    if (kinds.includes(type) && this.info && this.el) {
       this.drawDeals(this.info);
-      if (type !== "snapshot") this.loadMine(); // our attempt may be over now
+      // Our attempt may be over now; a won one is pending review, then ranked (or held).
+      if (type !== "snapshot") this.loadMine();
     }
   }
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .answers import (
     ack,
+    daily_pending,
     daily_result,
     error,
     friends,
@@ -74,6 +75,7 @@ __all__ = [
     "body",
     "bot_offer",
     "countdown",
+    "daily_pending",
     "daily_result",
     "delta_body",
     "dumps",

@@ -95,6 +95,20 @@ def daily_result(
     )
 
 
+def daily_pending(date: str, kind: str, message: str, replay_id: str) -> str:
+    """``daily_pending``: a won daily game that may rank is being reviewed; its
+    ``daily_result`` follows when the review decides."""
+    return dumps(
+        {
+            "type": "daily_pending",
+            "date": date,
+            "kind": kind,
+            "message": message,
+            "replay_id": replay_id,
+        }
+    )
+
+
 def solo_stats(cells: int, stats: Mapping[str, Any], records: list[str]) -> str:
     """``solo_stats``: a solo win counted; the variant's statistics and the records it set."""
     return dumps({"type": "solo_stats", "cells": cells, "stats": stats, "records": records})

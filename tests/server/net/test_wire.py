@@ -89,6 +89,12 @@ def built() -> dict[str, str]:
         "lost": wire.lost(ANN),
         "left": wire.left("2C88GXUH"),
         "hint": wire.hint(6, "move", "col3 found", 71),
+        "daily_pending": wire.daily_pending(
+            "2026-11-29",
+            "daily",
+            "your time stands; its rank is pending review",
+            "q2m7rvx4hl3kzq6a",
+        ),
         "daily_result": wire.daily_result(
             "2026-11-29",
             "daily",
