@@ -166,6 +166,8 @@ async def assess(
         "message": decision.message,
         "player_score": decision.score,
         "decision": decision.to_json(),
+        # The one-game review's own verdict, beside the decision (the operator's).
+        "review": {"held": this.held, "reason": this.reason, "message": this.message},
     }
     if record is not None:
         record = {**record, "suspicion": decision.suspicion, "result": rid, "at": now_ms()}
