@@ -167,6 +167,7 @@ async def test_a_line_borrowed_from_another_address_is_practice(fresh: Day) -> N
     mine = (await decided(day, other["replay_id"]))["score"]["evidence"]
     assert mine["borrowed"] < 0.2, mine
     status, held = await day.server.get("/api/admin/held", TOKEN)
+    assert status == 200
     assert [h["player_id"] for h in held["held"]] == [bob.player_id]
     for c in (ann, bob, cat):
         await c.close()
