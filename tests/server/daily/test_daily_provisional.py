@@ -17,6 +17,7 @@ from server.daily.deal import today
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_server import PACE, daily_server, get, line_of, play, start_daily, wait_for
+from tests.helpers.fairplay_lines import own_line
 from tests.helpers.serverproc import FAST, WsClient, redis_url
 
 #: Established by ranked dailies on 2 days (rated races never, in this test).
@@ -53,10 +54,11 @@ async def test_a_newcomer_is_listed_marked_new_but_never_leads_unreviewed() -> N
         await play(first, line, PACE)
         result = await first.expect("daily_result", timeout=10)
         assert result["ranked"] is False and result["unranked_reason"] == "pending_review"
-        await play(old, line, PACE)
+        # Each plays a line of their own (a line repeating another's is borrowed: held).
+        await play(old, own_line(daily_deal(date).code, 1), PACE)
         assert (await old.expect("daily_result", timeout=10))["rank"] == 1
         # Fresh is slower than the established leader: ranked and listed at once, new.
-        await play(fresh, line, PACE)
+        await play(fresh, own_line(daily_deal(date).code, 2), PACE)
         assert (await fresh.expect("daily_result", timeout=10))["rank"] == 2
 
         push = await watcher.expect("leaderboard", date=date, finishers=2)
