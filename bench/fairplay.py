@@ -55,8 +55,9 @@ from bench.review import T0, Clock, Game, human, send_home  # noqa: E402
 from server.engine import Board, format_code, parse_action  # noqa: E402
 from server.engine.optimal import optimal_par  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
-from server.ranked.evidence import flags, player_score  # noqa: E402
-from server.review.evidence import Weights, gather, suspicion  # noqa: E402
+from server.fairplay.decide import flags, player_score, suspicion  # noqa: E402
+from server.fairplay.policy import Policy as Weights  # noqa: E402
+from server.review.evidence import gather  # noqa: E402
 from server.review.pace import Pace  # noqa: E402
 from server.review.scoring import review, table_key  # noqa: E402
 
@@ -335,9 +336,10 @@ def tally(
     for game in games:
         record = game["record"]
         records.insert(0, record)
-        now = player_score(records[: args.window])
+        now = player_score([float(r["suspicion"]) for r in records[: args.window]])
         counted = min(len(records), args.window)
-        caught = caught or game["held"] or flags(now, counted, args.flag, args.min_finishes)
+        rule = Weights(flag_score=args.flag, min_finishes=args.min_finishes)
+        caught = caught or game["held"] or flags(now, counted, rule)
         t.games += 1
         t.held_games += game["held"]
         t.gave_up += game["gave_up"]

@@ -31,6 +31,8 @@ from .clients.bot import Bot
 from .context import Context
 from .daily.deals import certify_loop
 from .daily.services import Daily
+from .fairplay import race_review
+from .fairplay.holds import expiry_loop
 from .http import admin, api, mydata
 from .http import arenas as http_arenas
 from .http import server as http_server
@@ -54,8 +56,6 @@ from .play import (
     solo,
 )
 from .quick.pairing import pairing_loop
-from .ranked import race_review
-from .ranked.holds import expiry_loop
 from .records.services import Records
 from .review.pace import Pace, parse_bursts
 from .review.reviewer import Reviewer

@@ -390,27 +390,84 @@ class Settings(BaseSettings):
         default=3,
         ge=1,
         le=20,
-        description="finishes a score needs to flag at evidence_flag_score (fewer: only 1 flags)",
+        description="finishes a score needs to flag at evidence_flag_score (fewer: only a "
+        "reference's line outright flags)",
     )
     evidence_agreement_low: float = Field(
-        default=0.6, ge=0, le=1, description="a reference agreement up to this adds no suspicion"
+        default=0.6, ge=0, le=1, description="a solver agreement up to this adds no suspicion"
     )
     evidence_agreement_high: float = Field(
-        default=0.95, ge=0, le=1, description="a reference agreement from this is a full suspicion"
+        default=0.95, ge=0, le=1, description="a solver agreement from this is a full suspicion"
+    )
+    evidence_optimal_low: float = Field(
+        default=0.88,
+        ge=0,
+        le=1,
+        description="an optimal search agreement up to this adds no suspicion (strong people "
+        "reach 0.8)",
+    )
+    evidence_optimal_high: float = Field(
+        default=0.97,
+        ge=0,
+        le=1,
+        description="an optimal search agreement from this is a full suspicion",
+    )
+    evidence_outright: float = Field(
+        default=0.97,
+        ge=0,
+        description="a reference agreement over review_min_scored decisions from this is a "
+        "reference's line outright: it flags from one finish",
     )
     evidence_known_high: float = Field(
         default=0.5,
         ge=0,
-        description="a share of a line known from the address's practice that is a full suspicion",
+        description="a share of a line known from practice (the address's, or one other "
+        "identity's line) that is a full suspicion and a reference's line outright",
+    )
+    evidence_borrowed_common: int = Field(
+        default=3,
+        ge=1,
+        le=20,
+        description="identities a table of a deal is noted for; more reached it: common, "
+        "no evidence of a borrowed line",
     )
     evidence_field_low: float = Field(
-        default=0.8, ge=0, description="a game faster than this share of the day's field is suspect"
+        default=0.8,
+        ge=0,
+        description="a game faster than this share of its field's median time has its "
+        "agreement evidence amplified",
     )
     evidence_field_weight: float = Field(
-        default=0.35, ge=0, le=1, description="what a game faster than the field adds"
+        default=0.35,
+        ge=0,
+        le=1,
+        description="a fast game's agreement evidence is multiplied by 1 + this (speed alone "
+        "adds nothing)",
     )
     evidence_field_min: int = Field(
-        default=5, ge=1, description="established finishers of the day the field needs"
+        default=5, ge=1, description="the day's other reviewed finishers a daily's field needs"
+    )
+    evidence_race_field_min: int = Field(
+        default=2, ge=1, description="the rivals' finishes a rated race's field needs"
+    )
+    evidence_field_margin: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="the solver agreement adding no suspicion is at least the field's median "
+        "agreement plus this",
+    )
+    evidence_field_cap: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="the field never raises the agreement adding no suspicion above this",
+    )
+    evidence_new_leader_suspicion: float = Field(
+        default=0.5,
+        ge=0,
+        description="a new player's daily finish that would lead the day is held only from "
+        "this suspicion",
     )
     evidence_optimal_searches: int = Field(
         default=3,

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import Context
+from ..fairplay import race_review
 from ..net import wire
-from ..ranked import contest, race_review, ratings
+from ..ranked import contest, ratings
 from ..ranked.ratings import standing_of
 from ..records.replays import replay_id
 from ..rooms.records import RoomPhase

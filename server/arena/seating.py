@@ -13,6 +13,7 @@ from typing import Final
 
 from ..clock import now_ms
 from ..context import Context
+from ..fairplay.standing import standing
 from ..net import wire
 from ..net.member import Member
 from ..ranked.ratings import START, address_mark, shown
@@ -66,7 +67,7 @@ async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None
         return Status.ARENA_NOT_FOUND
     if phase_of(entry.fields, now_ms()) == "over" or now_ms() >= int(entry.fields["ends_at"]):
         return Status.ARENA_OVER
-    if await ctx.reviews.is_barred(pid):
+    if not (await standing(ctx, pid)).may_rank:
         return Status.BARRED  # its races are rated
     cells = int(entry.fields["cells"])
     ends = int(entry.fields["ends_at"])

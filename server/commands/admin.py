@@ -87,8 +87,8 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
     import redis.asyncio as aioredis
     from redis.exceptions import ConnectionError as RedisConnectionError
 
+    from server.fairplay.holds import MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds
     from server.net.limits import bucket_key
-    from server.ranked.holds import MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds
     from server.store.keys import Keys
 
     assert settings.redis_url is not None

@@ -242,8 +242,10 @@ class Leaderboard:
         engine confirms it: a legal win whose claimed time, moves and score match (see
         :func:`server.records.replays.verify`). It may rank only if it is the player's ranked
         attempt (the first game of the day they began), begun and won within its day
-        (UTC), by a player not barred. Its pace is judged by the review
-        (:mod:`server.review.scoring`), which holds an implausible finish.
+        (UTC). Whether its player may rank (a bar) is the review's question
+        (:func:`server.ranked.finish.review_daily`, through the standing gate). Its pace
+        is judged by the review (:mod:`server.review.scoring`), which holds an
+        implausible finish.
 
         Args:
             replay: the finished game.
@@ -289,8 +291,6 @@ class Leaderboard:
         # One ranked attempt: the first game of the day the player began (claimed at reveal).
         if replay.room is None or await self.attempt(date, kind, replay.player_id) != replay.room:
             return _unranked("practice", "only the first game begun on the day is ranked")
-        if await self.daily.is_barred(replay.player_id):
-            return _unranked("barred", "this player is barred from ranked play")
         return Submission("eligible")
 
     async def enter(self, replay: Replay) -> Submission:

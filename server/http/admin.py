@@ -22,7 +22,7 @@ is idempotent and logged with ``by`` set to ``http:ADDRESS`` (the client's addre
   made_at, barred}]}``.
 - ``GET /api/admin/log?limit=N``: ``{"log": [{at, action, target, by, status, ok}]}``.
 - ``GET /api/admin/suspects?limit=N&after=PLAYER``: the players by their score over recent
-  ranked finishes, the highest first (``server.ranked.evidence``): ``{"suspects":
+  ranked finishes, the highest first (``server.fairplay.evidence``): ``{"suspects":
   [{player_id, score, flagged, barred, records}], "next_after"}`` (limit 1 to 200, default
   50; ``after``: the ``next_after`` of the page before).
 - ``POST /api/admin/unflag/PLAYER``: lift a player's flag (``{ok, status, …}``).
@@ -42,9 +42,9 @@ import sys
 from ipaddress import ip_address
 
 from ..context import Context
+from ..fairplay.holds import HELD_PAGE, MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds, Outcome
 from ..net.limits import bucket_key
 from ..net.registry import HttpRequest, HttpResponse, Routes
-from ..ranked.holds import HELD_PAGE, MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds, Outcome
 from ..records.replays import ReplayFormatError, view_json
 from ..settings import Settings
 

@@ -70,6 +70,7 @@ from ..context import Context
 from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import BY, MAX_LIMIT
 from ..daily.profile import daily_history
+from ..fairplay.standing import standing
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..ranked.today import my_day
 from ..records.replays import Replay, ReplayFormatError, view_json
@@ -229,7 +230,7 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     missing = _json(404, {"error": "not_found", "message": "no replay has this id"})
     if replay is None or await still_racing(ctx, replay):
         return missing  # a race's lines are nobody's until it is over
-    if await ctx.reviews.is_barred(replay.player_id):
+    if not (await standing(ctx, replay.player_id)).shown:
         return missing  # a barred player's results are hidden everywhere
     if await held_back(ctx, replay):
         # A finish held for review (or voided, or a rated race's not reviewed yet) is its
@@ -293,7 +294,7 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     a room id is a way in, to watch a player's races)."""
     pid = request.params["pid"]
     records, leaderboard = ctx.records, ctx.daily.leaderboard
-    if await ctx.reviews.is_barred(pid):  # a barred player's results are hidden everywhere
+    if not (await standing(ctx, pid)).shown:  # a barred player's results are hidden everywhere
         return _json(404, {"error": "not_found", "message": "no such player"})
     data: dict[str, Any] = {"player_id": pid}
     data.update(await records.history.read(pid))

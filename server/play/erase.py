@@ -38,6 +38,7 @@ from typing import Any
 
 from ..clock import now_ms
 from ..context import Context
+from ..fairplay.standing import standing
 from ..records.replays import ReplayFormatError, replay_id
 from ..store import accounts
 from ..store import ratings as stored_ratings
@@ -51,7 +52,7 @@ DAYS_BACK = 30
 
 async def erase_player(ctx: Context, pid: str) -> dict[str, Any]:
     """Delete player ``pid`` (see the module docstring); what was removed, in counts."""
-    barred = await ctx.reviews.is_barred(pid)
+    barred = (await standing(ctx, pid)).barred
     board = ctx.daily.leaderboard
     replays: set[str] = set()
     ids, games = await accounts.replay_refs(ctx.store, pid)

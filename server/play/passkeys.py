@@ -41,6 +41,7 @@ from protocol import models as m
 
 from ..clock import now_ms
 from ..context import Context, Kept
+from ..fairplay.standing import standing
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..net.wire import devices as out
@@ -274,7 +275,7 @@ async def on_passkey_remove(ctx: Context, conn: Conn, msg: m.PasskeyRemove) -> N
     assert conn.pid is not None
     if not await signed_in(ctx, conn):
         return
-    barred = await ctx.reviews.is_barred(conn.pid)
+    barred = (await standing(ctx, conn.pid)).barred
     if not await accounts.remove_passkey(ctx.store, conn.pid, msg.id, keep_bound=barred):
         conn.queue(out.refused("passkey_not_found"))
         return

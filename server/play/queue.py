@@ -7,6 +7,7 @@ from __future__ import annotations
 from protocol import models as m
 
 from ..context import Context
+from ..fairplay.standing import standing, standings
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..quick import pairing
@@ -18,7 +19,7 @@ routes = Routes()
 @routes.ws("queue")
 async def on_queue(ctx: Context, conn: Conn, msg: m.Queue) -> None:
     """Wait for a quick race of ``cells`` cells (rated: not for a barred player)."""
-    if await ctx.reviews.is_barred(conn.pid or ""):
+    if not (await standing(ctx, conn.pid or "")).may_rank:
         conn.error("barred", "this player is barred from ranked play: no quick race")
         return
     conn.error_unless_ok(await pairing.enqueue(ctx, conn, msg.cells))
@@ -56,4 +57,4 @@ async def _barred_racer(ctx: Context, room: str) -> bool:
     """Whether a racer of the room is barred from ranked play."""
     members = await ctx.store.members(room)
     racers = [pid for pid, member in members.items() if member.get("role") == "player"]
-    return bool(await ctx.reviews.barred_among(racers))
+    return any(not s.may_rank for s in (await standings(ctx, racers)).values())

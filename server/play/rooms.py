@@ -11,6 +11,7 @@ from ..context import Context
 from ..daily.deal import draw_open
 from ..daily.deals import DAILY_ONLY
 from ..engine import CodeError, format_code, parse_code
+from ..fairplay.standing import standing
 from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
@@ -75,7 +76,7 @@ async def on_create_room(ctx: Context, conn: Conn, msg: m.CreateRoom) -> None:
         # Strangers race in a public room: a deal its host chose may be one they studied.
         conn.error("public_room", "a public room races a drawn deal, not a typed code")
         return
-    if msg.public and await ctx.reviews.is_barred(conn.pid or ""):
+    if msg.public and not (await standing(ctx, conn.pid or "")).may_rank:
         conn.error("barred", "this player is barred from ranked play: no public race")
         return
     pid, mark = conn.pid or "", address_mark(conn.address)

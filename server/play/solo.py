@@ -18,6 +18,7 @@ from protocol import models as m
 
 from ..context import Context
 from ..daily.deal import KIND_CELLS, DailyError, is_running, today
+from ..fairplay.standing import standing
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms import membership, rounds
@@ -97,7 +98,7 @@ async def on_daily(ctx: Context, conn: Conn, msg: m.Daily) -> None:
         conn.error("unavailable" if exc.reason == "unavailable" else "bad_date", str(exc))
         return
     pid, board = conn.pid or "", ctx.daily.leaderboard
-    if is_running(deal.date) and await ctx.reviews.is_barred(pid):
+    if is_running(deal.date) and not (await standing(ctx, pid)).may_rank:
         # A running day's deal is played only as the day's ranked game or its practice.
         conn.error("barred", "this player is barred from ranked play: no daily while it runs")
         return

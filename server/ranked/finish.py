@@ -1,6 +1,6 @@
 """What happens when a board is won or given up: its replay is kept, a daily finish is
 verified and ranked, a race result goes into the player's history (a rated race's finish
-once the race settles, after its review: :mod:`server.ranked.race_review`), and a solo game
+once the race settles, after its review: :mod:`server.fairplay.race_review`), and a solo game
 into the player's solo statistics (:mod:`.solo_stats`).
 
 :func:`record_finish` is called once the winning action is committed. It builds the replay
@@ -30,11 +30,12 @@ from ..clock import now_ms
 from ..context import Context
 from ..daily.leaderboard import Submission, entry_of, utc_date
 from ..engine import Board, parse_action, parse_code
+from ..fairplay import evidence
+from ..fairplay.standing import standing
 from ..records.replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from ..records.solo_stats import Counted
 from ..store import names
 from ..store.store import Store
-from . import evidence
 from .ratings import address_mark
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,7 @@ async def record_finish(
 
     Args:
         address: the finisher's client address, when known: a daily line is noted as the
-            address's practice of the deal (:func:`server.ranked.evidence.note_practice`).
+            address's practice of the deal (:func:`server.fairplay.evidence.note_practice`).
         pending: called with the "won, pending review" outcome of a daily finish that may
             rank, once its room's note says so and before its review starts.
 
@@ -195,7 +196,7 @@ async def record_finish(
         verdict = verify(replay, min_ms_per_action=0)
         if verdict.ok and (await store.room_fields(room)).get("rated") != "1":
             # A rated race's finishers are reviewed first: their races are counted when it
-            # settles (server/ranked/race_review.py), a held one's only once cleared.
+            # settles (server/fairplay/race_review.py), a held one's only once cleared.
             kept = await records.history.record(
                 pid,
                 room,
@@ -230,12 +231,21 @@ async def _note(store: Store, room: str, outcome: DailyOutcome) -> None:
 
 async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) -> Submission:
     """Review a daily finish that may rank, with its evidence across games
-    (:func:`server.ranked.evidence.assess`), then rank it or hold it for an operator.
+    (:func:`server.fairplay.evidence.assess`), then rank it or hold it for an operator.
 
     The player of a held finish is told ``pending_review`` (not which feature held it, nor
     their score: a script would learn what to change); their time stands in their own game.
+    A barred player's finish does not rank (``barred``).
     """
     assert replay.daily_date is not None and replay.daily_kind is not None
+    if not (await standing(ctx, replay.player_id)).may_rank:
+        return Submission(
+            "not_ranked", reason="barred", message="this player is barred from ranked play"
+        )
+
+    async def leads() -> bool:
+        return await _new_leader(ctx, replay)
+
     score = await evidence.assess(
         ctx,
         replay.player_id,
@@ -247,11 +257,10 @@ async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) ->
         mark=mark,
         date=replay.daily_date,
         kind=replay.daily_kind,
+        # A newcomer ranks from their first day; only one whose evidence is unusual is held
+        # before taking the day's lead (a fresh identity is the cheapest way to a public #1).
+        new_leader=leads,
     )
-    if not score["held"] and await _new_leader(ctx, replay):
-        # A newcomer is listed from their first day, but a fresh identity never takes the
-        # day's lead unreviewed: the cheapest way to buy a public #1.
-        score = {**score, "held": True, "message": "a new player's finish would lead the day"}
     if not score["held"]:
         await ctx.reviews.decide(replay.id, "passed", score=score)
         entered = await ctx.daily.leaderboard.enter(replay)

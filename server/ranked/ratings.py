@@ -7,7 +7,7 @@ a rating must not be bought with keeps a racer's rating (``unrated_reason``), an
 are rated among themselves (at least two, one of them a finisher):
 
 - a finisher the operator voided after review (``voided``): every finisher is reviewed
-  first (:mod:`server.ranked.race_review`), and while one is held for an operator, nobody's
+  first (:mod:`server.fairplay.race_review`), and while one is held for an operator, nobody's
   rating changes, so a script playing a solved line farms nothing;
 - a racer who played fewer than ``rated_min_actions`` actions (``too_few_actions``): two
   identities that start a race and give up at once farm nothing;
@@ -56,12 +56,14 @@ from protocol.vocabulary import Mode, RoomPhase
 from ..cache import replay
 from ..clock import now_ms
 from ..context import Context
+from ..fairplay import race_review
+from ..fairplay.standing import standings
 from ..net import wire
 from ..quiet import Quiet
 from ..store import names
 from ..store import ratings as stored
 from ..store.store import RoomRead
-from . import contest, race_review
+from . import contest
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -462,7 +464,8 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
     lines = data["lines"]
     racers = len(lines)
     keep_s = ctx.settings.history_days * 86_400
-    barred = await ctx.reviews.barred_among([str(line["player_id"]) for line in lines])
+    gate = await standings(ctx, [str(line["player_id"]) for line in lines])
+    barred = {pid for pid, s in gate.items() if not s.shown}
     for line in lines:
         if line["unrated_reason"] == "voided":
             continue  # a voided finish changes nothing and shows nowhere, as a public race too

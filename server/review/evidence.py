@@ -4,12 +4,13 @@ One review (:mod:`.scoring`) looks at one game. A patient cheater adds noise unt
 passes: a solver re-asked after each deliberate mistake, the engine's optimal search, or a
 line practised on another identity. No single game of theirs is damning, but every one of
 them leans the same way. So each ranked finish leaves a small, bounded record (:class:`Evidence`)
-and a player's score is taken over their recent finishes (:mod:`server.ranked.evidence`).
+and a player's score is taken over their recent finishes (:mod:`server.fairplay`).
 
 The record (pure: the engine and the standard library; it runs in a solver process, beside
 the review, and ``bench/fairplay.py`` calls the same code):
 
-- ``solver``: the review's agreement with the fast solver (:mod:`.scoring`);
+- ``solver``: the review's agreement with the fast solver (:mod:`.scoring`), over
+  ``solver_scored`` decisions;
 - ``optimal``: the same with the engine's optimal search (:func:`server.engine.optimal.
   optimal_par`), asked from at most :data:`OPTIMAL_SEARCHES` positions with a budget of
   tables each, so it costs a bounded amount whatever the line;
@@ -22,13 +23,13 @@ the review, and ``bench/fairplay.py`` calls the same code):
   *practised* before reached (the same deal finished by another identity of the same
   address, as the server saw it).
 
-:func:`suspicion` folds a record into one number from 0 (a person's) to 1 (a reference's);
-the thresholds are the settings ``evidence_*`` (docs/server.md), chosen from the
-measurements of ``bench/fairplay.py`` (docs/fairplay.md).
+:func:`server.fairplay.decide.suspicion` folds a record into one number from 0 (a
+person's) to 1 (a reference's); what it decides is :mod:`server.fairplay`'s (docs/fairplay.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import statistics
 import time
@@ -58,34 +59,11 @@ OPTIMAL_SECONDS: Final = 20.0
 
 
 @dataclass(frozen=True, slots=True)
-class Weights:
-    """How a record becomes a suspicion (server settings ``evidence_*``).
-
-    Attributes:
-        agreement_low, agreement_high: a reference agreement at or below ``low`` adds
-            nothing, at ``high`` or above everything (linear between).
-        known_high: a share of the line known from practice at or above this is a full
-            suspicion by itself.
-        field_low: a game faster than this share of the field's median adds
-            ``field_weight`` (slower: nothing).
-        field_weight: what a fast game adds.
-        min_scored: the optimal search's agreement counts only over this many decisions or
-            more (a few early decisions agree with anything).
-    """
-
-    agreement_low: float = 0.6
-    agreement_high: float = 0.95
-    known_high: float = 0.5
-    field_low: float = 0.8
-    field_weight: float = 0.35
-    min_scored: int = 20
-
-
-@dataclass(frozen=True, slots=True)
 class Evidence:
     """One finish's record (see the module docstring). Kept as JSON, a few hundred bytes."""
 
     solver: float | None
+    solver_scored: int
     optimal: float | None
     optimal_scored: int
     excess: int | None
@@ -104,24 +82,6 @@ class Evidence:
             if data[name] is not None:
                 data[name] = round(float(data[name]), 3)
         return data
-
-
-def suspicion(record: dict[str, Any], weights: Weights) -> float:
-    """A record's suspicion, 0 to 1 (see :class:`Weights`)."""
-    refs = [record["solver"]] if record.get("solver") is not None else []
-    if record.get("optimal") is not None and int(record.get("optimal_scored") or 0) >= (
-        weights.min_scored
-    ):
-        refs.append(record["optimal"])
-    best = max(refs, default=0.0)
-    span = max(1e-9, weights.agreement_high - weights.agreement_low)
-    value = min(1.0, max(0.0, (best - weights.agreement_low) / span))
-    if float(record.get("known") or 0.0) >= weights.known_high:
-        value = 1.0
-    field = record.get("field")
-    if field is not None and field < weights.field_low:
-        value += weights.field_weight
-    return round(min(1.0, value), 3)
 
 
 class OptimalMemo:
@@ -183,6 +143,7 @@ def gather(
     times: Sequence[int],
     solver_agreement: float | None,
     *,
+    solver_scored: int = 0,
     practised: Sequence[Sequence[str]] = (),
     field_ms: int | None = None,
     searches: int = OPTIMAL_SEARCHES,
@@ -194,6 +155,7 @@ def gather(
     Args:
         code, started_at, actions, times: the finish as the review sees it.
         solver_agreement: the review's agreement with the fast solver.
+        solver_scored: the decisions that agreement is over.
         practised: lines of the same deal that identities of the same address finished
             before (the server's own record of them).
         field_ms: the median time of the day's established players (None: too few).
@@ -233,6 +195,7 @@ def gather(
     took = times[-1] - started_at if times else 0
     return Evidence(
         solver=solver_agreement,
+        solver_scored=solver_scored,
         optimal=agreed / scored if scored else None,
         optimal_scored=scored,
         excess=len(kept) - memo.length if memo.length is not None else None,
@@ -278,12 +241,38 @@ def evidence_job(
         actions,
         times,
         score.agreement,
+        solver_scored=score.scored,
         practised=practised,
         field_ms=field_ms,
         searches=int(settings.get("optimal_searches", OPTIMAL_SEARCHES)),
         states=int(settings.get("optimal_states", OPTIMAL_STATES)),
     )
-    return {**score.to_json(), "evidence": record.to_json()}
+    _kept, decided = line_digests(code, actions)
+    return {**score.to_json(), "evidence": record.to_json(), "tables": {"decided": decided}}
+
+
+def digest(key: TableKey) -> str:
+    """A table's short name (12 hex digits): the index of who reached it is keyed by it."""
+    return hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
+
+
+def line_digests(code: str, actions: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The tables a line's kept actions lead to, and those of its kept decisions (not
+    forced), as :func:`digest` names them, in the line's order."""
+    flags = forced(code, actions)
+    board = Board.from_code(code)
+    stack: list[tuple[str, bool]] = []
+    for i, text in enumerate(actions[: len(flags)]):
+        try:
+            board.play(parse_action(text))
+        except EngineError:
+            break
+        if text == "undo":
+            if stack:
+                stack.pop()
+        else:
+            stack.append((digest(table_key(board)), not flags[i]))
+    return [d for d, _ in stack], [d for d, decision in stack if decision]
 
 
 def marks(

@@ -26,6 +26,12 @@ never seen the deal could do (``protocol/DAILY.md``, "The pace model", gives the
   after a think, but over tens of decisions their thinking shows; a solver's line played
   at any pace this allows still takes its decisions times ``W / K``. A game with fewer
   than ``K`` decisions needs ``W`` scaled to its decisions, in total.
+- A **planned run**: after a think of ``plan_ms`` or more, a person often plays the moves
+  they saw in a quick run (a dozen or more at about 0.6 s a move). A think of ``T`` ms
+  plans up to ``T / plan_move_ms`` of the decisions after it; a run of ``K`` decisions all
+  planned needs only ``K * run_ms`` (when that is less than ``W``). A script with a fixed
+  small delay and no thinks plans nothing, and the average (``too_fast``) still bounds a
+  script that pauses now and then: its pauses count in its average.
 
 Forced actions have no floor of their own: the physical floor of
 ``server.records.replays.verify`` (50 ms an action on average) bounds them.
@@ -74,12 +80,18 @@ class Pace:
         decision_ms: the least average time of a game's decisions (0: no floor).
         bursts: ``(K, W)`` pairs: any ``K`` consecutive decisions take ``W`` ms or more
             (empty: no bound).
+        plan_ms, plan_move_ms, run_ms: a think of ``plan_ms`` or more plans a run of up to
+            its time over ``plan_move_ms`` decisions; such a run's decisions need ``run_ms``
+            each (see the module docstring).
     """
 
     read_ms: int = 2_000
     game_ms: int = 60_000
     decision_ms: int = 1_100
     bursts: tuple[tuple[int, int], ...] = BURSTS
+    plan_ms: int = 4_000
+    plan_move_ms: int = 400
+    run_ms: int = 350
 
     @classmethod
     def off(cls) -> Pace:
@@ -209,16 +221,39 @@ def decision_times(started_at: int, times: Sequence[int], flags: Sequence[bool])
     ]
 
 
-def _tightest(decisions: Sequence[int], bursts: Sequence[tuple[int, int]]) -> str | None:
-    """The first burst bound some run of decisions breaks, in words, or None."""
+def planned(decisions: Sequence[int], pace: Pace) -> list[bool]:
+    """Whether each decision is part of a planned run: among the ``T // plan_move_ms``
+    quick decisions after a think of ``T >= plan_ms`` (the think itself is not)."""
+    out: list[bool] = []
+    budget = 0
+    for took in decisions:
+        if pace.plan_ms and took >= pace.plan_ms:
+            budget = took // max(1, pace.plan_move_ms)
+            out.append(False)
+        else:
+            out.append(budget > 0)
+            budget = max(0, budget - 1)
+    return out
+
+
+def _tightest(
+    decisions: Sequence[int], bursts: Sequence[tuple[int, int]], pace: Pace | None = None
+) -> str | None:
+    """The first burst bound some run of decisions breaks, in words, or None (a run of
+    planned decisions: :func:`planned`, held to ``run_ms`` each)."""
     n = len(decisions)
     prefix = [0, *itertools.accumulate(decisions)]
+    plan = planned(decisions, pace) if pace is not None else [False] * n
+    counted = [0, *itertools.accumulate(int(p) for p in plan)]
     for k, w in bursts:
         if n >= k:
             for i in range(n - k + 1):
                 took = prefix[i + k] - prefix[i]
-                if took < w:
-                    return f"{k} decisions in {took} ms (a person takes at least {w} ms)"
+                need = w
+                if pace is not None and counted[i + k] - counted[i] == k:
+                    need = min(w, k * pace.run_ms)
+                if took < need:
+                    return f"{k} decisions in {took} ms (a person takes at least {need} ms)"
         elif n and prefix[n] * k < w * n:
             need = w * n // k
             return f"all {n} decisions in {prefix[n]} ms (a person takes at least {need} ms)"
@@ -270,7 +305,7 @@ def judge(
             f"{len(decisions)} decisions in {total} ms: {total // len(decisions)} ms each on "
             f"average (a person takes at least {pace.decision_ms} ms)",
         )
-    broken = _tightest(decisions, pace.bursts)
+    broken = _tightest(decisions, pace.bursts, pace)
     if broken is not None:
         return PaceVerdict(False, "fast_bursts", broken)
     return PaceVerdict(True, "ok", f"a person's pace: {len(decisions)} decisions")

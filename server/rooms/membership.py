@@ -18,6 +18,7 @@ from protocol.models import DEFAULT_DELAY_S, MAX_PLAYERS
 from ..cache import BoardEntry, replay
 from ..clock import now_ms
 from ..context import Context
+from ..fairplay.standing import standing
 from ..net import wire
 from ..net.hub import Seen
 from ..net.member import Member
@@ -314,7 +315,7 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
             return Status.DAILY_RUNNING
         if await spectators_full(ctx, room, fields):
             return Status.SPECTATORS_FULL
-    elif await ctx.reviews.is_barred(pid) and (
+    elif not (await standing(ctx, pid)).may_rank and (
         (await ctx.store.room_fields(room)).get("rated") == "1"
     ):
         return Status.BARRED  # a barred identity enters no ranked play: no seat in a rated race

@@ -187,10 +187,6 @@ class DailyStore:
             for i in range(len(pids))
         ]
 
-    async def is_barred(self, player_id: str) -> bool:
-        """Whether an operator barred the player (:mod:`server.store.reviews` bars)."""
-        return bool(await self.redis.sismember(self.keys.barred(), player_id))
-
     # -- streak days ----------------------------------------------------------------------
 
     async def add_day(

@@ -1,8 +1,10 @@
 """The evidence of ranked finishes in Redis: each player's latest records, their score, the
-flagged players, and who of one address finished which deal (``review:evidence:{P}``,
-``review:suspects``, ``review:flagged``, ``review:practice:ID:{A}``; docs/server.md).
+flagged players, who of one address finished which deal, the day's field and which few
+identities' lines reached each table of a deal (``review:evidence:{P}``,
+``review:suspects``, ``review:flagged``, ``review:practice:ID:{A}``, ``review:field:D:K``,
+``review:tables:ID``; docs/server.md).
 
-What the evidence means and decides is :mod:`server.ranked.evidence`'s; this module only
+What the evidence means and decides is :mod:`server.fairplay`'s; this module only
 reads and writes. All of it is the operator's: no player-facing route reads it.
 """
 
@@ -21,6 +23,14 @@ MAX_SUSPECTS: Final = 50_000
 #: Identities of one address whose lines of one deal are kept, and for how long.
 PRACTICE_MAX: Final = 8
 PRACTICE_KEPT_S: Final = 3 * 86_400
+#: Finishers a day's field keeps at most, and for how long.
+FIELD_MAX: Final = 2_000
+FIELD_KEPT_S: Final = 2 * 86_400
+#: Tables a deal's index keeps at most (past it, new tables go unindexed), and how long.
+TABLES_MAX: Final = 20_000
+TABLES_KEPT_S: Final = 3 * 86_400
+#: What an index entry holds once more identities than its cap reached the table.
+COMMON: Final = "*"
 
 
 class EvidenceStore:
@@ -110,3 +120,51 @@ class EvidenceStore:
             await self.redis.hgetall(self.keys.practice(code, mark)),
         )
         return dict(list(found.items())[:PRACTICE_MAX])
+
+    async def note_field(
+        self, date: str, kind: str, pid: str, time_ms: int, agreement: float | None
+    ) -> None:
+        """Count a finisher of a day's kind in its field (their time, solver agreement)."""
+        key = self.keys.review_field(date, kind)
+        if int(await self.redis.hlen(key)) < FIELD_MAX or await self.redis.hexists(key, pid):
+            await self.redis.hset(key, pid, json.dumps([time_ms, agreement]))
+        await self.redis.expire(key, FIELD_KEPT_S)
+
+    async def field(self, date: str, kind: str) -> dict[str, tuple[int, float | None]]:
+        """A day's field: player id -> (time ms, solver agreement or None)."""
+        raw = cast(dict[str, str], await self.redis.hgetall(self.keys.review_field(date, kind)))
+        out: dict[str, tuple[int, float | None]] = {}
+        for pid, text in raw.items():
+            time_ms, agreement = json.loads(text)
+            out[pid] = (int(time_ms), None if agreement is None else float(agreement))
+        return out
+
+    async def note_tables(self, code: str, pid: str, tables: list[str], cap: int) -> None:
+        """Index the tables a player's won line of a deal reached: each table keeps the ids
+        of up to ``cap`` identities, then becomes :data:`COMMON` (a race between two
+        writers may lose one id: the index is evidence, not a ledger)."""
+        key = self.keys.review_tables(code)
+        tables = list(dict.fromkeys(tables))
+        if not tables:
+            return
+        now = await self.redis.hmget(key, tables)
+        room = TABLES_MAX - int(await self.redis.hlen(key))
+        updates: dict[str, str] = {}
+        for table, text in zip(tables, now, strict=True):
+            ids = text.split(",") if text else []
+            if text == COMMON or pid in ids:
+                continue
+            if text is None:
+                if room <= 0:
+                    continue
+                room -= 1
+            updates[table] = COMMON if len(ids) >= cap else ",".join([*ids, pid])
+        if updates:
+            await self.redis.hset(key, mapping=updates)
+        await self.redis.expire(key, TABLES_KEPT_S)
+
+    async def tables(self, code: str, tables: list[str]) -> list[str | None]:
+        """The index's entries of these tables of a deal (None: nobody's)."""
+        if not tables:
+            return []
+        return cast(list[str | None], await self.redis.hmget(self.keys.review_tables(code), tables))

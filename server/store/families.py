@@ -240,6 +240,18 @@ FAMILIES: Final = (
         "history-days after the latest flag",
     ),
     Family(
+        "review:field:D:K",
+        "hash",
+        "2000 finishers of a day's kind (FIELD_MAX)",
+        "2 days after the latest",
+    ),
+    Family(
+        "review:tables:ID",
+        "hash",
+        "20000 tables of a deal's won lines, 3 identities each (TABLES_MAX)",
+        "3 days after the latest",
+    ),
+    Family(
         "review:practice:ID:{A}",
         "hash",
         "8 identities of an address that won a deal (PRACTICE_MAX)",

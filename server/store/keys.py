@@ -334,6 +334,17 @@ class Keys:
         deal = hashlib.sha256(f"seahaven-deal:{code}".encode()).hexdigest()[:16]
         return f"{self.prefix}review:practice:{deal}:{{{mark}}}"
 
+    def review_field(self, date: str, kind: str) -> str:
+        """Hash player id -> [time ms, solver agreement]: the day's reviewed finishers of a
+        daily kind that passed, the field a finish is weighed against."""
+        return f"{self.prefix}review:field:{date}:{kind}"
+
+    def review_tables(self, code: str) -> str:
+        """Hash table digest -> the ids of the few identities whose won line of a deal
+        reached it, or ``*`` (many did: a common table). The deal is named by a digest."""
+        deal = hashlib.sha256(f"seahaven-deal:{code}".encode()).hexdigest()[:16]
+        return f"{self.prefix}review:tables:{deal}"
+
     def address_identities(self, address: str) -> str:
         """Sorted set player id -> ms: the identities a client address made lately."""
         return f"{self.prefix}ident:{address}"

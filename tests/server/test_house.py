@@ -231,6 +231,44 @@ def test_the_command_check_sees_a_call(tmp_path: Path) -> None:
     assert commands_sent(bad) == ["bad.py:2 ctx.redis.hget", "bad.py:4 ctx.store.redis.pipeline"]
 
 
+#: The store's reads of a bar or a flag: only the standing gate asks them.
+BAR_AND_FLAG_READS = frozenset({"is_barred", "barred_among", "flagged", "flagged_among"})
+
+
+def bar_and_flag_checks(path: Path) -> list[str]:
+    """Calls in a module that read a bar or a flag straight from a store."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{path.name}:{node.lineno} {ast.unparse(node.func)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in BAR_AND_FLAG_READS
+    ]
+
+
+def test_a_bar_or_a_flag_is_asked_only_through_the_standing_gate() -> None:
+    """Whether a player may rank or show is :mod:`server.fairplay.standing`'s question: the
+    store's bar and flag reads are called there and nowhere else in the server."""
+    gate = ROOT / "server" / "fairplay" / "standing.py"
+    outside = [
+        p
+        for p in _python_sources("server")
+        if p != gate and p.relative_to(ROOT).parts[1] != "store"
+    ]
+    assert [call for p in outside for call in bar_and_flag_checks(p)] == []
+
+
+def test_the_gate_check_sees_a_call(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "async def f(ctx, pid):\n"
+        "    if await ctx.reviews.is_barred(pid):\n"
+        "        return await store.flagged(pid)\n"
+    )
+    assert bar_and_flag_checks(bad) == ["bad.py:2 ctx.reviews.is_barred", "bad.py:3 store.flagged"]
+
+
 #: A sample value for each parameter of a key method.
 SAMPLES = {
     "room": "R7",

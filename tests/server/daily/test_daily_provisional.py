@@ -1,7 +1,9 @@
 """Newcomers on the daily board from their first day, on a real server, Redis and sockets
 (issue 35): a provisional finisher is ranked and listed to everyone, marked ``new``, in the
 pushes, the top, anyone's ``around`` and Friends view, with no gap in the ranks; a fresh
-identity whose finish would lead the day is held for review instead of taking #1."""
+identity whose finish would lead the day with unusual evidence is held for review instead
+of taking #1 (here every finish's evidence counts as unusual: the threshold at 0; a new
+community's usual finishes rank, tests/server/fairplay/test_fairplay_server.py)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,13 @@ from server.daily.deal import today
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_server import PACE, daily_server, get, line_of, play, start_daily, wait_for
+from tests.helpers.fairplay_lines import own_line
 from tests.helpers.serverproc import FAST, WsClient, redis_url
 
 #: Established by ranked dailies on 2 days (rated races never, in this test).
 BAR = ["--provisional-games", "1000", "--provisional-days", "2"]
+#: Any new leader's evidence is unusual enough to hold it.
+STRICT = ["--evidence-new-leader-suspicion", "0"]
 
 
 @pytest.mark.slow
@@ -28,7 +33,7 @@ async def test_a_newcomer_is_listed_marked_new_but_never_leads_unreviewed() -> N
     date = today().isoformat()
     line = line_of(daily_deal(date).code)
     board = f"/api/daily/{date}/leaderboard?kind=daily"
-    with daily_server(prefix, [*FAST, *BAR]) as (srv, _env):
+    with daily_server(prefix, [*FAST, *BAR, *STRICT]) as (srv, _env):
         watcher = await WsClient.connect(srv.ws_url, "watcher")
         await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
         await watcher.expect("leaderboard", date=date, finishers=0)
@@ -49,10 +54,11 @@ async def test_a_newcomer_is_listed_marked_new_but_never_leads_unreviewed() -> N
         await play(first, line, PACE)
         result = await first.expect("daily_result", timeout=10)
         assert result["ranked"] is False and result["unranked_reason"] == "pending_review"
-        await play(old, line, PACE)
+        # Each plays a line of their own (a line repeating another's is borrowed: held).
+        await play(old, own_line(daily_deal(date).code, 1), PACE)
         assert (await old.expect("daily_result", timeout=10))["rank"] == 1
         # Fresh is slower than the established leader: ranked and listed at once, new.
-        await play(fresh, line, PACE)
+        await play(fresh, own_line(daily_deal(date).code, 2), PACE)
         assert (await fresh.expect("daily_result", timeout=10))["rank"] == 2
 
         push = await watcher.expect("leaderboard", date=date, finishers=2)

@@ -1,4 +1,4 @@
-"""Daily leaderboards on the machine's Redis: ranking, one ranked attempt, a barred player,
+"""Daily leaderboards on the machine's Redis: ranking, one ranked attempt,
 entries taken off and put back, forgeries refused.
 
 Every test uses its own key prefix, so tests share the Redis safely and never flush it. The
@@ -221,13 +221,6 @@ async def test_a_finish_is_checked_apart_from_its_entry(lb: Leaderboard) -> None
     assert await lb.finishers(DATE, "daily") == 0
     assert (await lb.enter(win)).status == "ranked"
     assert (await lb.enter(win)).reason == "practice"  # the entry of the day is written
-
-
-async def test_a_barred_player_does_not_rank(lb: Leaderboard) -> None:
-    await lb.redis.sadd(lb.keys.barred(), "bad")
-    result = await submit(lb, play("bad"))
-    assert (result.status, result.reason) == ("not_ranked", "barred"), result
-    assert await lb.finishers(DATE, "daily") == 0
 
 
 async def test_an_entry_taken_off_recounts_the_streak_day(lb: Leaderboard) -> None:

@@ -22,8 +22,8 @@ import pytest
 import redis.asyncio as aioredis
 from pydantic import SecretStr, ValidationError
 
+from server.fairplay.holds import Holds
 from server.http import admin
-from server.ranked.holds import Holds
 from server.settings import Settings
 from server.store.keys import Keys
 from tests.helpers.cli import run_seahaven

@@ -7,7 +7,8 @@ Each attack measured on main before this change ranked; here each must be held o
   decisions), at a person's pace (held 33, 16, 4 and 0 of 40 by the one-game review before);
 - the engine's optimal search's line at a person's pace (held 6 of 20 before);
 - identity B replaying identity A's kept line of today's daily, A of the same address
-  (ranked at 126 s before), while C of another address plays the same line and ranks;
+  (ranked at 126 s before), and C of another address playing the same line (a borrowed
+  line, issue 41: it ranked before);
 - a flagged player's next ranked result waits too, until an operator lifts the flag.
 
 The operator alone sees the evidence: the player hears ``pending_review``, nothing else.
@@ -16,7 +17,6 @@ The operator alone sees the evidence: the player hears ``pending_review``, nothi
 from __future__ import annotations
 
 import json
-import random
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -25,14 +25,14 @@ from typing import Any
 import pytest
 
 from server.daily.deal import today
-from server.engine import Board, parse_action
+from server.engine import Board
 from server.engine.optimal import optimal_par
-from server.engine.solver import solve
 from server.records.replays import replay_id
 from tests.helpers.cli import run_seahaven
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_pace import human, play_on, reveal
 from tests.helpers.daily_server import line_of
+from tests.helpers.fairplay_lines import noisy_line
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import FAST, WsClient, redis_url
 from tests.helpers.waits import until
@@ -69,32 +69,6 @@ async def no_reference() -> AsyncIterator[Day]:
     knows of the address's practice decides."""
     async for d in _serve({"SEAHAVEN_REVIEW_HOLD_AGREEMENT": "2"}):
         yield d
-
-
-def noisy_line(code: str, rate: float, seed: int) -> tuple[str, ...]:
-    """The solver's line, a random useful move kept instead on ``rate`` of the decisions,
-    the solver asked again after each (a deviation that loses is not played)."""
-    rng = random.Random(seed)
-    board = Board.from_code(code)
-    line = list(solve(board, max_states=200_000).moves)
-    out: list[str] = []
-    while line and not board.is_won():
-        useful = board.useful_moves()
-        if useful and rng.random() < rate:
-            move = rng.choice(useful)
-            trial = board.copy()
-            trial.play(move)
-            fresh = solve(trial, max_states=200_000)
-            if fresh.result == "solved":
-                board = trial
-                out.append(str(move))
-                line = list(fresh.moves)
-                continue
-        text = line.pop(0)
-        board.play(parse_action(text))
-        out.append(text)
-    assert board.is_won()
-    return tuple(out)
 
 
 async def finish(day: Day, client: WsClient, line: tuple[str, ...], seed: int) -> dict[str, Any]:
@@ -180,12 +154,14 @@ async def test_a_line_practised_on_another_identity_of_the_address_is_flagged(
     assert copied["unranked_reason"] == "pending_review" and row["flagged"] is not None
     assert row["records"][0]["known"] == 1.0
     nothing_told(copied)
-    # The same line from another address is no practice the server can tell: it ranks.
+    # The same line from another address: before issue 41 no practice the server could
+    # tell (it ranked); now it repeats one other identity's line of the deal: borrowed.
     cat = await WsClient.connect(day.server.ws_url, "cat")
     other = await finish(day, cat, line, seed=3)
-    assert other["ranked"] is True, other
+    assert other["unranked_reason"] == "pending_review", other
+    nothing_told(other)
     status, held = await day.server.get("/api/admin/held", TOKEN)
-    assert [h["player_id"] for h in held["held"]] == [bob.player_id]
+    assert sorted(h["player_id"] for h in held["held"]) == sorted([bob.player_id, cat.player_id])
     # The command line lists the same suspects as the route.
     out = run_seahaven(
         "admin",
@@ -199,8 +175,8 @@ async def test_a_line_practised_on_another_identity_of_the_address_is_flagged(
     assert out.returncode == 0, out.stderr
     status, page = await day.server.get("/api/admin/suspects", TOKEN)
     assert json.loads(out.stdout) == page
-    assert page["suspects"][0]["player_id"] == bob.player_id
-    assert held["held"][0]["score"]["reason"] == "flagged"
+    assert {s["player_id"] for s in page["suspects"][:2]} == {bob.player_id, cat.player_id}
+    assert all(h["score"]["reason"] == "flagged" for h in held["held"])
 
     # Flagged: his next ranked result (today's hard daily, a clean line) waits too ...
     hard = daily_deal(day.date, "hard").code

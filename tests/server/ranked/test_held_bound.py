@@ -15,7 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from server.clock import now_ms
-from server.ranked.holds import Holds
+from server.fairplay.holds import Holds
 from server.store.keys import Keys
 from tests.helpers.serverproc import FAST, ServerProc, redis_url, running_server
 from tests.helpers.waits import until

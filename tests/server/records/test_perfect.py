@@ -17,8 +17,8 @@ from typing import Any
 import redis as redis_sync
 
 from server.daily.leaderboard import Leaderboard, entry_of, fewest_score_of, score_of
+from server.fairplay.holds import Holds
 from server.pools import find, is_perfect
-from server.ranked.holds import Holds
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_server import daily_server, get, play, start_daily, wait_for

@@ -203,3 +203,33 @@ def test_a_send_home_is_one_press() -> None:
     assert presses(["col1 col2", "tap col3"], [5, 5]) == [5, 5]  # a tap alone: as it is
     assert presses(["tap col1", "tap col2"], [5, 5]) == [5]
     assert presses([], []) == []
+
+
+def test_a_planned_run_after_a_long_think_is_a_persons_pace() -> None:
+    # A strong player thinks 8 s, then plays the 15 moves she saw at 0.55-0.65 s each:
+    # before, 10 of them in under 6 s broke the bursts (16 % of such games held).
+    rng = random.Random(4)
+    for seed in range(10):
+        think = person(40, seed)
+        run = [rng.randint(550, 650) for _ in range(15)]
+        steps = [*think, 8_000, *run, *person(40, seed + 100)]
+        verdict = judge(T0, timeline(4000, steps), decisions(len(steps) + 1), Pace())
+        assert verdict.ok, verdict
+    # Two planned runs in a game, each after its own think.
+    steps = [*person(30), 9_000, *[600] * 14, *person(30, 2), 7_000, *[580] * 12, *person(20, 3)]
+    assert judge(T0, timeline(4000, steps), decisions(len(steps) + 1), Pace()).ok
+
+
+def test_a_script_with_a_fixed_small_delay_is_still_held() -> None:
+    # No thinks: nothing is planned, the bursts hold it.
+    steps = [600] * 10 + [550] * 100
+    verdict = judge(T0, timeline(4000, steps), decisions(111), Pace(game_ms=0))
+    assert not verdict.ok and verdict.reason in ("too_fast", "fast_bursts"), verdict
+    # Pausing now and then does not buy a quick game: its pauses count in its average.
+    paced = ([5_000] + [500] * 12) * 8
+    verdict = judge(T0, timeline(4000, paced), decisions(len(paced) + 1), Pace())
+    assert not verdict.ok and verdict.reason == "too_fast", verdict
+    # A planned run is still a person's: 0.2 s a move is not.
+    quick = [*person(30), 9_000, *[200] * 14, *person(40, 5)]
+    verdict = judge(T0, timeline(4000, quick), decisions(len(quick) + 1), Pace())
+    assert not verdict.ok and verdict.reason == "fast_bursts", verdict

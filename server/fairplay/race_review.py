@@ -131,6 +131,12 @@ async def _review(
     times = [int(ms) for ms, _id, _text in lines]
     actions = [text for _ms, _id, text in lines]
     started = int(read.meta.get("starts_at") or 0)
+    # The race's field: its other finishers' times (rivals who played the same deal then).
+    rivals = [
+        int(r["time_ms"])
+        for other, r in standing["results"].items()
+        if other != pid and r.get("status") == "finished" and r.get("time_ms")
+    ]
     score = await evidence.assess(
         ctx,
         pid,
@@ -140,6 +146,7 @@ async def _review(
         actions,
         times,
         mark=standing.get("marks", {}).get(pid),
+        rivals_ms=rivals,
     )
     status = "held" if score["held"] else "passed"
     if score["held"]:

@@ -26,6 +26,7 @@ import asyncio
 import datetime as dt
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -38,6 +39,7 @@ from ..store.evidence import EvidenceStore
 from ..store.keys import Keys
 from ..store.reviews import HELD_PAGE, MAX_HELD_PAGE, Reviews
 from ..store.store import Store
+from .standing import standing, standings
 
 __all__ = [
     "HELD_PAGE",
@@ -132,14 +134,13 @@ class Holds:
         limit = max(1, min(limit, MAX_SUSPECTS_PAGE))
         page = await self.evidence.suspects_page(limit, after)
         pids = [pid for pid, _ in page]
-        flags = await self.evidence.flagged_among(pids)
-        barred = await self.reviews.barred_among(pids)
+        gate = await standings(self.reviews, pids)
         rows = [
             {
                 "player_id": pid,
                 "score": score,
-                "flagged": flags.get(pid),
-                "barred": pid in barred,
+                "flagged": _plain(gate[pid].flag),
+                "barred": gate[pid].barred,
                 "records": await self.evidence.records(pid, SHOWN_RECORDS),
             }
             for pid, score in page
@@ -150,8 +151,8 @@ class Holds:
     async def identities(self, address: str) -> list[dict[str, Any]]:
         """The identities an address made in the last 7 days, the newest first."""
         pairs = await self.reviews.identities(address)
-        barred = await self.reviews.barred_among([pid for pid, _ in pairs])
-        return [{"player_id": pid, "made_at": at, "barred": pid in barred} for pid, at in pairs]
+        gate = await standings(self.reviews, [pid for pid, _ in pairs])
+        return [{"player_id": pid, "made_at": at, "barred": gate[pid].barred} for pid, at in pairs]
 
     async def log(self, limit: int = 100) -> list[dict[str, Any]]:
         """The operator's latest actions, the newest first."""
@@ -187,7 +188,7 @@ class Holds:
         data: dict[str, Any] = {"result": result, "player_id": held["player_id"]}
         await self.reviews.decide(result, "cleared", by=by)
         if held["kind"] == "daily":
-            if await self.reviews.is_barred(held["player_id"]):
+            if (await standing(self.reviews, held["player_id"])).barred:
                 # A barred player's entry waits aside, as their others do.
                 await self.reviews.put_aside(
                     held["player_id"],
@@ -353,6 +354,11 @@ class Holds:
         data = {"player_id": player_id, "entries": restored}
         outcome = Outcome(True, "unbarred", "entries back; ranked play open", data)
         return await self._logged("unbar", player_id, by, outcome)
+
+
+def _plain(flag: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A flag's reason as plain JSON."""
+    return None if flag is None else dict(flag)
 
 
 async def expiry_loop(holds: Holds, most: int, days: int) -> None:
