@@ -70,7 +70,11 @@ def install(path: Path) -> None:
 
     cached_solve = memo("solve", solve)
     cached_optimal = memo("optimal_par", optimal_par)
-    scoring.solve = cached_solve  # type: ignore[assignment]
-    evidence.optimal_par = cached_optimal  # type: ignore[assignment]
-    fairplay.solve = cached_solve  # type: ignore[assignment]
-    fairplay.optimal_par = cached_optimal  # type: ignore[assignment]
+    # Each module looks the search up by its own name at the call: set it there.
+    for module, name, value in (
+        (scoring, "solve", cached_solve),
+        (evidence, "optimal_par", cached_optimal),
+        (fairplay, "solve", cached_solve),
+        (fairplay, "optimal_par", cached_optimal),
+    ):
+        setattr(module, name, value)
