@@ -40,8 +40,11 @@ change to the rule, costs little; ``--sweep NAME=V1,V2`` weighs the same finishe
 other values of one policy field and prints the trade-off.
 
     nice -n 10 .venv/bin/python bench/fairplay.py               # 8 players a class
-    nice -n 10 .venv/bin/python bench/fairplay.py --players 100 --dump run.json
-    .venv/bin/python bench/fairplay.py --load run.json --sweep flag_score=0.5,0.6,0.7
+    nice -n 10 .venv/bin/python bench/fairplay.py --players 100 # goes on from the 8
+    .venv/bin/python bench/fairplay.py --players 100 --sweep flag_score=0.5,0.6,0.7
+
+Players done are kept in ``--out`` (``.bench-cache/fairplay.jsonl``) as they finish; a run
+goes on from them, ``--reweigh`` weighs their games again with this tree's review.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ from server.review.scoring import review, table_key  # noqa: E402
 
 POOL = ROOT / "server" / "pools" / "c4.txt"
 CACHE = ROOT / ".bench-cache" / "searches.sqlite"
+OUT = ROOT / ".bench-cache" / "fairplay.jsonl"
 
 
 class PaceClock(Clock):
@@ -346,59 +350,65 @@ def _setup(cache: str) -> None:
     if cache:
         from bench.searchcache import install
 
-        install(Path(cache))
+        install(Path(cache), sys.modules[__name__])
 
 
-def _play(job: tuple[str, int, int, int]) -> tuple[str, int, list[dict[str, Any]]]:
-    name, index, seed, finishes = job
-    return name, index, play_player(name, index, seed, finishes)
+def _player(
+    job: tuple[str, int, argparse.Namespace, list[dict[str, Any]] | None],
+) -> dict[str, Any]:
+    """One player of a class: their games, played (or as played before), and each weighed
+    as the server would."""
+    name, index, args, played = job
+    kind = classes()[name]
+    games = played or play_player(kind.source or name, index, args.seed, args.finishes)
+    field_ms = args.field_s * 1000 if kind.field else None
+    weighed = [weigh_finish(game, field_ms) for game in games]
+    return {"class": name, "index": index, "games": games, "weighed": weighed}
 
 
-def _weigh(
-    job: tuple[str, int, list[dict[str, Any]], int | None],
-) -> tuple[str, int, list[dict[str, Any]]]:
-    name, index, games, field_ms = job
-    return name, index, [weigh_finish(game, field_ms) for game in games]
-
-
-def _pooled(
-    fn: Callable[[Any], Any], jobs: list[Any], args: argparse.Namespace, what: str
-) -> list[Any]:
-    began, out = time.monotonic(), []
-    with multiprocessing.Pool(args.jobs, initializer=_setup, initargs=(args.cache,)) as pool:
-        for n, found in enumerate(pool.imap_unordered(fn, jobs), start=1):
-            out.append(found)
-            if n % 50 == 0 or n == len(jobs):
-                print(
-                    f"  {what}: {n} of {len(jobs)}, {time.monotonic() - began:.0f} s",
-                    file=sys.stderr,
-                )
-    return out
-
-
-def run(args: argparse.Namespace, games: dict[str, list[list[dict[str, Any]]]]) -> dict[str, Any]:
-    """Play what ``games`` lacks, then weigh every chosen class's finishes."""
-    kinds = classes()
-    names = [k for k in kinds if not args.only or k in args.only]
-    sources = {kinds[n].source or n for n in names}
-    need = [
-        (name, i, args.seed, args.finishes)
-        for name in sources
-        for i in range(len(games.get(name, [])), args.players)
+def run(args: argparse.Namespace) -> dict[str, list[list[dict[str, Any]]]]:
+    """Every chosen class's players, weighed; each player is written to ``--out`` (a line
+    of JSON) as soon as done, and a run given the same file goes on where it stopped. The
+    players go out a round at a time (player 0 of every class, then player 1, ...), so a
+    run stopped early has as many players of each class."""
+    names = [k for k in classes() if not args.only or k in args.only]
+    done: dict[tuple[str, int], dict[str, Any]] = {}
+    out = Path(args.out)
+    if out.exists():
+        for line in out.read_text().splitlines():
+            row = json.loads(line)
+            done[(row["class"], row["index"])] = row
+    again = [row for row in done.values() if args.reweigh and row["class"] in names]
+    if again:
+        out.unlink()
+        done = {}
+    jobs = [(row["class"], row["index"], args, row["games"]) for row in again]
+    jobs += [
+        (name, i, args, None)
+        for i in range(args.players)
+        for name in names
+        if (name, i) not in done and not any(j[:2] == (name, i) for j in jobs)
     ]
-    for name, index, finishes in _pooled(_play, need, args, "played"):
-        games.setdefault(name, []).extend([] for _ in range(index + 1 - len(games[name])))
-        games[name][index] = finishes
-    jobs = []
-    for name in names:
-        kind = kinds[name]
-        field_ms = args.field_s * 1000 if kind.field else None
-        for i, finishes in enumerate(games[kind.source or name][: args.players]):
-            jobs.append((name, i, finishes, field_ms))
-    weighed: dict[str, list[list[dict[str, Any]]]] = {name: [[]] * args.players for name in names}
-    for name, index, found in _pooled(_weigh, jobs, args, "weighed"):
-        weighed[name][index] = found
-    return {"games": games, "weighed": weighed}
+    began = time.monotonic()
+    if jobs:
+        with (
+            multiprocessing.Pool(args.jobs, initializer=_setup, initargs=(args.cache,)) as pool,
+            out.open("a") as sink,
+        ):
+            for n, row in enumerate(pool.imap(_player, jobs), start=1):
+                done[(row["class"], row["index"])] = row
+                sink.write(json.dumps(row) + "\n")
+                sink.flush()
+                if n % 20 == 0 or n == len(jobs):
+                    print(
+                        f"  {n} of {len(jobs)} players, {time.monotonic() - began:.0f} s",
+                        file=sys.stderr,
+                    )
+    weighed: dict[str, list[list[dict[str, Any]]]] = {name: [] for name in names}
+    for (name, index), row in sorted(done.items(), key=lambda kv: kv[0][1]):
+        if name in weighed and index < args.players:
+            weighed[name].append(row["weighed"])
+    return weighed
 
 
 @dataclass(slots=True)
@@ -536,26 +546,26 @@ def main() -> int:
     parser.add_argument("--farming", action="store_true", help="also run bench/farming.py")
     parser.add_argument("--jobs", type=int, default=2, help="processes")
     parser.add_argument("--cache", default=str(CACHE), help="the searches' memo ('' for none)")
-    parser.add_argument("--dump", help="write the games and their weighing to this JSON file")
-    parser.add_argument("--load", help="start from an earlier --dump's games")
     parser.add_argument(
-        "--as-dumped", action="store_true", help="with --load: decide on the dumped weighing"
+        "--out", default=str(OUT), help="players done, a JSON line each (a run goes on from it)"
+    )
+    parser.add_argument(
+        "--reweigh",
+        action="store_true",
+        help="weigh the games of --out again with this tree's review (after a change to it)",
     )
     args = parser.parse_args()
     began = time.monotonic()
-    loaded = json.loads(Path(args.load).read_text()) if args.load else {"games": {}}
-    found = loaded if args.as_dumped else run(args, loaded["games"])
-    if args.dump:
-        Path(args.dump).write_text(json.dumps(found))
+    weighed = run(args)
     policy = overrides(Policy.from_settings(Settings()), args.set)
     print(
         f"{args.players} players a class, {args.finishes} ranked finishes each (seed {args.seed}), "
         f"the day's field at {args.field_s} s; {policy}"
     )
-    result = tallies(found["weighed"], policy)
+    result = tallies(weighed, policy)
     table(result)
     for spec in args.sweep:
-        sweep(found["weighed"], policy, spec)
+        sweep(weighed, policy, spec)
     if args.farming:
         for row in farming_rows():
             print(

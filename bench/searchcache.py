@@ -20,6 +20,7 @@ import pickle
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TypeVar
 
 from server.engine import Board
@@ -53,16 +54,16 @@ def memo(name: str, fn: Callable[..., T]) -> Callable[..., T]:
     return wrapped
 
 
-def install(path: Path) -> None:
-    """Answer the searches of the review, the evidence and the bench's models from the memo
-    at ``path`` (made if missing). Call once in each process, before any search."""
+def install(path: Path, models: ModuleType) -> None:
+    """Answer the searches of the review, the evidence and the bench's models (the module
+    ``models``, as this process runs it: ``__main__`` when run as a script) from the memo at
+    ``path`` (made if missing). Call once in each process, before any search."""
     global _db
     path.parent.mkdir(parents=True, exist_ok=True)
     _db = sqlite3.connect(path, timeout=60)
     _db.execute("PRAGMA journal_mode=WAL")
     _db.execute("CREATE TABLE IF NOT EXISTS s (k BLOB PRIMARY KEY, v BLOB)")
     _db.commit()
-    import bench.fairplay as fairplay
     import server.review.evidence as evidence
     import server.review.scoring as scoring
     from server.engine.optimal import optimal_par
@@ -74,7 +75,7 @@ def install(path: Path) -> None:
     for module, name, value in (
         (scoring, "solve", cached_solve),
         (evidence, "optimal_par", cached_optimal),
-        (fairplay, "solve", cached_solve),
-        (fairplay, "optimal_par", cached_optimal),
+        (models, "solve", cached_solve),
+        (models, "optimal_par", cached_optimal),
     ):
         setattr(module, name, value)
