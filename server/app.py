@@ -123,6 +123,20 @@ def pace_of(settings: Settings) -> Pace:
     )
 
 
+def reviewer_of(settings: Settings, solver: SolverPool | None) -> Reviewer:
+    """The reviewer of ranked finishes, from the settings (``bench/fairplay.py`` hands its
+    jobs the same)."""
+    return Reviewer(
+        solver,
+        pace_of(settings),
+        settings.review_hold_agreement,
+        settings.review_min_scored,
+        # No reference is asked while the review's agreement is off (above 1).
+        settings.evidence_optimal_searches if settings.review_hold_agreement <= 1 else 0,
+        settings.evidence_optimal_states,
+    )
+
+
 def build_context(
     settings: Settings, redis: aioredis.Redis | RedisCluster, embedded: bool = False
 ) -> Context:
@@ -171,15 +185,7 @@ def build_context(
         ),
         records=records,
         reviews=Reviews(redis, keys, keep_s),
-        reviewer=Reviewer(
-            solver,
-            pace,
-            settings.review_hold_agreement,
-            settings.review_min_scored,
-            # No reference is asked while the review's agreement is off (above 1).
-            settings.evidence_optimal_searches if settings.review_hold_agreement <= 1 else 0,
-            settings.evidence_optimal_states,
-        ),
+        reviewer=reviewer_of(settings, solver),
         metrics=metrics,
         solver=solver,
         instance_id=secrets.token_hex(4),
