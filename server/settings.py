@@ -342,15 +342,15 @@ class Settings(BaseSettings):
         description="a ranked finish's first action comes this long after the reveal",
     )
     pace_game_ms: int = Field(
-        default=60_000, ge=0, description="a ranked win takes this long from the reveal at least"
+        default=40_000, ge=0, description="a ranked win takes this long from the reveal at least"
     )
     pace_decision_ms: int = Field(
-        default=1_100,
+        default=750,
         ge=0,
         description="the least average time of a ranked finish's decisions (unforced actions)",
     )
     pace_bursts: str = Field(
-        default="3:600,10:6000,30:25000",
+        default="3:600,10:4000,30:18000",
         pattern=r"^( *[0-9]+:[0-9]+ *(, *[0-9]+:[0-9]+ *)*)?$",
         description="K:W_MS,...: any K consecutive decisions take W ms or more (empty: none)",
     )

@@ -67,7 +67,7 @@ PACE_REASONS: Final[dict[str, str]] = {
 FORCED_MS: Final = 50
 
 #: The default burst bounds: (decisions, ms they take together at least).
-BURSTS: Final[tuple[tuple[int, int], ...]] = ((3, 600), (10, 6_000), (30, 25_000))
+BURSTS: Final[tuple[tuple[int, int], ...]] = ((3, 600), (10, 4_000), (30, 18_000))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +86,8 @@ class Pace:
     """
 
     read_ms: int = 2_000
-    game_ms: int = 60_000
-    decision_ms: int = 1_100
+    game_ms: int = 40_000
+    decision_ms: int = 750
     bursts: tuple[tuple[int, int], ...] = BURSTS
     plan_ms: int = 4_000
     plan_move_ms: int = 400
