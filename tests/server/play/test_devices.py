@@ -182,8 +182,29 @@ async def test_my_data_is_mine_alone_and_delete_removes_it(srv: Served) -> None:
     assert (await srv.get(path))[0] == 401
     assert (await srv.get(path, bob.token))[0] == 401
     status, data = await srv.get(path, ann.token)
-    assert status == 200 and data["player_id"] == ann.player_id
+    assert status == 200 and data["player_id"] == ann.player_id and data["name"] == "Ann"
     assert [k["name"] for k in data["passkeys"]] == ["yubi"] and "public_key" not in str(data)
+    assert data["pending_review"] == []
+    # A finish of hers held for review is there as "pending review" alone (no score, no
+    # evidence); Bob's is not.
+    for who, result in ((ann, "R1:1:" + ann.player_id), (bob, "R2:1:" + bob.player_id)):
+        await srv.ctx.reviews.hold(
+            {
+                "result": result,
+                "kind": "daily",
+                "player_id": who.player_id,
+                "score": 0.93,
+                "features": {"pace": 0.9},
+                "date": "2026-12-07",
+                "daily_kind": "daily",
+                "entry": {"time_ms": 61000},
+            }
+        )
+    held = (await srv.get(path, ann.token))[1]["pending_review"]
+    assert [(h["status"], h["kind"], h["date"]) for h in held] == [
+        ("pending review", "daily", "2026-12-07")
+    ]
+    assert "score" not in str(held) and "0.93" not in str(held) and "features" not in str(held)
     # Delete: refused unless it names oneself; then every key and token of Ann's is gone.
     await refused(ann, {"type": "delete_player", "player_id": bob.player_id}, "confirm_mismatch")
     await ann.send({"type": "delete_player", "player_id": ann.player_id})
