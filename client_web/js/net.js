@@ -260,8 +260,9 @@ export class Net extends Emitter {
         this.goSignedOut(msg);
         return;
       case "error":
-        if (this.leaving && msg.code === "not_in_room") {
-          this.leaving = false; // the server had already let us go
+        if (this.leaving && (msg.code === "not_in_room" || msg.code === "hello_first")) {
+          // The server had already let us go (or the player was deleted meanwhile).
+          this.leaving = false;
           return;
         }
         if (msg.code === "too_many_identities" && this.state !== "open") {

@@ -176,6 +176,9 @@ export class DevicesPanel {
     net.playerId = null;
     localStorage.removeItem("seahaven.token");
     toast([t("devices.deleted"), this.app.gameNotice].filter(Boolean).join(" "), "info");
+    // Nobody until the new player's welcome: what the pages ask waits for it.
+    this.app.welcomed = false;
+    net.setState("connecting");
     net.greet();
     location.hash = "#/play";
   }
