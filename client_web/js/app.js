@@ -100,6 +100,7 @@ class App {
       this.game.clear();
       this.welcomed = false;
       this.route();
+      toast(t("signedOut.title"), "info"); // over any older news
       announce(t("signedOut.title"));
     });
     // A sign-in (or a deletion) from a game left it first: what became of it is said with

@@ -84,11 +84,18 @@ def me(page: Page) -> str:
 
 
 def shoot_devices(page: Page) -> None:
-    """The player page scrolled to Your devices, at a laptop's and a phone's size."""
+    """The player page scrolled to Your devices, at a laptop's and a phone's size (and, for
+    a look by hand, at four sizes in /tmp/shots-identity)."""
     for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
         resize(page, width, height)
         page.evaluate("document.querySelector('.devices').scrollIntoView()")
         page.screenshot(path=str(SCREENSHOTS / f"player-devices{suffix}.png"))
+    shots = Path("/tmp/shots-identity")
+    shots.mkdir(parents=True, exist_ok=True)
+    for width, height in ((1366, 768), (740, 360), (390, 844), (1920, 1080)):
+        resize(page, width, height)
+        page.evaluate("document.querySelector('.passkeys').scrollIntoView()")
+        page.screenshot(path=str(shots / f"devices-passkeys-{width}x{height}.png"))
 
 
 def open_player(page: Page, url: str) -> None:

@@ -46,6 +46,9 @@ export class DevicesPanel {
 
   draw() {
     if (!this.el) return;
+    // A code being typed survives a redraw (the list of passkeys may come in meanwhile).
+    const typing = this.el.querySelector('[data-k="claim"] input')?.value;
+    if (typing) this.app.claimCode = typing;
     const ip = onIpAddress();
     const here = `${location.protocol}//localhost${location.port ? `:${location.port}` : ""}${location.pathname}#/player`;
     const keys = (this.keys || []).map((k) => `<li data-id="${esc(k.id)}"><b>${esc(k.name)}</b>
