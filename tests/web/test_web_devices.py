@@ -94,7 +94,7 @@ def shoot_devices(page: Page) -> None:
     shots.mkdir(parents=True, exist_ok=True)
     for width, height in ((1366, 768), (740, 360), (390, 844), (1920, 1080)):
         resize(page, width, height)
-        page.evaluate("document.querySelector('.passkeys').scrollIntoView()")
+        page.evaluate("document.querySelector('.passkeys').scrollIntoView({block: 'center'})")
         page.screenshot(path=str(shots / f"devices-passkeys-{width}x{height}.png"))
 
 
