@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .fields import Message, MsEpoch, Name, PlayerId
+from .fields import Message, MsEpoch, Name, PlayerId, RoomId
 
 #: Binary WebAuthn data as unpadded base64url (a frame holds 4096 bytes in all).
 B64url = Annotated[str, Field(min_length=1, max_length=2048, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -58,18 +58,21 @@ class PasskeyAssertion(Message):
 
 
 class PasskeyRegister(Message):
-    """Add the passkey just made to your player, with a name you choose. Answered by
-    ``passkeys``."""
+    """Add the passkey just made to your player, with a name you choose; without one it is
+    named after the device that made it (browser and system, from its User-Agent: "Chrome
+    on Android"). Answered by ``passkeys``."""
 
     type: Literal["passkey_register"]
     credential: PasskeyAttestation
-    name: Name = "Passkey"
+    name: Name | None = None
 
 
 class PasskeySignIn(Message):
     """Sign in with a passkey: this socket becomes the passkey's player (``welcome`` with a
     new token of theirs). The player this socket was before keeps their results: two
-    identities are never merged."""
+    identities are never merged. Whatever the socket was doing, it leaves first (as
+    ``leave`` would; ``game_left`` says what became of its game). Allowed before ``hello``
+    (with ``passkey_options`` of ``sign_in``)."""
 
     type: Literal["passkey_sign_in"]
     credential: PasskeyAssertion
@@ -106,7 +109,10 @@ class TransferNew(Message):
 
 class TransferClaim(Message):
     """Sign this device in with another device's transfer code (``welcome``, as
-    ``passkey_sign_in``). A code works once, for 10 minutes."""
+    ``passkey_sign_in``, leaving what it was doing first). A code works once, for 10
+    minutes. A code that fails is ``transfer_unknown`` whether no code starts like it or
+    its second half is wrong; ``transfer_used``, ``transfer_expired`` and ``transfer_dead``
+    answer only the whole right code."""
 
     type: Literal["transfer_claim"]
     code: TransferCodeText
@@ -114,14 +120,16 @@ class TransferClaim(Message):
 
 class SignOutEverywhere(Message):
     """End every session of your player: every token they had stops working, and this
-    socket gets a new one (``welcome``)."""
+    socket gets a new one (``welcome``). Every other open socket of theirs, on any
+    instance, hears ``signed_out`` at once and may start nothing more."""
 
     type: Literal["sign_out_everywhere"]
 
 
 class DeletePlayer(Message):
     """Delete your player for good (``player_deleted``); ``player_id`` repeats your id, so
-    that no stray message deletes anyone. Not in a room."""
+    that no stray message deletes anyone. The socket leaves its game first (``game_left``);
+    the player's other sockets hear ``signed_out``."""
 
     type: Literal["delete_player"]
     player_id: PlayerId
@@ -187,9 +195,32 @@ class PlayerDeleted(Message):
     type: Literal["player_deleted"]
 
 
+class SignedOut(Message):
+    """This device was signed out: its player signed out everywhere on another device (or
+    was deleted there). The socket left its game as a closed tab would; from now on it may
+    only sign in (``transfer_claim``, ``passkey_options``, ``passkey_sign_in``), say
+    ``hello`` without a token as a new player, or leave (``leave``, ``unqueue``,
+    ``arena_leave``); anything else is refused with ``signed_out``."""
+
+    type: Literal["signed_out"]
+
+
+class GameLeft(Message):
+    """Signing in as another player (or deleting yours) took this socket out of its game as
+    ``leave`` would: ``mode`` is the game's, ``given_up`` whether leaving gave it up (a
+    running race, the day's daily, a game alone that was begun)."""
+
+    type: Literal["game_left"]
+    room_id: RoomId
+    mode: Literal["solo", "daily", "race"]
+    given_up: bool
+
+
 DEVICE_EVENTS: tuple[type[Message], ...] = (
     PasskeyChallenge,
     Passkeys,
     TransferCode,
     PlayerDeleted,
+    SignedOut,
+    GameLeft,
 )

@@ -11,7 +11,7 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, TypeAdapter
 
-from .devices import PasskeyChallenge, Passkeys, PlayerDeleted, TransferCode
+from .devices import GameLeft, PasskeyChallenge, Passkeys, PlayerDeleted, SignedOut, TransferCode
 from .fields import (
     PROTOCOL_VERSION,
     CardName,
@@ -494,6 +494,8 @@ ServerMessage = Annotated[
     | Passkeys
     | TransferCode
     | PlayerDeleted
+    | SignedOut
+    | GameLeft
     | Error,
     Field(discriminator="type"),
 ]

@@ -96,13 +96,13 @@ ERROR_CODES: Final[dict[str, str]] = {
     "passkey_not_found": "you have no passkey with this id",
     "passkey_taken": "this passkey is already one of a player's",
     "too_many_passkeys": "you have as many passkeys as one may (10): remove one first",
-    "transfer_unknown": "no transfer code is like this one: check it on the other device",
-    "transfer_wrong": "this is not the code: check it on the other device",
+    "transfer_unknown": "this code does not work: check it on the other device",
     "transfer_used": "this transfer code was used already: make a new one on the other device",
     "transfer_expired": "this transfer code expired (after 10 minutes): make a new one",
     "transfer_dead": "this transfer code was tried wrong too often: make a new one",
     "transfer_limited": "too many transfer codes tried from this address: wait a few minutes",
     "confirm_mismatch": "player_id must repeat your own id",
+    "signed_out": "this device was signed out everywhere: sign in again, or start as a new player",
 }
 
 #: Reasons of ``reject`` added by the server to the engine's reason codes

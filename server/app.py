@@ -366,8 +366,8 @@ async def serve_until_stopped(
 
 def start_tasks(ctx: Context) -> None:
     """Start an instance's fan-out and its background work: the janitor, the quick race's
-    pairing, the arenas, the resettling of reviewed races, the loop-lag probe and the daily
-    certifier."""
+    pairing, the arenas, the resettling of reviewed races, the loop-lag probe, the daily
+    certifier and the reader of sign-outs."""
     ctx.hub.start()
     ctx.spawn(janitor(ctx))
     ctx.spawn(pairing_loop(ctx))
@@ -378,6 +378,7 @@ def start_tasks(ctx: Context) -> None:
     settings = ctx.settings
     ctx.spawn(expiry_loop(admin.operator(ctx), settings.held_max, settings.held_days))
     ctx.spawn(certify_loop(ctx.daily.deals, ctx.solver, ctx.instance_id))
+    ctx.spawn(devices.follow_sign_outs(ctx))
 
 
 @contextlib.asynccontextmanager

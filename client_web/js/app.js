@@ -17,6 +17,7 @@ import { DailyView, ReplayView } from "./views/daily.js";
 import { RulesView } from "./views/rules.js";
 import { ProfileView } from "./views/profile.js";
 import { AdminView } from "./views/admin.js";
+import { SignedOutView } from "./views/signedout.js";
 import { Wins } from "./win.js";
 import { Friends } from "./friends.js";
 
@@ -60,6 +61,7 @@ class App {
       arena: new ArenaView(this),
       admin: new AdminView(this), // the operator's, reached by its address alone
     };
+    this.signedOutView = new SignedOutView(this); // shown, whatever the address, while signed out
     this.current = null;
     this.welcomed = false;
     this.whenWelcomed = [];
@@ -72,12 +74,13 @@ class App {
       clearTimeout(offlineTimer);
       conn.dataset.state = state;
       this.labelConn();
-      if (state === "open") offline.hidden = true;
+      if (state === "open" || state === "signedout") offline.hidden = true;
       else if (state === "refused") offline.hidden = false;
       else offlineTimer = setTimeout(() => { offline.hidden = false; }, 1000);
     });
     this.net.on("welcome", () => {
       this.welcomed = true;
+      if (this.currentName === "signedout") this.route(); // signed in again, or a new player
       const queued = this.whenWelcomed.splice(0);
       for (const fn of queued) fn();
     });
@@ -90,7 +93,24 @@ class App {
       toast(errorText(m.code, m.message, { minutes }) + detail);
     });
     this.net.on("gap", () => toast(t("msg.resync"), "info"));
-    this.net.on("signed_out", () => toast(t("devices.signedOut"), "info"));
+    // Signed out everywhere (told now, or found by a stale token): out of the game, on the
+    // page that says so, until the player signs in again or starts as a new player.
+    this.net.on("signed_out", () => {
+      this.quick.cancel();
+      this.game.clear();
+      this.welcomed = false;
+      this.route();
+      toast(t("signedOut.title"), "info"); // over any older news
+      announce(t("signedOut.title"));
+    });
+    // A sign-in (or a deletion) from a game left it first: what became of it is said with
+    // the sign-in's own words, and on the devices panel.
+    this.net.on("snapshot", () => { this.gameNotice = null; }); // a new game: old news
+    this.net.on("game_left", (m) => {
+      this.net.setRoom(null);
+      this.game.clear();
+      this.gameNotice = t(`gameLeft.${m.mode}${m.given_up ? "GivenUp" : ""}`);
+    });
     this.net.on("name_taken", () => {
       forgetName();
       this.net.greet();
@@ -123,7 +143,8 @@ class App {
 
   setTitle() {
     const name = this.currentName === "replay" ? "daily" : this.currentName || "play";
-    document.title = `${t(`nav.${name}`)} · Seahaven Race`;
+    const title = name === "signedout" ? t("signedOut.title") : t(`nav.${name}`);
+    document.title = `${title} · Seahaven Race`;
     // One h1 a page: the view's name (the rules page brings its own).
     const h1 = document.getElementById("page-title");
     h1.textContent = document.title;
@@ -193,7 +214,7 @@ class App {
       location.replace("#/player");
       return;
     }
-    const name = this.views[parts[0]] ? parts[0] : "play";
+    const name = this.net.signedOut ? "signedout" : this.views[parts[0]] ? parts[0] : "play";
     // A link (or Back) out of a running race asks first; "no" stays in the race, "yes"
     // leaves it (the page is not left showing a race that runs on without us).
     // (The watch page of our own race is not a way out: it leads back to the race.)
@@ -207,7 +228,7 @@ class App {
       }
       this.leaveRoom();
     }
-    const view = this.views[name];
+    const view = name === "signedout" ? this.signedOutView : this.views[name];
     for (const a of document.querySelectorAll(".modes a")) {
       const on = a.dataset.view === name || (name === "replay" && a.dataset.view === "daily");
       if (on) a.setAttribute("aria-current", "page");

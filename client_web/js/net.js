@@ -6,6 +6,8 @@ const ROOM_KEY = "seahaven.room";
 // resume answers with the events after last_seq while the room keeps them, and with a whole
 // snapshot when last_seq is beyond the room's last event: this asks for the snapshot.
 const SNAPSHOT_PLEASE = Number.MAX_SAFE_INTEGER;
+// What a device signed out everywhere may send: sign in again (a transfer code, a passkey).
+const SIGN_IN = new Set(["transfer_claim", "passkey_options", "passkey_sign_in"]);
 
 /** A small event emitter. */
 class Emitter {
@@ -32,7 +34,9 @@ class Emitter {
 /**
  * The connection. Events: every server message type, plus "status" ({state}), "gap" and
  * "resynced". `room` is the room the client is in (kept across reloads), `lastSeq` the
- * highest sequence number applied in it.
+ * highest sequence number applied in it. `signedOut`: the player signed out everywhere on
+ * another device (told at once, or found by a stale token): no new player is made behind
+ * the player's back; the page offers to sign in again or to start as a new player.
  */
 export class Net extends Emitter {
   constructor(url, getName) {
@@ -56,6 +60,8 @@ export class Net extends Emitter {
     this.resyncing = false;
     this.leaving = false;
     this.refusedFor = 0; // seconds until this address may make a new player (when refused)
+    this.signedOut = false;
+    this.afterOpen = null; // a sign-in to send once a socket is open again (when signed out)
   }
 
   /** Open the connection (and keep it open). */
@@ -72,7 +78,12 @@ export class Net extends Emitter {
     this.ws = ws;
     ws.onopen = () => {
       this.attempt = 0;
-      this.greet();
+      if (this.signedOut && this.afterOpen) {
+        this.raw(this.afterOpen);
+        this.afterOpen = null;
+      } else {
+        this.greet();
+      }
     };
     ws.onmessage = (ev) => {
       let msg;
@@ -88,6 +99,7 @@ export class Net extends Emitter {
       this.ws = null;
       this.leaving = false; // a new socket starts outside any room
       clearInterval(this.pingTimer);
+      if (this.signedOut) return; // nothing to come back as: a sign-in opens a new socket
       this.setState("closed");
       this.scheduleReconnect();
     };
@@ -95,6 +107,7 @@ export class Net extends Emitter {
   }
 
   greet() {
+    if (this.signedOut) return;
     if (this.room && this.token) {
       // With a board in hand, ask for the events we missed; after a reload (nothing held)
       // ask past the end, which the server answers with a whole snapshot.
@@ -118,6 +131,25 @@ export class Net extends Emitter {
     this.timer = setTimeout(() => this.connect(), base * (0.75 + Math.random() * 0.5));
   }
 
+  /** Signed out: forget the room, stop pinging, and wait for the player's choice. */
+  goSignedOut(msg) {
+    this.signedOut = true;
+    this.resyncing = false;
+    this.setRoom(null);
+    clearInterval(this.pingTimer);
+    this.setState("signedout");
+    this.emit("signed_out", msg);
+  }
+
+  /** Signed out: start over as a new player (a hello without the old token). */
+  startOver() {
+    this.signedOut = false;
+    this.token = null;
+    localStorage.removeItem(TOKEN_KEY);
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.greet();
+    else this.connect();
+  }
+
   /** Drop the connection (tests and the reconnect button use it); it comes back by itself. */
   drop() {
     if (this.ws) this.ws.close();
@@ -139,6 +171,15 @@ export class Net extends Emitter {
     const msg = { type, ...fields };
     const needsId = ["move", "tap", "double_tap", "undo", "send_home", "hint"].includes(type);
     if (needsId) msg.id = this.nextId++;
+    if (this.signedOut) {
+      // Only a sign-in; on a socket closed meanwhile, once a new one is open.
+      if (!SIGN_IN.has(type)) return null;
+      if (!this.raw(msg)) {
+        this.afterOpen = msg;
+        if (!this.ws) this.connect();
+      }
+      return true;
+    }
     if (this.state !== "open") return null;
     if (!this.raw(msg)) return null;
     if (needsId) this.pending.set(msg.id, msg);
@@ -186,6 +227,7 @@ export class Net extends Emitter {
   receive(msg) {
     switch (msg.type) {
       case "welcome":
+        this.signedOut = false;
         this.playerId = msg.player_id;
         this.token = msg.token;
         localStorage.setItem(TOKEN_KEY, msg.token);
@@ -214,9 +256,13 @@ export class Net extends Emitter {
       case "left":
         this.leaving = false;
         return;
+      case "signed_out":
+        this.goSignedOut(msg);
+        return;
       case "error":
-        if (this.leaving && msg.code === "not_in_room") {
-          this.leaving = false; // the server had already let us go
+        if (this.leaving && (msg.code === "not_in_room" || msg.code === "hello_first")) {
+          // The server had already let us go (or the player was deleted meanwhile).
+          this.leaving = false;
           return;
         }
         if (msg.code === "too_many_identities" && this.state !== "open") {
@@ -236,13 +282,10 @@ export class Net extends Emitter {
           this.emit("name_taken", msg);
           break;
         }
-        if (msg.code === "bad_token" && this.state !== "open" && !this.room) {
-          // A stale token from an old session (or signed out everywhere): say hello as a new
-          // player, and say so (app.js).
-          this.token = null;
-          localStorage.removeItem(TOKEN_KEY);
-          this.emit("signed_out", msg);
-          this.greet();
+        if (msg.code === "bad_token" && this.token) {
+          // A stale token (signed out everywhere, or a session that lapsed): say so, and let
+          // the player sign in again or start as a new player (app.js), never silently.
+          this.goSignedOut(msg);
           return;
         }
         if (this.room && this.state !== "open" && ["room_not_found", "not_in_room", "bad_token"].includes(msg.code)) {

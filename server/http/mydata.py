@@ -2,9 +2,12 @@
 player, to the player alone (``Authorization: Bearer TOKEN``; anyone else 401 ``bad_token``,
 the same answer whether the player exists or not).
 
-The body: what their own player page shows (history, daily results, ratings with their
-history, public races, solo statistics, perfect games, whom they follow), their passkeys'
-names and dates (never a key), and the replays their records name, in full.
+The body: the player's name (as their session holds it), what their own player page shows
+(history, daily results, ratings with their history, public races, solo statistics, perfect
+games, whom they follow), their finishes held for review (as "pending review" alone: the
+kind, the day or room, since when; never a score or what held it, as ``daily_result`` says),
+their passkeys' names and dates (never a key), and the replays their records name (held
+finishes' too: their own lines), in full.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from ..context import Context
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..records.replays import ReplayFormatError, replay_id
 from ..store import accounts
+from ..store.reviews import MAX_HELD_PAGE
 from .api import _bearer, _json, get_player
 
 routes = Routes()
@@ -29,13 +33,22 @@ async def get_my_data(ctx: Context, request: HttpRequest) -> HttpResponse:
     if await _bearer(ctx, request) != pid:
         return _json(401, {"error": "bad_token", "message": "your data needs your token"})
     page = await get_player(ctx, request)
-    data: dict[str, Any] = {"exported_at": now_ms(), "player_id": pid}
+    token = request.headers.get("authorization", "").partition(" ")[2].strip()
+    session = await ctx.store.load_session(token)
+    data: dict[str, Any] = {
+        "exported_at": now_ms(),
+        "player_id": pid,
+        "name": session[1] if session is not None else "",
+    }
     if page.status == 200:
         data["profile"] = json.loads(page.body)
+    held = await pending_review(ctx, pid)
+    data["pending_review"] = [shown for shown, _ in held]
     keys = await accounts.passkeys(ctx.store, pid)
     data["passkeys"] = [k.shown() for k in keys]
     ids, games = await accounts.replay_refs(ctx.store, pid)
     wanted = set(ids) | {replay_id(room, round_, pid) for room, round_ in games}
+    wanted.update(result for _, result in held if result)
     for result in data.get("profile", {}).get("daily", {}).get("results", []):
         if isinstance(result.get("replay_id"), str):  # the daily games of the last 30 days
             wanted.add(result["replay_id"])
@@ -52,3 +65,24 @@ async def get_my_data(ctx: Context, request: HttpRequest) -> HttpResponse:
     response.headers["Cache-Control"] = "private, no-store"
     response.headers["Content-Disposition"] = 'attachment; filename="seahaven-player.json"'
     return response
+
+
+async def pending_review(ctx: Context, pid: str) -> list[tuple[dict[str, Any], str]]:
+    """The player's finishes held for review, each as they may see it (``status``
+    ``pending review``, the kind, the day or the room, since when) with its result id (its
+    replay's); the held list is read page by page (it is bounded by ``held_max``)."""
+    found: list[tuple[dict[str, Any], str]] = []
+    after: str | None = None
+    while True:
+        page = await ctx.reviews.held_page(limit=MAX_HELD_PAGE, after=after)
+        for record in page["held"]:
+            if record.get("player_id") != pid:
+                continue
+            shown: dict[str, Any] = {"status": "pending review", "kind": record.get("kind")}
+            for name in ("date", "daily_kind", "room", "round", "held_at"):
+                if record.get(name) is not None:
+                    shown[name] = record[name]
+            found.append((shown, str(record.get("result") or "")))
+        after = page["next_after"]
+        if after is None:
+            return found

@@ -70,6 +70,13 @@ STATIC_ALLOWED: Final[dict[str, frozenset[str]]] = {
 }
 
 
+#: The headers that keep every page and file of ours out of another site's frames.
+FRAMING: Final = {
+    "Content-Security-Policy": "frame-ancestors 'self'",
+    "X-Frame-Options": "SAMEORIGIN",
+}
+
+
 def allowed_static(rel: Path) -> bool:
     """Whether a path under the client's folder (relative) is one of the client's files:
     its first folder is one of :data:`STATIC_ALLOWED` (``js`` also holds ``js/views``) and
@@ -152,6 +159,10 @@ class HttpFront:
             self.ctx.settings.trusted_proxies,
         )
         response = await self.answer(request, parts.path, parts.query, client)
+        # No page of ours inside another site's frame (a page that frames ours could have the
+        # player click or sign in there): every answer says so, old browsers' way too.
+        for name, value in FRAMING.items():
+            response.headers[name] = value
         if request.method == "HEAD":
             return Response(response.status_code, response.reason_phrase, response.headers, b"")
         return response

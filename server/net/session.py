@@ -39,8 +39,16 @@ QUIET = Quiet(log)
 #: Bytes waiting in a socket's send buffer before the client counts as too slow.
 MAX_BUFFERED = 1 << 20
 
-#: Messages a connection may send before ``hello``.
-BEFORE_HELLO = frozenset({"hello", "resume", "ping"})
+#: Messages a connection may send before ``hello``: beside saying who it is, signing in as
+#: a player it proves (a transfer code, a passkey), so that a device signed out everywhere
+#: comes back without making a new player first.
+BEFORE_HELLO = frozenset(
+    {"hello", "resume", "ping", "transfer_claim", "passkey_options", "passkey_sign_in"}
+)
+#: Messages a socket signed out everywhere may still send: sign in (again, or as another
+#: player), start as a new player, and leave what it was in. Everything else, every game
+#: it could start above all, is refused with ``signed_out``.
+AFTER_SIGN_OUT = BEFORE_HELLO | {"leave", "unqueue", "arena_leave", "arena_unwatch"}
 
 
 class Instance(Protocol):
@@ -88,6 +96,9 @@ class Conn:
 
     Attributes:
         pid, name, token: the player, once ``hello`` or ``resume`` identified it.
+        signed_out: the player's sessions were ended ("sign out everywhere" on another
+            device) while this socket was open: it may only sign in again (see
+            :data:`AFTER_SIGN_OUT`).
         room, role: the room the socket is in and its role there.
         syncing: while a snapshot is being built, events are held here (seq, text, delay).
         held: events a spectator of a ``delayed`` race receives later, in order
@@ -108,6 +119,7 @@ class Conn:
         "pid",
         "role",
         "room",
+        "signed_out",
         "syncing",
         "token",
         "ws",
@@ -124,6 +136,7 @@ class Conn:
         self.pid: str | None = None
         self.name = ""
         self.token = ""
+        self.signed_out = False
         self.room: str | None = None
         self.role = "spectator"
         self.syncing: list[tuple[int, str, int]] | None = None
@@ -266,6 +279,9 @@ class Conn:
         kind = msg.type
         if self.pid is None and kind not in BEFORE_HELLO:
             self.error("hello_first")
+            return
+        if self.signed_out and kind not in AFTER_SIGN_OUT:
+            self.error("signed_out")
             return
         handler = handlers.get(kind)
         if handler is None:

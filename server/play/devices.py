@@ -5,38 +5,108 @@ Fair play. Signing in (here or by passkey, :mod:`server.play.passkeys`) makes th
 the player the code or passkey proves: the identity it was before keeps its own results,
 and nothing of the two is ever merged (no rating moves from one to the other). A code is
 its player's alone: it is sent to their socket only, and a sign-in with it answers only the
-``welcome`` any device of theirs gets. Nothing here touches a rating, provisional status, a
-review or a bar.
+``welcome`` any device of theirs gets. A claim that fails says the same for a code nobody
+has and for a real code's wrong second half, so trying first halves finds no live code.
+Nothing here touches a rating, provisional status, a review or a bar.
+
+**Identity changes from any screen.** A sign-in or a deletion may come from a socket that
+plays (the first visit deals a solo game): once the code or passkey proved itself, the
+socket leaves what it was in as its old player, by the rules of ``leave`` (a running race
+or a begun game is given up), and hears ``game_left`` saying what became of the game.
+
+**Signed out means out.** "Sign out everywhere" ends the player's sessions and announces it
+on ``signout:PID`` (:mod:`server.transport.announcements`); each instance then finds that
+player's open sockets whose session is gone, takes them out of their game as a closed tab
+would be, and tells them ``signed_out``. From then on such a socket may only sign in
+again (:data:`server.net.session.AFTER_SIGN_OUT`): every game it could start is refused.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import io
+import logging
+from dataclasses import dataclass, field
+from typing import Final
 
 import segno
 
 from protocol import models as m
 
 from ..clock import now_ms
-from ..context import Context
+from ..context import Context, Kept
 from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..net.wire import devices as out
+from ..rooms import membership
+from ..rooms.records import Mode, Role, RoomPhase
 from ..store import accounts
 from .erase import erase_player
 
+log = logging.getLogger(__name__)
 routes = Routes()
 
+#: Sockets noted before the closed ones are swept out of :class:`Players` (then twice as
+#: many as were left, and so on).
+SWEEP_AT: Final = 512
 
-def settled(ctx: Context, conn: Conn) -> bool:
-    """Whether the socket may change who it is: not in a room, the queue or an arena (they
-    are the player's it joined as); else it hears why."""
-    where = ctx.whereabouts
-    if conn.room is not None or where.wait_of(conn) is not None or where.seat_of(conn) is not None:
-        conn.error("already_in_room", "leave your room, the queue or the arena first")
-        return False
-    return True
+
+@dataclass(slots=True)
+class Players:
+    """This instance's sockets that said who they are (closed ones swept out now and
+    then): where a sign-out announcement looks for the sockets to tell."""
+
+    sockets: set[Conn] = field(default_factory=set)
+    sweep_at: int = SWEEP_AT
+
+
+#: The sockets of this instance that are (or were) a player.
+PLAYERS: Final[Kept[Players]] = Kept("players' sockets", Players)
+
+
+def seen(ctx: Context, conn: Conn) -> None:
+    """Note a socket that now is a player (``hello``, ``resume`` or a sign-in), so that it
+    hears at once when that player signs out everywhere."""
+    players = ctx.kept(PLAYERS)
+    conn.signed_out = False
+    if len(players.sockets) >= players.sweep_at:
+        players.sockets = {c for c in players.sockets if c.is_open()}
+        players.sweep_at = max(SWEEP_AT, 2 * len(players.sockets))
+    players.sockets.add(conn)
+
+
+async def follow_sign_outs(ctx: Context) -> None:
+    """Follow every instance's sign-out announcements until cancelled (a background task
+    of the instance; a failed subscription is tried again every half second)."""
+    feed = accounts.sign_out_announcements(ctx.store, functools.partial(_signed_out, ctx))
+    while True:
+        try:
+            await feed.start()
+            break
+        except Exception:  # Redis away at start: the announcements' reader retries after
+            await asyncio.sleep(0.5)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await feed.close()
+
+
+async def _signed_out(ctx: Context, channel: str) -> None:
+    """A player signed out everywhere: each open socket of theirs here whose session is
+    gone leaves its game as a closed one would, and hears ``signed_out``."""
+    pid = ctx.store.keys.parse_sign_out_channel(channel)
+    if pid is None:
+        return
+    for conn in [c for c in ctx.kept(PLAYERS).sockets if c.pid == pid]:
+        if conn.signed_out or not conn.is_open():
+            continue
+        if conn.token and await ctx.store.load_session(conn.token) is not None:
+            continue  # the device that signed the others out (it has a new session)
+        conn.signed_out = True
+        await membership.on_close(ctx, conn)
+        conn.queue(out.signed_out())
 
 
 async def signed_in(ctx: Context, conn: Conn) -> bool:
@@ -50,12 +120,37 @@ async def signed_in(ctx: Context, conn: Conn) -> bool:
     return True
 
 
+async def step_out(ctx: Context, conn: Conn) -> None:
+    """Before this socket becomes another player (or nobody): out of the quick race's
+    queue and its arena, and out of its room by the rules of ``leave`` (a running race,
+    or a game alone that was begun, is given up); ``game_left`` says what became of it."""
+    where = ctx.whereabouts
+    await where.leave_queue(ctx.store, conn, "asked")
+    await where.leave_arena(ctx.store, conn, "asked")
+    room = conn.room
+    if room is None:
+        return
+    state = await ctx.rooms.get(room)
+    mode, given_up = "race", False
+    if state is not None:
+        mode = str(state.mode)
+        if conn.role == Role.PLAYER and state.phase == RoomPhase.RACING:
+            fields = await ctx.store.room_fields(room)
+            if fields.get(f"st:{conn.pid}") == "playing":
+                entry = await ctx.boards.get(room, state.round, conn.pid or "", state.code)
+                # A game alone not begun counts nothing (as the statistics say).
+                given_up = state.mode != Mode.SOLO or entry.board.moves > 0
+    await membership.leave(ctx, conn, room)
+    conn.queue(out.game_left(room, mode, given_up))
+
+
 async def become(ctx: Context, conn: Conn, pid: str, name: str) -> None:
     """Make this socket player ``pid`` with a new session of theirs, and say ``welcome``."""
     token = accounts.new_token()
     name = name or conn.name or "player"
     await ctx.store.save_session(token, pid, name)
     conn.pid, conn.name, conn.token = pid, name, token
+    seen(ctx, conn)
     conn.queue(wire.welcome(pid, token, name, now_ms()))
 
 
@@ -81,15 +176,15 @@ async def on_transfer_new(ctx: Context, conn: Conn, msg: m.TransferNew) -> None:
 
 @routes.ws("transfer_claim")
 async def on_transfer_claim(ctx: Context, conn: Conn, msg: m.TransferClaim) -> None:
-    """Sign this socket in as the player whose transfer code it typed."""
-    if not settled(ctx, conn):
-        return
+    """Sign this socket in as the player whose transfer code it typed (leaving what it was
+    doing as its old player once the code proved itself)."""
     claim = await accounts.claim_transfer(ctx.store, msg.code, conn.address)
     if claim.status != "ok":
         ctx.metrics.errors.inc()
         retry = claim.retry_s if claim.status == "transfer_limited" else None
         conn.queue(out.refused(claim.status, retry))
         return
+    await step_out(ctx, conn)
     await become(ctx, conn, claim.pid, claim.name)
 
 
@@ -102,20 +197,24 @@ async def on_sign_out_everywhere(ctx: Context, conn: Conn, msg: m.SignOutEverywh
     await accounts.end_sessions(ctx.store, conn.pid)
     await accounts.drop_transfer(ctx.store, conn.pid)
     await become(ctx, conn, conn.pid, conn.name)
+    # After the new session is saved: every instance's check finds this socket still in.
+    await accounts.announce_sign_out(ctx.store, conn.pid)
 
 
 @routes.ws("delete_player")
 async def on_delete_player(ctx: Context, conn: Conn, msg: m.DeletePlayer) -> None:
-    """Delete this player for good (see :mod:`server.play.erase`); the socket is nobody's
-    until it says ``hello`` again."""
+    """Delete this player for good (see :mod:`server.play.erase`), leaving what the socket
+    was doing first; the socket is nobody's until it says ``hello`` again, and the
+    player's other sockets are signed out."""
     assert conn.pid is not None
     if not await signed_in(ctx, conn):
         return
     if msg.player_id != conn.pid:
         conn.queue(out.refused("confirm_mismatch"))
         return
-    if not settled(ctx, conn):
-        return
-    await erase_player(ctx, conn.pid)
+    pid = conn.pid
+    await step_out(ctx, conn)
+    await erase_player(ctx, pid)
     conn.pid, conn.token = None, ""
     conn.queue(out.player_deleted())
+    await accounts.announce_sign_out(ctx.store, pid)

@@ -15,6 +15,7 @@ from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..store import names
+from .devices import seen
 
 routes = Routes()
 
@@ -55,6 +56,7 @@ async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
         await ctx.reviews.note_identity(conn.address or "unknown", pid)
     conn.pid, conn.name, conn.token = pid, msg.name, token
     await ctx.store.save_session(token, pid, msg.name)
+    seen(ctx, conn)
     conn.queue(wire.welcome(pid, token, msg.name, now_ms()))
 
 

@@ -4,8 +4,11 @@ them on any device (the checking is the ``webauthn`` library's: no cryptography 
 A challenge is this socket's alone, good for one try within :data:`CHALLENGE_S`, and kept in
 this instance's memory (a socket stays on one instance). A sign-in proves the credential's
 player by its signature over the challenge, made for this site's relying party id and from
-an allowed origin; the answer is the same ``welcome`` a ``hello`` with that player's token
-gets. A passkey's list, names and dates go to its player's socket only.
+an allowed origin, in a page of this site's own (never in a frame of another site: the
+browser says so in the client data's ``crossOrigin`` and ``topOrigin``); the answer is the
+same ``welcome`` a ``hello`` with that player's token gets. A passkey's list, names and
+dates go to its player's socket only; a new passkey is named after the device that made it
+("Chrome on Android", from its browser's User-Agent) unless the player names it.
 
 Relying party and origins come from the settings (``webauthn_rp_id``, ``webauthn_origins``).
 Browsers refuse an IP address as relying party id, so a development server is used on
@@ -17,7 +20,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import time
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -46,7 +48,7 @@ from ..net.registry import Routes
 from ..net.session import Conn
 from ..net.wire import devices as out
 from ..store import accounts
-from .devices import become, settled, signed_in
+from .devices import become, signed_in, step_out
 
 routes = Routes()
 
@@ -62,7 +64,7 @@ class Challenge:
 
     purpose: str
     value: bytes
-    at: float
+    at: int
     pid: str | None
 
 
@@ -81,20 +83,69 @@ def _unb64(text: str) -> bytes:
 def _take(ctx: Context, conn: Conn, purpose: str) -> Challenge | None:
     """This socket's challenge of ``purpose`` if it still holds; it is used up either way."""
     found = ctx.kept(CHALLENGES).pop(conn.cid, None)
-    if found is None or found.purpose != purpose or time.monotonic() - found.at > CHALLENGE_S:
+    if found is None or found.purpose != purpose or now_ms() - found.at > CHALLENGE_S * 1000:
         return None
     return found
+
+
+#: Browsers as a User-Agent names them, the first match wins (Edge and Opera also say
+#: "Chrome", Chrome also says "Safari").
+BROWSERS: Final = (
+    ("Edg", "Edge"),
+    ("EdgA", "Edge"),
+    ("EdgiOS", "Edge"),
+    ("OPR", "Opera"),
+    ("SamsungBrowser", "Samsung Internet"),
+    ("Firefox", "Firefox"),
+    ("FxiOS", "Firefox"),
+    ("CriOS", "Chrome"),
+    ("Chrome", "Chrome"),
+    ("Safari", "Safari"),
+)
+#: Systems as a User-Agent names them, the first match wins (Android also says "Linux",
+#: an iPhone also says "Mac OS X").
+SYSTEMS: Final = (
+    ("Android", "Android"),
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("CrOS", "ChromeOS"),
+    ("Windows", "Windows"),
+    ("Mac OS X", "macOS"),
+    ("Linux", "Linux"),
+)
+
+
+def device_name(user_agent: str) -> str:
+    """A passkey's default name: the browser and system of the User-Agent that made it
+    ("Chrome on Android"), or "Passkey" when neither is known."""
+    browser = next((name for mark, name in BROWSERS if f"{mark}/" in user_agent), "")
+    system = next((name for mark, name in SYSTEMS if mark in user_agent), "")
+    if browser and system:
+        return f"{browser} on {system}"
+    return browser or system or "Passkey"
+
+
+def _user_agent(conn: Conn) -> str:
+    request = conn.ws.request
+    return request.headers.get("User-Agent", "") if request is not None else ""
 
 
 def allowed_origin(ctx: Context, client_data: str) -> str | None:
     """The origin the browser signed (from the client data), if this server takes it: one
     of ``webauthn_origins``, or without them ``https://RP_ID`` (any port) and, for
-    ``localhost``, ``http://localhost`` (any port). The library then checks it again."""
+    ``localhost``, ``http://localhost`` (any port); and never one made in a cross-origin
+    frame. The library then checks the origin again."""
     try:
-        origin = json.loads(_unb64(client_data)).get("origin")
+        data = json.loads(_unb64(client_data))
+        origin = data.get("origin")
     except (ValueError, binascii.Error, AttributeError):
         return None
     if not isinstance(origin, str):
+        return None
+    # Made in a frame of another site's page (a page that framed ours to have the player
+    # sign in there): refused, whatever its own origin.
+    top = data.get("topOrigin", origin)
+    if data.get("crossOrigin") not in (None, False) or top != origin:
         return None
     settings = ctx.settings
     if settings.webauthn_origins:
@@ -116,7 +167,9 @@ async def on_passkey_options(ctx: Context, conn: Conn, msg: m.PasskeyOptions) ->
     if len(challenges) >= MAX_CHALLENGES:
         challenges.pop(next(iter(challenges)))
     if msg.purpose == "register":
-        assert conn.pid is not None
+        if conn.pid is None:  # a passkey is made for a player: say who you are first
+            conn.error("hello_first")
+            return
         if not await signed_in(ctx, conn):
             return
         have = await accounts.passkeys(ctx.store, conn.pid)
@@ -136,7 +189,7 @@ async def on_passkey_options(ctx: Context, conn: Conn, msg: m.PasskeyOptions) ->
             rp_id=settings.webauthn_rp_id,
             user_verification=UserVerificationRequirement.PREFERRED,
         )
-    challenges[conn.cid] = Challenge(msg.purpose, options.challenge, time.monotonic(), conn.pid)
+    challenges[conn.cid] = Challenge(msg.purpose, options.challenge, now_ms(), conn.pid)
     body = json.loads(options_to_json(options))
     conn.queue(out.passkey_challenge(msg.purpose, settings.webauthn_rp_id, body))
 
@@ -178,7 +231,7 @@ async def on_passkey_register(ctx: Context, conn: Conn, msg: m.PasskeyRegister) 
         return
     key = accounts.Passkey(
         id=_b64(made.credential_id),
-        name=msg.name,
+        name=msg.name or device_name(_user_agent(conn)),
         public_key=_b64(made.credential_public_key),
         sign_count=made.sign_count,
         created=now_ms(),
@@ -193,12 +246,11 @@ async def on_passkey_register(ctx: Context, conn: Conn, msg: m.PasskeyRegister) 
 
 @routes.ws("passkey_sign_in")
 async def on_passkey_sign_in(ctx: Context, conn: Conn, msg: m.PasskeySignIn) -> None:
-    """Sign this socket in as the player of the passkey whose signature it sends."""
+    """Sign this socket in as the player of the passkey whose signature it sends (leaving
+    what it was doing as its old player once the passkey proved itself)."""
     challenge = _take(ctx, conn, "sign_in")
     if challenge is None:
         conn.queue(out.refused("no_challenge"))
-        return
-    if not settled(ctx, conn):
         return
     cred = msg.credential
     pid = await accounts.passkey_owner(ctx.store, cred.id)
@@ -237,6 +289,7 @@ async def on_passkey_sign_in(ctx: Context, conn: Conn, msg: m.PasskeySignIn) -> 
         return
     key.sign_count, key.used = proved.new_sign_count, now_ms()
     await accounts.save_passkey(ctx.store, pid, key)
+    await step_out(ctx, conn)
     await become(ctx, conn, pid, key.player_name)
 
 

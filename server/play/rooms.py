@@ -20,6 +20,7 @@ from ..rooms import membership, rounds
 from ..rooms.records import Mode, Role
 from ..store import listing, quotas
 from ..store.status import Status
+from .devices import seen
 
 routes = Routes()
 
@@ -140,6 +141,7 @@ async def on_resume(ctx: Context, conn: Conn, msg: m.Resume) -> None:
         conn.error("bad_token", "this connection is already someone else")
         return
     conn.pid, conn.name, conn.token = session[0], session[1], msg.token
+    seen(ctx, conn)  # it hears at once if its player signs out everywhere
     conn.error_unless_ok(await membership.resume(ctx, conn, msg.room.upper(), msg.last_seq))
 
 

@@ -12,9 +12,11 @@ deleting a player removes.
 
 **A transfer code** is 8 characters of :data:`ALPHABET` (no 0/O, 1/I/L), shown
 ``ABCD-EFGH``: the first half finds the code, the second proves it. A code works once, for
-:data:`TRANSFER_LIVE_S`; its record stays an hour longer so that a late try hears "used" or
-"expired" rather than "unknown". Guessing is bounded twice: an address tries at most
-:data:`TRIES_PER_ADDRESS` codes in :data:`TRIES_WINDOW_S`, and a code dies after
+:data:`TRANSFER_LIVE_S`; its record stays an hour longer so that a late try of the whole
+code hears "used" or "expired" rather than "unknown". A code with a wrong second half is
+answered exactly as one nobody has ("unknown"), so no try tells a live first half.
+Guessing is bounded twice: an address tries at most :data:`TRIES_PER_ADDRESS` codes in
+:data:`TRIES_WINDOW_S`, and a code dies after
 :data:`MAX_WRONG` wrong second halves (one in 923,521 each).
 
 Nothing here decides who may do what; :mod:`server.play.devices` does.
@@ -26,10 +28,12 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ..clock import now_ms
+from ..transport.announcements import Announcements
 from .store import Store
 
 #: Passkeys one player may have.
@@ -58,6 +62,19 @@ async def end_sessions(store: Store, pid: str) -> int:
         await store.redis.delete(store.keys.session(token))
     await store.redis.delete(index)
     return len(tokens)
+
+
+async def announce_sign_out(store: Store, pid: str) -> None:
+    """Tell every instance that ``pid`` signed out everywhere (their open sockets hear it)."""
+    await store.redis.publish(store.keys.sign_out_channel(pid), "1")
+
+
+def sign_out_announcements(
+    store: Store, on_channel: Callable[[str], Awaitable[None]]
+) -> Announcements:
+    """A reader of every sign-out announcement, calling ``on_channel`` with the channel of
+    each (:meth:`Announcements.start` starts it; ``Keys.parse_sign_out_channel`` reads it)."""
+    return Announcements(store.redis, store.keys.sign_out_pattern(), on_channel)
 
 
 async def session_count(store: Store, pid: str) -> int:
@@ -199,6 +216,11 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+#: What an unknown code's second half is compared with (no second half hashes to it), so
+#: that it is hashed and compared as a real code's is.
+_UNKNOWN: Final = "0" * 64
+
+
 def normal_code(text: str) -> str | None:
     """A typed code as 8 characters of :data:`ALPHABET` (case, dashes and spaces dropped), or
     None when it cannot be one."""
@@ -245,8 +267,9 @@ async def drop_transfer(store: Store, pid: str) -> None:
 @dataclass(slots=True)
 class Claim:
     """What a tried code gave: ``ok`` (with the player), else the error code of the
-    refusal (``transfer_unknown``, ``transfer_wrong``, ``transfer_used``,
-    ``transfer_expired``, ``transfer_dead``, ``transfer_limited`` with ``retry_s``)."""
+    refusal (``transfer_unknown``: no such code, or a wrong second half; for the whole
+    right code ``transfer_used``, ``transfer_expired``, ``transfer_dead``; and
+    ``transfer_limited`` with ``retry_s``)."""
 
     status: str
     pid: str = ""
@@ -267,25 +290,29 @@ async def claim_transfer(store: Store, text: str, address: str) -> Claim:
             await store.redis.expire(tries, TRIES_WINDOW_S)
             ttl = TRIES_WINDOW_S
         return Claim("transfer_limited", retry_s=max(1, ttl))
-    code = normal_code(text)
-    if code is None:
-        return Claim("transfer_unknown")
+    code = normal_code(text) or "-" * 8
     key = k.transfer(code[:4])
     record: dict[str, str] = await store.redis.hgetall(key)
-    if not record or "hash" not in record:
+    # A code nobody has and a real code's wrong second half take the same path and get
+    # the same answer: trying first halves finds no live code. Its state (used, expired,
+    # dead) is told only to the whole right code.
+    known = bool(record) and "hash" in record
+    right = hmac.compare_digest(record.get("hash", _UNKNOWN), _digest(code[4:]))
+    if not (known and right):
+        # One round trip either way; a code tried wrong MAX_WRONG times is dead (read so
+        # below, with no write of its own that would take longer).
+        if known:
+            await store.redis.hincrby(key, "wrong", 1)
+        else:
+            await store.redis.exists(key)
         return Claim("transfer_unknown")
     state = record.get("state", "live")
     if state == "used":
         return Claim("transfer_used")
-    if state == "dead":
+    if state == "dead" or int(record.get("wrong", 0)) >= MAX_WRONG:
         return Claim("transfer_dead")
     if state == "replaced" or now_ms() > int(record.get("expires", 0)):
         return Claim("transfer_expired")
-    if not hmac.compare_digest(record["hash"], _digest(code[4:])):
-        if int(await store.redis.hincrby(key, "wrong", 1)) >= MAX_WRONG:
-            await store.redis.hset(key, "state", "dead")
-            await store.redis.delete(k.player_transfer(record["pid"]))
-        return Claim("transfer_wrong")
     # HINCRBY is atomic: of two devices with the same code at once, one is first.
     if int(await store.redis.hincrby(key, "uses", 1)) != 1:
         return Claim("transfer_used")

@@ -140,6 +140,21 @@ class Keys:
         """A token's player: hash ``{pid, name}``."""
         return f"{self.prefix}session:{token}"
 
+    def sign_out_channel(self, pid: str) -> str:
+        """Announces that a player signed out everywhere (every instance tells its sockets)."""
+        return f"{self.prefix}signout:{pid}"
+
+    def sign_out_pattern(self) -> str:
+        """The pattern of every sign-out channel."""
+        return f"{self.prefix}signout:*"
+
+    def parse_sign_out_channel(self, name: str) -> str | None:
+        """The player id of a sign-out channel, or None."""
+        head = f"{self.prefix}signout:"
+        if not name.startswith(head) or ":" in name[len(head) :]:
+            return None
+        return name[len(head) :] or None
+
     def player_days(self, pid: str) -> str:
         """Sorted set of the days a player ranked (score: day number)."""
         return f"{self.prefix}player:{{{pid}}}:days"

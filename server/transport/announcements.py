@@ -1,9 +1,11 @@
 """A pattern subscription read in the background: the channels a message came on, handed on.
 
 The leaderboards announce each change on a channel of their own (``daily:DATE:KIND:ch``);
-an instance with watchers follows them all with one ``PSUBSCRIBE``. The messages are few
-(one per ranked finish), so redis-py's own pub/sub reader does here (the rooms' channels,
-many messages a second, have a reader of their own: :mod:`.feed`).
+an instance with watchers follows them all with one ``PSUBSCRIBE``. A player who signs out
+everywhere is announced the same way (``signout:PID``), so that every instance tells that
+player's open sockets at once. The messages are few (one per ranked finish or sign-out),
+so redis-py's own pub/sub reader does here (the rooms' channels, many messages a second,
+have a reader of their own: :mod:`.feed`).
 
 When Redis goes away, reading is retried every half second on a fresh subscription: on a
 Redis Cluster the node it listened on may be gone for good, and a ``PUBLISH`` reaches every
@@ -74,7 +76,7 @@ class Announcements:
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # Redis went away: retry; the next change pushes again
-                    self._failed("reading the leaderboards' announcements failed")
+                    self._failed(f"reading the announcements of {self.pattern} failed")
                     await asyncio.sleep(RETRY_S)
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()
@@ -87,7 +89,7 @@ class Announcements:
                 try:
                     await self.on_channel(str(msg["channel"]))
                 except Exception:
-                    self._failed("acting on a leaderboard's announcement failed")
+                    self._failed(f"acting on an announcement of {self.pattern} failed")
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()

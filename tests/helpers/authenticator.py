@@ -51,10 +51,11 @@ class SoftKey:
             }
         )
 
-    def _client_data(self, kind: str, challenge: str, origin: str) -> bytes:
-        return json.dumps(
-            {"type": kind, "challenge": challenge, "origin": origin, "crossOrigin": False}
-        ).encode()
+    def _client_data(
+        self, kind: str, challenge: str, origin: str, frame: dict[str, Any] | None = None
+    ) -> bytes:
+        data = {"type": kind, "challenge": challenge, "origin": origin, "crossOrigin": False}
+        return json.dumps({**data, **(frame or {})}).encode()
 
     def register(self, options: dict[str, Any], origin: str) -> dict[str, Any]:
         """The ``credential`` of ``passkey_register`` for these creation options."""
@@ -66,14 +67,20 @@ class SoftKey:
         return {"id": b64(self.cred_id), "client_data": b64(client), "attestation_object": b64(att)}
 
     def sign(
-        self, options: dict[str, Any], origin: str, signer: ec.EllipticCurvePrivateKey | None = None
+        self,
+        options: dict[str, Any],
+        origin: str,
+        signer: ec.EllipticCurvePrivateKey | None = None,
+        frame: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The ``credential`` of ``passkey_sign_in`` for these request options (signed by
-        ``signer`` instead of the passkey's own key: a forgery)."""
+        ``signer`` instead of the passkey's own key: a forgery; with ``frame`` over the
+        client data, as a browser says an assertion made in a frame: ``crossOrigin``,
+        ``topOrigin``)."""
         self.count += 1
         rp_hash = hashlib.sha256(self.rp_id.encode()).digest()
         auth = rp_hash + bytes([0x05]) + struct.pack(">I", self.count)
-        client = self._client_data("webauthn.get", options["challenge"], origin)
+        client = self._client_data("webauthn.get", options["challenge"], origin, frame)
         signed = auth + hashlib.sha256(client).digest()
         signature = (signer or self.key).sign(signed, ec.ECDSA(hashes.SHA256()))
         return {

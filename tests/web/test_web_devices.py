@@ -84,16 +84,26 @@ def me(page: Page) -> str:
 
 
 def shoot_devices(page: Page) -> None:
-    """The player page scrolled to Your devices, at a laptop's and a phone's size."""
+    """The player page scrolled to Your devices, at a laptop's and a phone's size (and, for
+    a look by hand, at four sizes in /tmp/shots-identity)."""
     for suffix, width, height in (("", 1366, 768), ("-phone", 390, 844)):
         resize(page, width, height)
         page.evaluate("document.querySelector('.devices').scrollIntoView()")
         page.screenshot(path=str(SCREENSHOTS / f"player-devices{suffix}.png"))
+    shots = Path("/tmp/shots-identity")
+    shots.mkdir(parents=True, exist_ok=True)
+    for width, height in ((1366, 768), (740, 360), (390, 844), (1920, 1080)):
+        resize(page, width, height)
+        page.evaluate("document.querySelector('.passkeys').scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(shots / f"devices-passkeys-{width}x{height}.png"))
 
 
 def open_player(page: Page, url: str) -> None:
-    page.goto(url + "/#/player")
+    """As a person: open the site (which deals a solo game), then Profile, to the devices."""
+    page.goto(url + "/")
     wait_ready(page)
+    page.locator("#main .board").first.wait_for()
+    page.get_by_role("link", name="Profile").click()
     page.locator(".devices").wait_for()
 
 
@@ -129,7 +139,8 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     open_player(first, url)
     first.get_by_role("button", name="Add a passkey").click()
     first.locator(".passkeys li[data-id]").wait_for()
-    assert "Passkey" in first.locator(".passkeys").inner_text()
+    # Named after the device that made it (headless Chromium on Linux).
+    assert "Chrome on Linux" in first.locator(".passkeys").inner_text()
     first.get_by_role("button", name="Show a transfer code").click()
     first.locator('[data-k="code"] svg').wait_for()
     code = first.locator(".transfer-code b").inner_text()
@@ -138,7 +149,8 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
         first.get_by_role("button", name="Download my data").click()
     data = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))
     assert data["player_id"] == ann and data["profile"]["streak"] == 1
-    assert [k["name"] for k in data["passkeys"]] == ["Passkey"]
+    assert data["name"] == "Ann" and data["pending_review"] == []
+    assert [k["name"] for k in data["passkeys"]] == ["Chrome on Linux"]
     assert [r["kind"] for r in data["replays"]] == ["daily"]
     first.get_by_role("button", name="Rename").click()
     first.locator(".passkeys b").get_by_text("laptop").wait_for()
@@ -184,14 +196,18 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     third.wait_for_function("document.querySelectorAll('.passkeys li[data-id]').length === 1")
     assert "laptop" in third.locator(".passkeys").inner_text()
 
-    # Sign out everywhere, from the second: the first's session is over (back as a new player).
+    # Sign out everywhere, from the second: the first page says so at once, and a reload
+    # does not make it a new player behind its back; it may start as one, by asking.
     second.get_by_role("button", name="Sign out everywhere").click()
     second.locator("#toast").get_by_text("Every other device is signed out").wait_for()
     assert me(second) == ann
+    first.locator(".signed-out").get_by_text("Signed out on this device").wait_for()
     first.reload()
-    wait_ready(first)
-    assert me(first) != ann
-    first.locator("#toast").get_by_text("This device was signed out").wait_for()
+    first.locator(".signed-out").wait_for()
+    assert first.evaluate("seahaven.net.signedOut") is True
+    first.get_by_role("button", name="Start as a new player").click()
+    first.wait_for_function(f"seahaven.net.playerId && seahaven.net.playerId !== {ann!r}")
+    first.locator("#main .board, .profile").first.wait_for()
 
     # Delete, from the second: off the daily board, and the page plays as a new player.
     second.get_by_role("button", name="Delete my player").click()

@@ -17,9 +17,12 @@ export function onIpAddress(host = location.hostname) {
 }
 
 export class DevicesPanel {
-  constructor(app, onSignedIn) {
+  /** `signInOnly`: just "Sign in on this device" (a device signed out, which has no
+   * player to show the rest of). */
+  constructor(app, onSignedIn, { signInOnly = false } = {}) {
     this.app = app;
     this.onSignedIn = onSignedIn;
+    this.signInOnly = signInOnly;
     this.keys = null;
     this.code = null;
     this.el = null;
@@ -37,12 +40,15 @@ export class DevicesPanel {
   /** Put the panel into `el` and ask for the list of passkeys. */
   mount(el) {
     this.el = el;
-    if (this.keys === null) this.app.net.send("list_passkeys");
+    if (this.keys === null && !this.signInOnly) this.app.net.send("list_passkeys");
     this.draw();
   }
 
   draw() {
     if (!this.el) return;
+    // A code being typed survives a redraw (the list of passkeys may come in meanwhile).
+    const typing = this.el.querySelector('[data-k="claim"] input')?.value;
+    if (typing) this.app.claimCode = typing;
     const ip = onIpAddress();
     const here = `${location.protocol}//localhost${location.port ? `:${location.port}` : ""}${location.pathname}#/player`;
     const keys = (this.keys || []).map((k) => `<li data-id="${esc(k.id)}"><b>${esc(k.name)}</b>
@@ -53,8 +59,17 @@ export class DevicesPanel {
       <div class="qr">${this.code.qr_svg}</div>
       <div><p class="transfer-code"><b>${esc(this.code.code)}</b></p>
       <p class="muted">${esc(t("devices.codeHelp", { time: new Date(this.code.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }))}</p></div></div>` : "";
-    this.el.innerHTML = `<div class="card-panel devices">
-      <h3>${esc(t("devices.title"))}</h3>
+    const signIn = `<h4>${esc(t("devices.signInHere"))}</h4>
+      ${this.signInOnly && ip ? `<p class="note" data-k="ip-note">${esc(t("devices.ipNote"))} <a href="${esc(here)}">${esc(here)}</a></p>` : ""}
+      <div class="row"><button class="btn" data-k="sign-in"${ip ? " disabled" : ""}>${esc(t("devices.signInPasskey"))}</button></div>
+      <form class="row" data-k="claim"><label><span>${esc(t("devices.typeCode"))}</span>
+        <input class="field" name="code" maxlength="12" autocomplete="one-time-code" placeholder="ABCD-EFGH" value="${esc(this.app.claimCode || "")}"></label>
+        <button class="btn small">${esc(t("devices.useCode"))}</button></form>`;
+    const left = this.app.gameNotice ? `<p class="note" role="status" data-k="game-left">${esc(this.app.gameNotice)}</p>` : "";
+    if (this.signInOnly) {
+      this.el.innerHTML = `<div class="card-panel devices">${signIn}</div>`;
+    } else this.el.innerHTML = `<div class="card-panel devices">
+      <h3>${esc(t("devices.title"))}</h3>${left}
       <p class="muted">${esc(t("devices.intro"))}</p>
       <h4>${esc(t("devices.passkeys"))}</h4>
       ${ip ? `<p class="note" data-k="ip-note">${esc(t("devices.ipNote"))} <a href="${esc(here)}">${esc(here)}</a></p>` : ""}
@@ -64,11 +79,7 @@ export class DevicesPanel {
       <p class="muted">${esc(t("devices.transferIntro"))}</p>
       ${code}
       <div class="row"><button class="btn" data-k="new-code">${esc(t("devices.newCode"))}</button></div>
-      <h4>${esc(t("devices.signInHere"))}</h4>
-      <div class="row"><button class="btn" data-k="sign-in"${ip ? " disabled" : ""}>${esc(t("devices.signInPasskey"))}</button></div>
-      <form class="row" data-k="claim"><label><span>${esc(t("devices.typeCode"))}</span>
-        <input class="field" name="code" maxlength="12" autocomplete="one-time-code" placeholder="ABCD-EFGH" value="${esc(this.app.claimCode || "")}"></label>
-        <button class="btn small">${esc(t("devices.useCode"))}</button></form>
+      ${signIn}
       <h4>${esc(t("devices.yourData"))}</h4>
       <div class="row wrap">
         <button class="btn" data-k="download">${esc(t("devices.download"))}</button>
@@ -109,7 +120,8 @@ export class DevicesPanel {
       off();
       if (m.name) setPlayerName(m.name);
       this.app.claimCode = null;
-      toast(t(m.player_id === before ? "devices.signedOutOthers" : "devices.signedIn"), "info");
+      const said = t(m.player_id === before ? "devices.signedOutOthers" : "devices.signedIn");
+      toast([said, this.app.gameNotice].filter(Boolean).join(" "), "info");
       this.onSignedIn();
     });
     this.app.net.send(type, fields);
@@ -125,7 +137,8 @@ export class DevicesPanel {
           excludeCredentials: (o.excludeCredentials || []).map((c) => ({ ...c, id: unb64(c.id) })),
         } });
         const r = cred.response;
-        this.app.net.send("passkey_register", { name: t("devices.defaultName"), credential: {
+        // No name: the server names it after this device ("Chrome on Android").
+        this.app.net.send("passkey_register", { credential: {
           id: b64(cred.rawId), client_data: b64(r.clientDataJSON), attestation_object: b64(r.attestationObject),
           transports: (r.getTransports ? r.getTransports() : []).filter((x) => ["usb", "nfc", "ble", "internal", "hybrid", "smart-card", "cable"].includes(x)),
         } });
@@ -165,7 +178,10 @@ export class DevicesPanel {
     net.token = null;
     net.playerId = null;
     localStorage.removeItem("seahaven.token");
-    toast(t("devices.deleted"), "info");
+    toast([t("devices.deleted"), this.app.gameNotice].filter(Boolean).join(" "), "info");
+    // Nobody until the new player's welcome: what the pages ask waits for it.
+    this.app.welcomed = false;
+    net.setState("connecting");
     net.greet();
     location.hash = "#/play";
   }

@@ -37,6 +37,16 @@ def player_deleted() -> str:
     return dumps({"type": "player_deleted"})
 
 
+def signed_out() -> str:
+    """``signed_out``: the player signed out everywhere on another device."""
+    return dumps({"type": "signed_out"})
+
+
+def game_left(room: str, mode: str, given_up: bool) -> str:
+    """``game_left``: what became of the game a sign-in (or a deletion) left."""
+    return dumps({"type": "game_left", "room_id": room, "mode": mode, "given_up": given_up})
+
+
 def refused(code: str, retry_s: int | None = None) -> str:
     """``error`` of a device message, with ``retry_s`` when waiting helps."""
     out: dict[str, Any] = {"type": "error", "code": code, "message": ERROR_CODES[code]}

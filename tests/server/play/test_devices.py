@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from server.store import accounts
 from tests.helpers.authenticator import SoftKey
+from tests.helpers.devices import ORIGIN, options, refused, register
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import WsClient
-
-ORIGIN = "http://localhost:8765"
 
 
 @pytest.fixture
@@ -26,26 +24,6 @@ async def srv() -> AsyncIterator[Served]:
     prefix = f"test:devices:{secrets.token_hex(6)}:"
     async with serving(settings(env={"SEAHAVEN_KEY_PREFIX": prefix})) as served:
         yield served
-
-
-async def options(client: WsClient, purpose: str) -> dict[str, Any]:
-    await client.send({"type": "passkey_options", "purpose": purpose})
-    answer = await client.expect("passkey_challenge")
-    assert answer["purpose"] == purpose and answer["rp_id"] == "localhost"
-    return dict(answer["options"])
-
-
-async def refused(client: WsClient, msg: dict[str, Any], code: str) -> dict[str, Any]:
-    await client.send(msg)
-    error = await client.expect("error")
-    assert error["code"] == code, error
-    return error
-
-
-async def register(client: WsClient, key: SoftKey, name: str = "phone") -> list[dict[str, Any]]:
-    made = key.register(await options(client, "register"), ORIGIN)
-    await client.send({"type": "passkey_register", "credential": made, "name": name})
-    return list((await client.expect("passkeys"))["passkeys"])
 
 
 async def test_a_passkey_signs_another_device_in_as_the_same_player(srv: Served) -> None:
@@ -137,7 +115,7 @@ async def test_transfer_codes_work_once_and_bound_guessing(srv: Served) -> None:
     code = (await ann.expect("transfer_code"))["code"]
     wrong = code[:5] + ("AAAA" if code[5:] != "AAAA" else "BBBB")
     for _ in range(accounts.MAX_WRONG):
-        await refused(tablet, {"type": "transfer_claim", "code": wrong}, "transfer_wrong")
+        await refused(tablet, {"type": "transfer_claim", "code": wrong}, "transfer_unknown")
     await refused(tablet, {"type": "transfer_claim", "code": code}, "transfer_dead")
     # Expired after 10 minutes.
     await ann.send({"type": "transfer_new"})
@@ -180,17 +158,18 @@ async def test_sign_out_everywhere_ends_every_other_session(srv: Served) -> None
     assert (await srv.get(path, welcome["token"]))[0] == 200
     again = await WsClient.connect(srv.ws_url)
     await refused(again, {"type": "hello", "name": "Ann", "token": ann.token}, "bad_token")
-    # Ann's first socket is still open, but its session is over: it may not make a code or
-    # a passkey to come back with, nor see or change the player's devices.
+    # Ann's first socket is still open, but its session is over: it is told at once, and may
+    # not make a code or a passkey to come back with, nor see or change the player's devices.
+    await ann.expect("signed_out")
     for msg in (
         {"type": "transfer_new"},
-        {"type": "passkey_options", "purpose": "register"},
         {"type": "list_passkeys"},
         {"type": "passkey_remove", "id": "A" * 22},
         {"type": "sign_out_everywhere"},
         {"type": "delete_player", "player_id": ann.player_id},
     ):
-        await refused(ann, msg, "bad_token")
+        await refused(ann, msg, "signed_out")
+    await refused(ann, {"type": "passkey_options", "purpose": "register"}, "bad_token")
     assert (await srv.get(path, welcome["token"]))[0] == 200  # the player is still there
 
 
@@ -203,8 +182,29 @@ async def test_my_data_is_mine_alone_and_delete_removes_it(srv: Served) -> None:
     assert (await srv.get(path))[0] == 401
     assert (await srv.get(path, bob.token))[0] == 401
     status, data = await srv.get(path, ann.token)
-    assert status == 200 and data["player_id"] == ann.player_id
+    assert status == 200 and data["player_id"] == ann.player_id and data["name"] == "Ann"
     assert [k["name"] for k in data["passkeys"]] == ["yubi"] and "public_key" not in str(data)
+    assert data["pending_review"] == []
+    # A finish of hers held for review is there as "pending review" alone (no score, no
+    # evidence); Bob's is not.
+    for who, result in ((ann, "R1:1:" + ann.player_id), (bob, "R2:1:" + bob.player_id)):
+        await srv.ctx.reviews.hold(
+            {
+                "result": result,
+                "kind": "daily",
+                "player_id": who.player_id,
+                "score": 0.93,
+                "features": {"pace": 0.9},
+                "date": "2026-12-07",
+                "daily_kind": "daily",
+                "entry": {"time_ms": 61000},
+            }
+        )
+    held = (await srv.get(path, ann.token))[1]["pending_review"]
+    assert [(h["status"], h["kind"], h["date"]) for h in held] == [
+        ("pending review", "daily", "2026-12-07")
+    ]
+    assert "score" not in str(held) and "0.93" not in str(held) and "features" not in str(held)
     # Delete: refused unless it names oneself; then every key and token of Ann's is gone.
     await refused(ann, {"type": "delete_player", "player_id": bob.player_id}, "confirm_mismatch")
     await ann.send({"type": "delete_player", "player_id": ann.player_id})
