@@ -69,7 +69,7 @@ def test_the_first_action_needs_time_to_see_the_board() -> None:
 def test_a_win_takes_the_game_floor() -> None:
     pace = Pace(decision_ms=0, bursts=())
     steps = [500] * ((pace.game_ms - 2000) // 500)  # 2 s to read, then the floor exactly
-    verdict = judge(T0, timeline(2000, steps[:-1] + [499]), decisions(len(steps) + 1), pace)
+    verdict = judge(T0, timeline(2000, [*steps[:-1], 499]), decisions(len(steps) + 1), pace)
     assert (verdict.ok, verdict.reason) == (False, "fast_finish"), verdict
     assert judge(T0, timeline(2000, steps), decisions(len(steps) + 1), pace).ok
 
