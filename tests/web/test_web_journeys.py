@@ -83,7 +83,7 @@ def test_racing_sideways_the_header_takes_at_most_a_fifth(
     link = host.locator(".invite input").input_value()
     for name in ("Bartholomew", "Christina", "Dmitri"):
         guest = new_page(browser, name=name, lang="de")
-        guest.goto(link)  # an invite is a link
+        guest.goto(link)  # link: the host's invite
         wait_ready(guest)
     host.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 4")
     host.locator('[data-act="start"]').click()
@@ -111,7 +111,7 @@ def test_watch_opens_on_live_races_and_a_late_race_says_so(
     host.locator('[name="public"]').check()
     room = create_race(host)  # public: listed on Watch, its boards late
     guest = new_page(browser, name="Gil")
-    guest.goto(host.locator(".invite input").input_value())
+    guest.goto(host.locator(".invite input").input_value())  # link: the host's invite
     wait_ready(guest)
     host.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     assert host.evaluate("seahaven.game.watch") == "delayed"
@@ -170,7 +170,7 @@ def test_profile_leads_with_the_most_played_mode(web_server: ServerProc, browser
 def test_a_dead_invite_offers_the_ways_on(web_server: ServerProc, browser: Browser) -> None:
     # Someone new follows a link to a room that is gone.
     page = new_page(browser)
-    page.goto(web_server.http_url + "/?room=ZZZZZZZZ")
+    page.goto(web_server.http_url + "/?room=ZZZZZZZZ")  # link: an old invite
     card = page.locator('.invite-dead[data-dead="gone"]')
     card.wait_for()
     assert page.get_by_role("button", name="Accept").count() == 0
@@ -184,7 +184,7 @@ def test_a_dead_invite_offers_the_ways_on(web_server: ServerProc, browser: Brows
     page.locator('.quick-wait [data-act="cancel"]').click()
     # A returning player (a name chosen) who follows such a link hears the same.
     known = open_home(browser, web_server.http_url, name="Kim")
-    known.goto(web_server.http_url + "/?room=ZZZZZZZY")
+    known.goto(web_server.http_url + "/?room=ZZZZZZZY")  # link: an old invite
     wait_ready(known)
     known.locator('.invite-dead[data-dead="gone"]').wait_for()
     known.locator('.invite-dead a[href="#/play"]').click()
