@@ -20,6 +20,7 @@ from tests.helpers.pages import (
     let_timers_run,
     needs_chromium,
     new_page,
+    play_code,
     send_line,
     wait_ready,
 )
@@ -52,13 +53,16 @@ RECORD_SENDS = """(() => {
 
 
 def _open(page: Page, url: str, code: str) -> Player:
+    """Open ``/`` in ``page`` (a fresh context: its game alone dealt), type ``code`` on
+    Play, and start recording what the page sends from that deal on."""
     page.add_init_script(RECORD_SENDS)
-    page.goto(url + f"/#/play/{code}")
+    page.goto(url + "/")
     wait_ready(page)
-    page.wait_for_function(
-        f"seahaven.game.code === '{code}' && !!seahaven.game.myBoard()", timeout=10_000
-    )
+    page.locator('.board[data-board="mine"] .card').first.wait_for()
+    play_code(page, code)
+    page.wait_for_function("!!seahaven.game.myBoard()", timeout=10_000)
     _settled(page)
+    page.evaluate("window.sent = []")  # the deal's own messages are not the tests'
     return Player(page)
 
 
