@@ -71,8 +71,9 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 def new_game(page: Page, url: str) -> None:
-    page.goto(url + "/#/play")
+    page.goto(url + "/")
     wait_ready(page)
+    page.locator('.board[data-board="mine"] .card').first.wait_for()
     page.locator('[data-act="new"]').click()
     page.wait_for_function("!!seahaven.game.me()?.legal")
 
