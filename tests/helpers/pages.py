@@ -497,3 +497,13 @@ def watch_room(page: Page, room: str) -> None:
     form.locator('[name="room"]').fill(room)
     form.locator("button").click()
     page.wait_for_function("(r) => location.hash === '#/watch/' + r", arg=room)
+
+
+def open_player(page: Page, player_id: str) -> None:
+    """Click a player's name where the page lists them (a leaderboard, the top players, a
+    friends list) and wait until their page opens."""
+    page.locator(f'a.who[href="#/player/{player_id}"]').first.click()
+    page.wait_for_function(
+        "(p) => location.hash === '#/player/' + p && seahaven.currentName === 'player'",
+        arg=player_id,
+    )
