@@ -18,11 +18,11 @@ from tests.helpers.pages import (
     board_json,
     js_errors,
     let_timers_run,
+    load_home,
     needs_chromium,
     new_page,
     play_code,
     send_line,
-    wait_ready,
 )
 from tests.helpers.serverproc import ServerProc
 
@@ -56,9 +56,7 @@ def _open(page: Page, url: str, code: str) -> Player:
     """Open ``/`` in ``page`` (a fresh context: its game alone dealt), type ``code`` on
     Play, and start recording what the page sends from that deal on."""
     page.add_init_script(RECORD_SENDS)
-    page.goto(url + "/")
-    wait_ready(page)
-    page.locator('.board[data-board="mine"] .card').first.wait_for()
+    load_home(page, url)
     play_code(page, code)
     page.wait_for_function("!!seahaven.game.myBoard()", timeout=10_000)
     _settled(page)

@@ -30,32 +30,6 @@ EXEMPT = {
     "test_web_arena_returning.py",
 }
 
-#: Modules still to be converted (each opens screens by deep links that are no link a
-#: person follows). The list only shrinks: a module on it that has none left fails
-#: :func:`test_the_unconverted_list_only_shrinks`.
-UNCONVERTED = {
-    "test_web_a11y.py",
-    "test_web_admin.py",
-    "test_web_daily.py",
-    "test_web_details.py",
-    "test_web_household.py",
-    "test_web_i18n.py",
-    "test_web_input.py",
-    "test_web_names.py",
-    "test_web_perfect.py",
-    "test_web_phone_table.py",
-    "test_web_play.py",
-    "test_web_provisional.py",
-    "test_web_quick.py",
-    "test_web_quick_wait.py",
-    "test_web_race.py",
-    "test_web_race_ui.py",
-    "test_web_returning.py",
-    "test_web_slow_down.py",
-    "test_web_solo_friends.py",
-    "test_web_win_watch_player.py",
-}
-
 MARKER = "link:"
 
 
@@ -116,11 +90,9 @@ def test_every_deep_link_is_a_link_a_person_follows() -> None:
     )
 
 
-def test_the_unconverted_list_only_shrinks() -> None:
+def test_the_exempt_modules_exist() -> None:
     names = {path.name for path in _modules()}
-    assert names >= (EXEMPT | UNCONVERTED), "a listed module is gone: take it off the list"
-    done = sorted(n for n in UNCONVERTED if not unmarked_links((WEB_TESTS / n).read_text()))
-    assert done == [], f"converted: take {done} off UNCONVERTED"
+    assert names >= EXEMPT, "a listed module is gone: take it off EXEMPT"
 
 
 def test_a_deep_link_without_its_comment_is_caught() -> None:

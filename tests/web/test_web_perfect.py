@@ -31,12 +31,12 @@ from tests.helpers.pages import (
     go,
     join_race,
     js_errors,
+    load_home,
     needs_chromium,
     new_page,
     open_home,
     play_code,
     resize,
-    wait_ready,
 )
 from tests.helpers.perfect import CODE, one_longer, shortest
 from tests.helpers.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
@@ -75,9 +75,7 @@ def win(page: Page, base: str, line: list[str], again: bool = False) -> None:
         page.locator("[data-act='codeform'] [name='code']").fill(CODE)
         page.locator("[data-act='codeform'] [name='code']").press("Enter")
     else:  # from the site's front page, the code typed on Play
-        page.goto(base)
-        wait_ready(page)
-        page.locator('.board[data-board="mine"] .card').first.wait_for()
+        load_home(page, base)
         play_code(page, CODE)
     ready = (
         f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()"

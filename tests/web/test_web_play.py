@@ -14,6 +14,7 @@ from tests.helpers.pages import (
     board_json,
     js_errors,
     let_timers_run,
+    load_home,
     needs_chromium,
     new_page,
     play_code,
@@ -33,9 +34,7 @@ CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (prot
 def _open(page: Page, url: str, code: str = CODE) -> Player:
     """Open the site's ``/`` (``url``) in ``page``, a fresh context, and type ``code`` on
     Play; returns once its board shows."""
-    page.goto(url + "/")
-    wait_ready(page)
-    page.locator('.board[data-board="mine"] .card').first.wait_for()
+    load_home(page, url)
     play_code(page, code)
     page.wait_for_function("!!seahaven.game.myBoard()", timeout=10_000)
     return Player(page)
