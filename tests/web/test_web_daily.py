@@ -21,7 +21,6 @@ from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Player,
-    board_json,
     go,
     js_errors,
     needs_chromium,
@@ -222,7 +221,9 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     bob.wait_for_function("document.querySelector('.lb-body')?.textContent.includes('Nobody')")
     for page in (alice, bob):
         assert js_errors(page) == []
-    assert board_json(bob) is None
+    # Nothing dealt by looking: Bob is still in the game alone his first visit dealt.
+    assert bob.evaluate("[seahaven.game.mode, seahaven.game.code !== null]") == ["solo", True]
+    assert bob.evaluate("seahaven.game.code") != past["code"]
     # A past day's deal is an ordinary deal: its code may be copied.
     bob.locator('.deal-tile [data-play="daily"]').click()
     bob.wait_for_function(
