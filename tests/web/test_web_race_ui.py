@@ -74,7 +74,11 @@ def _race(
     bob = open_home(browser, base, name="Bob")
     go(alice, "race")
     if code:
-        alice.evaluate("(code) => seahaven.net.send('create_room', {cells: 4, code})", code)
+        # A room of a chosen deal has no button: sent as Create does, out of her game first.
+        alice.evaluate(
+            "(code) => { seahaven.leaveRoom(); seahaven.net.send('create_room', {cells: 4, code}); }",
+            code,
+        )
     else:
         alice.get_by_role("button", name="Create a room").click()
     alice.wait_for_function("seahaven.game.state === 'lobby' && !!seahaven.game.roomId")
