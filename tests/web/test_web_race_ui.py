@@ -76,7 +76,8 @@ def _race(
     if code:
         # A room of a chosen deal has no button: sent as Create does, out of her game first.
         alice.evaluate(
-            "(code) => { seahaven.leaveRoom(); seahaven.net.send('create_room', {cells: 4, code}); }",
+            "(code) => { seahaven.leaveRoom();"
+            " seahaven.net.send('create_room', {cells: 4, code}); }",
             code,
         )
     else:
