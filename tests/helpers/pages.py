@@ -444,10 +444,16 @@ def open_home(browser: Browser, url: str, **kwargs: Any) -> Page:
     ``http_url``) as a person does: the first visit deals a solo game; returns once that
     game's board shows."""
     page = new_page(browser, **kwargs)
+    load_home(page, url)
+    return page
+
+
+def load_home(page: Page, url: str) -> None:
+    """Open the server's ``/`` (``url``) in ``page``, a fresh context from ``new_page`` that a
+    test has prepared first (an init script, a route), as :func:`open_home` does."""
     page.goto(url.rstrip("/") + "/")
     wait_ready(page)
     page.locator('.board[data-board="mine"] .card').first.wait_for(timeout=10_000)
-    return page
 
 
 def go(page: Page, view: str) -> None:
@@ -497,3 +503,13 @@ def watch_room(page: Page, room: str) -> None:
     form.locator('[name="room"]').fill(room)
     form.locator("button").click()
     page.wait_for_function("(r) => location.hash === '#/watch/' + r", arg=room)
+
+
+def open_player(page: Page, player_id: str) -> None:
+    """Click a player's name where the page lists them (a leaderboard, the top players, a
+    friends list) and wait until their page opens."""
+    page.locator(f'a.who[href="#/player/{player_id}"]').first.click()
+    page.wait_for_function(
+        "(p) => location.hash === '#/player/' + p && seahaven.currentName === 'player'",
+        arg=player_id,
+    )

@@ -13,7 +13,17 @@ from server.engine import Board
 from server.engine.solver import solve
 from server.records.replays import replay_id
 from tests.helpers.axe import AXE, axe, axe_sizes, pinned
-from tests.helpers.pages import Player, js_errors, needs_chromium, new_page, send_line, wait_ready
+from tests.helpers.pages import (
+    Player,
+    go,
+    join_race,
+    js_errors,
+    needs_chromium,
+    open_home,
+    play_code,
+    send_line,
+    watch_room,
+)
 from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
@@ -34,15 +44,14 @@ def test_the_vendored_axe_is_the_pinned_one() -> None:
 def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: Browser) -> None:
     base = web_server.http_url + "/"
     # Play: a game alone, one move made (a card in a cell, an empty cell or two).
-    solo = new_page(browser, name="Sol")
-    solo.goto(base + f"#/play/{CODE}")
-    wait_ready(solo)
-    solo.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    solo = open_home(browser, base, name="Sol")
+    play_code(solo, CODE)
+    solo.wait_for_function("!!seahaven.game.myBoard()")
     Player(solo).double_click("col5")
     Player(solo).wait_moves(1)
     axe_sizes(solo, "Play")
     # Rules, in English and in Thai.
-    solo.goto(base + "#/rules")
+    go(solo, "rules")
     solo.locator("article.rules h1").wait_for()
     axe_sizes(solo, "Rules")
     solo.select_option("#lang", "th")
@@ -51,40 +60,37 @@ def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: 
     axe(solo, "Rules in Thai")
     solo.select_option("#lang", "en")
     # Daily: the deals behind Start and the leaderboard.
-    solo.goto(base + "#/daily")
+    go(solo, "daily")
     solo.locator(".deal-tile").first.wait_for()
     solo.locator(".lb-body > *").first.wait_for()
     axe_sizes(solo, "Daily")
     # The replay viewer: a game alone won to the end, its replay.
-    winner = new_page(browser, name="Win")
-    winner.goto(base + f"#/play/{CODE}")
-    wait_ready(winner)
-    winner.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    winner = open_home(browser, base, name="Win")
+    play_code(winner, CODE)
+    winner.wait_for_function("!!seahaven.game.myBoard()")
     send_line(winner, list(solve(Board.from_code(CODE), timeout=20).moves))
     winner.wait_for_function("seahaven.game.me().status === 'finished'")
     axe(winner, "Play, won")
     room, round_, pid = winner.evaluate(
         "[seahaven.game.roomId, seahaven.game.round, seahaven.game.you]"
     )
+    # link: a replay's shared link (a game alone's replay has no button of its own)
     winner.goto(base + f"#/replay/{replay_id(room, round_, pid)}")
     winner.wait_for_function("document.querySelector('[data-board=\"replay\"] .pile') !== null")
     winner.locator('[data-act="next"]').click()
     axe_sizes(winner, "Replay")
     # Race: the host's lobby (with the watch mode picker), a racer's table, a spectator.
-    host = new_page(browser, name="Hana")
-    host.goto(base + "#/race")
-    wait_ready(host)
+    host = open_home(browser, base, name="Hana")
+    go(host, "race")
     axe(host, "Race, create")
     host.get_by_role("button", name="Create a room").click()
     host.locator(".invite input").wait_for()
     room = host.evaluate("seahaven.game.roomId")
-    guest = new_page(browser, name="Gus")
-    guest.goto(base + f"#/race/{room}")
-    wait_ready(guest)
+    guest = open_home(browser, base, name="Gus")
+    join_race(guest, room)
     host.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
-    watcher = new_page(browser, name="Wanda")
-    watcher.goto(base + f"#/watch/{room}")
-    wait_ready(watcher)
+    watcher = open_home(browser, base, name="Wanda")
+    watch_room(watcher, room)
     watcher.wait_for_function("seahaven.game.role === 'spectator'")
     axe_sizes(host, "Race lobby (host)")
     axe(guest, "Race lobby (guest)")
@@ -98,7 +104,8 @@ def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: 
     watcher.wait_for_function("seahaven.game.racers().some(p => p.moves >= 6)")
     axe_sizes(host, "Race running")
     axe_sizes(watcher, "Watch, running")
-    watcher.goto(base + "#/watch")
+    go(watcher, "watch")
+    watcher.wait_for_function("location.hash === '#/watch'")
     axe(watcher, "Watch, no room")
     for page in (solo, winner, host, guest, watcher):
         assert js_errors(page) == []
@@ -134,9 +141,8 @@ def test_empty_pile_placeholders_meet_contrast(web_server: ServerProc, browser: 
     """The suit of an empty foundation, the K of an empty column and their outlines stand
     out from the felt: 4.5:1 for the symbols (text), 3:1 for the outlines (WCAG 1.4.11), on
     the lightest felt of the page."""
-    page = new_page(browser)
-    page.goto(web_server.http_url + f"/#/play/{CODE}")
-    wait_ready(page)
+    page = open_home(browser, web_server.http_url)
+    play_code(page, CODE)
     page.wait_for_function("!!seahaven.game.myBoard()")
     # The opening table has empty foundations and cells but no empty column: one is drawn
     # beside the columns with the classes the board gives an empty column.

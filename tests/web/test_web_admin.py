@@ -62,6 +62,7 @@ def test_the_moderators_page(browser: Browser) -> None:
     with own_server() as srv:
         pid, rid = held_daily(srv)
         page = new_page(browser, width=1366, height=768)
+        # link: the operator's page has no button; the moderator opens its address
         page.goto(srv.http_url + "/#/admin")
         # A wrong token: nothing shows, the server's refusal is said.
         page.locator('input[name="token"]').fill("x" * 24)

@@ -114,8 +114,8 @@ def test_every_label_in_the_players_language(web_server: ServerProc, browser: Br
             "modes": texts["nav"]["modes"],
             "title": f"{texts['nav']['play']} · Seahaven Race",
         }, lang
-    # The replay viewer's first and last step buttons are named in words, not symbols (a
-    # shared replay's link is how people come to it).
+    # The replay viewer's first and last step buttons are named in words, not symbols.
+    # link: a shared replay's link is how people come to the viewer
     page.goto(web_server.http_url + "/#/replay/nothing-here")
     page.select_option("#lang", "de")
     page.wait_for_function("document.documentElement.lang === 'de'")

@@ -21,10 +21,10 @@ from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Player,
-    board_json,
+    go,
     js_errors,
     needs_chromium,
-    new_page,
+    open_home,
     send_line,
     shoot,
     wait_ready,
@@ -86,11 +86,10 @@ def _get(url: str, token: str | None = None) -> Any:
 def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Browser) -> None:
     base = daily_server.http_url + "/"
     today = _get(daily_server.http_url + "/api/daily")
-    alice = new_page(browser, name="Alice")
-    bob = new_page(browser, name="Bob")
+    alice = open_home(browser, base, name="Alice")
+    bob = open_home(browser, base, name="Bob")
     for page in (alice, bob):
-        page.goto(base + "#/daily")
-        wait_ready(page)
+        go(page, "daily")
         page.locator(".deal-tile").first.wait_for()
     tiles = alice.locator(".deal-tile")
     assert tiles.count() == 2
@@ -222,7 +221,9 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     bob.wait_for_function("document.querySelector('.lb-body')?.textContent.includes('Nobody')")
     for page in (alice, bob):
         assert js_errors(page) == []
-    assert board_json(bob) is None
+    # Nothing dealt by looking: Bob is still in the game alone his first visit dealt.
+    assert bob.evaluate("[seahaven.game.mode, seahaven.game.code !== null]") == ["solo", True]
+    assert bob.evaluate("seahaven.game.code") != past["code"]
     # A past day's deal is an ordinary deal: its code may be copied.
     bob.locator('.deal-tile [data-play="daily"]').click()
     bob.wait_for_function(
@@ -252,9 +253,8 @@ def test_a_too_fast_daily_is_held_for_review_as_its_player_sees_it(
     physical floor of 50 ms an action (faster, the replay is refused as impossible): the game
     is played and kept, held for review; the page shows the time and "pending review", in
     the player's language, and the leaderboard does not show it."""
-    page = new_page(browser, name="Quick")
-    page.goto(paced_server.http_url + "/#/daily")
-    wait_ready(page)
+    page = open_home(browser, paced_server.http_url, name="Quick")
+    go(page, "daily")
     page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
     page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
     code = page.evaluate("seahaven.game.code")
@@ -283,9 +283,8 @@ def test_a_server_without_a_daily_secret_says_the_daily_is_unavailable(browser: 
     prefix = f"webtest-{secrets.token_hex(4)}:"
     env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_DAILY_SECRET": ""}
     with running_server(redis_url(), args=DAILY_ARGS, env=env) as srv:
-        page = new_page(browser, name="Ann")
-        page.goto(srv.http_url + "/#/daily")
-        wait_ready(page)
+        page = open_home(browser, srv.http_url, name="Ann")
+        go(page, "daily")
         page.locator(".deals .banner").wait_for()
         text = page.locator(".deals").inner_text()
         assert "The daily challenge is not available on this server." in text

@@ -17,10 +17,10 @@ from tests import ROOT
 from tests.helpers.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
+    go,
     needs_chromium,
-    new_page,
+    open_home,
     resize,
-    wait_ready,
 )
 from tests.helpers.serverproc import (
     REVIEW_OFF_ENV,
@@ -67,11 +67,12 @@ def test_a_household_is_paired_and_told_before_the_race(
     server: ServerProc, browser: Browser, lang: str
 ) -> None:
     base = server.http_url + "/"
-    mum = new_page(browser, name="Mum", lang=lang, width=1366, height=768, extra_http_headers=HOME)
-    kid = new_page(browser, name="Kid", lang=lang, extra_http_headers=HOME)
+    mum = open_home(
+        browser, base, name="Mum", lang=lang, width=1366, height=768, extra_http_headers=HOME
+    )
+    kid = open_home(browser, base, name="Kid", lang=lang, extra_http_headers=HOME)
     for page in (mum, kid):
-        page.goto(base + "#/race")
-        wait_ready(page)
+        go(page, "race")
         queue(page)
     for page in (mum, kid):
         page.wait_for_function("seahaven.game.roomId && seahaven.game.household", timeout=10_000)

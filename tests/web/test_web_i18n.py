@@ -12,9 +12,11 @@ from tests import ROOT
 from tests.helpers.pages import (
     SCREENSHOTS,
     Player,
+    go,
     js_errors,
     needs_chromium,
-    new_page,
+    open_home,
+    play_code,
     wait_ready,
 )
 from tests.helpers.serverproc import ServerProc
@@ -90,9 +92,8 @@ def test_every_language_explains_every_refusal_and_error() -> None:
 def test_language_from_the_browser_then_the_switch(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    page = new_page(browser, lang="de-DE")
-    page.goto(web_server.http_url + "/#/rules")
-    wait_ready(page)
+    page = open_home(browser, web_server.http_url, lang="de-DE")
+    go(page, "rules")
     assert page.locator('nav a[data-view="play"]').inner_text() == "Spielen"
     page.locator("article.rules h1").wait_for()
     assert page.locator("article.rules h1").inner_text() == RULES_TITLE["de"]
@@ -117,9 +118,7 @@ def test_language_from_the_browser_then_the_switch(
 def test_the_last_language_chosen_wins_when_an_earlier_one_loads_slower(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    page = new_page(browser)
-    page.goto(web_server.http_url + "/#/play")
-    wait_ready(page)
+    page = open_home(browser, web_server.http_url)
     held: list[Route] = []
 
     def hold(route: Route) -> None:
@@ -147,9 +146,16 @@ def test_the_last_language_chosen_wins_when_an_earlier_one_loads_slower(
 def test_a_refusal_is_explained_in_the_players_language(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    page = new_page(browser, lang="ru-RU", width=390, height=844, is_mobile=True, has_touch=True)
-    page.goto(web_server.http_url + "/#/play/SH1-C4-AAAAAJ2")
-    wait_ready(page)
+    page = open_home(
+        browser,
+        web_server.http_url,
+        lang="ru-RU",
+        width=390,
+        height=844,
+        is_mobile=True,
+        has_touch=True,
+    )
+    play_code(page, "SH1-C4-AAAAAJ2")
     page.wait_for_function("!!seahaven.game.myBoard()")
     p = Player(page)
     # On a phone the ten columns fit the width.
@@ -174,9 +180,8 @@ def test_a_refusal_is_explained_in_the_players_language(
 def test_plural_rules_and_dates_in_the_page_language(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    page = new_page(browser)
-    page.goto(web_server.http_url + "/#/rules")
-    wait_ready(page)
+    page = open_home(browser, web_server.http_url)
+    go(page, "rules")
     said = page.evaluate(
         """async () => {
           const i18n = await import('./js/i18n.js');

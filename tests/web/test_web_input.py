@@ -18,10 +18,11 @@ from tests.helpers.pages import (
     board_json,
     js_errors,
     let_timers_run,
+    load_home,
     needs_chromium,
     new_page,
+    play_code,
     send_line,
-    wait_ready,
 )
 from tests.helpers.serverproc import ServerProc
 
@@ -52,13 +53,14 @@ RECORD_SENDS = """(() => {
 
 
 def _open(page: Page, url: str, code: str) -> Player:
+    """Open ``/`` in ``page`` (a fresh context: its game alone dealt), type ``code`` on
+    Play, and start recording what the page sends from that deal on."""
     page.add_init_script(RECORD_SENDS)
-    page.goto(url + f"/#/play/{code}")
-    wait_ready(page)
-    page.wait_for_function(
-        f"seahaven.game.code === '{code}' && !!seahaven.game.myBoard()", timeout=10_000
-    )
+    load_home(page, url)
+    play_code(page, code)
+    page.wait_for_function("!!seahaven.game.myBoard()", timeout=10_000)
     _settled(page)
+    page.evaluate("window.sent = []")  # the deal's own messages are not the tests'
     return Player(page)
 
 

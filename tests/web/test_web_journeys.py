@@ -9,7 +9,8 @@ is one (an invite):
 - Watch opens on the races running now, above the arenas and the room-id form, and a race
   watched late says so where its boards will be;
 - Profile leads with the player's own most played mode;
-- a dead invite offers a quick race and a game alone, never Accept;
+- a dead invite offers a quick race and a game alone, never Accept, and an over race's
+  invite its results;
 - a refused typed code leaves the address alone; the waiting player is counted online; a
   hint's toast goes with the next move.
 """
@@ -83,13 +84,13 @@ def test_racing_sideways_the_header_takes_at_most_a_fifth(
     link = host.locator(".invite input").input_value()
     for name in ("Bartholomew", "Christina", "Dmitri"):
         guest = new_page(browser, name=name, lang="de")
-        guest.goto(link)  # an invite is a link
+        guest.goto(link)  # link: the host's invite
         wait_ready(guest)
     host.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 4")
     host.locator('[data-act="start"]').click()
     host.wait_for_function("seahaven.game.state === 'racing'", timeout=15_000)
     host.locator('.board[data-board="mine"] .card').first.wait_for()
-    for width, height in [(740, 360), (568, 320), (1366, 768), (390, 844)]:
+    for width, height in [(740, 360), (568, 320), (1366, 768), (390, 844), (1920, 1080)]:
         resize(host, width, height)
         strip = _rect(host, ".race-top")
         if width > height:
@@ -111,7 +112,7 @@ def test_watch_opens_on_live_races_and_a_late_race_says_so(
     host.locator('[name="public"]').check()
     room = create_race(host)  # public: listed on Watch, its boards late
     guest = new_page(browser, name="Gil")
-    guest.goto(host.locator(".invite input").input_value())
+    guest.goto(host.locator(".invite input").input_value())  # link: the host's invite
     wait_ready(guest)
     host.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     assert host.evaluate("seahaven.game.watch") == "delayed"
@@ -129,14 +130,17 @@ def test_watch_opens_on_live_races_and_a_late_race_says_so(
     )
     assert order.index("live-rooms") < order.index("watch-head"), order
     assert _rect(fan, ".live-rooms")[1] < _rect(fan, ".watch-head")[1]
-    fan.screenshot(path=str(SCREENSHOTS / "journey-watch-list.png"))
+    for width, height in [(1366, 768), (740, 360), (390, 844), (1920, 1080)]:
+        resize(fan, width, height)
+        fan.screenshot(path=str(SCREENSHOTS / f"journey-watch-list-{width}x{height}.png"))
+    resize(fan, 1280, 860)
     row.click()
     fan.wait_for_function("seahaven.game.role === 'spectator'")
     # The boards are 30 s late: the boxes say so where the boards will be.
     note = fan.locator(".mini .late-note").first
     note.wait_for()
     assert "delay" in note.inner_text()
-    for width, height in [(1366, 768), (740, 360), (390, 844)]:
+    for width, height in [(1366, 768), (740, 360), (390, 844), (1920, 1080)]:
         resize(fan, width, height)
         fan.screenshot(path=str(SCREENSHOTS / f"journey-watch-late-{width}x{height}.png"))
     assert js_errors(fan) == []
@@ -170,7 +174,7 @@ def test_profile_leads_with_the_most_played_mode(web_server: ServerProc, browser
 def test_a_dead_invite_offers_the_ways_on(web_server: ServerProc, browser: Browser) -> None:
     # Someone new follows a link to a room that is gone.
     page = new_page(browser)
-    page.goto(web_server.http_url + "/?room=ZZZZZZZZ")
+    page.goto(web_server.http_url + "/?room=ZZZZZZZZ")  # link: an old invite
     card = page.locator('.invite-dead[data-dead="gone"]')
     card.wait_for()
     assert page.get_by_role("button", name="Accept").count() == 0
@@ -184,12 +188,51 @@ def test_a_dead_invite_offers_the_ways_on(web_server: ServerProc, browser: Brows
     page.locator('.quick-wait [data-act="cancel"]').click()
     # A returning player (a name chosen) who follows such a link hears the same.
     known = open_home(browser, web_server.http_url, name="Kim")
-    known.goto(web_server.http_url + "/?room=ZZZZZZZY")
+    known.goto(web_server.http_url + "/?room=ZZZZZZZY")  # link: an old invite
     wait_ready(known)
     known.locator('.invite-dead[data-dead="gone"]').wait_for()
     known.locator('.invite-dead a[href="#/play"]').click()
     known.locator('.board[data-board="mine"] .card').first.wait_for()
     assert js_errors(page) == [] and js_errors(known) == []
+
+
+def test_an_over_races_invite_offers_its_results(web_server: ServerProc, browser: Browser) -> None:
+    host = open_home(browser, web_server.http_url, name="Olga")
+    room = create_race(host)
+    link = host.locator(".invite input").input_value()
+    guest = new_page(browser, name="Pavel")
+    guest.goto(link)  # link: Olga's invite
+    wait_ready(guest)
+    host.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
+    host.locator('[data-act="start"]').click()
+    for page in (host, guest):
+        page.wait_for_function("seahaven.game.state === 'racing'", timeout=15_000)
+        page.locator('.board[data-board="mine"] .card').first.wait_for()
+    # Both give up: the race is over.
+    for page in (host, guest):
+        page.once("dialog", lambda d: d.accept())
+        page.locator(".race").get_by_role("button", name="Give up").click()
+    host.wait_for_function("seahaven.game.state === 'done'", timeout=15_000)
+    # Someone new follows the same invite afterwards (it was forwarded late).
+    late = new_page(browser)
+    late.goto(link)  # link: Olga's invite, forwarded after the race
+    card = late.locator('.invite-dead[data-dead="over"]')
+    card.wait_for()
+    assert card.locator("h2").inner_text() == "This invitation is no longer open"
+    assert late.get_by_role("button", name="Accept").count() == 0
+    assert card.get_by_role("button", name="Quick race").is_visible()
+    assert card.get_by_role("link", name="Play alone").is_visible()
+    for width, height in [(1366, 768), (740, 360), (390, 844), (1920, 1080)]:
+        resize(late, width, height)
+        late.screenshot(path=str(SCREENSHOTS / f"journey-over-invite-{width}x{height}.png"))
+    card.get_by_role("link", name="See the results").click()
+    late.wait_for_function("(r) => location.hash === '#/watch/' + r", arg=room)
+    late.wait_for_function(
+        "seahaven.game.role === 'spectator' && seahaven.game.state === 'done'", timeout=15_000
+    )
+    names = late.evaluate("seahaven.game.racers().map(p => p.name)")
+    assert sorted(names) == ["Olga", "Pavel"], names
+    assert js_errors(host) == [] and js_errors(guest) == [] and js_errors(late) == []
 
 
 def test_a_refused_code_leaves_the_address(web_server: ServerProc, browser: Browser) -> None:
@@ -216,7 +259,9 @@ def test_the_waiting_player_is_counted_online(web_server: ServerProc, browser: B
         "document.querySelector('.quick-wait [data-k=\"online\"]')?.textContent.length > 0"
     )
     assert not online.inner_text().startswith("0 "), online.inner_text()
-    page.screenshot(path=str(SCREENSHOTS / "journey-quick-wait.png"))
+    for width, height in [(1366, 768), (740, 360), (390, 844), (1920, 1080)]:
+        resize(page, width, height)
+        page.screenshot(path=str(SCREENSHOTS / f"journey-quick-wait-{width}x{height}.png"))
     page.locator('.quick-wait [data-act="cancel"]').click()
 
 

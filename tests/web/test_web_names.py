@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tests.helpers.pages import needs_chromium, new_page, wait_ready
+from tests.helpers.pages import (
+    create_race,
+    needs_chromium,
+    new_page,
+    open_home,
+    wait_ready,
+)
 from tests.helpers.serverproc import ServerProc
 
 if TYPE_CHECKING:
@@ -16,14 +22,12 @@ pytestmark = needs_chromium  # the browser marker comes from what a test uses (t
 
 def test_two_racers_named_alike_are_told_apart(web_server: ServerProc, browser: Browser) -> None:
     base = web_server.http_url + "/"
-    first = new_page(browser, name="Ann")
+    first = open_home(browser, base, name="Ann")
     second = new_page(browser, name="Ann")
-    first.goto(base + "#/race")
-    wait_ready(first)
-    first.get_by_role("button", name="Create a room").click()
+    create_race(first)
     invite = first.locator(".invite input")
     invite.wait_for()
-    second.goto(invite.input_value())
+    second.goto(invite.input_value())  # link: the first Ann's invite
     wait_ready(second)
     first.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     names = first.locator(".players li .name").all_inner_texts()

@@ -28,11 +28,15 @@ from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Racer,
+    go,
+    join_race,
     js_errors,
+    load_home,
     needs_chromium,
     new_page,
+    open_home,
+    play_code,
     resize,
-    wait_ready,
 )
 from tests.helpers.perfect import CODE, one_longer, shortest
 from tests.helpers.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
@@ -70,9 +74,9 @@ def win(page: Page, base: str, line: list[str], again: bool = False) -> None:
     if again:  # the code typed once more: a new game on the same deal
         page.locator("[data-act='codeform'] [name='code']").fill(CODE)
         page.locator("[data-act='codeform'] [name='code']").press("Enter")
-    else:  # the deal's own address, loaded afresh (not a hash change of a page at home)
-        page.goto(base + f"#/play/{CODE}")
-        wait_ready(page)
+    else:  # from the site's front page, the code typed on Play
+        load_home(page, base)
+        play_code(page, CODE)
     ready = (
         f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()"
         " && seahaven.game.me().moves === 0"
@@ -160,9 +164,8 @@ def test_the_daily_board_switches_to_the_fewest_moves(
     srv_daily = srv.get_json("/api/daily")
     assert srv_daily[0] == 200 and srv_daily[1]["par_optimal"] is True
     seed_board(keys, date)
-    page = new_page(browser, name="Vic", width=1366, height=768)
-    page.goto(srv.http_url + "/#/daily")
-    wait_ready(page)
+    page = open_home(browser, srv.http_url, name="Vic", width=1366, height=768)
+    go(page, "daily")
     names = page.locator(".lb tbody tr .who")
     page.wait_for_function("document.querySelectorAll('.lb tbody tr').length === 4")
     assert page.locator(".lb").get_attribute("data-by") == "time"
@@ -193,9 +196,8 @@ def test_the_race_results_say_the_par_and_who_was_perfect(
         host = Racer(ws, "Hal")
         host.send({"type": "create_room", "code": CODE})
         room = str(host.expect("snapshot")["room_id"])
-        page = new_page(browser, name="Ria", width=1366, height=768)
-        page.goto(base + f"#/race/{room}")
-        wait_ready(page)
+        page = open_home(browser, base, name="Ria", width=1366, height=768)
+        join_race(page, room)
         page.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
         host.send({"type": "start"})
         page.wait_for_function(

@@ -17,7 +17,14 @@ import pytest
 from server.engine import Board
 from server.engine.solver import solve
 from tests.helpers.axe import axe as _axe
-from tests.helpers.pages import js_errors, needs_chromium, new_page, send_line, wait_ready
+from tests.helpers.pages import (
+    js_errors,
+    load_home,
+    needs_chromium,
+    new_page,
+    send_line,
+    wait_ready,
+)
 from tests.helpers.serverproc import ServerProc
 from tests.helpers.waits import until_sync
 
@@ -71,8 +78,7 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 def new_game(page: Page, url: str) -> None:
-    page.goto(url + "/#/play")
-    wait_ready(page)
+    load_home(page, url)
     page.locator('[data-act="new"]').click()
     page.wait_for_function("!!seahaven.game.me()?.legal")
 

@@ -14,8 +14,10 @@ from tests.helpers.pages import (
     board_json,
     js_errors,
     let_timers_run,
+    load_home,
     needs_chromium,
     new_page,
+    play_code,
     until_page,
     wait_ready,
 )
@@ -30,11 +32,11 @@ CODE = "SH1-C4-AAAAAJ2"  # cells 3C 4H; tops 6D 9D QD KC 2D 3H 7D 8D TC 6H (prot
 
 
 def _open(page: Page, url: str, code: str = CODE) -> Player:
-    page.goto(url)
-    wait_ready(page)
-    page.wait_for_function(
-        f"seahaven.game.code === '{code}' && !!seahaven.game.myBoard()", timeout=10_000
-    )
+    """Open the site's ``/`` (``url``) in ``page``, a fresh context, and type ``code`` on
+    Play; returns once its board shows."""
+    load_home(page, url)
+    play_code(page, code)
+    page.wait_for_function("!!seahaven.game.myBoard()", timeout=10_000)
     return Player(page)
 
 
@@ -89,7 +91,7 @@ def test_a_code_typed_before_the_first_game_began_is_the_game_played(
         return False
 
     between = Between(page, hold_the_first_snapshot)
-    page.goto(web_server.http_url + "/#/play")
+    page.goto(web_server.http_url + "/")
     wait_ready(page)
     until_page(page, lambda: bool(held), what="the first game's snapshot")
     page.get_by_placeholder("SH1-C4-AAAAAJ2").fill(CODE)
@@ -104,7 +106,7 @@ def test_a_code_typed_before_the_first_game_began_is_the_game_played(
 
 def test_typed_code_double_click_tap_undo(web_server: ServerProc, browser: Browser) -> None:
     page = new_page(browser, permissions=["clipboard-read", "clipboard-write"])
-    page.goto(web_server.http_url + "/#/play")
+    page.goto(web_server.http_url + "/")
     wait_ready(page)
     # A code that is not valid is refused with what is wrong with it.
     page.get_by_placeholder("SH1-C4-AAAAAJ2").fill("SH1-C3-AAAAAAA")
@@ -157,7 +159,7 @@ def test_illegal_drag_returns_the_card_with_a_message(
     web_server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser)
-    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p = _open(page, web_server.http_url)
     before = board_json(page)
     card = p.top("col1")
     home = card.bounding_box()
@@ -183,7 +185,7 @@ def test_illegal_drag_returns_the_card_with_a_message(
 
 def test_keyboard_play(web_server: ServerProc, browser: Browser) -> None:
     page = new_page(browser)
-    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p = _open(page, web_server.http_url)
     # Select the 3C in cell 1 with Enter, move right to cell 4... then put it there.
     p.top("cell1").focus()
     page.keyboard.press("Enter")
@@ -221,7 +223,7 @@ def test_a_game_at_rest_lays_out_nothing(web_server: ServerProc, browser: Browse
     second: the page lays nothing out again until something changes (writing the same
     text at each tick restyled and laid out the whole page each time)."""
     page = new_page(browser)
-    _open(page, web_server.http_url + f"/#/play/{CODE}")
+    _open(page, web_server.http_url)
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
 
@@ -241,7 +243,7 @@ def test_reconnects_and_resumes_after_a_dropped_socket(
     web_server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser)
-    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p = _open(page, web_server.http_url)
     p.double_click("col5")
     p.wait_moves(1)
     room = page.evaluate("seahaven.game.roomId")
@@ -272,7 +274,7 @@ def test_a_lost_delta_is_noticed_and_the_board_resynced(
         return False
 
     between = Between(page, lose_one_delta)
-    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p = _open(page, web_server.http_url)
     state["drop"] = True
     p.double_click("col5")  # 2D to cell 3: acknowledged, but its delta never arrives
     page.wait_for_function("seahaven.net.pending.size === 0")
@@ -302,7 +304,7 @@ RECORD_HINT_ANSWERS = """() => {
 
 def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: Browser) -> None:
     page = new_page(browser)
-    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p = _open(page, web_server.http_url)
     page.wait_for_function("seahaven.game.state === 'racing'")  # the page asks only then
     # The hint button asks the server's solver; the suggested card is highlighted. The
     # answer is awaited and named: a search that ran out of its second of a busy machine
@@ -320,7 +322,7 @@ def test_hint_and_the_practically_lost_message(web_server: ServerProc, browser: 
     # A deal where two moves leave no useful move (found with the engine): the page says
     # the game is practically lost.
     lost_code = "SH1-C1-HBYNO6E"
-    p = _open(page, web_server.http_url + f"/#/play/{lost_code}", lost_code)
+    p = _open(page, web_server.http_url, lost_code)
     board = Board.from_code(lost_code)
     ace = p.top("col6").get_attribute("data-card")
     assert ace is not None and ace[0] == "A"
@@ -359,7 +361,7 @@ def test_an_unacknowledged_move_is_resent_after_a_drop_and_applied_once(
         ws.on_message(lambda msg: server.send(msg))
 
     page.route_web_socket(re.compile(r".*/ws$"), route)
-    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p = _open(page, web_server.http_url)
     state["cut"] = True
     p.double_click("col5")  # reaches the server, but its ack and delta are lost
     page.wait_for_function("seahaven.net.pending.size === 1")
@@ -398,7 +400,7 @@ def test_offline_banner_and_backoff_until_the_server_is_back(
         ws.on_message(lambda msg: server.send(msg))
 
     page.route_web_socket(re.compile(r".*/ws$"), route)
-    p = _open(page, web_server.http_url + f"/#/play/{CODE}")
+    p = _open(page, web_server.http_url)
     state["refuse"] = True
     sockets[-1].close()
     page.locator("#offline").wait_for(state="visible", timeout=5_000)

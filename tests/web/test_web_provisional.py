@@ -17,9 +17,11 @@ from server.engine.solver import solve
 from tests.helpers.pages import (
     SERVE_ARGS,
     Racer,
+    go,
     js_errors,
     needs_chromium,
     new_page,
+    open_home,
     send_line,
     shoot,
     wait_ready,
@@ -55,9 +57,8 @@ def test_a_provisional_players_results_show_the_rating_with_a_question_mark(
     browser: Browser,
 ) -> None:
     with own_server("--pair-fourth-ms", "300", "--bot-offer-ms", "120000") as srv:
-        page = new_page(browser, name="Nora", width=1366, height=768)
-        page.goto(srv.http_url + "/#/race")
-        wait_ready(page)
+        page = open_home(browser, srv.http_url, name="Nora", width=1366, height=768)
+        go(page, "race")
         headers = {"X-Forwarded-For": "198.51.100.40"}  # a rival of another address
         with connect(srv.ws_url, additional_headers=headers) as ws:
             rival = Racer(ws, "Rival")

@@ -23,12 +23,15 @@ from tests.helpers.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
     Racer,
+    create_race,
+    go,
+    join_race,
     js_errors,
     needs_chromium,
-    new_page,
+    open_home,
+    open_player,
     resize,
     send_line,
-    wait_ready,
 )
 from tests.helpers.pages import shoot as shoot_sizes
 from tests.helpers.serverproc import (
@@ -118,11 +121,8 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     server: ServerProc, browser: Browser
 ) -> None:
     base = server.http_url + "/"
-    ann = new_page(browser, name="Ann", width=1366, height=768)
-    ben = new_page(browser, name="Ben")
     # Home: the quick race sits beside New game and races the level picked there.
-    ann.goto(base + "#/play")
-    wait_ready(ann)
+    ann = open_home(browser, base, name="Ann", width=1366, height=768)
     ann.wait_for_function("!!seahaven.game.myBoard()")
     quick = ann.locator(".newgame").get_by_role("button", name="Quick race")
     assert quick.is_visible()
@@ -145,8 +145,8 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     shoot(ann, "quick-wait")
     axe_sizes(ann, "Quick race, waiting")
     # Ben queues from the Race page's own quick race panel, on the same level: paired.
-    ben.goto(base + "#/race")
-    wait_ready(ben)
+    ben = open_home(browser, base, name="Ben")
+    go(ben, "race")
     entry = ben.locator(".quick-entry")
     entry.locator('input[name="qcells"][value="2"]').check(force=True)
     entry.get_by_role("button", name="Quick race").click()
@@ -186,9 +186,8 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     shoot(ann, "quick-results")
     axe_sizes(ann, "Quick race, results")
     # The top players of Medium: Ann above Ben, with the ratings of the results.
-    carol = new_page(browser, name="Carol", width=1366, height=768)
-    carol.goto(base + "#/race")
-    wait_ready(carol)
+    carol = open_home(browser, base, name="Carol", width=1366, height=768)
+    go(carol, "race")
     table = carol.locator(".ratings")
     table.locator('input[name="rtcells"][value="2"]').check(force=True)
     carol.wait_for_function(
@@ -202,7 +201,7 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
     axe_sizes(carol, "Race page with the quick race and the top players")
     # Ann's page, seen by Carol: the rating of Medium with its chart, told in words and as
     # a table; the public race with its place and rating change.
-    carol.goto(base + f"#/player/{ann_id}")
+    open_player(carol, ann_id)  # her name in the top players
     block = carol.locator('.rating-variant[data-cells="2"]')
     block.wait_for()
     assert str(changes[ann_id]["rating"]) in block.locator("h4").inner_text()
@@ -227,9 +226,8 @@ def test_two_pages_quick_race_to_rated_results_and_profiles(
 
 def test_cancel_leaves_the_queue(server: ServerProc, browser: Browser) -> None:
     base = server.http_url + "/"
-    page = new_page(browser, name="Dee")
-    page.goto(base + "#/race")
-    wait_ready(page)
+    page = open_home(browser, base, name="Dee")
+    go(page, "race")
     record(page)
     entry = page.locator(".quick-entry")
     entry.locator('input[name="qcells"][value="1"]').check(force=True)
@@ -280,15 +278,11 @@ def test_cancel_leaves_the_queue(server: ServerProc, browser: Browser) -> None:
 
 def test_the_rated_toggle_is_seen_by_every_racer(server: ServerProc, browser: Browser) -> None:
     base = server.http_url + "/"
-    host = new_page(browser, name="Hana")
-    guest = new_page(browser, name="Gus", width=390, height=844)
-    host.goto(base + "#/race")
-    wait_ready(host)
-    host.get_by_role("button", name="Create a room").click()
+    host = open_home(browser, base, name="Hana")
+    guest = open_home(browser, base, name="Gus", width=390, height=844)
+    room = create_race(host)
     host.locator(".invite input").wait_for()
-    room = host.evaluate("seahaven.game.roomId")
-    guest.goto(base + f"#/race/{room}")
-    wait_ready(guest)
+    join_race(guest, room)
     guest.wait_for_function(f"seahaven.game.roomId === '{room}'")
     # An invite room starts unrated, and its racers read that.
     note = guest.locator(".rated-note")
@@ -336,9 +330,8 @@ def test_the_watch_page_features_a_live_quick_race(server: ServerProc, browser: 
         line = list(solve(Board.from_code(started["code"]), timeout=20).moves)
         a.play(line[:12])
         b.play(line[:5])
-        page = new_page(browser, name="Wanda", width=1366, height=768)
-        page.goto(base + "#/watch")
-        wait_ready(page)
+        page = open_home(browser, base, name="Wanda", width=1366, height=768)
+        go(page, "watch")
         featured = page.locator(f'.featured [data-featured="{room}"]')
         featured.wait_for(timeout=10_000)
         # On top of the page, above the form and the list (which also has the room).
@@ -382,9 +375,8 @@ def test_a_lone_player_is_offered_a_bot(browser: Browser) -> None:
 
 def bot_race(server: ServerProc, browser: Browser) -> None:
     base = server.http_url + "/"
-    page = new_page(browser, name="Lou")
-    page.goto(base + "#/race")
-    wait_ready(page)
+    page = open_home(browser, base, name="Lou")
+    go(page, "race")
     entry = page.locator(".quick-entry")
     entry.locator('input[name="qcells"][value="1"]').check(force=True)
     entry.get_by_role("button", name="Quick race").click()
@@ -414,11 +406,10 @@ def bot_race(server: ServerProc, browser: Browser) -> None:
 def test_two_who_queue_together_see_their_board_after_the_countdown(browser: Browser) -> None:
     # The production pairing wait and countdown (no --pair-fourth-ms: its default); no bot.
     with own_server("--countdown-ms", "3000", "--bot-offer-ms", "120000") as srv:
-        ann = new_page(browser, name="Ann")
-        ben = new_page(browser, name="Ben")
+        ann = open_home(browser, srv.http_url, name="Ann")
+        ben = open_home(browser, srv.http_url, name="Ben")
         for page in (ann, ben):
-            page.goto(srv.http_url + "/#/race")
-            wait_ready(page)
+            go(page, "race")
         ben.evaluate(CLICK_TO_BOARD)
         # Both at once: the longest a pair of players waits (no one waited before them).
         ann.locator(".quick-entry").get_by_role("button", name="Quick race").click()
@@ -437,11 +428,10 @@ def test_two_who_queue_together_see_their_board_after_the_countdown(browser: Bro
 def test_the_wait_counts_down_the_wait_for_more_racers(browser: Browser) -> None:
     # A wait long enough for a busy host (it pairs the two when it is over).
     with own_server("--pair-fourth-ms", "30000", "--bot-offer-ms", "120000") as srv:
-        ann = new_page(browser, name="Ann", width=1366, height=768)
-        ben = new_page(browser, name="Ben")
+        ann = open_home(browser, srv.http_url, name="Ann", width=1366, height=768)
+        ben = open_home(browser, srv.http_url, name="Ben")
         for page in (ann, ben):
-            page.goto(srv.http_url + "/#/race")
-            wait_ready(page)
+            go(page, "race")
             page.locator(".quick-entry").get_by_role("button", name="Quick race").click()
         # The wait says what it waits for: another racer is ready, and counts down.
         pairing = ann.locator('.quick-wait [data-k="pairing"]')

@@ -18,11 +18,11 @@ from tests.helpers.pages import (
     CLICK_TO_BOARD,
     SCREENSHOTS,
     SERVE_ARGS,
+    go,
     js_errors,
     needs_chromium,
-    new_page,
+    open_home,
     resize,
-    wait_ready,
 )
 from tests.helpers.serverproc import (
     REVIEW_OFF_ENV,
@@ -68,12 +68,10 @@ def test_a_lone_quick_racer_sees_who_plays_and_races_a_bot_in_one_tap(
     server: ServerProc, browser: Browser
 ) -> None:
     # Someone else is online, watching the Race page: counted, never named.
-    other = new_page(browser, name="Secretname")
-    other.goto(server.http_url + "/#/race")
-    wait_ready(other)
-    page = lou = new_page(browser, name="Lou", width=1366, height=768)
-    page.goto(server.http_url + "/#/race")
-    wait_ready(page)
+    other = open_home(browser, server.http_url, name="Secretname")
+    go(other, "race")
+    page = lou = open_home(browser, server.http_url, name="Lou", width=1366, height=768)
+    go(page, "race")
     # Before queueing, the entry says how many play now: both of us (the server counts
     # each instance's sockets at its heartbeat).
     entry = page.locator(".quick-entry")
@@ -102,9 +100,8 @@ def test_a_lone_quick_racer_sees_who_plays_and_races_a_bot_in_one_tap(
     print(f"quick race alone: click to the bot race's board {took / 1000:.1f} s")
     assert page.evaluate("seahaven.game.racers().length") == 2
     # The wait as it looks with its offer, for another player: screenshots and axe.
-    page = new_page(browser, name="Mia", width=1366, height=768)
-    page.goto(server.http_url + "/#/race")
-    wait_ready(page)
+    page = open_home(browser, server.http_url, name="Mia", width=1366, height=768)
+    go(page, "race")
     page.locator(".quick-entry").get_by_role("button", name="Quick race").click()
     page.locator(".quick-wait .bot-offer").wait_for(timeout=15_000)
     page.wait_for_function(

@@ -15,12 +15,16 @@ from tests.helpers.pages import (
     SCREENSHOTS,
     Player,
     board_json,
+    create_race,
+    join_race,
     js_errors,
     needs_chromium,
     new_page,
+    open_home,
     send_line,
     shoot,
     wait_ready,
+    watch_room,
 )
 from tests.helpers.serverproc import ServerProc
 
@@ -41,15 +45,12 @@ def _state(page: Page) -> str:
 
 def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Browser) -> None:
     base = web_server.http_url + "/"
-    alice = new_page(browser, name="Alice")
+    alice = open_home(browser, base, name="Alice")
     bob = new_page(browser, name="Bob")
-    carol = new_page(browser, name="Carol")
+    carol = open_home(browser, base, name="Carol")
 
     # Alice creates a room (Easy, 4 cells) and reads the invite link from the lobby.
-    alice.goto(base + "#/race")
-    wait_ready(alice)
-    alice.locator('input[name="rcells"][value="4"]').check(force=True)
-    alice.get_by_role("button", name="Create a room").click()
+    create_race(alice, 4)
     invite = alice.locator(".invite input")
     invite.wait_for()
     link = invite.input_value()
@@ -57,13 +58,12 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
     assert link.endswith(f"/?room={room}")
 
     # Bob follows the invite link; Carol opens the room as a spectator.
-    bob.goto(link)
+    bob.goto(link)  # link: Alice's invite
     wait_ready(bob)
     alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     assert alice.locator(".players li").count() == 2
     assert "Bob" in alice.locator(".players").inner_text()
-    carol.goto(base + f"#/watch/{room}")
-    wait_ready(carol)
+    watch_room(carol, room)
     carol.wait_for_function("seahaven.game.role === 'spectator'")
     chips = carol.locator(".watch-head .chip").all_inner_texts()
     assert [chip.split("·")[0] for chip in chips] == ["Alice", "Bob"]
@@ -84,7 +84,7 @@ def test_race_two_players_and_a_spectator(web_server: ServerProc, browser: Brows
         page.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
     # Someone who follows the invite after the start is offered the spectator view.
     dave = new_page(browser)  # new here: asked for a name first
-    dave.goto(link)
+    dave.goto(link)  # link: Alice's invite, followed late
     dave.get_by_label("Your name").fill("Dave")
     dave.get_by_role("button", name="Accept").click()
     dave.wait_for_function("seahaven.game.role === 'spectator'", timeout=10_000)
@@ -224,18 +224,13 @@ def _check_spectator(carol: Page, alice: Page, bob: Page) -> None:
 
 def test_the_host_picks_what_spectators_see(web_server: ServerProc, browser: Any) -> None:
     base = web_server.http_url + "/"
-    alice = new_page(browser, name="Alice", width=1366, height=768)
-    bob = new_page(browser, name="Bob")
-    carol = new_page(browser, name="Carol")
-    alice.goto(base + "#/race")
-    wait_ready(alice)
-    alice.get_by_role("button", name="Create a room").click()
+    alice = open_home(browser, base, name="Alice", width=1366, height=768)
+    bob = open_home(browser, base, name="Bob")
+    carol = open_home(browser, base, name="Carol")
+    room = create_race(alice)
     alice.locator(".invite input").wait_for()
-    room = alice.evaluate("seahaven.game.roomId")
     assert alice.evaluate("seahaven.game.code") is None  # a drawn deal is secret in the lobby
-    bob.goto(base + f"#/race/{room}")
-    wait_ready(bob)
-    bob.wait_for_function("seahaven.game.role === 'player'")
+    join_race(bob, room)
     # Invite rooms start live; only the host has the picker, every racer reads the choice.
     assert bob.locator(".watchmode select").count() == 0
     assert "every board, move by move" in bob.locator(".watch-explain").inner_text()
@@ -254,8 +249,7 @@ def test_the_host_picks_what_spectators_see(web_server: ServerProc, browser: Any
 
     # Progress only: the spectator sees bars during the race, the boards once it is over.
     alice.get_by_label("Spectators see").select_option("progress")
-    carol.goto(base + f"#/watch/{room}")
-    wait_ready(carol)
+    watch_room(carol, room)
     carol.wait_for_function("seahaven.game.role === 'spectator'")
     assert "only progress" in carol.locator(".watch-explain").inner_text()
     alice.get_by_role("button", name="Start the race").click()

@@ -13,12 +13,17 @@ from server.engine import Board, parse_action
 from tests.helpers.pages import (
     Player,
     board_json,
+    create_race,
+    go,
+    join_race,
     js_errors,
     needs_chromium,
-    new_page,
+    open_home,
+    play_code,
     resize,
     send_line,
     wait_ready,
+    watch_room,
 )
 from tests.helpers.serverproc import ServerProc
 
@@ -65,24 +70,26 @@ def _race(
     browser: Browser, base: str, *, code: str | None = None, spectator: bool = True, **kw: Any
 ) -> tuple[Page, Page, Page | None, str]:
     """A running race: Alice hosts (with a typed code if given), Bob races, Carol watches."""
-    alice = new_page(browser, name="Alice", **kw)
-    bob = new_page(browser, name="Bob")
-    alice.goto(base + "#/race")
-    wait_ready(alice)
+    alice = open_home(browser, base, name="Alice", **kw)
+    bob = open_home(browser, base, name="Bob")
+    go(alice, "race")
     if code:
-        alice.evaluate("(code) => seahaven.net.send('create_room', {cells: 4, code})", code)
+        # A room of a chosen deal has no button: sent as Create does, out of her game first.
+        alice.evaluate(
+            "(code) => { seahaven.leaveRoom();"
+            " seahaven.net.send('create_room', {cells: 4, code}); }",
+            code,
+        )
     else:
         alice.get_by_role("button", name="Create a room").click()
     alice.wait_for_function("seahaven.game.state === 'lobby' && !!seahaven.game.roomId")
     room = str(alice.evaluate("seahaven.game.roomId"))
-    bob.goto(base + f"#/race/{room}")
-    wait_ready(bob)
+    join_race(bob, room)
     alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     carol = None
     if spectator:
-        carol = new_page(browser, name="Carol")
-        carol.goto(base + f"#/watch/{room}")
-        wait_ready(carol)
+        carol = open_home(browser, base, name="Carol")
+        watch_room(carol, room)
         carol.wait_for_function("seahaven.game.role === 'spectator'")
     alice.get_by_role("button", name="Start the race").click()
     for page in (alice, bob, carol):
@@ -105,12 +112,9 @@ def test_nothing_in_the_racers_panel_leaves_the_race_unasked(
 ) -> None:
     base = web_server.http_url + "/"
     perms = ["clipboard-read", "clipboard-write"]
-    alice = new_page(browser, name="Alice", permissions=perms)
-    alice.goto(base + "#/race")
-    wait_ready(alice)
-    alice.get_by_role("button", name="Create a room").click()
+    alice = open_home(browser, base, name="Alice", permissions=perms)
+    room = create_race(alice)
     alice.locator(".invite input").wait_for()
-    room = alice.evaluate("seahaven.game.roomId")
     watch_link = f"{web_server.http_url}/#/watch/{room}"
     # In the lobby the racer's panel offers the watch link to copy, not a way to watch.
     panel = alice.locator(".race-top")
@@ -130,9 +134,8 @@ def test_nothing_in_the_racers_panel_leaves_the_race_unasked(
     panel.get_by_role("button", name="Leave").click()
     assert dialogs == ["Leave this room?"]
     assert alice.evaluate("seahaven.game.roomId") == room
-    bob = new_page(browser, name="Bob")
-    bob.goto(base + f"#/race/{room}")
-    wait_ready(bob)
+    bob = open_home(browser, base, name="Bob")
+    join_race(bob, room)
     alice.wait_for_function("seahaven.game.racers().filter(p => !p.gone).length === 2")
     alice.get_by_role("button", name="Start the race").click()
     alice.wait_for_function("seahaven.game.state === 'racing'", timeout=10_000)
@@ -150,7 +153,7 @@ def test_nothing_in_the_racers_panel_leaves_the_race_unasked(
     assert alice.evaluate("navigator.clipboard.readText()") == watch_link
     # The watch link opened in the racer's own tab does not make her a spectator either:
     # it says she is racing here and leads back.
-    alice.goto(watch_link)
+    alice.goto(watch_link)  # link: the watch link she copied, pasted in her own tab
     wait_ready(alice)
     alice.wait_for_function("seahaven.game.state === 'racing'")
     note = alice.locator(".watch-head")
@@ -301,10 +304,9 @@ def test_the_whole_table_fits_laptops_and_phones_with_the_longest_columns(
         resize(alice, width, height)
         _check_fits(alice, f"race {width}x{height}")
     # The Play view fits the same table.
-    solo = new_page(browser, name="Solo")
-    solo.goto(web_server.http_url + f"/#/play/{LONG_CODE}")
-    wait_ready(solo)
-    solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
+    solo = open_home(browser, web_server.http_url, name="Solo")
+    play_code(solo, LONG_CODE)
+    solo.wait_for_function("!!seahaven.game.myBoard()")
     send_line(solo, LONG_LINE)
     for width, height in VIEWPORTS:
         resize(solo, width, height)
@@ -399,10 +401,9 @@ def test_a_watched_race_fits_every_screen_with_the_longest_columns(
 def test_cards_grow_with_the_screen_and_the_table_fills_it(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    solo = new_page(browser, name="Solo")
-    solo.goto(web_server.http_url + f"/#/play/{LONG_CODE}")
-    wait_ready(solo)
-    solo.wait_for_function(f"seahaven.game.code === '{LONG_CODE}' && !!seahaven.game.myBoard()")
+    solo = open_home(browser, web_server.http_url, name="Solo")
+    play_code(solo, LONG_CODE)
+    solo.wait_for_function("!!seahaven.game.myBoard()")
     widths = []
     for width, height in [(1366, 768), (1920, 1080), (2560, 1440)]:
         resize(solo, width, height)

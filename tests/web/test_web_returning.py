@@ -30,9 +30,12 @@ from tests.helpers.dailies import daily_deal, wait_daily
 from tests.helpers.pages import (
     SCREENSHOTS,
     SERVE_ARGS,
+    create_race,
+    go,
     js_errors,
     needs_chromium,
     new_page,
+    open_home,
     resize,
     send_line,
     wait_ready,
@@ -85,7 +88,7 @@ def server() -> Iterator[tuple[ServerProc, str]]:
 def play_daily(page: Page, line: list[str], gap_ms: int = 60) -> None:
     """Start today's deal from the Daily page and send the winning line, ``gap_ms`` apart
     (above the physical floor of 50 ms an action, under which a replay is refused)."""
-    page.goto(page.url.split("#")[0] + "#/daily")
+    go(page, "daily")
     page.locator('.deal-tile [data-play="daily"]').first.click()
     page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
     send_line(page, line, gap_ms)
@@ -99,12 +102,11 @@ def test_newcomers_done_for_today_and_a_held_result(
     date = dt.datetime.now(dt.UTC).date().isoformat()
     line = list(solve(Board.from_code(daily_deal(date).code), timeout=20).moves)
     pages = {
-        name: new_page(browser, name=name, width=1366, height=768)
+        name: open_home(browser, srv.http_url, name=name, width=1366, height=768)
         for name in ("Quick", "Old", "Nora")
     }
     for page in pages.values():
-        page.goto(srv.http_url + "/#/daily")
-        wait_ready(page)
+        go(page, "daily")
     quick, old, nora = pages["Quick"], pages["Old"], pages["Nora"]
 
     # Old ranked a daily yesterday: with today's, 2 days, established.
@@ -123,7 +125,7 @@ def test_newcomers_done_for_today_and_a_held_result(
     play_daily(quick, line)
     quick.locator('[data-daily="held"]').wait_for()
     quick.locator('.banner.won a[data-k="stats-link"]').wait_for()  # stats from the win
-    quick.goto(srv.http_url + "/#/daily")
+    go(quick, "daily")
     card = quick.locator('.done-card[data-kind="daily"]')
     card.wait_for()
     assert card.get_attribute("data-done") == "held"
@@ -150,7 +152,7 @@ def test_newcomers_done_for_today_and_a_held_result(
     assert nora.locator(".banner.won .win-card").get_attribute("data-card") == grid
 
     # Nora's Daily page: done for today, her card, practice a named choice, the countdown.
-    nora.goto(srv.http_url + "/#/daily")
+    go(nora, "daily")
     mine = nora.locator('.done-card[data-kind="daily"]')
     mine.wait_for()
     assert mine.get_attribute("data-done") == "ranked"
@@ -185,7 +187,7 @@ def test_newcomers_done_for_today_and_a_held_result(
     )
 
     # Old's public board lists Nora, marked new, the mark explained; ranks with no gap.
-    old.goto(srv.http_url + "/#/daily")
+    go(old, "daily")
     old.wait_for_function(
         "document.querySelectorAll('.lb-body table.lb tbody tr').length === 2", timeout=10_000
     )
@@ -205,7 +207,7 @@ def test_newcomers_done_for_today_and_a_held_result(
     _axe(nora, "Daily page done for today")
 
     # The statistics one tap away: the top bar's link, on any page.
-    old.goto(srv.http_url + "/#/race")
+    go(old, "race")
     old.locator('.topbar a[href="#/player"]').click()  # the top bar's Profile tab
     old.wait_for_function("location.hash === '#/player'")
     for page in pages.values():
@@ -215,10 +217,8 @@ def test_newcomers_done_for_today_and_a_held_result(
 def test_a_solo_share_links_to_its_deal_and_a_game_given_up_has_no_time(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    page = new_page(browser, name="Sol", width=1366, height=768)
+    page = open_home(browser, web_server.http_url, name="Sol", width=1366, height=768)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    page.goto(web_server.http_url + "/#/play")
-    wait_ready(page)
     page.locator('[data-act="new"]').click()
     page.wait_for_function("!!seahaven.game.me()?.legal")
     code = page.evaluate("seahaven.game.code")
@@ -242,18 +242,14 @@ def test_a_solo_share_links_to_its_deal_and_a_game_given_up_has_no_time(
 def test_an_invite_names_the_host_the_level_and_who_is_in(
     web_server: ServerProc, browser: Browser
 ) -> None:
-    alice = new_page(browser, name="Alice")
-    alice.goto(web_server.http_url + "/#/race")
-    wait_ready(alice)
-    alice.locator('input[name="rcells"][value="2"]').check(force=True)
-    alice.get_by_role("button", name="Create a room").click()
+    alice = open_home(browser, web_server.http_url, name="Alice")
+    room = create_race(alice, 2)
     invite = alice.locator(".invite input")
     invite.wait_for()
     link = invite.input_value()
-    room = alice.evaluate("seahaven.game.roomId")
     # Someone new follows the link: the page says who invites, to what, and who is in.
     guest = new_page(browser, width=1366, height=768)  # no name chosen: the invite's page
-    guest.goto(link)
+    guest.goto(link)  # link: Alice's invite
     card = guest.locator('[data-k="invite"]')
     card.wait_for()
     guest.wait_for_function(
@@ -272,7 +268,7 @@ def test_an_invite_names_the_host_the_level_and_who_is_in(
     guest.wait_for_function("location.hash === '#/play'")
     assert guest.evaluate("seahaven.game.roomId") != room
     # Accept: with a name, into the lobby.
-    guest.goto(link)
+    guest.goto(link)  # link: Alice's invite, followed again
     card.wait_for()
     guest.get_by_label("Your name").fill("Gus")
     guest.get_by_role("button", name="Accept").click()
@@ -280,7 +276,7 @@ def test_an_invite_names_the_host_the_level_and_who_is_in(
     assert "Gus" in alice.locator(".players").inner_text()
     # A room that is gone says so.
     gone = new_page(browser)
-    gone.goto(web_server.http_url + "/?room=ZZZZZZZZ")
+    gone.goto(web_server.http_url + "/?room=ZZZZZZZZ")  # link: an old invite
     gone.locator('[data-k="invite"]').wait_for()
     gone.wait_for_function(
         "document.querySelector('[data-k=\"why\"]').textContent.includes('room is gone')"

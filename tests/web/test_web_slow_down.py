@@ -25,7 +25,7 @@ def test_past_the_rooms_an_hour_the_page_says_when_to_come_back(browser: Browser
         with running_server(redis_url(), args=args, env={"SEAHAVEN_KEY_PREFIX": prefix}) as srv:
             page = new_page(browser, name="Quick", width=1366, height=768)
             page.on("dialog", lambda dialog: dialog.accept())
-            page.goto(srv.http_url + "/#/play")
+            page.goto(srv.http_url + "/")
             wait_ready(page)
             # The first game of a server just started: on a busy host (the whole suite, four
             # workers on two cores) its first answers take longer than a page's later ones.

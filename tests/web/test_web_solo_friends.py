@@ -27,11 +27,13 @@ from tests.helpers.axe import axe_sizes
 from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
+    go,
     js_errors,
     needs_chromium,
     new_page,
+    open_home,
+    open_player,
     resize,
-    wait_ready,
 )
 from tests.helpers.serverproc import ServerProc, redis_url, running_server
 
@@ -98,10 +100,8 @@ def test_statistics_after_a_win(server: tuple[ServerProc, Keys], browser: Browse
     srv, _keys = server
     base = srv.http_url + "/"
     line = list(solve(Board.from_code(CODE)).moves)
-    page = new_page(browser, name="Sol", width=1366, height=768)
+    page = open_home(browser, base, name="Sol", width=1366, height=768)
     page.on("dialog", lambda d: d.accept())
-    page.goto(base + "#/play")
-    wait_ready(page)
     # The Play view deals a game of its own first: ours replaces it (never begun: no loss).
     page.wait_for_function("seahaven.game.mode === 'solo' && seahaven.game.state === 'racing'")
     # The first win: the banner says one of one won, and no "best" over nothing.
@@ -126,7 +126,7 @@ def test_statistics_after_a_win(server: tuple[ServerProc, Keys], browser: Browse
     solo(page, CODE)
     page.evaluate(PLAY, line[:1])
     solo(page, CODE)
-    page.goto(base + "#/player")
+    go(page, "player")
     panel = page.locator('.solo-variant[data-cells="4"]')
     panel.wait_for()
     page.wait_for_function(
@@ -143,6 +143,7 @@ def test_statistics_after_a_win(server: tuple[ServerProc, Keys], browser: Browse
     # Someone else sees the same statistics (they are public, like the daily results).
     pid = page.evaluate("seahaven.net.playerId")
     other = new_page(browser, name="Ola")
+    # link: Sol's page, its address sent to Ola (a game alone lists Sol nowhere to click)
     other.goto(base + f"#/player/{pid}")
     other.locator('.solo-variant[data-cells="4"]').wait_for()
     assert "67%" in other.locator(".solo-stats").inner_text()
@@ -196,9 +197,8 @@ def test_following_a_friend(
     dan_ws, _dan = hello(sockets, srv.ws_url, "Dan")
     rank_today(keys, bob, "Bob", 200_000)
     rank_today(keys, cy, "Cy", 150_000)
-    page = new_page(browser, name="Ann", width=1366, height=768)
-    page.goto(base + "#/daily")
-    wait_ready(page)
+    page = open_home(browser, base, name="Ann", width=1366, height=768)
+    go(page, "daily")
     star = page.locator(f'.lb [data-follow="{bob}"]')
     star.wait_for()
     assert star.get_attribute("aria-pressed") == "false"
@@ -218,7 +218,7 @@ def test_following_a_friend(
     page.locator('label:has(input[value="all"])').click()
     page.wait_for_function("document.querySelectorAll('.lb tbody tr').length === 2")
     # Bob's page says so, and follows back and forth from there.
-    page.goto(base + f"#/player/{bob}")
+    open_player(page, bob)  # his name on the board
     button = page.locator(f'.profile-head [data-follow="{bob}"]')
     button.wait_for()
     assert "Following" in button.inner_text()
@@ -231,7 +231,7 @@ def test_following_a_friend(
     page.locator(f'.profile-head [data-follow="{bob}"]').click()
     page.wait_for_function("seahaven.friends.has(" + json.dumps(bob) + ")")
     # Our own page lists Bob; Bob's page shown to Cy has no list of Ann's.
-    page.goto(base + "#/player")
+    go(page, "player")
     page.locator(".follows .follow-list a").wait_for()
     assert page.locator(".follows").inner_text().count("Bob") == 1
     # Friends racing now: Bob's public room, not Dan's, never Cy's private one.
@@ -244,7 +244,7 @@ def test_following_a_friend(
             msg = json.loads(ws.recv(timeout=5))
             if msg["type"] == "snapshot":
                 rooms[name] = msg["room_id"]
-    page.goto(base + "#/watch")
+    go(page, "watch")
     page.wait_for_function(
         '(ids) => ids.every((id) => document.querySelector(`.live-room[data-room="${id}"]`))',
         arg=[rooms["bob"], rooms["dan"]],
@@ -266,10 +266,9 @@ def test_the_daily_asks_a_name_and_the_player_page_edits_it(
     name the time is ranked under); the player page edits it, for the next game."""
     srv, _keys = server
     base = srv.http_url + "/"
-    page = new_page(browser)  # no name chosen: a made-up "Player NNNN"
+    page = open_home(browser, base)  # no name chosen: a made-up "Player NNNN"
     page.on("dialog", lambda d: d.accept())
-    page.goto(base + "#/daily")
-    wait_ready(page)
+    go(page, "daily")
     page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
     form = page.locator('[data-k="ask-name"]')
     form.wait_for()
@@ -282,12 +281,12 @@ def test_the_daily_asks_a_name_and_the_player_page_edits_it(
     )
     pid = page.evaluate("seahaven.net.playerId")
     # A chosen name is not asked again.
-    page.goto(base + "#/daily")
+    go(page, "daily")
     page.locator(".deal-tile").nth(1).get_by_role("button", name="Start").click()
     page.wait_for_function("seahaven.game.daily?.kind === 'hard'", timeout=10_000)
     assert page.locator('[data-k="ask-name"]').count() == 0
     # The player page: name·tag, and an edit that applies from the next game on.
-    page.goto(base + "#/player")
+    go(page, "player")
     head = page.locator(".profile-head h2")
     head.wait_for()
     assert head.inner_text().startswith(f"Zoe·{pid[-4:]}")

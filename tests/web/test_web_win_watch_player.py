@@ -30,11 +30,15 @@ from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Racer,
+    create_race,
+    go,
     js_errors,
+    load_home,
     needs_chromium,
     new_page,
+    open_home,
+    play_code,
     resize,
-    wait_ready,
 )
 from tests.helpers.serverproc import REVIEW_OFF_ENV, ServerProc, redis_url, running_server
 from tests.helpers.sharing import CATCH, PLAY, share_line, short_time
@@ -99,8 +103,8 @@ def test_a_daily_win_celebrates_and_shares_one_line(
     code, par = daily_deal(date).code, daily_deal(date).par
     page = new_page(browser, name="Alice", width=1366, height=768)
     page.add_init_script(CATCH)
-    page.goto(base + "#/daily")
-    wait_ready(page)
+    load_home(page, base)
+    go(page, "daily")
     page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
     page.wait_for_function(f"seahaven.game.code === '{code}' && !!seahaven.game.myBoard()")
     line = list(solve(Board.from_code(code), timeout=20).moves)
@@ -148,8 +152,8 @@ def test_a_daily_win_celebrates_and_shares_one_line(
     # The setting is kept in local storage (checked above); the next win reads it. No reload
     # here: a reload resumes the finished daily room, and a game typed at once could race
     # that resume (already_in_room), which made this test flaky.
-    page.goto(base + f"#/play/{CODE}")
-    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    play_code(page, CODE)
+    page.wait_for_function("!!seahaven.game.myBoard()")
     tones = page.evaluate("window.__tones")
     page.evaluate(PLAY, [list(solve(Board.from_code(CODE), timeout=20).moves), 0])
     page.locator(".banner.win").wait_for()
@@ -165,9 +169,9 @@ def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
     base = srv.http_url + "/"
     page = new_page(browser, name="Bo", width=390, height=844, has_touch=True, is_mobile=True)
     page.add_init_script("window.__sheet = true;" + CATCH)
-    page.goto(base + f"#/play/{CODE}")
-    wait_ready(page)
-    page.wait_for_function(f"seahaven.game.code === '{CODE}' && !!seahaven.game.myBoard()")
+    load_home(page, base)
+    play_code(page, CODE)
+    page.wait_for_function("!!seahaven.game.myBoard()")
     line = list(solve(Board.from_code(CODE), timeout=20).moves)
     page.evaluate(PLAY, [line, 0])
     page.locator(".banner.win").wait_for()
@@ -230,12 +234,11 @@ def test_the_watch_page_lists_public_races_and_opens_one(
 ) -> None:
     srv, _keys = server
     base = srv.http_url + "/"
-    alice = new_page(browser, name="Alice")
-    bob = new_page(browser, name="Bob")
-    carol = new_page(browser, name="Carol", width=1366, height=768)
+    alice = open_home(browser, base, name="Alice")
+    bob = open_home(browser, base, name="Bob")
+    carol = open_home(browser, base, name="Carol", width=1366, height=768)
     # Alice makes a public room; the lobby says so, and offers no live watching.
-    alice.goto(base + "#/race")
-    wait_ready(alice)
+    go(alice, "race")
     alice.get_by_label("Public room").check()
     alice.get_by_role("button", name="Create a room").click()
     alice.locator(".chip.public").wait_for()
@@ -244,19 +247,15 @@ def test_the_watch_page_lists_public_races_and_opens_one(
     options = alice.locator(".watchmode select option").all_inner_texts()
     assert options == ["The boards, late", "Progress only"]
     # Bob makes a private one: it is never listed.
-    bob.goto(base + "#/race")
-    wait_ready(bob)
-    bob.get_by_role("button", name="Create a room").click()
+    private = create_race(bob)
     bob.locator(".invite input").wait_for()
-    private = bob.evaluate("seahaven.game.roomId")
     assert bob.evaluate("seahaven.game.public") is False
     # Two public races under way, played from plain sockets.
     url = srv.ws_url
     sockets = ExitStack()
     racing, racers = public_race(sockets, url, ["Mika", "Noor", "Olu"], [24, 15, 9])
     public_race(sockets, url, ["Pia", "Quin"], [31, 40])
-    carol.goto(base + "#/watch")
-    wait_ready(carol)
+    go(carol, "watch")
     carol.wait_for_function(
         '(ids) => ids.every((id) => document.querySelector(`.live-room[data-room="${id}"]`))',
         arg=[room, racing],
@@ -296,12 +295,10 @@ def test_the_player_page_draws_its_calendar_and_chart(
 ) -> None:
     srv, keys = server
     base = srv.http_url + "/"
-    page = new_page(browser, name="Dora", width=1366, height=768)
-    page.goto(base + "#/play")
-    wait_ready(page)
+    page = open_home(browser, base, name="Dora", width=1366, height=768)
     pid = page.evaluate("seahaven.net.playerId")
     results, days = seed_history(keys, pid, "Dora")
-    page.goto(base + "#/player")
+    go(page, "player")
     page.locator("svg.chart").wait_for()
     assert page.locator(".profile h2").inner_text().startswith("Dora")
     dots = page.locator("svg.chart circle.dot[data-date]")
@@ -320,13 +317,14 @@ def test_the_player_page_draws_its_calendar_and_chart(
     shoot(page, "player")
     # Someone else's view of Dora's page: her name, her chart, not "(you)".
     other = new_page(browser, name="Eve")
+    # link: Dora's page, its address sent to Eve (her seeded days are on no board today)
     other.goto(base + f"#/player/{pid}")
     other.locator("svg.chart").wait_for()
     # With the tag every other page shows beside her name.
     assert other.locator(".profile h2").inner_text() == f"Dora·{pid[-4:]}"
     assert other.locator("svg.chart circle.dot[data-date]").count() == len(results)
     # The daily page links to one's own page.
-    page.goto(base + "#/daily")
+    go(page, "daily")
     # Clicked once the day's deals and board are drawn: the link sits under the board, and a
     # click while the board fills lands where the link was.
     page.wait_for_function(
