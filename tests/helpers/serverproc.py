@@ -74,19 +74,21 @@ TEST_ENV = {
     "SEAHAVEN_ROOMS_PER_HOUR_PER_ADDRESS": "1000000",
 }
 
-#: The environment of a server whose ranked finishes are never held: the pace model off and
-#: no finish solver-like enough (tests whose scripted players play the solver's line at once).
+#: The environment of a server whose ranked finishes are never held: the pace model off, no
+#: finish solver-like enough, and no line known or borrowed (tests whose scripted players
+#: play the solver's line at once, several of them the same line).
 REVIEW_OFF_ENV = {
     "SEAHAVEN_PACE_READ_MS": "0",
     "SEAHAVEN_PACE_GAME_MS": "0",
     "SEAHAVEN_PACE_DECISION_MS": "0",
     "SEAHAVEN_PACE_BURSTS": "",
     "SEAHAVEN_REVIEW_HOLD_AGREEMENT": "2",
+    "SEAHAVEN_EVIDENCE_KNOWN_HIGH": "2",
 }
 #: The same as ``serve`` flags.
 REVIEW_OFF = [
     *("--pace-read-ms", "0", "--pace-game-ms", "0", "--pace-decision-ms", "0"),
-    *("--pace-bursts", "", "--review-hold-agreement", "2"),
+    *("--pace-bursts", "", "--review-hold-agreement", "2", "--evidence-known-high", "2"),
 ]
 
 _LOCAL_REDIS = "redis://127.0.0.1:6379/0"

@@ -291,6 +291,7 @@ SAMPLES = {
 #: Key methods that name a channel or read a name, not a key.
 NOT_KEYS = {"channel", "leaderboard_channel", "leaderboard_pattern", "room_of_channel"}
 NOT_KEYS |= {"parse_leaderboard_channel", "own_channel"}
+NOT_KEYS |= {"sign_out_channel", "sign_out_pattern", "parse_sign_out_channel"}
 
 
 def built_keys() -> dict[str, str]:
