@@ -61,7 +61,7 @@ from .ranked.holds import expiry_loop
 from .records.services import Records
 from .review.pace import Pace, parse_bursts
 from .review.reviewer import Reviewer
-from .rooms import membership
+from .rooms import membership, visibility
 from .rooms.rounds import janitor
 from .settings import Settings
 from .solver_pool import SolverPool
@@ -168,7 +168,7 @@ def build_context(
         redis=redis,
         keys=keys,
         store=store,
-        hub=Hub(redis, keys, metrics),
+        hub=Hub(redis, keys, metrics, visibility.board_wait),
         rooms=RoomCache(store, boards),
         boards=boards,
         daily=Daily.build(
