@@ -42,6 +42,7 @@ from .net.hub import Hub
 from .net.limits import TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
+from .periodic import periodic
 from .play import (
     arenas,
     devices,
@@ -56,6 +57,7 @@ from .play import (
     solo,
 )
 from .quick.pairing import pairing_loop
+from .quiet import Quiet
 from .ranked import race_review
 from .ranked.holds import expiry_loop
 from .records.services import Records
@@ -82,6 +84,7 @@ from .transport.embedded import (
 )
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 #: Seconds from the order to stop (SIGTERM, SIGINT, the embedded Redis lost) to the
 #: process's end at most: a container's grace is 10 s, and the interpreter's own exit comes
@@ -243,10 +246,15 @@ def tune_gc() -> None:
 async def watch_loop(metrics: Metrics) -> None:
     """Measure how late the event loop wakes a 50 ms sleep (its lag), for /metrics."""
     loop = asyncio.get_running_loop()
-    while True:
-        start = loop.time()
-        await asyncio.sleep(0.05)
-        metrics.observe_lag(loop.time() - start - 0.05)
+    last = loop.time()
+
+    async def step() -> None:
+        nonlocal last
+        now = loop.time()
+        metrics.observe_lag(now - last - 0.05)
+        last = now
+
+    await periodic(step, 0.05, QUIET, "lag", "measuring the loop's lag failed")
 
 
 async def run(
