@@ -1,4 +1,4 @@
-"""Fair play against patient cheaters: each attack of issue 34 as a player model, beside two
+"""Fair play against patient cheaters: each known attack as a player model, beside two
 human models, through the review and the evidence kept across games.
 
 Every player plays ``--finishes`` ranked finishes (3 by default), each on a deal of its own

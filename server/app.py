@@ -164,7 +164,7 @@ def build_context(
     )
     metrics.solver_jobs.set_function(lambda: solver.jobs)
     pace = pace_of(settings)
-    keep_s = settings.history_days * 86_400
+    keep_s = settings.history_s
     records = Records.build(redis, keys, settings.replay_ttl, keep_s)
     ctx = Context(
         settings=settings,
@@ -178,7 +178,6 @@ def build_context(
             redis,
             keys,
             settings.min_ms_per_action,
-            pace,
             keep_s,
             records.perfect,
             settings.daily_key,

@@ -1,5 +1,5 @@
 """Evidence across games: each ranked finish's record, a player's score over their recent
-finishes, and the flag that holds their next ranked results (issue 34; docs/fairplay.md).
+finishes, and the flag that holds their next ranked results (docs/fairplay.md).
 
 :func:`assess` is what a ranked finish (a daily's, a rated race's finisher's) goes through
 instead of the one-game review alone. It gathers what the server knows beyond the line:

@@ -126,7 +126,7 @@ class Holds:
 
     async def suspects(self, limit: int = 50, after: str | None = None) -> dict[str, Any]:
         """A page of the players by their score over recent ranked finishes, the highest
-        first (issue 34): ``{suspects: [{player_id, score, flagged, barred, records}],
+        first (where to look first): ``{suspects: [{player_id, score, flagged, barred, records}],
         next_after}``; ``after`` is the last player of the page before (``next_after``),
         None from the top."""
         limit = max(1, min(limit, MAX_SUSPECTS_PAGE))

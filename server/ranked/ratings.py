@@ -461,7 +461,7 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
         return
     lines = data["lines"]
     racers = len(lines)
-    keep_s = ctx.settings.history_days * 86_400
+    keep_s = ctx.settings.history_s
     barred = await ctx.reviews.barred_among([str(line["player_id"]) for line in lines])
     for line in lines:
         if line["unrated_reason"] == "voided":

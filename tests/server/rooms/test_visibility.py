@@ -86,10 +86,21 @@ def test_anything_unknown_gets_the_counts_only() -> None:
 
 @dataclass
 class _Socket:
+    """A listener as the hub sees it (it is only asked what it would receive)."""
+
     pid: str | None
     role: str
     cid: str = "c"
     room: str | None = "R"
+
+    def push(self, text: str, seq: int, delay_ms: int = 0) -> None:
+        """Not sent to here."""
+
+    def queue(self, text: str) -> None:
+        """Not sent to here."""
+
+    def release_held(self) -> None:
+        """Nothing held here."""
 
 
 DELTA = '{"seq":7,"type":"delta","player_id":"pA","t":1500}'
