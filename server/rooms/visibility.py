@@ -106,10 +106,17 @@ def wait_ms(seen: Sight, delay_ms: int) -> int:
     return delay_ms if seen is Sight.LATE else 0
 
 
+#: :data:`SIGHTS` as the fan-out reads them: None (counts only), 0 (at once) or
+#: :data:`_LATE` (the room's delay late).
+_LATE: Final = -1
+_WAITS: Final[dict[tuple[str, str, str, bool], int | None]] = {
+    key: None if seen is Sight.COUNTS else _LATE if seen is Sight.LATE else 0
+    for key, seen in SIGHTS.items()
+}
+
+
 def board_wait(phase: str, watch: str, role: str, own: bool, delay_ms: int) -> int | None:
     """:func:`sight` as the fan-out asks it (:data:`server.net.hub.Judge`): None when the
     viewer gets the board's progress only, else how many ms late it gets the board."""
-    seen = SIGHTS.get((phase, watch, role, own), Sight.COUNTS)
-    if seen is Sight.COUNTS:
-        return None
-    return delay_ms if seen is Sight.LATE else 0
+    wait = _WAITS.get((phase, watch, role, own))  # unknown: None, the counts only
+    return delay_ms if wait == _LATE else wait

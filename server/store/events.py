@@ -260,8 +260,23 @@ def _read(parts: list[str], at: int, origin: str) -> RoomEvent:
     return event
 
 
+#: WATCH fields read already (a handful of distinct values: every move's event has one).
+_WATCHES: dict[str, tuple[WatchMode, int]] = {"": (WatchMode.LIVE, 0)}
+
+
 def _watch(field: str) -> tuple[WatchMode, int]:
     """The room's watch mode and delay (ms) of an event's WATCH field (:data:`ENTRY`)."""
+    known = _WATCHES.get(field)
+    if known is not None:
+        return known
+    read = _read_watch(field)
+    if len(_WATCHES) < 256:  # bounded, whatever a store holds
+        _WATCHES[field] = read
+    return read
+
+
+def _read_watch(field: str) -> tuple[WatchMode, int]:
+    """:func:`_watch` for a field not read before."""
     if not field:
         return _LIVE, 0
     word, sep, delay = field.partition(":")
