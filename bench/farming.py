@@ -1,4 +1,4 @@
-"""Puppet farming benchmark (issue 34): can a patient cheater buy a public rating or an
+"""Puppet farming benchmark: can a patient cheater buy a public rating or an
 arena podium with puppets?
 
 Starts one real ``seahaven serve`` of this checkout (on the machine's Redis, under a key
@@ -62,7 +62,7 @@ ARGS = [
     *("--arena-pair-ms", "300"),
 ]
 FARMER, PUPPETS = "127.0.0.2", ("127.0.0.3", "127.0.0.4", "127.0.0.5")
-#: ``--control``: the rules of issue 34 off (every racer contests, races alone establish):
+#: ``--control``: the anti-farming rules off (every racer contests, races alone establish):
 #: the attack as it was, to show the benchmark sees a farmer when there is one.
 RULES_OFF = [
     *("--contest-min-actions", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
@@ -222,7 +222,7 @@ async def run_async(
     races: int = 10, arena_s: int = 30, control: bool = False, patient: int = 0
 ) -> list[dict[str, Any]]:
     """Both classes, each on a fresh server (its own key prefix); ``control``: with the
-    rules of issue 34 off; ``patient``: that many quick races against patient puppets too
+    anti-farming rules off; ``patient``: that many quick races against patient puppets too
     (a minute each)."""
     rows = []
     args = [*ARGS, *(RULES_OFF if control else [])]
@@ -258,7 +258,7 @@ def main() -> None:
     parser.add_argument("--races", type=int, default=10, help="quick races (default 10)")
     parser.add_argument("--arena-s", type=int, default=30, help="arena length, s (default 30)")
     parser.add_argument(
-        "--control", action="store_true", help="the rules of issue 34 off (the attack as it was)"
+        "--control", action="store_true", help="the anti-farming rules off (the attack as it was)"
     )
     parser.add_argument(
         "--patient",

@@ -1,4 +1,4 @@
-"""Rating abuse benchmark: what each abuse of issue 22 can buy, against a real server.
+"""Rating abuse benchmark: what each rating abuse can buy, against a real server.
 
 Starts one real ``seahaven serve`` of this checkout (on ``--redis-url``, default the
 machine's Redis, under a key prefix of the run's own; 127.0.0.1 trusted as a proxy so that
@@ -367,7 +367,7 @@ def main() -> int:
         action="append",
         default=[],
         help="one more flag for the main server (repeat; e.g. --serve-arg=--race-limit-"
-        "after-finish-s=5, which a checkout before issue 22 does not know)",
+        "after-finish-s=5, which an older checkout does not know)",
     )
     args = parser.parse_args()
     asyncio.run(run(args.rounds, args.serve_arg))

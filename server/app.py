@@ -13,10 +13,12 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 import secrets
 import signal
+import threading
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Final
 
 import redis.asyncio as aioredis
 from pydantic import SecretStr
@@ -42,6 +44,7 @@ from .net.hub import Hub
 from .net.limits import MAX_SOCKET_FRAME, TokenBuckets
 from .net.registry import Registry
 from .net.session import serve_connection
+from .periodic import periodic
 from .play import (
     arenas,
     devices,
@@ -56,10 +59,11 @@ from .play import (
     solo,
 )
 from .quick.pairing import pairing_loop
+from .quiet import Quiet
 from .records.services import Records
 from .review.pace import Pace, parse_bursts
 from .review.reviewer import Reviewer
-from .rooms import membership
+from .rooms import membership, visibility
 from .rooms.rounds import janitor
 from .settings import Settings
 from .solver_pool import SolverPool
@@ -75,10 +79,21 @@ from .transport.embedded import (
     embedded_secret,
     end_embedded_redis,
     start_embedded_redis,
+    stop_embedded_redis,
     supervise,
 )
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
+
+#: Seconds from the order to stop (SIGTERM, SIGINT, the embedded Redis lost) to the
+#: process's end at most: a container's grace is 10 s, and the interpreter's own exit comes
+#: after. Past it, what the shutdown still waits for is abandoned: every acknowledged move
+#: is in Redis already.
+STOP_DEADLINE_S: Final = 7.5
+#: The same once the embedded Redis died for good: nothing is left to save, and the 10 s
+#: count from its death has run for up to :data:`~server.transport.embedded.RESTART_S`.
+LOST_DEADLINE_S: Final = 3.0
 
 #: Every module that offers handlers, by name: nothing registers by being imported.
 HANDLER_MODULES = (
@@ -162,22 +177,20 @@ def build_context(
         nice=settings.solver_nice,
     )
     metrics.solver_jobs.set_function(lambda: solver.jobs)
-    pace = pace_of(settings)
-    keep_s = settings.history_days * 86_400
+    keep_s = settings.history_s
     records = Records.build(redis, keys, settings.replay_ttl, keep_s)
     ctx = Context(
         settings=settings,
         redis=redis,
         keys=keys,
         store=store,
-        hub=Hub(redis, keys, metrics),
+        hub=Hub(redis, keys, metrics, visibility.board_wait),
         rooms=RoomCache(store, boards),
         boards=boards,
         daily=Daily.build(
             redis,
             keys,
             settings.min_ms_per_action,
-            pace,
             keep_s,
             records.perfect,
             settings.daily_key,
@@ -237,10 +250,15 @@ def tune_gc() -> None:
 async def watch_loop(metrics: Metrics) -> None:
     """Measure how late the event loop wakes a 50 ms sleep (its lag), for /metrics."""
     loop = asyncio.get_running_loop()
-    while True:
-        start = loop.time()
-        await asyncio.sleep(0.05)
-        metrics.observe_lag(loop.time() - start - 0.05)
+    last = loop.time()
+
+    async def step() -> None:
+        nonlocal last
+        now = loop.time()
+        metrics.observe_lag(now - last - 0.05)
+        last = now
+
+    await periodic(step, 0.05, QUIET, "lag", "measuring the loop's lag failed")
 
 
 async def run(
@@ -361,7 +379,33 @@ async def serve_until_stopped(
             print(f"seahaven serving on http://{ctx.settings.host}:{port}/ (ws at /ws)", flush=True)
         if ready is not None:
             ready.set()
-        return await stop
+        status = await stop
+        leave_by(LOST_DEADLINE_S if status else STOP_DEADLINE_S, status, ctx, lite)
+        return status
+
+
+def leave_by(seconds: float, status: int, ctx: Context, lite: Any = None) -> None:
+    """End the process with ``status`` ``seconds`` from now if the shutdown has not ended it
+    by then, whatever it waits for (a connection that does not close, a Redis that does not
+    answer, the loop itself blocked): a thread of its own kills the solver processes, asks
+    the embedded Redis to save and stop (after a clean stop only) and leaves."""
+
+    def overrun() -> None:
+        pending = sorted(getattr(task.get_coro(), "__qualname__", "?") for task in list(ctx.tasks))
+        log.error(
+            "the shutdown was not done %.1f s after it began: leaving now (still waiting: %s)",
+            seconds,
+            ", ".join(pending) or "no background task",
+        )
+        ctx.solver.abandon()
+        if lite is not None and status == 0:
+            stop_embedded_redis(lite, timeout=1.5)
+        logging.shutdown()
+        os._exit(status)
+
+    timer = threading.Timer(seconds, overrun)
+    timer.daemon = True  # a shutdown done in time ends the process without it
+    timer.start()
 
 
 def start_tasks(ctx: Context) -> None:

@@ -26,6 +26,7 @@ from .solver_pool import SolverPool
 from .store.keys import Keys
 from .store.reviews import Reviews
 from .store.store import Store
+from .transport.clients import Client
 from .whereabouts import Whereabouts
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ class Context:
     """
 
     settings: Settings
-    redis: Any
+    redis: Client
     keys: Keys
     store: Store
     hub: Hub

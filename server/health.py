@@ -17,6 +17,7 @@ import logging
 from typing import Any, Final
 
 from .context import Context
+from .periodic import periodic
 from .quiet import Quiet
 from .transport.clients import answers, memory
 
@@ -66,10 +67,11 @@ async def check(ctx: Context) -> tuple[bool, dict[str, Any]]:
 
 async def memory_loop(ctx: Context) -> None:
     """Keep the store's memory gauges of ``/metrics`` fresh (a scrape reads no Redis)."""
-    while True:
-        try:
-            used, most = await asyncio.wait_for(memory(ctx.redis), ctx.settings.redis_timeout)
-            ctx.metrics.store_memory(used, most)
-        except Exception:
-            QUIET.failure("memory", "reading the store's memory failed")
-        await asyncio.sleep(MEMORY_PERIOD_S)
+
+    async def step() -> None:
+        used, most = await asyncio.wait_for(memory(ctx.redis), ctx.settings.redis_timeout)
+        ctx.metrics.store_memory(used, most)
+
+    await periodic(
+        step, MEMORY_PERIOD_S, QUIET, "memory", "reading the store's memory failed", at_once=True
+    )

@@ -29,6 +29,14 @@ CLIENT_DIR = str(Path(__file__).resolve().parent.parent / "client_web")
 Network = IPv4Network | IPv6Network
 
 #: The loopback networks: this machine only.
+#: Seconds in a day.
+DAY_S: Final = 86_400
+#: Days a leaderboard, its replays and a player's history outlive their last change, unless
+#: the settings say otherwise (``history_days``).
+HISTORY_DAYS: Final = 400
+#: The same in seconds: the default lifetime of what is kept for good.
+KEEP_S: Final = HISTORY_DAYS * DAY_S
+
 LOOPBACK: Final[tuple[Network, ...]] = (ip_network("127.0.0.0/8"), ip_network("::1/128"))
 
 
@@ -85,11 +93,18 @@ class Settings(BaseSettings):
         description="/healthz answers 503 once the store uses this share of its maxmemory",
     )
     history_days: int = Field(
-        default=400,
+        default=HISTORY_DAYS,
         ge=1,
         description="days a leaderboard, its replays and a player's history outlive their "
         "last change",
     )
+
+    @property
+    def history_s(self) -> int:
+        """:attr:`history_days` in seconds: how long what is kept for good lives after its
+        last change."""
+        return self.history_days * DAY_S
+
     static_dir: str = Field(default=CLIENT_DIR, description="the web client's folder")
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(), description="websocket Origins allowed besides the server's own ('*': all)"
@@ -192,7 +207,7 @@ class Settings(BaseSettings):
     )
     bot_offer_ms: int = Field(
         # Soon enough that a quick race alone reaches a bot's board within 8 s of the click
-        # (the offer, the tap, the bot's arrival and the 3 s countdown), issue 35.
+        # (the offer, the tap, the bot's arrival and the 3 s countdown): no long wait.
         default=3_000,
         ge=0,
         description="quick race: a bot is offered after this long alone",
@@ -254,21 +269,21 @@ class Settings(BaseSettings):
         "(with established_rivals; 0: every player is established at once)",
     )
     # A rating is only as good as its rivals: three fresh identities of a patient cheater
-    # are no proof of anything (issue 34), rivals established by the same rule are.
+    # prove nothing (puppets cost nothing), rivals established by the same rule do.
     established_rivals: int = Field(
         default=3,
         ge=0,
         description="distinct established rivals a player's rated results must have been "
         "against, besides provisional_games, to be established by races",
     )
-    # Names that can't pass for another (issue 34): a hello whose name has the UTS #39
+    # Names that can't pass for another (impostors): a hello whose name has the UTS #39
     # skeleton of an established player's name is refused (name_taken), unless this is on:
     # only where many test players share a name on one server.
     open_names: bool = Field(
         default=False,
         description="accept names that pass for an established player's (tests only)",
     )
-    # Contested results (issue 34): a rival who gave up or idled early was never in the
+    # Contested results (no free wins): a rival who gave up or idled early was never in the
     # race; nobody is rated or scored against them.
     contest_min_actions: int = Field(
         default=30,

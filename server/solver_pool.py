@@ -72,6 +72,12 @@ POLICIES: Final = {
 #: How often a solver process checks that the server that started it is still there.
 PARENT_CHECK_SECONDS: Final = 0.5
 
+#: Seconds the running jobs have to end when the pool closes; then their processes are
+#: killed and the jobs abandoned (every job is pure: a hint, a review's score or a candidate
+#: deal, which an instance asks for again). A daily certification held a shutdown past a
+#: container's 10 s grace.
+CLOSE_GRACE_S: Final = 2.0
+
 
 class SolverFailed(Exception):
     """The process running a job died before answering (the job may be asked again)."""
@@ -163,6 +169,7 @@ class SolverPool:
         self.policy = policy
         self.nice = nice
         self._executor: ProcessPoolExecutor | None = None
+        self._closing: ProcessPoolExecutor | None = None
         self._players: set[str] = set()
         self._jobs = 0
 
@@ -198,11 +205,42 @@ class SolverPool:
             *(asyncio.wrap_future(executor.submit(_ready)) for _ in range(self.workers))
         )
 
-    async def close(self) -> None:
-        """Refuse new jobs, drop the waiting ones and wait for the running ones to end."""
+    async def close(self, grace: float = CLOSE_GRACE_S) -> None:
+        """Refuse new jobs, drop the waiting ones and give the running ones ``grace``
+        seconds to end; then kill their processes (the jobs fail, abandoned)."""
         executor, self._executor = self._executor, None
-        if executor is not None:
-            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+        if executor is None:
+            return
+        self._closing = executor
+        closing = asyncio.ensure_future(
+            asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+        )
+        done, _ = await asyncio.wait({closing}, timeout=grace)
+        if not done:
+            killed = self.abandon()
+            log.warning(
+                "%d solver process(es) still busy %.1f s into the shutdown: their jobs are "
+                "abandoned",
+                killed,
+                grace,
+            )
+            await asyncio.wait({closing}, timeout=grace)
+        self._closing = None
+
+    def abandon(self) -> int:
+        """Kill every solver process of the pool at once, running jobs and all (the end of a
+        shutdown out of time; safe from any thread). Returns how many were running."""
+        killed = 0
+        for executor in (self._executor, self._closing):
+            # The executor's own table of its processes: ProcessPoolExecutor has no public
+            # way to end a running job before Python 3.14's terminate_workers.
+            processes = dict(getattr(executor, "_processes", None) or {})
+            for process in processes.values():
+                if process.is_alive():
+                    with contextlib.suppress(OSError, ValueError, AttributeError):
+                        process.kill()
+                        killed += 1
+        return killed
 
     def has_room(self, player: str) -> bool:
         """Whether a job of ``player``'s would be taken now: a check that costs nothing, so

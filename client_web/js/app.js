@@ -5,7 +5,7 @@
 import { Net, defaultUrl } from "./net.js";
 import { Game } from "./game.js";
 import { Quick } from "./quick.js";
-import { ArenaClient } from "./arena.js";
+import { ArenaClient } from "./arenaclient.js";
 import { ArenaView } from "./views/arena.js";
 import { applyTexts, initialLang, setLang, t, onLangChange, errorText } from "./i18n.js";
 import { toast, announce } from "./notify.js";

@@ -3,6 +3,12 @@
 
 import { applyChanges, fromJSON } from "./board.js";
 
+/** A racer's counts at the start of a round (`status` as given). */
+function fresh(status) {
+  return { status, foundation_cards: 0, moves: 0, score: 0, time_ms: null, rank: null,
+    perfect: false, lost: false };
+}
+
 /** The room state, updated from server messages; listeners hear every change. */
 export class Game {
   constructor(net) {
@@ -124,6 +130,24 @@ export class Game {
     return p;
   }
 
+  /** The room's own fields, as a `snapshot` and a `room` message both carry them. */
+  takeRoom(m) {
+    this.roomId = m.room_id;
+    this.mode = m.mode;
+    this.state = m.state;
+    this.code = m.code;
+    this.codeTyped = m.code_typed;
+    this.public = Boolean(m.public);
+    this.rated = Boolean(m.rated);
+    this.paired = Boolean(m.paired);
+    this.watch = m.watch;
+    this.delayS = m.delay_s;
+    this.cells = m.cells;
+    this.round = m.round;
+    this.host = m.host;
+    this.spectators = m.spectators;
+  }
+
   onSnapshot(m) {
     // A settled rated round's snapshot carries its rating changes (a reload of the
     // results); one without them, of the same round (a spectator's at the end of a
@@ -133,24 +157,11 @@ export class Game {
     this.clear();
     this.ratings = ratings;
     this.syncClock(m.now);
-    this.roomId = m.room_id;
-    this.mode = m.mode;
-    this.state = m.state;
-    this.code = m.code;
-    this.codeTyped = m.code_typed;
-    this.public = Boolean(m.public);
-    this.rated = Boolean(m.rated);
-    this.paired = Boolean(m.paired);
+    this.takeRoom(m);
     this.household = Boolean(m.household);
-    this.watch = m.watch;
-    this.delayS = m.delay_s;
-    this.cells = m.cells;
-    this.round = m.round;
-    this.host = m.host;
     this.you = m.you;
     this.role = m.role;
     this.startsAt = m.starts_at;
-    this.spectators = m.spectators;
     this.daily = m.daily || null;
     this.par = m.par ? { par: m.par, optimal: Boolean(m.par_optimal) } : null;
     for (const ps of m.players) {
@@ -184,25 +195,11 @@ export class Game {
       this.startedAt = null;
       this.startsAt = null;
       for (const p of this.players.values()) {
-        Object.assign(p, { status: "waiting", foundation_cards: 0, moves: 0, score: 0,
-          time_ms: null, rank: null, perfect: false, lost: false, board: null, legal: null });
+        Object.assign(p, fresh("waiting"), { board: null, legal: null });
       }
     }
-    this.roomId = m.room_id;
+    this.takeRoom(m);
     this.invite = m.invite;
-    this.code = m.code;
-    this.codeTyped = m.code_typed;
-    this.public = Boolean(m.public);
-    this.rated = Boolean(m.rated);
-    this.paired = Boolean(m.paired);
-    this.watch = m.watch;
-    this.delayS = m.delay_s;
-    this.cells = m.cells;
-    this.mode = m.mode;
-    this.state = m.state;
-    this.round = m.round;
-    this.host = m.host;
-    this.spectators = m.spectators;
     this.net.setRoom(m.room_id);
     const present = new Set();
     for (const e of m.players) {
@@ -238,8 +235,7 @@ export class Game {
     this.results = null;
     for (const pid of m.players) {
       const p = this.player(pid);
-      Object.assign(p, { status: "playing", foundation_cards: 0, moves: 0, score: 0,
-        time_ms: null, rank: null, perfect: false, lost: false });
+      Object.assign(p, fresh("playing"));
       // Racers see only their own board; spectators everyone's, unless the host chose
       // progress only (then the boards come with the snapshot after the race).
       if (pid === this.you || (this.role === "spectator" && this.watch !== "progress")) {

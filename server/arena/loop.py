@@ -22,12 +22,11 @@ import logging
 import time
 from typing import Final
 
-from redis.exceptions import RedisError
-
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
 from ..net import wire
+from ..periodic import periodic
 from ..quick import pairing
 from ..quiet import Quiet
 from ..rooms import membership, rounds
@@ -84,21 +83,16 @@ def scheduled_id(cells: int, minutes: int, slot: int) -> str:
 
 async def arena_loop(ctx: Context) -> None:
     """Make the scheduled arenas, pair, record, push and close; for good."""
-    said = 0.0
     made = 0.0
-    while True:
-        await asyncio.sleep(TICK_S)
-        try:
-            if time.monotonic() - made > 1:
-                await ensure_scheduled(ctx, now_ms())
-                made = time.monotonic()
-            await tick(ctx)
-        except RedisError as exc:
-            if time.monotonic() - said > 30:
-                said = time.monotonic()
-                log.warning("arenas wait for Redis: %s", exc)
-        except Exception:
-            QUIET.failure("arena", "an arena pass failed")
+
+    async def step() -> None:
+        nonlocal made
+        if time.monotonic() - made > 1:
+            await ensure_scheduled(ctx, now_ms())
+            made = time.monotonic()
+        await tick(ctx)
+
+    await periodic(step, TICK_S, QUIET, "arena", "an arena pass failed")
 
 
 async def ensure_scheduled(ctx: Context, now: int) -> None:

@@ -136,7 +136,7 @@ def send_standings(entry: Known, arena: str, conn: Member, now: int) -> int:
     top = [line_json(x) for x in entry.running.top(TOP)]
     mine = table_line(entry, conn.pid or "")
     you = line_json(mine) if mine is not None and mine.races > 0 else None
-    if you is not None:  # a finish held for review: its player alone is told (issue 34)
+    if you is not None:  # a finish held for review: its player alone is told (no one else)
         you["held"] = entry.running.held_of(conn.pid or "")
     text = wire.arena_standings(
         arena,

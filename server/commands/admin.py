@@ -94,7 +94,7 @@ async def _run(settings: Settings, args: argparse.Namespace, by: str) -> int:
     assert settings.redis_url is not None
     redis = aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
     keys = Keys(settings.key_prefix)
-    keep_s = settings.history_days * 86_400
+    keep_s = settings.history_s
     holds = Holds.on(redis, keys, keep_s)
     acts: dict[str, Callable[[str, str], Awaitable[Any]]] = {
         "clear": holds.clear,

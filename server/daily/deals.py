@@ -27,6 +27,8 @@ import logging
 from typing import Any, Final
 
 from ..engine import parse_code
+from ..periodic import periodic
+from ..quiet import Quiet
 from ..solver_pool import SolverPool
 from ..store.daily import DailyStore
 from ..store.keys import Keys
@@ -44,6 +46,7 @@ from .deal import (
 )
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 #: How long the certifier's lease holds unless renewed (ms), and how often it is renewed.
 LEASE_MS: Final = 30_000
@@ -53,8 +56,6 @@ RENEW_S: Final = 10.0
 #: instance may hold the lease, or Redis was away), else now and then (a new day).
 RETRY_S: Final = 2.0
 CHECK_S: Final = 30.0
-#: At most one failure line of the certifier in this many seconds.
-QUIET_S: Final = 60.0
 
 #: Deals an instance keeps in memory (a stored deal never changes).
 CACHED: Final = 512
@@ -266,17 +267,18 @@ async def certify_loop(deals: DailyDeals, solver: SolverPool, holder: str) -> No
     if deals.secret is None:
         log.warning("no --daily-secret (SEAHAVEN_DAILY_SECRET): this server serves no daily")
         return
-    said = -QUIET_S  # when the last failure was logged (loop time)
-    while True:
-        try:
-            missing = await certify_due(deals, solver, holder)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # Redis away, a solver process died: try again soon
-            # Once a minute at most: while Redis is gone every retry fails the same way.
-            now = asyncio.get_running_loop().time()
-            if now - said >= QUIET_S:
-                log.warning("daily certification failed, retrying: %s", type(exc).__name__)
-                said = now
-            missing = 1
-        await asyncio.sleep(RETRY_S if missing else CHECK_S)
+
+    async def step() -> float:
+        missing = await certify_due(deals, solver, holder)
+        return RETRY_S if missing else CHECK_S
+
+    # Redis away, a solver process died: try again soon.
+    await periodic(
+        step,
+        CHECK_S,
+        QUIET,
+        "certify",
+        "daily certification failed, retrying",
+        at_once=True,
+        after_fault=RETRY_S,
+    )

@@ -47,7 +47,7 @@ from ..clock import now_ms, utc_now
 from ..pools import is_perfect
 from ..records.perfect import Perfects
 from ..records.replays import MIN_MS_PER_ACTION, Replay, verify
-from ..review.pace import Pace
+from ..settings import KEEP_S
 from ..store.daily import DailyStore
 from ..store.keys import Keys
 from ..store.ratings import Bar
@@ -69,8 +69,6 @@ ATTEMPTS_KEPT_S: Final = 2 * 86_400
 #: The most entries one leaderboard read returns.
 MAX_LIMIT: Final = 200
 
-#: Seconds a day's leaderboard lives after its last entry (a year and a bit).
-KEEP_S: Final = 400 * 86_400
 #: Days a streak looks back at most.
 STREAK_DAYS: Final = 400
 
@@ -169,7 +167,6 @@ class Leaderboard:
         keep_s: seconds a day's leaderboard (and a player's days) live after their last
             entry.
         min_ms_per_action: the physical floor used when verifying submissions.
-        pace: the human pace a ranked game must keep.
         deals: the days' certified deals (None: the Redis's, without a secret of its own).
         bar: what makes a player established (None: everyone is, for tools).
         perfect: the players' perfect games, counted when an entry is (None: its own).
@@ -180,7 +177,6 @@ class Leaderboard:
         redis: aioredis.Redis,
         keys: Keys,
         min_ms_per_action: int = MIN_MS_PER_ACTION,
-        pace: Pace | None = None,
         keep_s: int = KEEP_S,
         *,
         deals: DailyDeals | None = None,
@@ -194,7 +190,6 @@ class Leaderboard:
         self.keys = keys
         self.keep_s = keep_s
         self.min_ms_per_action = min_ms_per_action
-        self.pace = pace if pace is not None else Pace()
         self.perfect = perfect if perfect is not None else Perfects(redis, keys, keep_s)
 
     def parse_channel(self, name: str) -> tuple[str, str] | None:

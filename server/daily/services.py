@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..records.perfect import Perfects
-from ..review.pace import Pace
 from ..store.keys import Keys
 from ..store.ratings import Bar
 from .deals import DailyDeals
@@ -33,7 +32,6 @@ class Daily:
         redis: Any,
         keys: Keys,
         min_ms_per_action: int,
-        pace: Pace,
         keep_s: int,
         perfect: Perfects,
         secret: str | None = None,
@@ -45,6 +43,6 @@ class Daily:
         (None: everyone is established)."""
         deals = DailyDeals(redis, keys, secret, keep_s)
         leaderboard = Leaderboard(
-            redis, keys, min_ms_per_action, pace, keep_s, deals=deals, bar=bar, perfect=perfect
+            redis, keys, min_ms_per_action, keep_s, deals=deals, bar=bar, perfect=perfect
         )
         return cls(deals=deals, leaderboard=leaderboard)

@@ -22,7 +22,6 @@ leaderboard's and the ratings lists'.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import logging
@@ -32,6 +31,7 @@ from typing import Any, Final
 
 from ..clock import now_ms, utc_now
 from ..daily.leaderboard import Leaderboard
+from ..periodic import periodic
 from ..quiet import Quiet
 from ..records.replays import ReplayFormatError, ReplayStore
 from ..store import ratings
@@ -128,7 +128,7 @@ class Holds:
 
     async def suspects(self, limit: int = 50, after: str | None = None) -> dict[str, Any]:
         """A page of the players by their score over recent ranked finishes, the highest
-        first (issue 34): ``{suspects: [{player_id, score, flagged, barred, records}],
+        first (where to look first): ``{suspects: [{player_id, score, flagged, barred, records}],
         next_after}``; ``after`` is the last player of the page before (``next_after``),
         None from the top."""
         limit = max(1, min(limit, MAX_SUSPECTS_PAGE))
@@ -365,11 +365,11 @@ async def expiry_loop(holds: Holds, most: int, days: int) -> None:
     """Keep the held list within ``most`` finishes and ``days`` days on every instance
     (:meth:`Holds.expire_held`; taking a finish off the list is atomic, so two instances
     never settle one twice)."""
-    while True:
-        await asyncio.sleep(EXPIRY_EVERY_S)
-        try:
-            settled = await holds.expire_held(most, days)
-            if settled:
-                log.warning("held list past its bound: %d finishes settled unranked", len(settled))
-        except Exception:
-            QUIET.failure("expiry", "settling the oldest held finishes failed")
+
+    async def step() -> None:
+        settled = await holds.expire_held(most, days)
+        if settled:
+            log.warning("held list past its bound: %d finishes settled unranked", len(settled))
+
+    failed = "settling the oldest held finishes failed"
+    await periodic(step, EXPIRY_EVERY_S, QUIET, "expiry", failed)

@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from ..context import Context
+from ..periodic import periodic
 from ..quiet import Quiet
 from ..records.replays import replay_id
 from ..store import lease
@@ -212,17 +213,16 @@ async def resettle_loop(
 ) -> None:
     """Settle the rounds whose held finishers an operator decided (every instance runs it;
     ``SPOP`` gives each round to one, and settling is idempotent anyway)."""
-    while True:
-        await asyncio.sleep(RESETTLE_EVERY_S)
-        try:
-            while (entry := await ctx.reviews.next_resettle()) is not None:
-                room, _, round_ = entry.partition("/")
-                if not round_.isdigit():
-                    continue
-                try:
-                    await resettle(ctx, room, int(round_))
-                except Exception:
-                    await ctx.reviews.resettle(room, round_)  # another try later
-                    raise
-        except Exception:
-            QUIET.failure("resettle", "settling decided races failed")
+
+    async def step() -> None:
+        while (entry := await ctx.reviews.next_resettle()) is not None:
+            room, _, round_ = entry.partition("/")
+            if not round_.isdigit():
+                continue
+            try:
+                await resettle(ctx, room, int(round_))
+            except Exception:
+                await ctx.reviews.resettle(room, round_)  # another try later
+                raise
+
+    await periodic(step, RESETTLE_EVERY_S, QUIET, "resettle", "settling decided races failed")

@@ -26,7 +26,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-from protocol.vocabulary import WatchMode
+from protocol.vocabulary import Role, RoomPhase
 
 from ..metrics import Metrics
 from ..quiet import Quiet
@@ -65,17 +65,31 @@ Seen = tuple[int, str | None, int]
 _NO_RACERS: Final[frozenset[str]] = frozenset()
 
 
-def view(conn: Listener, event: RoomEvent, full: str, racer: str | None) -> tuple[str | None, int]:
-    """The text a connection receives for an event (or None) and how many ms later, by its
-    role and the room's watch mode (``full``: the event's message, ``racer``: what the other
-    racers receive instead, None nothing)."""
-    if conn.role == "spectator":
-        if event.watch is WatchMode.PROGRESS:  # progress only: what the other racers see
-            return racer, 0
-        return full, event.delay_ms  # delayed: the board, late; live: at once
-    if not event.pid or event.pid == conn.pid:
-        return full, 0
-    return racer, 0
+#: Decides what a socket gets of an event about a board, from the room's phase and watch
+#: mode, the socket's role, whether the board is its own and the room's delay in ms: None
+#: (the board's progress, what the other racers get) or how many ms late it gets the board
+#: (:func:`server.rooms.visibility.board_wait`).
+Judge = Callable[[str, str, str, bool, int], int | None]
+
+_PLAYER: Final = Role.PLAYER
+#: A live event is judged as the race's: boards change only while it runs, and at its end
+#: the held events are released (:meth:`Hub._forward`).
+_RACING: Final = RoomPhase.RACING
+
+
+def view(
+    conn: Listener, event: RoomEvent, full: str, racer: str | None, judge: Judge
+) -> tuple[str | None, int]:
+    """The text a connection receives for an event (or None) and how many ms later, as the
+    ``judge`` decides (``full``: the event's message, ``racer``: what the other racers
+    receive instead, None nothing). An event of the whole room (no ``pid``) is every
+    racer's own; a spectator has no board of its own."""
+    role = conn.role
+    own = role == _PLAYER and (not event.pid or event.pid == conn.pid)
+    wait = judge(_RACING, event.watch, role, own, event.delay_ms)
+    if wait is None:
+        return racer, 0
+    return full, wait
 
 
 def racers_of(event: RoomEvent) -> frozenset[str]:
@@ -96,7 +110,7 @@ def texts(event: RoomEvent) -> Texts:
     return full, racer, wire.own_text(event, full), racers_of(event)
 
 
-def shown(conn: Listener, event: RoomEvent, made: Texts) -> tuple[str | None, int]:
+def shown(conn: Listener, event: RoomEvent, made: Texts, judge: Judge) -> tuple[str | None, int]:
     """What ``conn`` receives of ``event`` (the text or None, and the ms it waits): the
     player's own view on the sockets of that player's own board, else :func:`view`.
 
@@ -118,14 +132,18 @@ def shown(conn: Listener, event: RoomEvent, made: Texts) -> tuple[str | None, in
         and (event.pid == pid if event.pid else pid in racers)
     ):
         return own or None, 0  # '': the legal moves did not come here; nor does the event
-    return view(conn, event, full, racer)
+    return view(conn, event, full, racer, judge)
 
 
 class Hub:
     """The local sockets of each room and the pub/sub reader that feeds them."""
 
-    def __init__(self, redis: aioredis.Redis | RedisCluster, keys: Keys, metrics: Metrics) -> None:
+    def __init__(
+        self, redis: aioredis.Redis | RedisCluster, keys: Keys, metrics: Metrics, judge: Judge
+    ) -> None:
         self.redis = redis
+        #: Who sees what of a board's event (the rooms' visibility table).
+        self.judge = judge
         self.keys = keys
         self.metrics = metrics
         self.rooms: dict[str, set[Listener]] = {}
@@ -318,6 +336,7 @@ class Hub:
         if not event.pid and self.on_room_event is not None:
             self.on_room_event(room, event)
         over = event.kind == "race_over"
+        judge = self.judge
         for conn in conns:
             if conn.cid == origin:  # the mover's own delta went out with its ack
                 continue
@@ -327,7 +346,7 @@ class Hub:
                 continue
             if over:  # the race is over: nothing is secret any more
                 conn.release_held()
-            text, delay = shown(conn, event, made)
+            text, delay = shown(conn, event, made, judge)
             if text is not None:
                 conn.push(text, seq, delay)
 
@@ -341,7 +360,7 @@ class Hub:
         """
         out: list[Seen] = []
         for event in events:
-            text, delay = shown(conn, event, texts(event))
+            text, delay = shown(conn, event, texts(event), self.judge)
             if delay and text is not None and age is not None:
                 delay = max(0, delay - age(text))
             out.append((event.seq, text, delay))

@@ -35,7 +35,7 @@ async def on_follow(ctx: Context, conn: Conn, msg: m.Follow) -> None:
         conn.error("unknown_player", f"no player {other} is known here")
         return
     name = await follows.shown_name(ctx.store, other)
-    keep_s = ctx.settings.history_days * 86_400
+    keep_s = ctx.settings.history_s
     if not await follows.follow(ctx.store, pid, other, name, now_ms(), keep_s):
         conn.error("too_many_follows")
         return

@@ -24,13 +24,12 @@ import time
 import zlib
 from typing import Final
 
-from redis.exceptions import RedisError
-
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
 from ..net import wire
 from ..net.member import Member
+from ..periodic import periodic
 from ..quiet import Quiet
 from ..ranked.ratings import START, address_mark, bar, shown
 from ..rooms import membership, rounds
@@ -106,19 +105,8 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
 
 async def pairing_loop(ctx: Context) -> None:
     """Pair, make rooms, bring this instance's paired sockets in; for good."""
-    said = 0.0
-    while True:
-        await asyncio.sleep(TICK_S)
-        try:
-            await tick(ctx)
-        except RedisError as exc:
-            # Redis gone: the queue waits in Redis for the next pass. The janitor and the
-            # hub report the outage with its traceback; one line here now and then.
-            if time.monotonic() - said > 30:
-                said = time.monotonic()
-                log.warning("pairing waits for Redis: %s", exc)
-        except Exception:
-            QUIET.failure("pairing", "a pairing pass failed")
+    # Redis gone: the queue waits in Redis for the next pass.
+    await periodic(lambda: tick(ctx), TICK_S, QUIET, "pairing", "a pairing pass failed")
 
 
 async def tick(ctx: Context) -> None:

@@ -1,7 +1,7 @@
 """Who contested a race: a rating or an arena point is earned only against them.
 
 A patient cheater's puppets (fresh identities on other addresses) join a race, make a few
-moves and give up, and hand their rival a win each time (issue 34). A rival who did not
+moves and give up, and hand their rival a win each time (farming). A rival who did not
 finish **contested** the race only with a real share of it: at least
 ``contest_min_actions`` actions or ``contest_min_home`` cards on the foundations, and their
 last action at least ``contest_min_s`` into the race (or past its first finish, when that

@@ -304,7 +304,7 @@ async def keep_name(ctx: Context, replay: Replay) -> None:
     assert replay.daily_kind is not None
     board = ctx.daily.leaderboard
     if replay.name and not await board.provisional(replay.daily_kind, [replay.player_id]):
-        keep_s = ctx.settings.history_days * 86_400
+        keep_s = ctx.settings.history_s
         await names.keep(ctx.store, skeleton(replay.name), replay.player_id, keep_s)
 
 

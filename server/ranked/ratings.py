@@ -463,7 +463,7 @@ async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) 
         return
     lines = data["lines"]
     racers = len(lines)
-    keep_s = ctx.settings.history_days * 86_400
+    keep_s = ctx.settings.history_s
     gate = await standings(ctx, [str(line["player_id"]) for line in lines])
     barred = {pid for pid, s in gate.items() if not s.shown}
     for line in lines:

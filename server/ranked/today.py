@@ -1,5 +1,5 @@
 """A player's own ranked attempt of a day, for the Daily page's "done for today" card
-(``GET /api/daily/DATE/mine``, issue 35).
+(``GET /api/daily/DATE/mine``: the returning player's card).
 
 Read from what the day already keeps: the attempt's room (``daily:{DATE:KIND}:attempts``),
 the player's entry on the board, the room's daily note (ranked, held or why not, and the

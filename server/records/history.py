@@ -8,7 +8,7 @@ Keys (named in :mod:`server.store.keys`):
 - ``player:{PID}:counted``: sorted set of ``ROOM/ROUND`` counted in the last week (scored by
   time), so that recording one result twice (two instances, a retry) counts it once.
 
-Each lives :data:`KEEP_S` after the player's last race.
+Each lives :data:`~server.settings.KEEP_S` after the player's last race.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from ..settings import KEEP_S
 from ..store.keys import Keys
 from ..store.records import RecordStore
 
 #: Results kept in the recent list.
 RECENT: Final = 20
 #: Seconds a player's history lives after their last race (a year and a bit).
-KEEP_S: Final = 400 * 86_400
 #: A result counted longer ago than this cannot be counted again (its room is long gone:
 #: rooms live hours), so it is forgotten from the counted set.
 FORGET_MS: Final = 7 * 86_400_000

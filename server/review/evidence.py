@@ -1,4 +1,4 @@
-"""The evidence of one ranked finish, kept across games (issue 34, "Evidence across games").
+"""The evidence of one ranked finish, kept across games (a patient cheater spreads it thin).
 
 One review (:mod:`.scoring`) looks at one game. A patient cheater adds noise until one game
 passes: a solver re-asked after each deliberate mistake, the engine's optimal search, or a

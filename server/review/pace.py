@@ -13,7 +13,8 @@ never seen the deal could do (``protocol/DAILY.md``, "The pace model", gives the
   action before it (for the first, since the reveal).
 - ``fast_start``: the first action that needs reading comes at least ``read_ms`` after the
   reveal: a person must take in 52 cards before choosing a move. An ace sent home at once
-  (:func:`aces_home`) or a forced action before it is not held to it (issue 34).
+  (:func:`aces_home`) or a forced action before it is not held to it (no honest player is held
+  for a move that had no choice).
 - ``fast_finish``: a won game takes ``game_ms`` or more from the reveal: a person needs
   time to find a win of a deal they have never seen (strong players take 2 to 4 minutes).
   A line whose end is one long send home has few decisions, and this floor holds it.

@@ -23,6 +23,7 @@ from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import draw_open
 from ..net import wire
+from ..periodic import periodic
 from ..pools import find
 from ..quiet import Quiet
 from ..ranked import ratings
@@ -195,25 +196,26 @@ async def janitor(ctx: Context) -> None:
     instance runs (its sockets count as present in their rooms only while it does); and
     renew the marks of the races this instance serves."""
     beat = renewed = 0.0
-    while True:
-        await asyncio.sleep(JANITOR_PERIOD)
-        try:
-            if time.monotonic() - beat > HEARTBEAT_S:
-                await ctx.store.heartbeat(ctx.instance_id, HEARTBEAT_TTL_S)
-                await note_presence(ctx)
-                beat = time.monotonic()
-            due = await ctx.store.claim_deadlines(now_ms(), LEASE_MS, 100)
-            for member in due:
-                await act(ctx, json.loads(member))
-                await ctx.store.drop_deadline(member)
-            if time.monotonic() - renewed >= RENEW_S:
-                renewed = time.monotonic()
-                for room in list(ctx.hub.rooms):
-                    state = ctx.rooms.rooms.get(room)
-                    if state is not None and state.mode == Mode.RACE and state.phase in IN_PLAY:
-                        await keep_marked(ctx, state)
-        except Exception:  # Redis gone: the lease runs out and the deadline comes back
-            QUIET.failure("janitor", "acting on deadlines failed")
+
+    async def step() -> None:
+        nonlocal beat, renewed
+        if time.monotonic() - beat > HEARTBEAT_S:
+            await ctx.store.heartbeat(ctx.instance_id, HEARTBEAT_TTL_S)
+            await note_presence(ctx)
+            beat = time.monotonic()
+        due = await ctx.store.claim_deadlines(now_ms(), LEASE_MS, 100)
+        for member in due:
+            await act(ctx, json.loads(member))
+            await ctx.store.drop_deadline(member)
+        if time.monotonic() - renewed >= RENEW_S:
+            renewed = time.monotonic()
+            for room in list(ctx.hub.rooms):
+                state = ctx.rooms.rooms.get(room)
+                if state is not None and state.mode == Mode.RACE and state.phase in IN_PLAY:
+                    await keep_marked(ctx, state)
+
+    # Redis gone: the lease runs out and the deadline comes back.
+    await periodic(step, JANITOR_PERIOD, QUIET, "janitor", "acting on deadlines failed")
 
 
 async def act(ctx: Context, deadline: dict[str, str | int]) -> None:

@@ -1,10 +1,11 @@
 """What a viewer may see of a room: the racers of a ``snapshot``.
 
-Fair view: nobody sees a board before the start (the deal stays secret until ``started``);
-a racer sees their own board, with its legal moves while they play it, and only the progress
-of the other racers (foundation cards, moves, finished or not); a spectator sees every board
-as the room's watch mode allows: live, as it was some seconds ago (delayed: the caller
-passes those boards), or not at all until the race is over (progress).
+Fair view (:mod:`.visibility`, one table for snapshots and live events): nobody sees a board
+before the start (the deal stays secret until ``started``); a racer sees their own board,
+with its legal moves while they play it, and only the progress of the other racers
+(foundation cards, moves, finished or not); a spectator sees every board as the room's
+watch mode allows: live, as it was some seconds ago (delayed: the caller passes those
+boards), or not at all until the race is over (progress).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import Any
 from ..cache import BoardEntry
 from ..net import wire
 from ..store.store import RoomRead
-from .records import Role, RoomPhase, WatchMode
+from .records import Role, WatchMode
+from .visibility import Sight, sight
 
 
 def sees_board(phase: str, watch: str, role: str, own: bool) -> bool:
-    """Whether a viewer sees one racer's board in a snapshot.
+    """Whether a viewer sees one racer's board in a snapshot, as the visibility table says
+    (a late board too: a delayed spectator's snapshot is made of the boards as they were).
 
     Args:
         phase: the room's phase.
@@ -27,13 +30,7 @@ def sees_board(phase: str, watch: str, role: str, own: bool) -> bool:
         role: the viewer's role.
         own: the board is the viewer's own.
     """
-    if phase not in (RoomPhase.RACING, RoomPhase.DONE):
-        return False  # nothing of the deal before the start
-    if own:
-        return True
-    if role != Role.SPECTATOR:
-        return False  # a racer never sees a rival's board
-    return phase == RoomPhase.DONE or watch != WatchMode.PROGRESS
+    return sight(phase, watch, role, own) is not Sight.COUNTS
 
 
 def players(

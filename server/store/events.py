@@ -17,13 +17,17 @@ from __future__ import annotations
 import json
 from typing import Final, NamedTuple
 
+from protocol.models import DEFAULT_DELAY_S
 from protocol.vocabulary import WatchMode
 
 #: The fields of a stored event, in order (``lua/common.lua`` ``push``): the player it is
 #: about ('' for a room-wide event), what spectators and that player receive, what the other
-#: racers receive instead ('' the same, ``-`` nothing), what spectators receive under the
-#: room's watch mode ('' the same as FULL, ``p`` RACER, ``dMS`` FULL MS milliseconds late),
-#: and the JSON of the board's legal moves, for that player's own sockets (a delta only).
+#: racers receive instead ('' the same, ``-`` nothing), the room's watch mode and delay as
+#: the room had them (``WORD:DELAY_S``, a board's delta only; '' none), from which
+#: ``server/rooms/visibility.py`` decides what spectators receive, and the JSON of the
+#: board's legal moves, for that player's own sockets (a delta only). Events stored before
+#: the scripts stored the room's words have the decision in WATCH instead: '' FULL, ``p``
+#: RACER, ``dMS`` FULL MS milliseconds late; they read as the same mode and delay.
 ENTRY: Final = ("pid", "full", "racer", "watch", "own")
 
 #: The OWN of an event as the room's channel carries it: the legal moves are kept in the
@@ -105,9 +109,10 @@ class RoomEvent(NamedTuple):
         pid: the player the event is about ('' for a room-wide event).
         full: what spectators and that player receive: a stamped message or a record.
         racer: what the other racers receive instead: '' the same as ``full``, None nothing.
-        watch: what spectators receive while the race runs: ``full`` (live), ``racer``
-            (progress), or ``full`` ``delay_ms`` late (delayed).
-        delay_ms: how late spectators receive it under the delayed watch mode (else 0).
+        watch: the room's watch mode when the event was made (live for an event that is
+            not a board's delta): what spectators receive of it is the visibility table's
+            to say (``server/rooms/visibility.py``).
+        delay_ms: the room's delay in ms when the event was made (0: none stored).
         own: the board's legal moves (JSON) for that player's own sockets ('' for none).
         seq: the event's seq in its room.
         kind: a record's kind ('' when ``full`` is a stamped message).
@@ -151,14 +156,13 @@ class RoomEvent(NamedTuple):
         return _read(parts, 1, parts[0])
 
     def entry(self) -> str:
-        """The event as a room's event list keeps it (what :meth:`parse` reads)."""
+        """The event as a room's event list keeps it (what :meth:`parse` reads; an event
+        of the older form is written in today's)."""
         racer = _NOTHING if self.racer is None else self.racer
-        if self.watch == _PROGRESS:
-            watch = "p"
-        elif self.watch == _DELAYED:
-            watch = f"d{self.delay_ms}"
-        else:
+        if self.watch == _LIVE and not self.delay_ms:
             watch = ""
+        else:
+            watch = f"{self.watch}:{self.delay_ms // 1000}"
         parts = [self.pid, self.full, racer, watch]
         if self.own:
             parts.append(self.own)
@@ -199,6 +203,7 @@ _new = tuple.__new__
 _LIVE: Final = WatchMode.LIVE
 _PROGRESS: Final = WatchMode.PROGRESS
 _DELAYED: Final = WatchMode.DELAYED
+_MODES: Final[dict[str, WatchMode]] = {mode.value: mode for mode in WatchMode}
 
 
 def _named_count(layout: Layout, values: tuple[str, ...] | list[str]) -> int:
@@ -240,16 +245,7 @@ def _read(parts: list[str], at: int, origin: str) -> RoomEvent:
     racer: str | None = parts[at + 2]
     if racer == _NOTHING:
         racer = None
-    watch_field = parts[at + 3] if n > 3 else ""
-    delay_ms = 0
-    if not watch_field:
-        watch = _LIVE
-    elif watch_field == "p":
-        watch = _PROGRESS
-    elif watch_field[0] == "d" and watch_field[1:].isdigit():
-        watch, delay_ms = _DELAYED, int(watch_field[1:])
-    else:
-        raise EventError(f"a room event's watch is '', 'p' or 'dMS', not {watch_field!r}")
+    watch, delay_ms = _watch(parts[at + 3] if n > 3 else "")
     own = parts[at + 4] if n > 4 else ""
     if full.startswith(_STAMP):
         try:
@@ -262,6 +258,39 @@ def _read(parts: list[str], at: int, origin: str) -> RoomEvent:
     fields = (parts[at], full, racer, watch, delay_ms, own, seq, kind, values, origin)
     event: RoomEvent = _new(RoomEvent, fields)
     return event
+
+
+#: WATCH fields read already (a handful of distinct values: every move's event has one).
+_WATCHES: dict[str, tuple[WatchMode, int]] = {"": (WatchMode.LIVE, 0)}
+
+
+def _watch(field: str) -> tuple[WatchMode, int]:
+    """The room's watch mode and delay (ms) of an event's WATCH field (:data:`ENTRY`)."""
+    known = _WATCHES.get(field)
+    if known is not None:
+        return known
+    read = _read_watch(field)
+    if len(_WATCHES) < 256:  # bounded, whatever a store holds
+        _WATCHES[field] = read
+    return read
+
+
+def _read_watch(field: str) -> tuple[WatchMode, int]:
+    """:func:`_watch` for a field not read before."""
+    if not field:
+        return _LIVE, 0
+    word, sep, delay = field.partition(":")
+    if sep:  # the room's words, as the scripts store them
+        watch = _MODES.get(word or _LIVE)
+        if watch is not None and (delay.isdigit() or not delay):
+            return watch, int(delay or DEFAULT_DELAY_S) * 1000
+    elif field == "p":  # an older event's decision: progress only
+        return _PROGRESS, 0
+    elif field[0] == "d" and field[1:].isdigit():  # ... or the board MS late
+        return _DELAYED, int(field[1:])
+    raise EventError(
+        f"a room event's watch is WORD:DELAY_S (or an older '', 'p' or 'dMS'), not {field!r}"
+    )
 
 
 def _record(full: str) -> tuple[str, int, tuple[str, ...]]:

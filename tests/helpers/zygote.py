@@ -15,10 +15,16 @@ handlers the zygote changed and exits like any ``python -m server.cli`` (``atexi
 The zygote is the servers' parent, so it alone learns how they ended: it reaps them on
 SIGCHLD and answers a :class:`Forked`'s ``poll``. Requests and answers are JSON lines on its
 standard input and output.
+
+When its worker ends, however it ends (its standard input closes), the zygote stops the
+servers still running before it goes: SIGTERM, then SIGKILL after :data:`STOP_S`. A worker
+that crashed or was stopped mid-module never tore down its servers, and a forked server's
+command line reads ``python -m tests.helpers.zygote``: such orphans ran on after the suite.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -84,7 +90,8 @@ class Forked:
 class Zygote:
     """The client of one zygote process (one for each pytest worker, started when first
     asked for a server). The zygote ends with its worker, whose end closes its standard
-    input; its children run on, each until its test stops it."""
+    input; its children run until their test stops them, or until that end, when the
+    zygote stops the ones left."""
 
     def __init__(self) -> None:
         self._proc = subprocess.Popen(
@@ -134,6 +141,13 @@ def zygote() -> Zygote:
 
 #: Exit statuses of the children that ended, by pid (filled on SIGCHLD).
 _ended: dict[int, int] = {}
+#: Every child forked, by pid (those not in :data:`_ended` still run).
+_forked: set[int] = set()
+#: Seconds the servers left running at the zygote's end have to stop before SIGKILL (a
+#: server stops within 10 s of SIGTERM).
+STOP_S = 12.0
+#: True in a forked child (which must not stop its siblings on its way out).
+_in_child = False
 
 
 def _reap(signum: int, frame: object) -> None:
@@ -151,6 +165,7 @@ def _become(request: dict[str, Any]) -> list[str]:
     """In the forked child: take the request's environment, folder and log; returns the
     command's arguments."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     random.seed()  # not the zygote's sequence, which every sibling shares
     os.environ.clear()
     os.environ.update(request["env"])
@@ -171,6 +186,24 @@ def _become(request: dict[str, Any]) -> list[str]:
     return list(request["argv"])
 
 
+def _running() -> list[int]:
+    _reap(signal.SIGCHLD, None)
+    return sorted(_forked - _ended.keys())
+
+
+def _stop_children() -> None:
+    """SIGTERM the children still running, then SIGKILL those left after :data:`STOP_S`."""
+    for sig, wait in ((signal.SIGTERM, STOP_S), (signal.SIGKILL, 5.0)):
+        for pid in _running():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + wait
+        while _running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not _running():
+            return
+
+
 def _serve() -> list[str] | None:
     """The zygote's loop: returns in a forked child (the command's arguments), or None when
     the tests are done with it."""
@@ -180,6 +213,18 @@ def _serve() -> list[str] | None:
     build_parser()  # and every subcommand's module
     requests, out = sys.stdin.buffer, sys.stdout.buffer
     signal.signal(signal.SIGCHLD, _reap)
+    # Stopped by a signal (a run cut short), it still stops its servers on the way out.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        return _answer(requests, out)
+    finally:
+        if not _in_child:  # the worker is gone (or its pipe broke): nobody else stops them
+            _stop_children()
+
+
+def _answer(requests: Any, out: Any) -> list[str] | None:
+    """Answer the requests until the worker closes the pipe."""
+    global _in_child
     while line := requests.readline():
         request = json.loads(line)
         if request["do"] == "fork":
@@ -187,7 +232,9 @@ def _serve() -> list[str] | None:
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
+                _in_child = True
                 return _become(request)
+            _forked.add(pid)
             answer: dict[str, Any] = {"pid": pid}
         elif request["do"] == "status":
             _reap(signal.SIGCHLD, None)  # a signal that came between two requests

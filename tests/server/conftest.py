@@ -13,7 +13,6 @@ from redis.asyncio.cluster import RedisCluster
 from server.daily.deal import KINDS, TEST_SECRET
 from server.daily.deals import DailyDeals
 from server.daily.leaderboard import Leaderboard
-from server.review.pace import Pace
 from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
 from tests.helpers.leaderboards import DATE
@@ -62,7 +61,7 @@ async def lb() -> AsyncIterator[Leaderboard]:
     for date in ("2026-03-10", "2026-03-11", "2026-03-12", "2026-03-13", DATE, "2026-03-15"):
         for kind in KINDS:
             await deals.store(daily_deal(date, kind))
-    board = Leaderboard(client, keys, pace=Pace.off(), deals=deals)
+    board = Leaderboard(client, keys, deals=deals)
     try:
         yield board
     finally:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import os
 import signal
+import urllib.request
 from pathlib import Path
 
 import psutil
 import pytest
 
 from tests import ROOT
-from tests.helpers.serverproc import FAST, redis_url, running_server
-from tests.helpers.zygote import enabled, zygote
+from tests.helpers.serverproc import FAST, TEST_ENV, free_port, redis_url, running_server
+from tests.helpers.waits import until_sync
+from tests.helpers.zygote import Zygote, enabled, zygote
 
 pytestmark = pytest.mark.skipif(not enabled(), reason="test servers are not forked here")
 
@@ -44,3 +46,39 @@ def test_a_forked_server_runs_apart_and_its_signal_comes_back(key_prefix: str) -
         srv.proc.send_signal(signal.SIGKILL)
         assert srv.proc.wait(10) == -signal.SIGKILL
         assert other.health()["ok"]  # its sibling runs on
+
+
+def test_a_zygote_whose_worker_ended_stops_the_servers_left(
+    key_prefix: str, tmp_path: Path
+) -> None:
+    # A worker that crashed or was stopped mid-module never stopped its servers: its end
+    # (the zygote's standard input closing) is the last word they get.
+    own = Zygote()  # not the worker's: this one's end is the test's
+    port = free_port()
+    argv = ["serve", "--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url()]
+    env = {**os.environ, **TEST_ENV, "SEAHAVEN_KEY_PREFIX": key_prefix}
+    server = own.spawn([*argv, *FAST], env, ROOT, tmp_path / "log")
+    try:
+        until_sync(lambda: _healthy(port), timeout=60, what="the forked server answers")
+        assert own._proc.stdin is not None
+        own._proc.stdin.close()  # as the worker's end closes it
+        assert own._proc.wait(30) == 0
+        until_sync(lambda: not _running(server.pid), timeout=30, what="the server stops too")
+    finally:
+        if _running(server.pid):
+            os.kill(server.pid, signal.SIGKILL)
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as res:
+            return bool(res.status == 200)
+    except OSError:
+        return False
+
+
+def _running(pid: int) -> bool:
+    try:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return False

@@ -1,4 +1,4 @@
-"""The moderator's page in a real browser (issue 34, 4): the operator's token typed in and
+"""The moderator's page in a real browser: the operator's token typed in and
 kept in the tab alone, the flagged players by score and the held finishes, a replay whose
 decisions are marked where they matched a reference line, and one click to clear, unflag or
 bar, each logged by the server."""

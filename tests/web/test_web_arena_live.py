@@ -1,5 +1,5 @@
-"""An arena's page shows its leading race live, its boards as Watch shows them (issue 35,
-item 6), in a real browser: a visitor of the arena sees the leading race's racers' boards
+"""An arena's page shows its leading race live, its boards as Watch shows them,
+in a real browser: a visitor of the arena sees the leading race's racers' boards
 exactly as a spectator on Watch sees that race at the same moment (its watch mode: boards
 late), never more; the card follows the next race when it leads. Screenshots of the arena
 page with its live race."""

@@ -1,4 +1,4 @@
-"""Arenas worth following in a real browser (issue 35, item 6): the arena's clock in its
+"""Arenas worth following in a real browser (players come back): the arena's clock in its
 race, no word of a rematch in an arena ("Next game" asks without one), standings numbering
 only players who raced, start times hours away as clock times in the player's language,
 and a podium that fills a big screen (screenshots)."""
@@ -159,7 +159,7 @@ def test_a_start_hours_away_reads_as_a_clock_time(server: ServerProc, browser: B
 
 
 def test_an_arena_race_held_for_review_is_marked_on_its_players_line(browser: Browser) -> None:
-    # The review on: a solver's line sent at a machine's pace is held (issue 34, item 5).
+    # The review on: a solver's line sent at a machine's pace is held (no person's).
     with arena_server("webaheld", review=True) as srv:
         base = srv.http_url + "/"
         ann = new_page(browser, name="Ann", width=1366, height=768)

@@ -1,4 +1,4 @@
-"""A household's race in the real browser (issue 34): two pages behind one address queue
+"""A household's race in the real browser (a family is no cheat): two pages behind one address queue
 for the quick race while nobody else waits, are paired together, and the race page says
 plainly, before the race, that the race counts for no rating between them (in the page's
 language: English and Russian here; every language's text is in the i18n tables). With

@@ -1,4 +1,4 @@
-"""A phone-first table in a real browser (issue 35, item 4):
+"""A phone-first table in a real browser (most players hold a phone):
 
 - held upright (390x844), the controls are in a bar at the foot where a thumb reaches, and
   the columns are fanned into the height the table has;

@@ -1,4 +1,4 @@
-"""Provisional players and the address limit in a real browser (issue 22): a new player's
+"""Provisional players and the address limit in a real browser (no bought ratings): a new player's
 results show their rating with "?" and say why; a newcomer past the address's limit reads
 why and what to do, in their language, instead of "Offline: reconnecting"."""
 

@@ -1,4 +1,4 @@
-"""A quick race is never an empty wait (issue 35), in a real browser on a server with the
+"""A quick race is never an empty wait (waits lose players), in a real browser on a server with the
 production bot offer and countdown: the wait shows how many play now (counts from
 ``GET /api/online``, never names), offers something to do meanwhile (the live races, our
 statistics), and a player alone is offered a bot at once, raced in one tap."""
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 pytestmark = needs_chromium
 
-#: The sizes of issue 35's screenshots: a phone upright and on its side, a laptop, a desktop.
+#: The sizes of the screenshots: a phone upright and on its side, a laptop, a desktop.
 SIZES = [("-phone", 390, 844), ("-landscape", 740, 360), ("", 1366, 768), ("-wide", 1920, 1080)]
 
 

@@ -1,4 +1,4 @@
-"""The returning daily player in a real browser (issue 35; issue 34's held result):
+"""The returning daily player in a real browser (and a held result's card):
 
 - newcomers count from their first day: a new player is on the public board marked "new"
   with the mark explained, their friends see them the same day (Friends tab), ranks have no
@@ -56,7 +56,7 @@ pytestmark = needs_chromium
 #: Established by ranked dailies on 2 days (today's counted); never by rated races here.
 BAR = ["--provisional-games", "1000", "--provisional-days", "2"]
 
-#: The sizes issue 35 asks its screenshots at: a phone upright and on its side, a laptop,
+#: The sizes the screenshots are taken at: a phone upright and on its side, a laptop,
 #: a desktop.
 SIZES = [("-phone", 390, 844), ("-landscape", 740, 360), ("", 1366, 768), ("-wide", 1920, 1080)]
 

@@ -189,7 +189,7 @@ def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
     card = check_card(page)
     assert {k: shared[k] for k in ("text", "url")} == {
         "text": f"{card}\n{expected}",
-        "url": base + "#/play/" + page.evaluate("seahaven.game.code"),  # its deal (issue 35)
+        "url": base + "#/play/" + page.evaluate("seahaven.game.code"),  # its deal, to play
     }
     # The card as a picture too, where the share sheet takes files.
     assert [(f["name"], f["type"]) for f in shared["files"]] == [("seahaven.png", "image/png")]

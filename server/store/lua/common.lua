@@ -4,8 +4,9 @@
 -- `PID <TAB> FULL <TAB> RACER <TAB> WATCH [<TAB> OWN]` (published with `ORIGIN <TAB>` in
 -- front): PID is the player the event is about (empty for a room-wide event), FULL what
 -- spectators and that player receive, RACER what the other racers receive instead ('' the
--- same as FULL, '-' nothing), WATCH what spectators receive under the room's watch mode: ''
--- FULL, 'p' RACER (progress only), 'dMS' FULL, MS milliseconds late (delayed). OWN (a
+-- same as FULL, '-' nothing), WATCH the room's watch mode and delay (`WORD:DELAY_S`, a
+-- board's delta only; '' none), from which the server decides what spectators receive
+-- (server/rooms/visibility.py: the scripts decide nothing of it). OWN (a
 -- board's delta only) is the JSON of that board's legal moves, which that player's own
 -- sockets alone receive added to FULL (server/net/wire/bodies.py own_view).
 --

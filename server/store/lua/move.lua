@@ -58,10 +58,9 @@ if bucket then
 end
 if tokens < 1 then return {'rate_limited', 0, 0} end
 redis.call('HSET', meta, 'tb:' .. pid, string.format('%.3f %d', tokens - 1, now))
--- What spectators get of a board under the room's watch mode (see common.lua).
-local watch = ''
-if st[4] == 'progress' then watch = 'p'
-elseif st[4] == 'delayed' then watch = 'd' .. tostring(tonumber(st[5] or '30') * 1000) end
+-- The room's watch mode and delay, as the room has them: what spectators get of the board
+-- is the server's to decide (server/rooms/visibility.py), not the script's.
+local watch = (st[4] or '') .. ':' .. (st[5] or '')
 local own_ch = ch .. ':' .. pid
 if others ~= '1' and redis.call('PUBSUB', 'NUMSUB', own_ch)[2] < 2 then own_ch = nil end
 local first, seq = 0, 0

@@ -1,4 +1,4 @@
-"""Watch names an arena's race by its arena (issue 35, item 6): ``GET /api/rooms/live``
+"""Watch names an arena's race by its arena (so a watcher knows it): ``GET /api/rooms/live``
 gives each arena race its arena's id and length, as the arena's page titles it; any other
 room has neither. Nothing more of the arena: no standings, no pool, no code."""
 

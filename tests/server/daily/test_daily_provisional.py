@@ -1,5 +1,5 @@
 """Newcomers on the daily board from their first day, on a real server, Redis and sockets
-(issue 35): a provisional finisher is ranked and listed to everyone, marked ``new``, in the
+(newcomers count): a provisional finisher is ranked and listed to everyone, marked ``new``, in the
 pushes, the top, anyone's ``around`` and Friends view, with no gap in the ranks; a fresh
 identity whose finish would lead the day with unusual evidence is held for review instead
 of taking #1 (here every finish's evidence counts as unusual: the threshold at 0; a new

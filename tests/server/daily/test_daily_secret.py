@@ -1,6 +1,6 @@
 """The secret deal on real servers: certified once under a lease, read back by every
 instance and after a restart, refused without a secret; and today's deals played only in
-the daily (issue 21, routes 1, 3 and 4)."""
+the daily (reading the deal ahead, replaying a day, forging a date)."""
 
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ def test_forwarded_addresses_are_ignored_from_an_untrusted_peer() -> None:
 
 def test_no_proxy_is_trusted_by_default() -> None:
     """A process on the server's own machine is no proxy unless configured: its
-    ``X-Forwarded-For`` cannot give it a fresh bucket (issue 22, route 8)."""
+    ``X-Forwarded-For`` cannot give it a fresh bucket (a forged header buys no requests)."""
     with running_server(redis_url(), args=LIMIT) as srv:
         statuses = [api(srv, f"203.0.113.{60 + i}").status for i in range(4)]
         assert statuses == [200, 200, 200, 429]

@@ -9,6 +9,7 @@ import redis.asyncio as aioredis
 
 from server.metrics import Metrics
 from server.net.hub import Hub, view
+from server.rooms.visibility import board_wait
 from server.store.events import RoomEvent
 from server.store.keys import Keys
 from tests.helpers.serverproc import redis_url
@@ -39,7 +40,7 @@ class Socket:
 
 def hub() -> Hub:
     """A hub that is never started: what it makes of stored events needs no Redis."""
-    return Hub(aioredis.Redis.from_url(redis_url()), Keys(), Metrics())
+    return Hub(aioredis.Redis.from_url(redis_url()), Keys(), Metrics(), board_wait)
 
 
 def event(entry: str) -> RoomEvent:
@@ -51,9 +52,9 @@ def test_each_role_and_watch_mode_sees_its_part() -> None:
     spectator = Socket("pS", "spectator")
     for watch, seen in [("", (DELTA, 0)), ("p", (PROGRESS, 0)), ("d30000", (DELTA, 30_000))]:
         delta = event(f"pA\t{DELTA}\t{PROGRESS}\t{watch}")
-        assert view(racer, delta, DELTA, PROGRESS) == (DELTA, 0)
-        assert view(rival, delta, DELTA, PROGRESS) == (PROGRESS, 0)
-        assert view(spectator, delta, DELTA, PROGRESS) == seen
+        assert view(racer, delta, DELTA, PROGRESS, board_wait) == (DELTA, 0)
+        assert view(rival, delta, DELTA, PROGRESS, board_wait) == (PROGRESS, 0)
+        assert view(spectator, delta, DELTA, PROGRESS, board_wait) == seen
         assert hub().seen(rival, [delta]) == [(7, PROGRESS, 0)]
 
 
@@ -90,7 +91,8 @@ def test_a_racing_identitys_spectator_socket_takes_a_racers_seat_at_the_start() 
     [(seq, text, _delay)] = hub().seen(ghost, [event(f"\t{record}\t\t")])
     assert ghost.role == "player"
     assert seq == 5 and text is not None and '"legal":' in text  # its own opening board
-    assert view(ghost, event(f"pB\t{DELTA}\t{PROGRESS}\t"), DELTA, PROGRESS) == (PROGRESS, 0)
+    rival_delta = event(f"pB\t{DELTA}\t{PROGRESS}\t")
+    assert view(ghost, rival_delta, DELTA, PROGRESS, board_wait) == (PROGRESS, 0)
 
 
 def test_the_players_own_view_goes_to_that_players_other_sockets_alone() -> None:

@@ -10,6 +10,7 @@ import redis.asyncio as aioredis
 
 from server.metrics import Metrics
 from server.net.hub import Hub
+from server.rooms.visibility import board_wait
 from server.store.events import RoomEvent
 from server.store.keys import Keys
 from tests.helpers.serverproc import redis_url
@@ -39,7 +40,7 @@ class Socket:
 
 
 def test_the_cache_gets_the_event_as_published() -> None:
-    hub = Hub(aioredis.Redis.from_url(redis_url()), Keys(), Metrics())
+    hub = Hub(aioredis.Redis.from_url(redis_url()), Keys(), Metrics(), board_wait)
     followed: list[tuple[str, RoomEvent]] = []
     hub.on_room_event = lambda room, event: followed.append((room, event))
     watcher = Socket("pS", "spectator")

@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 
 from server.metrics import Metrics
 from server.net.hub import Hub
+from server.rooms.visibility import board_wait
 from server.store.events import APART
 from server.store.keys import Keys
 from tests.helpers.serverproc import redis_url
@@ -54,7 +55,7 @@ async def unfollowed(redis: aioredis.Redis, channel: str) -> bool:
 async def test_the_own_channel_is_followed_and_joined_for_the_players_sockets() -> None:
     keys = Keys(f"test:own:{os.getpid()}:")
     redis = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    hub = Hub(redis, keys, Metrics())
+    hub = Hub(redis, keys, Metrics(), board_wait)
     hub.start()
     ann, tab = Socket("pA", "player", "c1"), Socket("pA", "player", "c2")
     bob, sam = Socket("pB", "player", "c3"), Socket("pS", "spectator", "c4")

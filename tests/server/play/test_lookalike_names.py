@@ -1,4 +1,4 @@
-"""Names that can't pass for another (issue 34): a ``hello`` whose name has the UTS #39
+"""Names that can't pass for another (impostors): a ``hello`` whose name has the UTS #39
 skeleton of an established player's name is refused (``name_taken``), through a real
 server: the all-Cyrillic ``Мах`` for ``Max`` passed before. The player themselves keeps
 theirs; a name that only resembles it in spelling passes."""

@@ -1,4 +1,4 @@
-"""Households race (issue 34): identities of one client address (a family, an office, a
+"""Households race (a family is no cheat): identities of one client address (a family, an office, a
 carrier's NAT) are paired together when nobody else waits, in the quick race and in an
 arena, through a real server and sockets from real loopback addresses; their room's
 snapshot says so before the race (``household``), and the race counts no rating and no

@@ -37,9 +37,9 @@ async def wait(
 async def test_two_players_of_one_address_race_only_when_nobody_else_waits(
     store: Store,
 ) -> None:
-    """Two identities of one address in the queue (issue 22, route 2: paired 4 times out of
+    """Two identities of one address in the queue (once paired 4 times out of
     4, they traded wins): paired with anyone else first; alone together, as a household
-    (issue 34: never a silent wait), marked so the room says so and rates nobody."""
+    (never a silent wait), marked so the room says so and rates nobody."""
     await wait(store, "ann", 25.0, addr="lab")
     await wait(store, "ann2", 25.0, addr="lab")
     await wait(store, "cy", 40.0, addr="home")
@@ -126,7 +126,7 @@ async def test_passes_at_once_never_pair_a_player_twice(store: Store) -> None:
 
 
 def test_the_dodge_penalty_grows_and_is_capped() -> None:
-    # From the first dodge on (issue 22, route 4: the first two were free).
+    # From the first dodge on (dodging to pick a rival: the first two were free).
     assert [penalty_s(n) for n in range(8)] == [0, 15, 30, 60, 120, 240, 300, 300]
     assert bot_speed(1000) == pytest.approx(0.6)
     assert bot_speed(0) == 0.3 and bot_speed(3000) == 3.0

@@ -472,7 +472,7 @@ async def test_leaving_paired_races_before_the_start_holds_a_player_back(
 async def test_a_rated_race_nobody_finished_changes_no_rating(
     pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
-    """Two identities start a rated race and both leave at once (issue 22, route 1: this
+    """Two identities start a rated race and both leave at once (rating farming by walking out: this
     raised both ratings, every time): the race ends and settles, and rates nobody."""
     one, two = pair
     keys = Keys(key_prefix)

@@ -1,4 +1,4 @@
-"""The pure rules of issue 34: who contested a race (:mod:`server.ranked.contest`), what
+"""The pure rules against farming: who contested a race (:mod:`server.ranked.contest`), what
 makes a player established (:class:`server.store.ratings.Bar`), and how provisional rivals
 soften every racer's change (:func:`server.ranked.ratings.soften`)."""
 

@@ -1,4 +1,4 @@
-"""Contested results only (issue 34), through a real server and real sockets from several
+"""Contested results only (no free wins), through a real server and real sockets from several
 loopback addresses (127.0.0.x, each a network of its own; no proxy header):
 
 - the puppet pattern: a fresh identity races quick races against three fresh identities of

@@ -1,5 +1,5 @@
 """Ratings that cannot be bought, on real server processes, a real Redis and real sockets
-(issue 22): identities of one address farm nothing in a room together, nor are they paired
+(none bought): identities of one address farm nothing in a room together, nor are they paired
 by the quick race; the same pair's results count once in a window; a race ends at its time
 limit, the unfinished placed by progress; a rated room never shows the boards live; a
 provisional player is rated but listed nowhere, and moves an established rival less.
@@ -98,8 +98,8 @@ async def test_two_identities_of_one_address_farm_nothing_in_a_public_room(
 async def test_the_quick_race_pairs_two_identities_of_one_address_only_as_a_household(
     srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
-    """Route 2: two identities of one address queue (before issue 22: paired every time as
-    rivals; before issue 34: never). A stranger queued with them races one of them; alone
+    """Route 2: two identities of one address queue (once: paired every time as
+    rivals; then: never). A stranger queued with them races one of them; alone
     together they race as a household, the room says so, and it rates nobody between
     them (tests/server/quick/test_households.py)."""
     ann = await WsClient.connect(srv.ws_url, "Ann", **lab())

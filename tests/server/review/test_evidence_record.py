@@ -1,4 +1,4 @@
-"""The evidence record and the score (issue 34, 3): pure parts, on real lines of the pool."""
+"""The evidence record and the score: pure parts, on real lines of the pool."""
 
 from __future__ import annotations
 

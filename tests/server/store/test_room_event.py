@@ -148,17 +148,20 @@ def test_no_module_but_events_reads_an_events_form() -> None:
 def test_an_event_reads_and_writes_back_byte_for_byte() -> None:
     started = '["started","5","1","SH1-C4-AAAAAAB","4","1000","pA","pB"]'
     for entry in [
-        f"pA\t{DELTA}\t{PROGRESS}\t\t" + '{"moves":{},"send_home":false}',
-        f"pA\t{DELTA}\t{PROGRESS}\tp",
-        f"pA\t{DELTA}\t-\td45000",
+        f"pA\t{DELTA}\t{PROGRESS}\tlive:30\t" + '{"moves":{},"send_home":false}',
+        f"pA\t{DELTA}\t{PROGRESS}\tprogress:30",
+        f"pA\t{DELTA}\t-\tdelayed:45",
         f"\t{started}\t\t",
         f"pB\t{DELTA}\t\t",
     ]:
         event = RoomEvent.parse(entry)
         assert event.entry() == entry
         assert RoomEvent.parse_published(f"c1\t{entry}").published() == f"c1\t{entry}"
-    delta = RoomEvent.parse(f"pA\t{DELTA}\t-\td45000")
+    delta = RoomEvent.parse(f"pA\t{DELTA}\t-\tdelayed:45")
     assert (delta.seq, delta.racer, delta.watch, delta.delay_ms) == (7, None, "delayed", 45000)
+    # The room's words as a room without them reads: live, the default delay.
+    bare = RoomEvent.parse(f"pA\t{DELTA}\t-\t:")
+    assert (bare.watch, bare.delay_ms) == (WatchMode.LIVE, 30_000)
     assert (delta.kind, delta.values, delta.own, delta.origin) == ("", (), "", "")
     event = RoomEvent.parse(f"\t{started}\t\t")
     assert (event.kind, event.seq, event.pid, event.racer) == ("started", 5, "", "")
@@ -169,6 +172,12 @@ def test_an_event_reads_and_writes_back_byte_for_byte() -> None:
 def test_an_event_stored_by_an_older_version_reads_with_its_missing_fields_empty() -> None:
     old = RoomEvent.parse(f"pA\t{DELTA}\t{PROGRESS}")  # before WATCH and OWN
     assert (old.watch, old.delay_ms, old.own) == (WatchMode.LIVE, 0, "")
+    # Before the scripts stored the room's words, WATCH held their decision.
+    decided = [RoomEvent.parse(f"pA\t{DELTA}\t{PROGRESS}\t{w}") for w in ("p", "d45000")]
+    assert [(e.watch, e.delay_ms) for e in decided] == [
+        (WatchMode.PROGRESS, 0),
+        (WatchMode.DELAYED, 45_000),
+    ]
     room = RoomEvent.parse(
         '\t["room","3","ROOMROOM","' + CODE + '","4","race","lobby","1","pA","0",'
         '"{\\"player_id\\":\\"pA\\"}"]\t'
@@ -182,8 +191,10 @@ def test_an_event_stored_by_an_older_version_reads_with_its_missing_fields_empty
     [
         ("", "3 to 5 tab-separated fields, not 1"),
         (f"pA\t{DELTA}", "3 to 5 tab-separated fields, not 2"),
-        (f"pA\t{DELTA}\t\tlive", "watch is '', 'p' or 'dMS', not 'live'"),
-        (f"pA\t{DELTA}\t\td", "watch is '', 'p' or 'dMS', not 'd'"),
+        (f"pA\t{DELTA}\t\tlive", "watch is WORD:DELAY_S (or an older '', 'p' or 'dMS'), not"),
+        (f"pA\t{DELTA}\t\td", "not 'd'"),
+        (f"pA\t{DELTA}\t\tx-ray:30", "not 'x-ray:30'"),
+        (f"pA\t{DELTA}\t\tlive:soon", "not 'live:soon'"),
         ('pA\t{"seq":x,"type":"delta"}\t\t', "starts with its seq"),
         ('pA\t{"seq":7}\t\t', "starts with its seq"),
         ("pA\thello\t\t", "a stamped message or a record"),

