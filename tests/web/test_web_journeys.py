@@ -1,4 +1,4 @@
-"""Journeys as people take them (issue 42's layout and smaller items), each from a fresh
+"""Journeys as people take them (the layout and the smaller rough edges), each from a fresh
 context opening ``/`` (a solo game dealt) and reached by clicks, a link only where the flow
 is one (an invite):
 

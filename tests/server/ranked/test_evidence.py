@@ -8,7 +8,7 @@ Each attack measured on main before this change ranked; here each must be held o
 - the engine's optimal search's line at a person's pace (held 6 of 20 before);
 - identity B replaying identity A's kept line of today's daily, A of the same address
   (ranked at 126 s before), and C of another address playing the same line (a borrowed
-  line, issue 41: it ranked before);
+  line: it once ranked);
 - a flagged player's next ranked result waits too, until an operator lifts the flag.
 
 The operator alone sees the evidence: the player hears ``pending_review``, nothing else.
@@ -154,8 +154,8 @@ async def test_a_line_practised_on_another_identity_of_the_address_is_flagged(
     assert copied["unranked_reason"] == "pending_review" and row["flagged"] is not None
     assert row["records"][0]["known"] == 1.0
     nothing_told(copied)
-    # The same line from another address: before issue 41 no practice the server could
-    # tell (it ranked); now it repeats one other identity's line of the deal: borrowed.
+    # The same line from another address: no practice of the address, but it repeats one
+    # other identity's line of the deal: borrowed.
     cat = await WsClient.connect(day.server.ws_url, "cat")
     other = await finish(day, cat, line, seed=3)
     assert other["unranked_reason"] == "pending_review", other

@@ -1,5 +1,5 @@
-"""Rooms cannot be spammed, on a real server process, a real Redis and real sockets (issue
-22, routes 6 and 7): an identity has one open lobby, an address a few public ones; however
+"""Rooms cannot be spammed, on a real server process, a real Redis and real sockets: an
+identity has one open lobby, an address a few public ones; however
 many lobbies are listed, running races come first on the Watch list and stay featured; a
 public lobby nobody starts closes; the spectator cap counts sockets, not identities.
 
