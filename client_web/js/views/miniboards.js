@@ -38,13 +38,20 @@ export function drawBoards(grid, drawn, g, room = null) {
     box.querySelector(".progress > span").style.width = `${Math.round((100 * (p.foundation_cards || 0)) / 52)}%`;
     box.querySelector(".status").textContent = racerStatus(g, p);
     const boardEl = box.querySelector(".board");
-    // Boards shown late: until the first late board comes, the box says so where it will be.
+    // Boards shown late: until the first late board comes, the box says so above the board
+    // (the deal's opening, as a late spectator is sent it, or nothing yet).
     const wait = waitingForLate(g, p);
     box.classList.toggle("late-wait", wait > 0);
-    if (wait > 0) {
-      boardEl.innerHTML = `<p class="late-note" role="status">${esc(t("watch.delayNote", { n: g.delayS ?? 30 }))}</p>`;
-      boardEl.dataset.key = "";
-    } else if (p.board) {
+    let note = box.querySelector(".late-note");
+    if (wait > 0 && !note) {
+      note = html(`<p class="late-note muted" role="status"></p>`);
+      box.querySelector(".mini-board-wrap").prepend(note);
+    }
+    if (note) {
+      note.hidden = wait <= 0;
+      if (wait > 0) setText(note, t("watch.delayNote", { n: g.delayS ?? 30 }));
+    }
+    if (p.board) {
       const key = JSON.stringify([p.board.cells, p.board.columns, p.board.foundations, fit]);
       if (boardEl.dataset.key !== key) {
         boardEl.dataset.key = key;
