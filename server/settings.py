@@ -309,6 +309,15 @@ class Settings(BaseSettings):
     solver_workers: int = Field(
         default=1, ge=1, le=64, description="solver processes for hints (each a core while busy)"
     )
+    # The proof of a shortest line is what a player waits for; when it runs out (a busy
+    # host gives the solver few of its seconds), the hint is the fast solver's move.
+    hint_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        le=30,
+        description="seconds a hint may spend proving a shortest win (then: a winning move "
+        "of the fast solver); 0: never prove",
+    )
     solver_queue: int = Field(
         default=8,
         ge=0,

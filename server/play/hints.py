@@ -63,7 +63,7 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
         conn.reject(msg.id, "hints_off")
         return
     entry = await ctx.boards.get(room, state.round, pid, state.code)
-    answer = ctx.solver.submit_hint(pid, entry.board)
+    answer = ctx.solver.submit_hint(pid, entry.board, ctx.settings.hint_seconds)
     if answer is None:
         ctx.metrics.hints.labels("busy").inc()
         conn.reject(msg.id, "busy")
@@ -108,4 +108,4 @@ async def send_hint(
         return
     await ctx.store.mark_hinted(room, round_, conn.pid or "")
     ctx.metrics.hints.labels("answered").inc()
-    conn.queue(wire.hint(hint_id, found.status, found.move, found.remaining))
+    conn.queue(wire.hint(hint_id, found.status, found.move, found.remaining, found.source))

@@ -24,7 +24,8 @@ from server.solver_pool import WORKER_NICE, SolverPool
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 #: A 4-cell game five actions in: lost, but its proof takes the solver about 380,000
-#: tables (8.6 s here), so a hint on it works for its whole one-second budget.
+#: tables (8.6 s here), so a hint on it works through the fast solver's whole budget of
+#: 100,000 tables (about 2 s) and answers ``unknown``.
 SLOW_CODE = "SH1-C4-AAAAAV2"
 SLOW_ACTIONS = ("col3 cell3", "col9 cell4", "col6 col3", "col6 col2", "col7 col6")
 
@@ -234,7 +235,9 @@ async def test_a_ping_is_answered_while_a_burst_of_hints_is_worked_out(
     # Twenty round trips went by before the first hint came: the solver did not hold up
     # the server's event loop.
     assert ann.find("hint") is None
-    assert (await ann.expect("hint", id=1))["status"] == "unknown"
+    # The fast solver gives up on this table after its budget of tables (about 2 CPU-s),
+    # which under the idle policy on a machine busy with other work comes late.
+    assert (await ann.expect("hint", id=1, timeout=90))["status"] == "unknown"
     refused = [m for m in ann.messages if m["type"] == "reject"]
     assert sorted(m["id"] for m in refused) == list(range(2, 13))
     assert {m["reason"] for m in refused} == {"busy"}
