@@ -217,6 +217,14 @@ class Settings(BaseSettings):
         ge=0,
         description="arena: the longest wait for a fourth before two or three race",
     )
+    # The podium must come: a racer who never moves (or a slow review) cannot hold it.
+    arena_grace_ms: int = Field(
+        default=120_000,
+        ge=0,
+        le=3_600_000,
+        description="arena: how long its races still running at its end may go on; then "
+        "those still racing are given up (not finished) and the podium comes",
+    )
     arena_push_ms: int = Field(
         default=1_000, ge=100, description="arena: the shortest time between two standings pushes"
     )

@@ -104,10 +104,11 @@ export class ArenaClient {
     localStorage.setItem("seahaven.pledge", on ? "1" : "0");
   }
 
-  /** Milliseconds until the arena starts (or ends, with `end`), by the server's clock. */
-  left(end = false) {
+  /** Milliseconds until the arena starts (or ends, with `end`; or, with `closes` too, until
+   * its last races are ended by its rule), by the server's clock. */
+  left(end = false, closes = false) {
     if (!this.info) return 0;
-    const at = end ? this.info.ends_at : this.info.starts_at;
+    const at = closes ? (this.info.closes_at ?? this.info.ends_at) : end ? this.info.ends_at : this.info.starts_at;
     return at - (Date.now() - this.skew);
   }
 }

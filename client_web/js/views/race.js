@@ -59,6 +59,8 @@ export class RaceView {
       });
       app.online(() => {
         if (app.game.roomId === room || app.net.room === room) return; // a resume brings it back
+        // Our own arena's race: the server brings us in (never an invitation to it).
+        if (app.arena.joined && app.arena.room === room && app.arena.seat === "racing") return;
         if (nameChosen()) {
           this.join(room);
         } else {
