@@ -296,7 +296,9 @@ export class RaceView {
     const el = this.topEl?.querySelector('[data-k="arena-clock"]');
     if (!el) return;
     const left = this.app.arena.left(true);
-    setText(el, left > 0 ? t("arena.raceClock", { time: arenaClock(left) }) : t("arena.lastRaces"));
+    const closes = this.app.arena.left(true, true);
+    setText(el, left > 0 ? t("arena.raceClock", { time: arenaClock(left) })
+      : closes > 0 ? t("arena.lastRacesClock", { time: arenaClock(closes) }) : t("arena.lastRaces"));
   }
 
   drawRoom() {
