@@ -164,6 +164,10 @@ def test_a_household_arena_says_why_it_scores_nothing(server: ServerProc, browse
         page.wait_for_function(f"location.hash === '#/arena/{arena}'", timeout=20_000)
         page.locator(".arena-household").wait_for(state="visible", timeout=15_000)
         assert "own household" in page.locator(".arena-household").inner_text()
+    # The kid leaves: Mum waits alone in the pool, her page still saying why.
+    kid.get_by_role("button", name="Leave the arena").click()
+    kid.wait_for_function("!seahaven.arena.joined")
+    assert mum.locator(".arena-household").is_visible()
     shoot_all(mum, "arena-household")
     for page in (mum, kid):
         assert js_errors(page) == []
