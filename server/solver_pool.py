@@ -77,6 +77,10 @@ class SolverFailed(Exception):
     """The process running a job died before answering (the job may be asked again)."""
 
 
+#: The scheduling policy this solver process was started under (set in each process).
+_policy = "normal"
+
+
 def _init_worker(policy: str, nice: int, parent: int) -> None:
     """Set up a solver process: leave SIGINT to the server, yield the CPU to it and end
     with it.
@@ -85,6 +89,8 @@ def _init_worker(policy: str, nice: int, parent: int) -> None:
     spawned process holds both ends of its job queue, so it would wait for jobs forever: a
     thread ends the process once ``parent`` is no longer its parent.
     """
+    global _policy
+    _policy = policy
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     lower_priority(policy, nice)
     threading.Thread(target=_end_with, args=(parent,), name="parent-watch", daemon=True).start()
@@ -134,8 +140,30 @@ def _ready() -> int:
 
 def _hint_job(position: dict[str, object], timeout: float) -> Hint:
     """Rebuild the board from its JSON position and run the solver's hint on it: the first
-    move of a shortest win, with the actions left at best, when one is proven in time."""
-    return optimal_hint(Board.from_json(position), timeout=timeout)
+    move of a shortest win, with the actions left at best, when one is proven in time, else
+    the fast solver's winning move.
+
+    Under ``idle`` a host with no spare CPU starves the process (seconds for a few
+    milliseconds of work), so the fast solver, a bounded job that decides whether the hint
+    names a move at all, runs under ``batch`` (still niced, so the event loops win the
+    cores); the proof of a shortest line, which fills its budget, goes back to ``idle``."""
+    if _policy != "idle":
+        return optimal_hint(Board.from_json(position), timeout=timeout)
+    _set_policy("batch")
+    try:
+        return optimal_hint(
+            Board.from_json(position), timeout=timeout, proving=lambda: _set_policy("idle")
+        )
+    finally:
+        _set_policy("idle")
+
+
+def _set_policy(policy: str) -> None:
+    """This process's scheduling policy (a key of :data:`POLICIES`), where the system lets
+    it be set (a process may move between ``idle``, ``batch`` and ``normal`` at its nice)."""
+    chosen = POLICIES.get(policy)
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_OTHER if chosen is None else chosen, os.sched_param(0))
 
 
 class SolverPool:

@@ -137,6 +137,7 @@ def optimal_hint(
     max_states: int = 300_000,
     fast_states: int = HINT_FAST_STATES,
     ceiling: float = HINT_CEILING_SECONDS,
+    proving: Callable[[], None] | None = None,
 ) -> Hint:
     """A hint that teaches when it can, and always names a winning move when one is found.
 
@@ -155,6 +156,8 @@ def optimal_hint(
         max_states: the optimal search's memory budget, in tables kept.
         fast_states: the fast solver's budget, in tables kept.
         ceiling: the most seconds of wall time the fast solver may take.
+        proving: called once the fast solver found a win, before the proof starts (the
+            solver's process lowers its priority there).
     """
     if board.is_won():
         return Hint("unknown")
@@ -166,10 +169,12 @@ def optimal_hint(
         return Hint("unknown")
     left = timeout - (time.monotonic() - began)
     if left > 0:
+        if proving is not None:
+            proving()
         answer = optimal_par(board, timeout=left, max_states=max_states, line=fast.moves)
         if answer.result == "optimal":
-            return Hint("move", answer.moves[0], len(answer.moves))
-    return Hint("move", fast.moves[0])
+            return Hint("move", answer.moves[0], len(answer.moves), answer.moves)
+    return Hint("move", fast.moves[0], line=fast.moves)
 
 
 def optimal_par(

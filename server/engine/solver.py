@@ -60,11 +60,14 @@ class Hint:
         move: the action in RULES.md notation when ``status`` is ``move``.
         remaining: when ``move`` is on a line proven shortest, the fewest actions that
             win from here (the move included); else None.
+        line: the winning line ``move`` begins (the move included), when known: the
+            server answers the hints along it without searching again.
     """
 
     status: HintStatus
     move: str | None = None
     remaining: int | None = None
+    line: tuple[str, ...] = ()
 
     @property
     def source(self) -> HintSource | None:

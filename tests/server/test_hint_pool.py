@@ -207,8 +207,11 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     lost = await ann.expect("reject", id=1)
     assert lost["reason"] == "busy" and "restarted" in lost["message"]
     assert ann.find("hint") is None
-    await ask_hint(dan, 200)
-    answer = await dan.expect("hint", id=200)
+    # (Dan's position is on the line his hints named, answered without a search: Eve, on
+    # another deal, needs the solver.)
+    eve, board = await certified_player(pool_server.ws_url, "eve", load_pool(1)[1].deal)
+    await ask_hint(eve, 200)
+    answer = await eve.expect("hint", id=200)
     assert answer["status"] == "move"
     board.play(parse_action(answer["move"]))
     assert solve(board, timeout=30).result == "solved"
@@ -217,7 +220,7 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     counted = metrics(pool_server)
     assert counted['seahaven_hints_total{outcome="failed"}'] >= 1
     assert counted["seahaven_solver_jobs"] == 0
-    await close_all(dan, ann)
+    await close_all(dan, ann, eve)
 
 
 async def test_a_ping_is_answered_while_a_burst_of_hints_is_worked_out(

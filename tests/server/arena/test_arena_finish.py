@@ -27,6 +27,7 @@ from tests.helpers.waits import API_STEP, until
 #: The grace after an arena's end for its last races, here (ms).
 GRACE_MS = 2_000
 
+
 #: The arena's settings with the review of finishes on (its pace checks off, so that a
 #: scripted finish is scored by its line alone, against the solver's reference).
 def _without(args: list[str], block: list[str]) -> list[str]:

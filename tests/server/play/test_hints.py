@@ -7,14 +7,24 @@ Real server processes on the machine's Redis, real websockets.
 
 from __future__ import annotations
 
+import secrets
+import signal
 from collections.abc import Iterator
 
+import psutil
 import pytest
 
 from server.engine import Board, format_code, parse_action
 from server.engine.optimal import optimal_par
 from server.engine.solver import solve
-from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.serverproc import (
+    FAST,
+    ServerProc,
+    WsClient,
+    drop_keys,
+    redis_url,
+    running_server,
+)
 
 #: Openings whose fast solve expands more than the 256 tables between two looks at the
 #: clock (4-cell deals 2 and 3, about 2,300 tables), and a 1-cell deal of the pool.
@@ -28,16 +38,23 @@ LOST_MOVE = "col10 cell3"
 @pytest.fixture(scope="module")
 def no_time_server() -> Iterator[ServerProc]:
     """A server whose hints get no time at all to prove a shortest line: what a host so
-    busy that the solver gets none of its second amounts to."""
-    with running_server(redis_url(), args=[*FAST, "--hint-seconds", "0"]) as srv:
+    busy that the solver gets none of its second amounts to. Its keys under a prefix of
+    its own: a race of another server on one of these deals would refuse its hints."""
+    prefix = f"test:hints:{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix}
+    with running_server(redis_url(), args=[*FAST, "--hint-seconds", "0"], env=env) as srv:
         yield srv
+    drop_keys(prefix)
 
 
 @pytest.fixture(scope="module")
 def patient_server() -> Iterator[ServerProc]:
     """A server whose hints have all the time a proof of the opening needs."""
-    with running_server(redis_url(), args=[*FAST, "--hint-seconds", "30"]) as srv:
+    prefix = f"test:hints:{secrets.token_hex(4)}:"
+    env = {"SEAHAVEN_KEY_PREFIX": prefix}
+    with running_server(redis_url(), args=[*FAST, "--hint-seconds", "30"], env=env) as srv:
         yield srv
+    drop_keys(prefix)
 
 
 async def solo(url: str, code: str) -> WsClient:
@@ -92,3 +109,54 @@ async def test_a_proven_hint_says_so_with_the_actions_left(patient_server: Serve
     board = Board.from_code(code)
     assert answer["remaining"] == len(optimal_par(board, timeout=60).moves)
     await player.close()
+
+
+def solver_processes(srv: ServerProc) -> list[psutil.Process]:
+    """The server's live solver processes."""
+    found = []
+    for child in psutil.Process(srv.proc.pid).children():
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and any(
+                "spawn_main" in part for part in child.cmdline()
+            ):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+async def test_hints_along_a_named_line_need_no_solver(no_time_server: ServerProc) -> None:
+    # Ann's first hint on a deal is searched; it names a winning line. Then the solver gets
+    # no CPU at all (stopped): Ann's hints along that line, and Bob's on the same opening,
+    # still come, each a move of the line.
+    code = format_code(5, 4)
+    ann = await solo(no_time_server.ws_url, code)
+    await ann.send({"type": "hint", "id": 1})
+    first = await ann.expect("hint", id=1)
+    assert first["status"] == "move"
+    board = Board.from_code(code)
+    workers = solver_processes(no_time_server)
+    assert workers
+    for worker in workers:
+        worker.send_signal(signal.SIGSTOP)
+    try:
+        move = first["move"]
+        for step in range(2, 6):
+            src, dst = move.split()
+            await ann.send({"type": "move", "id": 100 + step, "src": src, "dst": dst})
+            await ann.expect("ack", id=100 + step)
+            board.play(parse_action(move))
+            await ann.send({"type": "hint", "id": step})
+            answer = await ann.expect("hint", id=step)
+            assert answer["status"] == "move" and answer["source"] == "solver"
+            move = answer["move"]
+        board.play(parse_action(move))
+        assert solve(board, timeout=30).result == "solved"
+        bob = await solo(no_time_server.ws_url, code)
+        await bob.send({"type": "hint", "id": 1})
+        assert (await bob.expect("hint", id=1))["move"] == first["move"]
+    finally:
+        for worker in workers:
+            worker.send_signal(signal.SIGCONT)
+    await ann.close()
+    await bob.close()
