@@ -77,8 +77,10 @@ class SolverFailed(Exception):
     """The process running a job died before answering (the job may be asked again)."""
 
 
-#: The scheduling policy this solver process was started under (set in each process).
+#: The scheduling policy and niceness this solver process was started under (set in each
+#: process).
 _policy = "normal"
+_nice = WORKER_NICE
 
 
 def _init_worker(policy: str, nice: int, parent: int) -> None:
@@ -89,8 +91,8 @@ def _init_worker(policy: str, nice: int, parent: int) -> None:
     spawned process holds both ends of its job queue, so it would wait for jobs forever: a
     thread ends the process once ``parent`` is no longer its parent.
     """
-    global _policy
-    _policy = policy
+    global _policy, _nice
+    _policy, _nice = policy, nice
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     lower_priority(policy, nice)
     threading.Thread(target=_end_with, args=(parent,), name="parent-watch", daemon=True).start()
@@ -143,27 +145,32 @@ def _hint_job(position: dict[str, object], timeout: float) -> Hint:
     move of a shortest win, with the actions left at best, when one is proven in time, else
     the fast solver's winning move.
 
-    Under ``idle`` a host with no spare CPU starves the process (seconds for a few
-    milliseconds of work), so the fast solver, a bounded job that decides whether the hint
-    names a move at all, runs under ``batch`` (still niced, so the event loops win the
-    cores); the proof of a shortest line, which fills its budget, goes back to ``idle``."""
+    Under ``idle`` a host with no spare CPU starves the process (a hint of a few
+    milliseconds took over 20 s on a 2-core host at a load of 12), so the fast solver, a
+    bounded job that decides whether the hint names a move at all, runs under ``batch``
+    with its autogroup at the process's niceness (still niced: the event loops win most of
+    a contested core); the proof of a shortest line, which fills its budget, goes back to
+    ``idle`` at the lowest autogroup weight."""
     if _policy != "idle":
         return optimal_hint(Board.from_json(position), timeout=timeout)
-    _set_policy("batch")
+    _searching(True)
     try:
         return optimal_hint(
-            Board.from_json(position), timeout=timeout, proving=lambda: _set_policy("idle")
+            Board.from_json(position), timeout=timeout, proving=lambda: _searching(False)
         )
     finally:
-        _set_policy("idle")
+        _searching(False)
 
 
-def _set_policy(policy: str) -> None:
-    """This process's scheduling policy (a key of :data:`POLICIES`), where the system lets
-    it be set (a process may move between ``idle``, ``batch`` and ``normal`` at its nice)."""
-    chosen = POLICIES.get(policy)
-    with contextlib.suppress(OSError, AttributeError):
-        os.sched_setscheduler(0, os.SCHED_OTHER if chosen is None else chosen, os.sched_param(0))
+def _searching(fast: bool) -> None:
+    """An ``idle`` solver process's priority for the fast solver (``batch``, its autogroup
+    at the process's niceness) or for the rest (``idle``, the autogroup at 19), where the
+    system lets it be set (a process may move between these at its own nice)."""
+    chosen = POLICIES["batch" if fast else "idle"]
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        os.sched_setscheduler(0, chosen, os.sched_param(0))  # type: ignore[arg-type]
+    with contextlib.suppress(OSError):
+        Path("/proc/self/autogroup").write_text(str(_nice if fast else 19))
 
 
 class SolverPool:
