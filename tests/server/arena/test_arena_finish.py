@@ -7,6 +7,7 @@ are told why their races score nothing."""
 
 from __future__ import annotations
 
+import functools
 import signal
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -85,7 +86,7 @@ def solver_processes(srv: ServerProc) -> list[psutil.Process]:
     return found
 
 
-def table_of(srv: ServerProc, arena: str) -> dict[str, object]:
+def table_of(srv: ServerProc, arena: str) -> dict[str, Any]:
     """``GET /api/arena/ID``."""
     status, table = srv.get_json(f"/api/arena/{arena}")
     assert status == 200, table
@@ -112,7 +113,7 @@ async def test_a_race_counts_and_frees_its_racers_while_its_review_cannot_run(
         await c.expect("arena", seat="pool", timeout=15)
     table = table_of(srv, arena)
     assert table["races"] == 1
-    lines = {x["player_id"]: x["points"] for x in table["standings"]}  # type: ignore[attr-defined]
+    lines = {x["player_id"]: x["points"] for x in table["standings"]}
     assert lines == {ann.player_id: 2, bob.player_id: 0}
     # Still undecided: the solver has not run.
     assert all(p.status() == psutil.STATUS_STOPPED for p in solver_processes(srv))
@@ -124,7 +125,7 @@ async def test_a_race_counts_and_frees_its_racers_while_its_review_cannot_run(
     for c in (ann, bob):
         over = await c.expect("arena_over", timeout=60)
         assert [(x["player_id"], x["points"]) for x in over["podium"]] == [(ann.player_id, 2)]
-    assert table_of(srv, arena)["arena"]["phase"] == "over"  # type: ignore[index]
+    assert table_of(srv, arena)["arena"]["phase"] == "over"
     for c in (ann, bob):
         await c.close()
 
@@ -149,7 +150,7 @@ async def test_a_racer_who_never_moves_does_not_hold_the_podium(
     assert places == {ann.player_id: "finished", bob.player_id: "gave_up"}
     await bob.expect("arena_over", timeout=5)
     table = table_of(srv, arena)
-    assert table["races"] == 1 and table["arena"]["phase"] == "over"  # type: ignore[index]
+    assert table["races"] == 1 and table["arena"]["phase"] == "over"
     for c in (ann, bob):
         await c.close()
 
@@ -187,9 +188,9 @@ async def test_a_household_is_told_why_its_races_score_nothing(
     stalled_server: ServerProc,
 ) -> None:
     srv = stalled_server
-    home = {"additional_headers": {"X-Forwarded-For": "198.18.250.7"}}
-    mum = await WsClient.connect(srv.ws_url, "Mum", **home)
-    kid = await WsClient.connect(srv.ws_url, "Kid", **home)
+    home = {"X-Forwarded-For": "198.18.250.7"}
+    mum = await WsClient.connect(srv.ws_url, "Mum", additional_headers=home)
+    kid = await WsClient.connect(srv.ws_url, "Kid", additional_headers=home)
     arena = await private_arena(mum, [kid], minutes=40)
     code = await next_race([mum, kid])
     assert next(m for m in mum.messages if m["type"] == "snapshot").get("household") is True
@@ -204,10 +205,10 @@ async def test_a_household_is_told_why_its_races_score_nothing(
         return you if you and you.get("household") == 1 else None
 
     for c in (mum, kid):
-        you = await until(lambda c=c: told(c), timeout=15, step=API_STEP)
+        you: dict[str, Any] = await until(functools.partial(told, c), timeout=15, step=API_STEP)
         assert you["points"] == 0 and you["races"] == 1
     # The public table says nothing of it: only each racer hears of their own races.
-    lines = table_of(srv, arena)["standings"]
-    assert all("household" not in x for x in lines)  # type: ignore[union-attr]
+    lines: list[dict[str, Any]] = table_of(srv, arena)["standings"]
+    assert all("household" not in x for x in lines)
     for c in (mum, kid):
         await c.close()
