@@ -125,6 +125,7 @@ async def close_all(*clients: WsClient) -> None:
         await client.close()
 
 
+@pytest.mark.slow
 async def test_a_second_hint_while_one_runs_is_refused_busy(pool_server: ServerProc) -> None:
     ann = await slow_player(pool_server.ws_url, "ann")
     await ask_hint(ann, 1)
@@ -140,6 +141,7 @@ async def test_a_second_hint_while_one_runs_is_refused_busy(pool_server: ServerP
     await close_all(ann)
 
 
+@pytest.mark.slow
 async def test_two_sockets_of_one_token_count_as_one_player(pool_server: ServerProc) -> None:
     ann = await slow_player(pool_server.ws_url, "ann")
     room = ann.messages[1]["room_id"]
@@ -223,6 +225,7 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     await close_all(dan, ann, eve)
 
 
+@pytest.mark.slow
 async def test_a_ping_is_answered_while_a_burst_of_hints_is_worked_out(
     hint_server: ServerProc,
 ) -> None:

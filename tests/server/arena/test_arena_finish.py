@@ -25,6 +25,8 @@ from tests.helpers.serverproc import (
 )
 from tests.helpers.waits import API_STEP, until
 
+pytestmark = pytest.mark.slow  # arenas of seconds, played to their end
+
 #: The grace after an arena's end for its last races, here (ms).
 GRACE_MS = 2_000
 
