@@ -26,6 +26,10 @@ with ``normal``, the processes are only niced (:data:`WORKER_NICE` by default). 
 that dies (killed, out of memory) breaks the executor: the jobs it held fail with
 :class:`SolverFailed` and a fresh executor takes the next ones.
 
+A hint's own job moves between priorities: under ``idle`` its fast solver (bounded, and
+what decides whether the hint names a move) runs under ``batch`` with the autogroup at the
+process's niceness, its proof of a shortest line back under ``idle`` (:func:`_hint_job`).
+
 In the server's process the executor keeps two helper threads (its manager and the job
 queue's feeder); each takes the GIL briefly per job, to pass a position or an answer on.
 """
