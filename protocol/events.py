@@ -327,14 +327,17 @@ class Lost(Message):
 class HintMsg(Message):
     """Answer to ``hint``: a move to play, or that the position is lost or unknown.
 
-    ``remaining``, when present, is the fewest actions that win from the board asked about
-    (the move included): the move is the first of a line proven shortest.
+    ``source`` comes with a move and says which search named it: ``proven`` (the first move
+    of a line proven shortest; ``remaining`` is then the fewest actions that win from the
+    board asked about, the move included) or ``solver`` (the first move of the fast
+    solver's win: it wins, but may not be shortest; the proof ran out of time).
     """
 
     type: Literal["hint"]
     id: MsgId
     status: Literal["move", "lost", "unknown"]
     move: str | None = None
+    source: Literal["proven", "solver"] | None = None
     remaining: int | None = Field(default=None, ge=1)
 
 

@@ -108,13 +108,16 @@ class Ratings(Message):
 
 
 class ArenaInfo(Message):
-    """An arena: its variant, when it runs, and how many have joined."""
+    """An arena: its variant, when it runs, and how many have joined. At ``ends_at`` no new
+    race is paired; the races still running at ``closes_at`` end then (those still racing
+    do not finish) and the podium comes."""
 
     arena_id: ArenaId
     cells: Cells
     minutes: int
     starts_at: MsEpoch
     ends_at: MsEpoch
+    closes_at: MsEpoch | None = None
     phase: ArenaPhase
     private: bool
     players: int = Field(ge=0)
@@ -137,6 +140,9 @@ class ArenaLine(Message):
     #: In your own line alone: your races of the arena whose finish is held for review
     #: (each counts as not finished until an operator clears it).
     held: int = Field(default=0, ge=0)
+    #: In your own line alone: your races of the arena that scored nothing because the only
+    #: racers who contested them with you were of your own household (one address).
+    household: int = Field(default=0, ge=0)
 
 
 class ArenaMsg(Message):

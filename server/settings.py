@@ -232,6 +232,14 @@ class Settings(BaseSettings):
         ge=0,
         description="arena: the longest wait for a fourth before two or three race",
     )
+    # The podium must come: a racer who never moves (or a slow review) cannot hold it.
+    arena_grace_ms: int = Field(
+        default=120_000,
+        ge=0,
+        le=3_600_000,
+        description="arena: how long its races still running at its end may go on; then "
+        "those still racing are given up (not finished) and the podium comes",
+    )
     arena_push_ms: int = Field(
         default=1_000, ge=100, description="arena: the shortest time between two standings pushes"
     )
@@ -323,6 +331,15 @@ class Settings(BaseSettings):
     # of a small host. Raise it where cores are spare: about (cores - instances) / instances.
     solver_workers: int = Field(
         default=1, ge=1, le=64, description="solver processes for hints (each a core while busy)"
+    )
+    # The proof of a shortest line is what a player waits for; when it runs out (a busy
+    # host gives the solver few of its seconds), the hint is the fast solver's move.
+    hint_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        le=30,
+        description="seconds a hint may spend proving a shortest win (then: a winning move "
+        "of the fast solver); 0: never prove",
     )
     solver_queue: int = Field(
         default=8,

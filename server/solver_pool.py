@@ -26,6 +26,10 @@ with ``normal``, the processes are only niced (:data:`WORKER_NICE` by default). 
 that dies (killed, out of memory) breaks the executor: the jobs it held fail with
 :class:`SolverFailed` and a fresh executor takes the next ones.
 
+A hint's own job moves between priorities: under ``idle`` its fast solver (bounded, and
+what decides whether the hint names a move) runs under ``batch`` with the autogroup at the
+process's niceness, its proof of a shortest line back under ``idle`` (:func:`_hint_job`).
+
 In the server's process the executor keeps two helper threads (its manager and the job
 queue's feeder); each takes the GIL briefly per job, to pass a position or an answer on.
 """
@@ -83,6 +87,12 @@ class SolverFailed(Exception):
     """The process running a job died before answering (the job may be asked again)."""
 
 
+#: The scheduling policy and niceness this solver process was started under (set in each
+#: process).
+_policy = "normal"
+_nice = WORKER_NICE
+
+
 def _init_worker(policy: str, nice: int, parent: int) -> None:
     """Set up a solver process: leave SIGINT to the server, yield the CPU to it and end
     with it.
@@ -91,6 +101,8 @@ def _init_worker(policy: str, nice: int, parent: int) -> None:
     spawned process holds both ends of its job queue, so it would wait for jobs forever: a
     thread ends the process once ``parent`` is no longer its parent.
     """
+    global _policy, _nice
+    _policy, _nice = policy, nice
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     lower_priority(policy, nice)
     threading.Thread(target=_end_with, args=(parent,), name="parent-watch", daemon=True).start()
@@ -140,8 +152,35 @@ def _ready() -> int:
 
 def _hint_job(position: dict[str, object], timeout: float) -> Hint:
     """Rebuild the board from its JSON position and run the solver's hint on it: the first
-    move of a shortest win, with the actions left at best, when one is proven in time."""
-    return optimal_hint(Board.from_json(position), timeout=timeout)
+    move of a shortest win, with the actions left at best, when one is proven in time, else
+    the fast solver's winning move.
+
+    Under ``idle`` a host with no spare CPU starves the process (a hint of a few
+    milliseconds took over 20 s on a 2-core host at a load of 12), so the fast solver, a
+    bounded job that decides whether the hint names a move at all, runs under ``batch``
+    with its autogroup at the process's niceness (still niced: the event loops win most of
+    a contested core); the proof of a shortest line, which fills its budget, goes back to
+    ``idle`` at the lowest autogroup weight."""
+    if _policy != "idle":
+        return optimal_hint(Board.from_json(position), timeout=timeout)
+    _searching(True)
+    try:
+        return optimal_hint(
+            Board.from_json(position), timeout=timeout, proving=lambda: _searching(False)
+        )
+    finally:
+        _searching(False)
+
+
+def _searching(fast: bool) -> None:
+    """An ``idle`` solver process's priority for the fast solver (``batch``, its autogroup
+    at the process's niceness) or for the rest (``idle``, the autogroup at 19), where the
+    system lets it be set (a process may move between these at its own nice)."""
+    chosen = POLICIES["batch" if fast else "idle"]
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        os.sched_setscheduler(0, chosen, os.sched_param(0))  # type: ignore[arg-type]
+    with contextlib.suppress(OSError):
+        Path("/proc/self/autogroup").write_text(str(_nice if fast else 19))
 
 
 class SolverPool:

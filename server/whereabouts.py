@@ -125,14 +125,16 @@ class Whereabouts:
 
     # -- the rule -------------------------------------------------------------------------
 
-    def here(self, conn: Member, place: Place) -> Status | None:
+    def here(self, conn: Member, place: Place, own_room: str | None = None) -> Status | None:
         """Why this socket may not go to ``place``, as this instance knows it; None: it may.
+        ``own_room``: a room the socket may be in all the same (a race of the arena it
+        joins again, after its socket was replaced).
 
         The same check again after an await (the socket may have entered a room or queued
         meanwhile) needs no Redis call.
         """
         pid = conn.pid or ""
-        if conn.room is not None:
+        if conn.room is not None and conn.room != own_room:
             return Status.ALREADY_IN_ROOM
         if self.wait_of(conn) is not None or pid in self.waiting:
             return Status.ALREADY_QUEUED
@@ -140,10 +142,12 @@ class Whereabouts:
             return Status.ALREADY_IN_ARENA if place is Place.ARENA else Status.IN_ARENA
         return None
 
-    async def refusal(self, store: Store, conn: Member, place: Place) -> Status | None:
+    async def refusal(
+        self, store: Store, conn: Member, place: Place, own_room: str | None = None
+    ) -> Status | None:
         """Why this socket may not go to ``place`` (the queue or an arena), here or on any
-        instance; None: it may."""
-        local = self.here(conn, place)
+        instance; None: it may (``own_room``: as :meth:`here`)."""
+        local = self.here(conn, place, own_room)
         if local is not None:
             return local
         pid = conn.pid or ""

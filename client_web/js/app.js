@@ -45,6 +45,9 @@ class App {
         // Our race is over: back in the pool, on the arena's page (the server takes us
         // out of the race's room when the next race begins).
         location.hash = `#/arena/${encodeURIComponent(m.arena.arena_id)}`;
+      } else if (kind === "over" && this.currentName === "race" && this.game.roomId === this.arena.room) {
+        // The arena is over (its last race too): its podium, on its page.
+        location.hash = `#/arena/${encodeURIComponent(m.arena_id)}`;
       }
     });
     this.wins = new Wins(this); // the win banner and its celebration

@@ -4,6 +4,22 @@
 // said, pledges no take-backs at each race's start when asked to, and tells the app when
 // a race begins (to show it) and when we are back in the pool (to show the standings).
 
+const KEPT = "seahaven.arena";
+
+/** The arena this tab sat in, if its end has not passed. */
+function readKept() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEPT) || "null");
+    return kept && Date.now() - (kept.skew || 0) < kept.until ? kept : null;
+  } catch { return null; }
+}
+
+/** Remember the arena we sit in (null: none). */
+function keep(value) {
+  if (value) sessionStorage.setItem(KEPT, JSON.stringify(value));
+  else sessionStorage.removeItem(KEPT);
+}
+
 /** The arena we joined or watch; listeners hear every change. */
 export class ArenaClient {
   constructor(net) {
@@ -11,14 +27,30 @@ export class ArenaClient {
     this.listeners = new Set();
     this.pledging = localStorage.getItem("seahaven.pledge") === "1";
     this.reset();
+    // The arena this tab sat in, until its end: a reload (or a new socket) takes the seat
+    // again, into the race it was in (the server lets a racer join again from that race).
+    const kept = readKept();
+    if (kept) { this.id = kept.id; this.joined = true; }
     net.on("arena", (m) => {
       this.info = m.arena;
       this.id = m.arena.arena_id;
       this.seat = m.seat;
+      if (m.room) this.room = m.room;
       this.invite = m.invite || this.invite;
       this.skew = Date.now() - m.now; // our clock minus the server's
-      if (m.seat !== "out") this.joined = true;
+      if (m.seat !== "out") {
+        this.joined = true;
+        keep({ id: this.id, until: m.arena.closes_at ?? m.arena.ends_at, skew: this.skew });
+      }
       this.changed("arena", m);
+    });
+    net.on("error", (m) => {
+      // The arena we sat in ended (or is gone) while we were away: nothing to take again.
+      if (!["arena_over", "arena_not_found"].includes(m.code) || !readKept()) return;
+      keep(null);
+      this.joined = false;
+      this.seat = "out";
+      this.changed("left", { arena_id: this.id, reason: "over" });
     });
     net.on("arena_standings", (m) => {
       if (m.arena_id !== this.id) return;
@@ -34,6 +66,7 @@ export class ArenaClient {
     });
     net.on("arena_left", (m) => {
       if (m.arena_id !== this.id) return;
+      keep(null);
       this.joined = false;
       this.seat = "out";
       this.changed("left", m);
@@ -90,6 +123,7 @@ export class ArenaClient {
 
   leave() {
     this.net.send("arena_leave");
+    keep(null);
     this.joined = false;
   }
 
@@ -104,10 +138,11 @@ export class ArenaClient {
     localStorage.setItem("seahaven.pledge", on ? "1" : "0");
   }
 
-  /** Milliseconds until the arena starts (or ends, with `end`), by the server's clock. */
-  left(end = false) {
+  /** Milliseconds until the arena starts (or ends, with `end`; or, with `closes` too, until
+   * its last races are ended by its rule), by the server's clock. */
+  left(end = false, closes = false) {
     if (!this.info) return 0;
-    const at = end ? this.info.ends_at : this.info.starts_at;
+    const at = closes ? (this.info.closes_at ?? this.info.ends_at) : end ? this.info.ends_at : this.info.starts_at;
     return at - (Date.now() - this.skew);
   }
 }

@@ -140,8 +140,13 @@ export class Table {
     if (m.status === "move" && m.move) {
       this.hintMove = m.move;
       this.draw();
-      announce(t("msg.hintMove", { move: this.describe(m.move) }));
-      toast(t("msg.hintMove", { move: this.describe(m.move) }), "info");
+      // Say which search named the move: a proven shortest line, or the fast solver's win.
+      const move = this.describe(m.move);
+      let text = t("msg.hintMove", { move });
+      if (m.source === "proven" && m.remaining) text = t("msg.hintProven", { move, n: m.remaining });
+      else if (m.source === "solver") text = t("msg.hintSolver", { move });
+      announce(text);
+      toast(text, "info");
     } else if (m.status === "lost") {
       toast(t("msg.hintLost"));
     } else {

@@ -12,7 +12,8 @@ field), and each racer's own instance brings their socket in. When a race ends i
 instances take them back to the pool, and the race is recorded once (its places, finish
 times and pledges; a finish held for review counts as not finished: :mod:`.races`). At the
 arena's end no new race is paired; the races running finish and count, then the arena
-closes with its podium.
+closes with its podium. The last races have ``arena_grace_ms`` past the end: then those
+still racing are given up (:func:`cut_off`), so that the podium always comes.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ async def ensure_scheduled(ctx: Context, now: int) -> None:
 async def tick(ctx: Context) -> None:
     """One pass over the arenas that are not over."""
     now = now_ms()
-    grace = (ctx.settings.race_limit_s + 120) * 1000
+    grace = max(ctx.settings.race_limit_s * 1000, ctx.settings.arena_grace_ms) + 120_000
     for arena in await arenas.indexed(ctx.store, now - grace):
         cached = ctx.kept(KNOWN).get(arena)
         if cached is not None and cached.closed:
@@ -156,6 +157,8 @@ async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
         if now >= ends or time.monotonic() - entry.swept > 2:
             entry.swept = time.monotonic()
             open_races = await sweep(ctx, arena)
+            if open_races and now >= ends + ctx.settings.arena_grace_ms:
+                await cut_off(ctx, arena)
             if now >= ends and not open_races and await arenas.close(ctx.store, arena):
                 entry.fields["over"] = "1"
                 over = True
@@ -206,6 +209,20 @@ async def sweep(ctx: Context, arena: str) -> int:
     return running
 
 
+async def cut_off(ctx: Context, arena: str) -> None:
+    """The arena's grace after its end is over: its races still running end now, the
+    server giving up for each racer still playing (as a race's own time limit does: they
+    did not finish; the finishers keep their places), and a race that never began is no
+    race. The next sweep records them, and the arena closes with its podium."""
+    for room in set((await arenas.racing(ctx.store, arena)).values()):
+        fields = await ctx.store.room_fields(room)
+        state = fields.get("state")
+        if state == RoomPhase.RACING:
+            await rounds.time_up(ctx, room, int(fields.get("round") or 0))
+        elif state in (RoomPhase.LOBBY, RoomPhase.COUNTDOWN):
+            await record_race(ctx, arena, room)
+
+
 async def record_race(ctx: Context, arena: str, room: str) -> None:
     """Record a race of the arena once (:func:`.arena_races.record`)."""
     entry = await known(ctx, arena, refresh=False)
@@ -254,7 +271,8 @@ async def back_to_pool(ctx: Context, seat: Seat) -> None:
     )
     if status is Status.OK:
         players = len(entry.players)
-        conn.queue(wire.arena(info(seat.arena, entry.fields, players, now), "pool", None, now))
+        shown = info(seat.arena, entry.fields, players, now, ctx.settings.arena_grace_ms)
+        conn.queue(wire.arena(shown, "pool", None, now))
 
 
 async def deliver(ctx: Context, arena: str, entry: Known, now: int) -> None:
@@ -338,6 +356,8 @@ async def final(ctx: Context, arena: str, entry: Known, wait_s: float) -> None:
         send_standings(entry, arena, conn, now)
         mine = table_line(entry, conn.pid or "")
         you = line_json(mine) if mine is not None and mine.races > 0 else None
+        if you is not None:  # why a household's races scored nothing: to its player alone
+            you["household"] = entry.running.household_of(conn.pid or "")
         conn.queue(wire.arena_over(arena, board, you))
     for seat in ctx.whereabouts.seats_in(arena):
         await ctx.whereabouts.leave_arena(ctx.store, seat.conn, "over")

@@ -21,6 +21,7 @@ from ..ranked.ratings import standing_of
 from ..records.replays import replay_id
 from ..rooms.records import RoomPhase
 from ..store import arenas
+from ..store.store import RoomRead
 from .points import Race, Racer
 
 
@@ -57,10 +58,12 @@ def race_of(record: dict[str, Any]) -> Race:
 
 
 async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
-    """Record a race of the arena once (its records kept past the arena's ``ends``): each
-    racer's place (a finish held for review, or voided, counts as not finished), finish time
-    and pledge. A held finisher's place and time are kept aside in the record
-    (``pending``) for :func:`amend`."""
+    """Record a race of the arena once, as soon as it ends (its records kept past the
+    arena's ``ends``): each racer's place, finish time and pledge. A finish the review has
+    not decided yet counts as it stands (its racers go back to the pool at once, and an
+    honest finish is never made to wait); one held for review, or voided, counts as not
+    finished. A held finisher's place and time are kept aside in the record (``pending``)
+    for :func:`amend`, which also applies the review's outcome once it comes."""
     read = await ctx.store.read_room(room)
     racers: list[dict[str, Any]] = []
     if read is None or read.meta.get("state") != RoomPhase.DONE:
@@ -71,7 +74,6 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     round_ = int(read.meta["round"])
     cells = int(read.meta.get("cells") or 4)
     standing = standing_of(read, room, round_, cells)
-    await race_review.waits(ctx, standing, read)
     results = read.results
     pids = list(results)
     pledges = await arenas.pledged(ctx.store, arena, room, pids)
@@ -108,10 +110,30 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
         "at": int(read.meta.get("starts_at") or 0),
         "racers": racers,
     }
-    await arenas.record(ctx.store, arena, f"{room}/{round_}", room, wire.dumps(race), pids, ends)
+    first = await arenas.record(
+        ctx.store, arena, f"{room}/{round_}", room, wire.dumps(race), pids, ends
+    )
     if any("pending" in r for r in racers):
         # An operator who decided while it was being recorded: its resettle found no record.
         await amend(ctx, arena, room, round_)
+    if first and any(r["place"] is not None for r in racers):
+        # The review of its finishers runs apart (at the solver's idle priority, minutes on
+        # a busy host): what it holds or voids amends the record then.
+        ctx.spawn(review_later(ctx, arena, room, round_, standing, read))
+
+
+async def review_later(
+    ctx: Context,
+    arena: str,
+    room: str,
+    round_: int,
+    standing: race_review.Standing,
+    read: RoomRead,
+) -> None:
+    """Review a recorded race's finishers (once each, shared with its ratings' settling)
+    and amend its record by the outcome."""
+    await race_review.waits(ctx, standing, read)
+    await amend(ctx, arena, room, round_)
 
 
 def contested(racers: list[dict[str, Any]]) -> bool:
@@ -122,9 +144,10 @@ def contested(racers: list[dict[str, Any]]) -> bool:
 
 
 async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:
-    """Record a race again if an operator decided a finisher it holds as pending: cleared,
-    they take the place they finished in (the others keep theirs); voided, nothing counts
-    and the record is left as it is."""
+    """Record a race again when the review's decisions changed what its finishers count:
+    a finish recorded before its review that the review holds is set aside (``pending``,
+    not finished; the others keep their places) or, voided, no longer counts; a pending one
+    an operator cleared takes the place it finished in, and a voided one stays uncounted."""
     race = f"{room}/{round_}"
     found = [r for r in await arenas.results(ctx.store, arena) if r.get("race") == race]
     if not found:
@@ -132,9 +155,18 @@ async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:
     record, changed = found[-1], False
     for racer in record["racers"]:
         pending = racer.get("pending")
-        if pending is None:
+        if pending is None and racer.get("place") is None:
             continue
         decided = await ctx.reviews.decided(replay_id(room, round_, racer["pid"]))
+        if pending is None:  # counted as it stood: the review may take it back
+            status = decided.get("status") if decided is not None else None
+            if status in ("held", "voided"):
+                finish = {"place": racer["place"], "time_ms": racer["time_ms"]}
+                racer.update(place=None, time_ms=None)
+                if status == "held":
+                    racer["pending"] = finish
+                changed = True
+            continue
         status = decided.get("status") if decided is not None else "held"
         if status == "held":
             continue

@@ -59,7 +59,10 @@ async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None
     """Seat a socket's player in an arena (``arena_join``); ``ok`` or the refusal."""
     pid = conn.pid or ""
     here = ctx.whereabouts
-    refused = await here.refusal(ctx.store, conn, Place.ARENA)
+    # A racer whose socket was replaced mid-arena (a reload, a dropped connection) resumes
+    # the room of their race first, then joins again: that room is no bar to their seat.
+    own = await own_race(ctx, conn, arena)
+    refused = await here.refusal(ctx.store, conn, Place.ARENA, own)
     if refused is not None:
         return refused
     entry = await known(ctx, arena)
@@ -84,19 +87,35 @@ async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None
     if status is not Status.OK:
         await arenas.release_player(ctx.store, pid, arena)
         return status
-    late = Status.ALREADY_IN_ROOM if not conn.is_open() else here.here(conn, Place.ARENA)
+    late = Status.ALREADY_IN_ROOM if not conn.is_open() else here.here(conn, Place.ARENA, own)
     if late is not None:
         await arenas.leave(ctx.store, arena, pid)  # gone or elsewhere meanwhile
         await arenas.release_player(ctx.store, pid, arena)
         return late
-    here.seats[pid] = Seat(pid, conn, arena)
+    seat = here.seats[pid] = Seat(pid, conn, arena)
+    if own is not None and (await arenas.racing(ctx.store, arena)).get(pid) == own:
+        seat.room = own  # still racing it: its end brings them back to the pool
     entry = await known(ctx, arena)
     assert entry is not None
     conn.queue(
-        wire.arena(info(arena, entry.fields, len(entry.players), now), "pool", None, now, invite)
+        wire.arena(
+            info(arena, entry.fields, len(entry.players), now, ctx.settings.arena_grace_ms),
+            "racing" if seat.room else "pool",
+            seat.room,
+            now,
+            invite,
+        )
     )
     send_standings(entry, arena, conn, now)
     return Status.OK
+
+
+async def own_race(ctx: Context, conn: Member, arena: str) -> str | None:
+    """The room the socket is in, when it is a race of ``arena`` (else None)."""
+    room = conn.room
+    if room is None:
+        return None
+    return room if (await ctx.store.room_fields(room)).get("arena") == arena else None
 
 
 async def leave(ctx: Context, conn: Member) -> Status:
@@ -117,7 +136,14 @@ async def watch(ctx: Context, conn: Member, arena: str) -> Status:
     seat = ctx.whereabouts.seat_of(conn)
     where = "out" if seat is None or seat.arena != arena else ("racing" if seat.room else "pool")
     room = seat.room if seat is not None and seat.arena == arena else None
-    conn.queue(wire.arena(info(arena, entry.fields, len(entry.players), now), where, room, now))
+    conn.queue(
+        wire.arena(
+            info(arena, entry.fields, len(entry.players), now, ctx.settings.arena_grace_ms),
+            where,
+            room,
+            now,
+        )
+    )
     send_standings(entry, arena, conn, now)
     return Status.OK
 

@@ -40,17 +40,22 @@ def phase_of(fields: dict[str, str], now: int) -> str:
     return "soon" if now < int(fields["starts_at"]) else "running"
 
 
-def info(arena: str, fields: dict[str, str], players: int, now: int) -> dict[str, Any]:
-    """An arena as the wire shows it."""
+def info(
+    arena: str, fields: dict[str, str], players: int, now: int, grace_ms: int = 0
+) -> dict[str, Any]:
+    """An arena as the wire shows it (``grace_ms``: how long its last races may run past
+    its end, ``arena_grace_ms``)."""
+    ends = int(fields["ends_at"])
     return wire.arena_info(
         arena,
         int(fields["cells"]),
         int(fields["minutes"]),
         int(fields["starts_at"]),
-        int(fields["ends_at"]),
+        ends,
         phase_of(fields, now),
         fields.get("private") == "1",
         players,
+        ends + grace_ms,
     )
 
 
@@ -138,6 +143,7 @@ def send_standings(entry: Known, arena: str, conn: Member, now: int) -> int:
     you = line_json(mine) if mine is not None and mine.races > 0 else None
     if you is not None:  # a finish held for review: its player alone is told (no one else)
         you["held"] = entry.running.held_of(conn.pid or "")
+        you["household"] = entry.running.household_of(conn.pid or "")
     text = wire.arena_standings(
         arena,
         phase_of(entry.fields, now),
@@ -181,7 +187,7 @@ async def listed(ctx: Context) -> dict[str, list[dict[str, Any]]]:
         entry = await known(ctx, arena)
         if entry is None or entry.fields.get("private") == "1":
             continue
-        shown_info = info(arena, entry.fields, len(entry.players), now)
+        shown_info = info(arena, entry.fields, len(entry.players), now, ctx.settings.arena_grace_ms)
         if shown_info["phase"] == "soon":
             upcoming.append(shown_info)
         elif shown_info["phase"] == "running" and now < int(entry.fields["ends_at"]):
@@ -202,7 +208,7 @@ async def table(ctx: Context, arena: str) -> dict[str, Any] | None:
     table = entry.running.top()
     top_room = next((racing[x.pid] for x in table if x.pid in racing), None)
     return {
-        "arena": info(arena, entry.fields, len(entry.players), now),
+        "arena": info(arena, entry.fields, len(entry.players), now, ctx.settings.arena_grace_ms),
         "races": races_of(entry),
         "standings": [line_json(x) for x in table if x.races > 0],
         "podium": [line_json(x) for x in podium(table)] if over else None,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import replace
 
-from .points import Line, Race, Racer, add, counted, order_key
+from .points import Line, Race, Racer, add, counted, order_key, rivals
 
 #: A table's sort key with its player (unique: the player id is the key's last part).
 OrderKey = tuple[int, bool, int, str]
@@ -108,6 +108,20 @@ class RunningTable:
             for r in self.races[rid].racers
             if r.pid == pid and r.held
         )
+
+    def household_of(self, pid: str) -> int:
+        """How many of a player's races scored nothing because the only racers who
+        contested it with them were of their own household (one client address): told to
+        that player alone, so that a household's arena says why it scores nothing."""
+        found = 0
+        for _at, rid in self._of.get(pid, ()):
+            race = self.races[rid]
+            me = _racer(race, pid)
+            if me is None or not me.home or rivals(me, race):
+                continue
+            if any(r.pid != pid and r.home == me.home and not r.absent for r in race.racers):
+                found += 1
+        return found
 
     def rank_of(self, pid: str) -> Line | None:
         """A player's line with its rank, or None."""

@@ -25,6 +25,11 @@ from .solver_optimal import TO_CELL, TO_EMPTY, TO_FOUND, CardMove, State, search
 _SEED_SHARE = 0.2
 #: The fewest tables the fast solver may keep for the first line.
 _SEED_STATES = 100_000
+#: The fast solver's budget for a hint, in tables kept: an opening takes a few thousand,
+#: and a lost table whose proof needs more takes about 2 CPU-s to give up on.
+HINT_FAST_STATES = 100_000
+#: The longest a hint's fast solver may run in wall time (a process starved that long).
+HINT_CEILING_SECONDS = 20.0
 
 OptimalStatus = Literal["optimal", "best", "unsolvable", "unknown"]
 
@@ -125,31 +130,51 @@ def to_actions(board: Board, line: tuple[CardMove, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def optimal_hint(board: Board, *, timeout: float = 1.0, max_states: int = 300_000) -> Hint:
-    """A hint that teaches: the first move of a shortest win when one is proven within the
-    budget, with how many actions remain at best; else as :func:`~.solver.hint` (the
-    first move of the fast solver's win, or ``lost``, or ``unknown``).
+def optimal_hint(
+    board: Board,
+    *,
+    timeout: float = 1.0,
+    max_states: int = 300_000,
+    fast_states: int = HINT_FAST_STATES,
+    ceiling: float = HINT_CEILING_SECONDS,
+    proving: Callable[[], None] | None = None,
+) -> Hint:
+    """A hint that teaches when it can, and always names a winning move when one is found.
+
+    The fast solver goes first, bounded by the tables it may keep (``fast_states``) rather
+    than by the clock, so that a busy machine, which gives the process fewer of its seconds,
+    delays its answer instead of changing it; ``ceiling`` only stops a process starved for
+    that long. Then, with what is left of ``timeout`` (wall time: what the player waits),
+    the optimal search tries to prove a shortest win: the hint is its first move with how
+    many actions remain at best; else the first move of the fast solver's win. ``lost`` is
+    a proof that no win exists; ``unknown`` only when the fast solver found neither a win
+    nor a proof within its budget (in practice a table lost but costly to prove).
 
     Args:
         board: the position; it is not changed.
-        timeout: the whole budget in seconds.
+        timeout: the budget in seconds of wall time for the proof of a shortest win.
         max_states: the optimal search's memory budget, in tables kept.
+        fast_states: the fast solver's budget, in tables kept.
+        ceiling: the most seconds of wall time the fast solver may take.
+        proving: called once the fast solver found a win, before the proof starts (the
+            solver's process lowers its priority there).
     """
     if board.is_won():
         return Hint("unknown")
     began = time.monotonic()
-    # The fast solver first, with the whole budget: a hint is never worse than before.
-    fast = solve(board, timeout=timeout)
+    fast = solve(board, max_states=fast_states, timeout=max(timeout, ceiling))
     if fast.result == "unsolvable":
         return Hint("lost")
     if fast.result != "solved":
         return Hint("unknown")
     left = timeout - (time.monotonic() - began)
     if left > 0:
+        if proving is not None:
+            proving()
         answer = optimal_par(board, timeout=left, max_states=max_states, line=fast.moves)
         if answer.result == "optimal":
-            return Hint("move", answer.moves[0], len(answer.moves))
-    return Hint("move", fast.moves[0])
+            return Hint("move", answer.moves[0], len(answer.moves), answer.moves)
+    return Hint("move", fast.moves[0], line=fast.moves)
 
 
 def optimal_par(

@@ -26,6 +26,9 @@ from .solver_search import FROM_CELL, TO_CELL, TO_FOUND, InnerMove, Result, Tabl
 from .solver_shorten import shorten
 
 HintStatus = Literal["move", "lost", "unknown"]
+#: Where a hint's move comes from: ``proven`` (the first move of a line proven shortest) or
+#: ``solver`` (the first move of the fast solver's win: it wins, but may not be shortest).
+HintSource = Literal["proven", "solver"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +60,21 @@ class Hint:
         move: the action in RULES.md notation when ``status`` is ``move``.
         remaining: when ``move`` is on a line proven shortest, the fewest actions that
             win from here (the move included); else None.
+        line: the winning line ``move`` begins (the move included), when known: the
+            server answers the hints along it without searching again.
     """
 
     status: HintStatus
     move: str | None = None
     remaining: int | None = None
+    line: tuple[str, ...] = ()
+
+    @property
+    def source(self) -> HintSource | None:
+        """Which search named the move (None when there is no move)."""
+        if self.status != "move":
+            return None
+        return "proven" if self.remaining is not None else "solver"
 
 
 def to_table(board: Board) -> Table:

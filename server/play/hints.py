@@ -10,7 +10,9 @@ and in any other daily game (``error unavailable``). The solver runs in the inst
 solver processes (:mod:`server.solver_pool`), so that neither the event loop nor its GIL
 waits for a search. A player asks one hint at a time: a second one while the first runs,
 or one that finds the solver's queue full, is answered ``reject busy`` at once, before any
-other check (it costs no Redis call, and reveals nothing of the board).
+other check (it costs no Redis call, and reveals nothing of the board). A position on a
+winning line a hint named before is answered from that line (:mod:`.hint_lines`), after the
+same checks, without the solver.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from protocol import models as m
 
 from ..clock import now_ms
 from ..context import Context
-from ..engine import format_code, parse_code
+from ..engine import Board, format_code, parse_code
 from ..engine.codes import CELL_COUNTS
 from ..engine.solver import Hint
 from ..net import wire
@@ -30,6 +32,7 @@ from ..net.registry import Routes
 from ..net.session import Conn
 from ..rooms.records import Mode, Role, RoomPhase
 from ..solver_pool import SolverFailed
+from .hint_lines import LINES
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +66,19 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
         conn.reject(msg.id, "hints_off")
         return
     entry = await ctx.boards.get(room, state.round, pid, state.code)
-    answer = ctx.solver.submit_hint(pid, entry.board)
+    known = ctx.kept(LINES).hint(entry.board)
+    if known is not None:  # on a line a hint named before: no search
+        await ctx.store.mark_hinted(room, state.round, pid)
+        ctx.metrics.hints.labels("answered").inc()
+        conn.queue(wire.hint(msg.id, known.status, known.move, known.remaining, known.source))
+        return
+    asked = entry.board.copy()
+    answer = ctx.solver.submit_hint(pid, asked, ctx.settings.hint_seconds)
     if answer is None:
         ctx.metrics.hints.labels("busy").inc()
         conn.reject(msg.id, "busy")
         return
-    ctx.spawn(send_hint(ctx, conn, msg.id, answer, room, state.round))
+    ctx.spawn(send_hint(ctx, conn, msg.id, answer, room, state.round, asked))
 
 
 async def raced(ctx: Context, code: str) -> bool:
@@ -89,8 +99,10 @@ async def send_hint(
     answer: asyncio.Future[Hint],
     room: str,
     round_: int,
+    asked: Board,
 ) -> None:
-    """Wait for the solver's answer and send it (``reject busy`` if its process died).
+    """Wait for the solver's answer and send it (``reject busy`` if its process died); the
+    line it names is kept (:mod:`.hint_lines`) for the hints along it.
 
     The player is noted as hinted in the round before the answer leaves: a hint names a
     move of a shortest line, so a win played with one is not a perfect game, and every move
@@ -106,6 +118,7 @@ async def send_hint(
         log.exception("the solver failed on a hint")
         conn.error("internal")
         return
+    ctx.kept(LINES).learn(asked, found)
     await ctx.store.mark_hinted(room, round_, conn.pid or "")
     ctx.metrics.hints.labels("answered").inc()
-    conn.queue(wire.hint(hint_id, found.status, found.move, found.remaining))
+    conn.queue(wire.hint(hint_id, found.status, found.move, found.remaining, found.source))

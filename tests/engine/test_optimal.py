@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from server.engine import Board, parse_action
 from server.engine.optimal import optimal_hint, optimal_par, state_of_board
+from server.engine.solver import solve
 from server.engine.solver_bound import ColumnBound, chain_bound, column_bound, lower_bound
 from server.engine.solver_optimal import State, expand, key_of, search, settle, state_of
 
@@ -282,3 +283,20 @@ def test_a_hint_without_time_for_a_proof_is_the_fast_solvers() -> None:
     board = Board.deal(4, 4)
     hint = optimal_hint(board, timeout=1.0, max_states=50)
     assert hint.status == "move" and hint.remaining is None
+
+
+def test_a_hint_with_no_time_for_a_proof_still_names_the_fast_solvers_move() -> None:
+    # The budget in seconds is the proof's: the fast solver's is in tables, so a busy
+    # machine (here: no seconds at all) delays the move but never loses it.
+    board = Board.deal(2, 4)
+    hint = optimal_hint(board, timeout=0.0)
+    assert hint.status == "move" and hint.source == "solver" and hint.remaining is None
+    assert hint.move is not None
+    board.play(parse_action(hint.move))
+    assert solve(board, timeout=30).result == "solved"
+
+
+def test_a_proven_hint_names_its_source() -> None:
+    hint = optimal_hint(Board.deal(1, 4), timeout=60)
+    assert hint.source == "proven" and hint.remaining == 69
+    assert optimal_hint(Board.deal(1, 4), timeout=0.0, fast_states=10).source is None

@@ -24,7 +24,8 @@ from server.solver_pool import WORKER_NICE, SolverPool
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 #: A 4-cell game five actions in: lost, but its proof takes the solver about 380,000
-#: tables (8.6 s here), so a hint on it works for its whole one-second budget.
+#: tables (8.6 s here), so a hint on it works through the fast solver's whole budget of
+#: 100,000 tables (about 2 s) and answers ``unknown``.
 SLOW_CODE = "SH1-C4-AAAAAV2"
 SLOW_ACTIONS = ("col3 cell3", "col9 cell4", "col6 col3", "col6 col2", "col7 col6")
 
@@ -124,6 +125,7 @@ async def close_all(*clients: WsClient) -> None:
         await client.close()
 
 
+@pytest.mark.slow
 async def test_a_second_hint_while_one_runs_is_refused_busy(pool_server: ServerProc) -> None:
     ann = await slow_player(pool_server.ws_url, "ann")
     await ask_hint(ann, 1)
@@ -139,6 +141,7 @@ async def test_a_second_hint_while_one_runs_is_refused_busy(pool_server: ServerP
     await close_all(ann)
 
 
+@pytest.mark.slow
 async def test_two_sockets_of_one_token_count_as_one_player(pool_server: ServerProc) -> None:
     ann = await slow_player(pool_server.ws_url, "ann")
     room = ann.messages[1]["room_id"]
@@ -206,8 +209,11 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     lost = await ann.expect("reject", id=1)
     assert lost["reason"] == "busy" and "restarted" in lost["message"]
     assert ann.find("hint") is None
-    await ask_hint(dan, 200)
-    answer = await dan.expect("hint", id=200)
+    # (Dan's position is on the line his hints named, answered without a search: Eve, on
+    # another deal, needs the solver.)
+    eve, board = await certified_player(pool_server.ws_url, "eve", load_pool(1)[1].deal)
+    await ask_hint(eve, 200)
+    answer = await eve.expect("hint", id=200)
     assert answer["status"] == "move"
     board.play(parse_action(answer["move"]))
     assert solve(board, timeout=30).result == "solved"
@@ -216,9 +222,10 @@ async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
     counted = metrics(pool_server)
     assert counted['seahaven_hints_total{outcome="failed"}'] >= 1
     assert counted["seahaven_solver_jobs"] == 0
-    await close_all(dan, ann)
+    await close_all(dan, ann, eve)
 
 
+@pytest.mark.slow
 async def test_a_ping_is_answered_while_a_burst_of_hints_is_worked_out(
     hint_server: ServerProc,
 ) -> None:
@@ -234,7 +241,9 @@ async def test_a_ping_is_answered_while_a_burst_of_hints_is_worked_out(
     # Twenty round trips went by before the first hint came: the solver did not hold up
     # the server's event loop.
     assert ann.find("hint") is None
-    assert (await ann.expect("hint", id=1))["status"] == "unknown"
+    # The fast solver gives up on this table after its budget of tables (about 2 CPU-s),
+    # which under the idle policy on a machine busy with other work comes late.
+    assert (await ann.expect("hint", id=1, timeout=90))["status"] == "unknown"
     refused = [m for m in ann.messages if m["type"] == "reject"]
     assert sorted(m["id"] for m in refused) == list(range(2, 13))
     assert {m["reason"] for m in refused} == {"busy"}

@@ -177,6 +177,7 @@ export class ArenaView {
           </div>
           <p class="muted arena-invite" hidden><span data-k="invite"></span>
             <button class="btn small" data-act="copy-invite" data-i18n="act.copy"></button></p>
+          <p class="arena-household" role="note" hidden data-i18n="arena.household"></p>
         </section>
         <section class="card-panel arena-podium" hidden aria-labelledby="arena-podium-title">
           <h2 id="arena-podium-title" data-i18n="arena.podium"></h2><ol class="podium"></ol>
@@ -238,6 +239,10 @@ export class ArenaView {
     const st = a.id === this.id ? a.standings : null;
     el.querySelector(".arena-lines").innerHTML = standingsTable(st?.top || [], this.app.net.playerId, st?.you);
     const podium = a.id === this.id ? a.podium : null;
+    // Our races that scored nothing because our only rivals were of our own household: say
+    // why (the server tells each player about their own races alone).
+    const you = podium?.you || st?.you;
+    el.querySelector(".arena-household").hidden = !(you?.household > 0);
     el.querySelector(".arena-podium").hidden = !podium;
     if (podium) {
       el.querySelector(".podium").innerHTML = podium.podium.map((x) =>
@@ -257,7 +262,8 @@ export class ArenaView {
       setText(clockEl, info.phase === "over" ? ""
         : a.left() > 0 ? startsText(info.starts_at, info.starts_at - a.left())
         : a.left(true) > 0 ? t("arena.endsInClock", { time: clock(a.left(true)) })
-        : t("arena.lastRaces"));
+        : a.left(true, true) > 0 ? t("arena.lastRacesClock", { time: clock(a.left(true, true)) })
+        : t("arena.closing"));
       return;
     }
     const rows = this.el.querySelector(".arena-rows");

@@ -62,6 +62,8 @@ export class RaceView {
       });
       app.online(() => {
         if (app.game.roomId === room || app.net.room === room) return; // a resume brings it back
+        // Our own arena's race: the server brings us in (never an invitation to it).
+        if (app.arena.joined && app.arena.room === room && app.arena.seat === "racing") return;
         if (nameChosen()) {
           this.join(room);
         } else {
@@ -325,7 +327,9 @@ export class RaceView {
     const el = this.topEl?.querySelector('[data-k="arena-clock"]');
     if (!el) return;
     const left = this.app.arena.left(true);
-    setText(el, left > 0 ? t("arena.raceClock", { time: arenaClock(left) }) : t("arena.lastRaces"));
+    const closes = this.app.arena.left(true, true);
+    setText(el, left > 0 ? t("arena.raceClock", { time: arenaClock(left) })
+      : closes > 0 ? t("arena.lastRacesClock", { time: arenaClock(closes) }) : t("arena.lastRaces"));
   }
 
   drawRoom() {

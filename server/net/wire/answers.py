@@ -56,12 +56,20 @@ def lost(pid: str) -> str:
     return dumps({"type": "lost", "player_id": pid})
 
 
-def hint(hint_id: int, status: str, move: str | None, remaining: int | None = None) -> str:
-    """``hint``: the solver's next move (and the fewest actions left, when proven), or why
-    there is none."""
+def hint(
+    hint_id: int,
+    status: str,
+    move: str | None,
+    remaining: int | None = None,
+    source: str | None = None,
+) -> str:
+    """``hint``: the solver's next move, which search named it (and the fewest actions
+    left, when proven), or why there is none."""
     data: dict[str, Any] = {"type": "hint", "id": hint_id, "status": status}
     if move is not None:
         data["move"] = move
+    if source is not None:
+        data["source"] = source
     if remaining is not None:
         data["remaining"] = remaining
     return dumps(data)

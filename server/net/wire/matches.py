@@ -40,14 +40,17 @@ def arena_info(
     phase: str,
     private: bool,
     players: int,
+    closes_at: int | None = None,
 ) -> dict[str, Any]:
-    """An arena as ``arena`` and ``GET /api/arenas`` show it."""
+    """An arena as ``arena`` and ``GET /api/arenas`` show it (``closes_at``: when its last
+    races are ended by its rule)."""
     return {
         "arena_id": arena,
         "cells": cells,
         "minutes": minutes,
         "starts_at": starts_at,
         "ends_at": ends_at,
+        "closes_at": closes_at if closes_at is not None else ends_at,
         "phase": phase,
         "private": private,
         "players": players,

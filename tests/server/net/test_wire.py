@@ -88,7 +88,7 @@ def built() -> dict[str, str]:
         "race_over": rendered("race_over", 78, 1, 69, 1, *results),
         "lost": wire.lost(ANN),
         "left": wire.left("2C88GXUH"),
-        "hint": wire.hint(6, "move", "col3 found", 71),
+        "hint": wire.hint(6, "move", "col3 found", 71, "proven"),
         "daily_pending": wire.daily_pending(
             "2026-11-29",
             "daily",

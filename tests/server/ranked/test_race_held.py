@@ -257,9 +257,10 @@ def arena_line(srv: ServerProc, arena: str, pid: str) -> dict[str, Any]:
 async def test_a_held_arena_finisher_once_cleared_takes_the_points_of_their_place(
     srv: ServerProc,
 ) -> None:
-    # Ann wins an arena race at a script's pace: held, the race is recorded with her as not
-    # finished. The operator clears her: the record is amended, and the table gives her the
-    # win's points (Bob, who gave up, keeps his nothing).
+    # Ann wins an arena race at a script's pace: the race is recorded at once, then her
+    # review holds her and the record is amended with her as not finished. The operator
+    # clears her: the record is amended again, and the table gives her the win's points
+    # (Bob, who gave up, keeps his nothing).
     ann = await WsClient.connect(srv.ws_url, "Ann")
     bob = await WsClient.connect(srv.ws_url, "Bob")
     arena = await private_arena(ann, [bob], 180)
@@ -274,7 +275,8 @@ async def test_a_held_arena_finisher_once_cleared_takes_the_points_of_their_plac
     assert (await until_held(srv, ann.player_id))["result"] == rid
 
     async def recorded() -> bool:
-        return int(arena_line(srv, arena, ann.player_id)["counted"]) >= 1
+        line = arena_line(srv, arena, ann.player_id)
+        return int(line["counted"]) >= 1 and int(line["wins"]) == 0
 
     await until(recorded)
     held = arena_line(srv, arena, ann.player_id)
