@@ -73,10 +73,15 @@ def shoot_all(page: Page, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[ServerProc, str]]:
-    """A server with keys of its own, the pace review off (a line sent at once counts),
-    and the default rule that a newcomer's finish that would lead the day is held."""
+    """A server with keys of its own, the pace review off (a line sent at once counts), and
+    the strictest new-leader rule an operator may choose: a newcomer's finish that would
+    lead the day is held whatever its evidence (the default holds only unusual evidence)."""
     prefix = f"webret-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
+    env = {
+        "SEAHAVEN_KEY_PREFIX": prefix,
+        **REVIEW_OFF_ENV,
+        "SEAHAVEN_EVIDENCE_NEW_LEADER_SUSPICION": "0",
+    }
     try:
         with running_server(redis_url(), args=[*SERVE_ARGS, *BAR], env=env) as srv:
             wait_daily(srv)
