@@ -374,7 +374,7 @@ class Settings(BaseSettings):
         description="a ranked finish's first action comes this long after the reveal",
     )
     pace_game_ms: int = Field(
-        default=40_000, ge=0, description="a ranked win takes this long from the reveal at least"
+        default=25_000, ge=0, description="a ranked win takes this long from the reveal at least"
     )
     pace_decision_ms: int = Field(
         default=750,

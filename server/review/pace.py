@@ -87,7 +87,7 @@ class Pace:
     """
 
     read_ms: int = 2_000
-    game_ms: int = 40_000
+    game_ms: int = 25_000
     decision_ms: int = 750
     bursts: tuple[tuple[int, int], ...] = BURSTS
     plan_ms: int = 4_000
