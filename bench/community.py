@@ -14,8 +14,9 @@ Each day each of them reveals the day's daily, finds a win of it the model's own
 model that finds none plays the deal again with another seed, as a person who lost would
 have to start a new game: a lost game has no ranked second try, so such a player is
 counted as not finishing that day), and plays it through the socket at the model's pace.
-The run then waits for each finish's decision (the player's own ``/mine``: ``ranked`` or
-``held``) and prints, per day: finishes, ranked, held, the share ranked, and how many
+The run then waits for each finish's decision (the ``daily_result`` that follows the
+review; the player heard "pending review" at once) and prints, per day: finishes, ranked,
+held (with the reasons, as the operator's list has them), the share ranked, and how many
 players are established (no longer ``new`` on the day's board). No operator acts.
 
 Target (docs/fairplay.md): at least 90 % of finishes ranked over the run, players established
@@ -45,7 +46,6 @@ from server.engine.moves import Move, Tap
 from tests.helpers.dailies import daily_deal, plant
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import WsClient
-from tests.helpers.waits import until
 
 Model = Callable[[str, random.Random], Game | None]
 
@@ -92,16 +92,9 @@ async def play_day(
         await client.send(message(text, i))
         await client.expect("ack", id=i)
     finished = time.monotonic()
-    date = today_of(server)
-
-    async def decided() -> str | None:
-        status, mine = await server.get(f"/api/daily/{date}/mine?kind=daily", client.token)
-        if status == 200 and mine.get("state") in ("ranked", "held", "unranked"):
-            return str(mine["state"])
-        return None
-
-    state = await until(decided, timeout=300, what="the finish's decision")
-    assert isinstance(state, str)
+    # The decision: the player hears "pending review" at once, then the review's verdict.
+    result = await client.expect("daily_result", timeout=600)
+    state = "ranked" if result["ranked"] else str(result["unranked_reason"])
     await client.send({"type": "leave"})  # the day's room: tomorrow's daily is a new one
     await client.expect("left")
     return state, time.monotonic() - finished
@@ -111,6 +104,20 @@ def today_of(server: Served) -> str:
     """The server's date (UTC), on its moved clock."""
     now = dt.datetime.fromtimestamp(server.clock.now_ms() / 1000, dt.UTC)
     return now.date().isoformat()
+
+
+async def held_reasons(server: Served, token: str) -> dict[str, int]:
+    """The held finishes' reasons, counted (the operator's list)."""
+    status, page = await server.get("/api/admin/held?limit=200", token)
+    if status != 200:
+        return {}
+    out: dict[str, int] = {}
+    for held in page["held"]:
+        score = held.get("score") or {}
+        decision = score.get("decision") or {}
+        why = str(decision.get("reason") or score.get("reason") or "?")
+        out[why] = out.get(why, 0) + 1
+    return out
 
 
 async def established(server: Served, date: str, pids: list[str]) -> int:
@@ -131,7 +138,8 @@ async def run(args: argparse.Namespace) -> int:
         for name in ("RATE_PER_S", "RATE_BURST", "BOARD_RATE_PER_S", "BOARD_BURST")
     }
     lifted |= {"SEAHAVEN_API_RATE_PER_S": "100000", "SEAHAVEN_API_BURST": "100000"}
-    server_settings = settings([], {"SEAHAVEN_KEY_PREFIX": prefix, **lifted})
+    token = "bench-" + secrets.token_hex(12)  # the operator's: the reasons, never shown to a player
+    server_settings = settings(["--admin-token", token], {"SEAHAVEN_KEY_PREFIX": prefix, **lifted})
     rows: list[tuple[str, int, int, int, int, list[float]]] = []
     async with serving(server_settings) as server:
         clients: list[tuple[str, Model, WsClient]] = []
@@ -170,6 +178,9 @@ async def run(args: argparse.Namespace) -> int:
                 ranked += state == "ranked"
                 held += state != "ranked"
                 print(f"  {name} #{i}: {state}", file=sys.stderr)
+            why = await held_reasons(server, token)
+            if why:
+                print(f"  held, as the operator reads them: {why}", file=sys.stderr)
             est = await established(server, date, pids)
             print(f"  established after the day: {est} of {len(pids)}", file=sys.stderr)
             rows.append((date, ranked + held, ranked, held, est, waits))
