@@ -69,6 +69,27 @@ def message(text: str, action_id: int) -> dict[str, Any]:
     raise ValueError(f"no message for {text!r}")
 
 
+async def press(client: WsClient, msg: dict[str, Any], action_id: int) -> None:
+    """Send an action and wait for its ack; on ``busy`` (Redis slow to answer on a loaded
+    machine) the same action is sent again with the same id, which the server acknowledges
+    once and never applies twice."""
+    for _ in range(50):
+        await client.send(msg)
+        for _ in range(300):
+            if client.find("ack", id=action_id) is not None:
+                return
+            refused = client.find("error")
+            if refused is not None:
+                if refused["code"] != "busy":
+                    raise AssertionError(f"action {action_id} refused: {refused}")
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError(f"no ack of action {action_id} in 15 s")
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"action {action_id}: the server stayed busy")
+
+
 async def play_day(
     server: Served, client: WsClient, model: Model, seed: int
 ) -> tuple[str, float] | None:
@@ -89,8 +110,7 @@ async def play_day(
     for i, (text, at) in enumerate(zip(game.actions, game.times, strict=True), start=1):
         server.clock.advance(max(0, at - before))
         before = at
-        await client.send(message(text, i))
-        await client.expect("ack", id=i)
+        await press(client, message(text, i), i)
     finished = time.monotonic()
     # The decision: the player hears "pending review" at once, then the review's verdict.
     result = await client.expect("daily_result", timeout=600)
