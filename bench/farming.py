@@ -65,7 +65,7 @@ FARMER, PUPPETS = "127.0.0.2", ("127.0.0.3", "127.0.0.4", "127.0.0.5")
 #: ``--control``: the rules of issue 34 off (every racer contests, races alone establish):
 #: the attack as it was, to show the benchmark sees a farmer when there is one.
 RULES_OFF = [
-    *("--contest-min-actions", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
+    *("--contest-min-tables", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
     *("--established-rivals", "0"),
 ]
 #: Moves each puppet makes before it gives up (the issue's pattern).

@@ -26,7 +26,7 @@ from tests.helpers.serverproc import FAST, REVIEW_OFF_ENV, WsClient
 #: The contest rule as shipped (its defaults; the test flags turn it off), the old bar of
 #: games low enough that two races would have established the farmer, the rivals' bar on.
 RULE = [
-    *("--contest-min-actions", "30", "--contest-min-home", "8", "--contest-min-s", "60"),
+    *("--contest-min-tables", "20", "--contest-min-home", "8", "--contest-min-s", "60"),
     *("--provisional-games", "2", "--established-rivals", "3", "--rated-pair-window-s", "0"),
     *("--pair-fourth-ms", "300", "--bot-offer-ms", "600000"),
     *("--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "300"),
