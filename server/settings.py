@@ -288,7 +288,7 @@ class Settings(BaseSettings):
         "the way to its first finish, if sooner); else they are absent",
     )
     contest_min_share: float = Field(
-        default=0.5,
+        default=0.8,
         ge=0,
         le=1,
         description="the share of the way to a race's first finish that counts as staying, "

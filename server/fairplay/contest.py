@@ -24,7 +24,7 @@ home at the end and its last action; one kept before any rule (no ``last_at``) h
 absent, as it was settled when it was held.
 
 >>> from types import SimpleNamespace as S
->>> rule = S(contest_min_tables=20, contest_min_home=8, contest_min_s=60, contest_min_share=0.5)
+>>> rule = S(contest_min_tables=20, contest_min_home=8, contest_min_s=60, contest_min_share=0.8)
 >>> standing = {
 ...     "started_at": 0,
 ...     "results": {
@@ -43,7 +43,7 @@ absent, as it was settled when it was held.
 ['bob', 'dee']
 
 Bob shuffled (one new table); Cy played 24 new tables, the last at 88 s; Dee sent 9 cards
-home but stopped at 30 s, before 60 s and before half the winner's 150 s.
+home but stopped at 30 s, before 60 s (and before 0.8 of the way to the winner's 150 s).
 
 **Repeated results are worth less.** The k-th result a player counts against the same rival
 within ``contest_repeat_days`` (a rated race: any result; an arena race: a win over them) is
