@@ -133,7 +133,7 @@ def absent(standing: Mapping[str, Any], rule: Rule) -> set[str]:
         else:
             tables, home, at = (int(x) for x in kept.get(pid) or (0, 0, started))
         share = tables >= rule.contest_min_tables or home >= rule.contest_min_home
-        stayed = at - started >= bar_ms
+        stayed = max(at, started) - started >= bar_ms  # at 0: no new table at all
         if not (share and stayed):
             out.add(pid)
     return out

@@ -146,3 +146,13 @@ def test_the_absent_lose_alone_and_nobody_gains_from_them() -> None:
     assert rivals == {"p1": ["far"], "p2": ["far"]}
     assert forfeits({"p1"}, [], [("p1", 1)], before, {}) == {}
     assert isinstance(START, Skill)
+
+
+def test_with_the_rule_off_a_racer_without_a_table_contests() -> None:
+    off = SimpleNamespace(
+        contest_min_tables=0, contest_min_home=0, contest_min_s=0, contest_min_share=0.8
+    )
+    found = standing(ann=("finished", 90, 52, 80), cy=("gave_up", 0, 0, 0))
+    found["made"]["cy"] = [0, 0, 0]  # no new table: made() says 0 for its time
+    assert absent(found, off) == set()
+    assert absent(found, RULE) == {"cy"}
