@@ -127,7 +127,8 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     if written:
         # Each win over a rival counts towards the next one's worth.
         keep_s = ctx.settings.contest_repeat_days * 86_400
-        await rivalry.remember(ctx.store, "arena", beaten, race["race"], race["at"], keep_s)
+        at = int(read.meta.get("starts_at") or 0)
+        await rivalry.remember(ctx.store, "arena", beaten, f"{room}/{round_}", at, keep_s)
     if any("pending" in r for r in racers):
         # An operator who decided while it was being recorded: its resettle found no record.
         await amend(ctx, arena, room, round_)
