@@ -202,7 +202,9 @@ async def arena(srv: ServerProc, args: argparse.Namespace) -> dict[str, Any]:
     mine: dict[str, Any] = next(
         (x for x in table["standings"] if x["player_id"] == farmer.player_id), {}
     )
-    on_podium = any(x["player_id"] == farmer.player_id for x in table.get("podium") or [])
+    # The podium the arena would give at its end: the first three who scored.
+    scored = [x for x in table["standings"] if x.get("points")][:3]
+    on_podium = any(x["player_id"] == farmer.player_id for x in scored)
     for c in (farmer, *puppets):
         await c.close()
     points, fire = int(mine.get("points") or 0), bool(mine.get("fire"))
@@ -214,7 +216,7 @@ async def arena(srv: ServerProc, args: argparse.Namespace) -> dict[str, Any]:
         "on_ratings": False,
         "on_podium": on_podium,
         "outcome": f"points {points}, wins {mine.get('wins') or 0}, fire {fire}, "
-        f"recorded races {table.get('races')}, podium {len(table.get('podium') or [])}",
+        f"recorded races {table.get('races')}, podium {[x['name'] for x in scored]}",
         "target_met": not on_podium and points == 0 and not fire,
     }
 
