@@ -198,13 +198,13 @@ FAMILIES: Final = (
     Family(
         "rating:{P}:repeats",
         "zset",
-        "rated results a rival, 2000 (MAX_REPEATS)",
+        "2000 rated results against rivals (MAX_REPEATS)",
         "contest-repeat-days (7) after the last",
     ),
     Family(
         "player:{P}:beaten",
         "zset",
-        "arena wins over a rival, 2000 (MAX_REPEATS)",
+        "2000 arena wins over rivals (MAX_REPEATS)",
         "contest-repeat-days (7) after the last",
     ),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
