@@ -1,1 +1,1 @@
-"""Fair play: evidence, holds and the rules a result must meet to count (who contested)."""
+"""Fair play: the rules a result must meet to count (:mod:`.contest`: who contested a race)."""
