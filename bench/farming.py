@@ -65,7 +65,7 @@ ARGS = [
     *("--countdown-ms", "200", "--rate", "500", "--burst", "500"),
     *("--board-rate-per-s", "500", "--board-burst", "500"),
     *("--identities-per-address", "100000", "--pair-fourth-ms", "300"),
-    *("--bot-offer-ms", "600000", "--arenas", "", "--arena-minute-ms", "1000"),
+    *("--bot-offer-ms", "600000", "--arenas", ""),  # an arena of 180 real minutes
     *("--arena-pair-ms", "3000"),  # the four back in the pool race together
 ]
 FARMER, PUPPETS = "127.0.0.2", ("127.0.0.3", "127.0.0.4", "127.0.0.5")
