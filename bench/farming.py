@@ -287,8 +287,11 @@ async def borrowed(srv: ServerProc, args: argparse.Namespace) -> dict[str, Any]:
     a_s = time.monotonic() - began
     res_a = await a.expect("daily_result", timeout=120)
     await daily_game(b)
-    extra = 20 / len(kept)
-    slow = iter([think(rng, args.pace_ms) + extra for _ in kept])
+    # A's whole time and 20 s more, over A's kept line (acks take their share: the pauses
+    # are what is left of each action's slot).
+    each = (a_s + 20) / len(kept)
+    ack_s = a_s / len(line) - sum(pauses) / len(line)
+    slow = iter([max(0.0, each - ack_s)] * len(kept))
     began = time.monotonic()
     await play(b, kept, 0, slow.__next__)
     b_s = time.monotonic() - began
