@@ -1,40 +1,47 @@
-"""Puppet farming benchmark: can a patient cheater buy a public rating or an
-arena podium with puppets?
+"""Puppet farming benchmark: can a patient cheater buy an arena podium, a rating or a rank
+with puppets or a borrowed line?
 
-Starts one real ``seahaven serve`` of this checkout (on the machine's Redis, under a key
-prefix of the run's own) and plays the attack through real sockets from several loopback
+Starts one real ``seahaven serve`` of this checkout per scenario (on the machine's Redis,
+under a key prefix of the run's own) and plays through real sockets from several loopback
 addresses, each a network of its own (127.0.0.2 the farmer, 127.0.0.3-5 the puppets; no
 proxy header: the server sees the sockets' own addresses):
 
-1. **puppets, quick race**: a fresh identity queues ``--races`` times (10), each time with
-   three fresh identities (of the three puppet addresses) that each make 14 moves of the
-   deal and give up; the farmer plays the solver's line to the win;
-2. **puppets, arena**: the farmer makes a private arena of ``--arena-s`` seconds (an arena
-   minute is a second here), the puppets join, and race after race the puppets give up
-   after 14 moves while the farmer wins.
+a. **arena, move/undo puppets**: the farmer makes a private arena; three puppets of three
+   other addresses join. Each race the farmer plays a noisy solver line (before each
+   decision, with probability ``--deviation`` (0.35), a random useful move that is kept;
+   one that loses the deal is taken back) at a person's pace (think times log-normal,
+   median ``--pace-ms``), while each puppet alternates one move and its undo 15 times
+   through the race, acts once just after the farmer's finish, and gives up. ``--races``
+   (5) races. Target: no podium, no points worth one (0), no fire.
+b. **rated quick race, move/undo puppets**: the same four queue for ``--races`` rated quick
+   races, the same pattern. Target: the farmer's rating carries no gain (unrated, or at
+   most the start) and they are off ``/api/ratings``.
+c. **borrowed line**: identity A (127.0.0.2) plays today's ranked daily (a noisy line at the
+   pace); identity B (127.0.0.3, another address) replays A's exact kept line 20 s slower
+   in all. Target: B does not rank (its ``daily_result`` is not ranked). The review is on in
+   this scenario only (its detection is the core's; a script's line may be held for other
+   reasons too: A's own result is printed beside B's).
 
-``--patient N`` adds N quick races against puppets that contest (31 moves, the last one 61
-s into the race, then give up): rated against, but provisional rivals, so the farmer gains
-a quarter of a win each time and never has an established rival.
+In (a) and (b) the review is off: the farmer's finishes are a script's, which the review
+would hold; what the contest and rating rules refuse is measured here. ``--control`` turns
+the contest rule and the repeated-rival decay off (every racer contests), as a check that
+the benchmark sees a farmer when there is one.
 
-Printed per class: races played, whether the farmer ends provisional, on ``/api/ratings``,
-in a featured race, on the arena's podium, their rating / points, wins and fire. The
-rating and contest rules are the server's defaults; the review is off (the farmer's
-finishes are a script's, which the review would hold: what the rating rules refuse is
-measured here, not what the review holds). ``--control`` runs the same attack with the
-contest and established-rivals rules off, as a check that the benchmark sees a farmer.
-
-``run_farming()`` returns one row per class (``class``, ``players``, ``held_or_flagged``,
-``on_ratings``, ``on_podium``, ``target_met`` and the figures above) for
-``bench/fairplay.py``'s table. Run: ``.venv/bin/python bench/farming.py``.
+Prints a table: each scenario's outcome and whether its target is met. ``run_farming()``
+returns one row per scenario (``class``, ``players``, ``held_or_flagged``, ``on_ratings``,
+``on_podium``, ``target_met`` and the figures) for ``bench/fairplay.py``'s table.
+Run: ``.venv/bin/python bench/farming.py`` (``--pace-ms 150`` for a quicker run).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import random
 import secrets
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +65,17 @@ ARGS = [
     *("--countdown-ms", "200", "--rate", "500", "--burst", "500"),
     *("--board-rate-per-s", "500", "--board-burst", "500"),
     *("--identities-per-address", "100000", "--pair-fourth-ms", "300"),
-    *("--bot-offer-ms", "600000", "--arenas", "", "--arena-minute-ms", "1000"),
-    *("--arena-pair-ms", "300"),
+    *("--bot-offer-ms", "600000", "--arenas", ""),  # an arena of 180 real minutes
+    *("--arena-pair-ms", "3000"),  # the four back in the pool race together
 ]
 FARMER, PUPPETS = "127.0.0.2", ("127.0.0.3", "127.0.0.4", "127.0.0.5")
-#: ``--control``: the anti-farming rules off (every racer contests, races alone establish):
-#: the attack as it was, to show the benchmark sees a farmer when there is one.
+#: ``--control``: the contest rule and the repeated-rival decay off (every racer contests).
 RULES_OFF = [
-    *("--contest-min-actions", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
-    *("--established-rivals", "0"),
+    *("--contest-min-tables", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
+    *("--contest-repeat-full", "0"),
 ]
-#: Moves each puppet makes before it gives up (the issue's pattern).
-PUPPET_MOVES = 14
+#: Move/undo pairs each puppet plays (a patient farmer's puppets).
+SHUFFLES = 15
 
 
 async def open_client(url: str, name: str, address: str) -> WsClient:
@@ -77,167 +83,249 @@ async def open_client(url: str, name: str, address: str) -> WsClient:
     return await WsClient.connect(url, name, additional_headers={}, local_addr=(address, 0))
 
 
-def line_of(code: str) -> list[str]:
-    """The solver's winning line of a deal."""
-    found = solve(Board.from_code(code), timeout=30).moves
-    if not found:
+def noisy_line(code: str, rng: random.Random, rate: float) -> list[str]:
+    """A solver line with kept deviations: before each decision, with probability ``rate``,
+    a random useful move (taken back at once when it loses the deal); else the solver's
+    next move from where the board stands."""
+    board = Board.from_code(code)
+    line = list(solve(board, max_states=200_000).moves)
+    if not line:
         raise RuntimeError(f"no line for {code}")
-    return list(found)
+    out: list[str] = []
+    while line and len(out) < 1000 and not board.is_won():
+        useful = board.useful_moves()
+        if useful and rng.random() < rate:
+            move = rng.choice(useful)
+            board.play(move)
+            fresh = solve(board, max_states=200_000)
+            if fresh.result == "solved" and fresh.moves:
+                out.append(str(move))
+                line = list(fresh.moves)
+                continue
+            board.play(parse_action("undo"))
+            out += [str(move), "undo"]
+            continue
+        text = line.pop(0)
+        board.play(parse_action(text))
+        out.append(text)
+    return out
 
 
-async def play(client: WsClient, line: list[str]) -> None:
-    """Play ``line``, each action acknowledged."""
-    await play_from(client, line, 0)
+def think(rng: random.Random, median_ms: int) -> float:
+    """A person's think time, s: log-normal around ``median_ms``."""
+    return max(0.08, median_ms * math.exp(rng.gauss(0.0, 0.5)) / 1000)
 
 
-async def play_from(client: WsClient, line: list[str], first: int) -> None:
-    """Play ``line`` with action ids from ``first``, each action acknowledged."""
+def message(text: str, action_id: int) -> dict[str, Any]:
+    """The protocol message of one action."""
+    parsed = parse_action(text)
+    if not isinstance(parsed, Move):
+        return {"type": "undo", "id": action_id}
+    return {"type": "move", "id": action_id, "src": str(parsed.src), "dst": str(parsed.dst)}
+
+
+def won(client: WsClient) -> bool:
+    """Whether the client heard its own ``finished`` (not taken: it is still expected)."""
+    return any(
+        m.get("type") == "finished" and m.get("player_id") == client.player_id
+        for i, m in enumerate(client.messages)
+        if i not in client.taken
+    )
+
+
+async def play(client: WsClient, line: list[str], first: int = 0, pause: Any = None) -> int:
+    """Play ``line`` with action ids from ``first``, each acknowledged (``pause()`` seconds
+    before each); the next id."""
     for i, text in enumerate(line, first):
-        parsed = parse_action(text)
-        assert isinstance(parsed, Move)
-        await client.send({"type": "move", "id": i, "src": str(parsed.src), "dst": str(parsed.dst)})
+        if pause is not None:
+            await asyncio.sleep(pause())
+        if won(client):
+            return i  # the table was won (the rest of a line is moot)
+        await client.send(message(text, i))
         await client.expect("ack", id=i, timeout=15)
+    return first + len(line)
+
+
+async def shuffler(puppet: WsClient, move: str, every_s: float, done: asyncio.Event) -> int:
+    """One move and its undo, :data:`SHUFFLES` times, spread over the race; then wait for the
+    farmer's finish. The next action id."""
+    i = 0
+    for _ in range(SHUFFLES):
+        await asyncio.sleep(every_s)
+        i = await play(puppet, [move, "undo"], i)
+    await done.wait()
+    return i
 
 
 async def one_race(
-    farmer: WsClient, puppets: list[WsClient], srv: ServerProc, patient: bool = False
-) -> bool:
-    """Everyone into one race: the puppets play 14 moves and give up, the farmer wins
-    (``patient``: the puppets contest, 31 moves over 61 s, while the farmer waits to win).
-    Whether the race was featured on ``/api/rooms/live`` while it ran."""
+    farmer: WsClient, puppets: list[WsClient], rng: random.Random, args: argparse.Namespace
+) -> None:
+    """Everyone into one race: the farmer's noisy line at the pace, the puppets' shuffles,
+    one puppet action after the finish, then they give up."""
     everyone = [farmer, *puppets]
     for c in everyone:
-        await c.expect("snapshot", timeout=20)
-    started = [await c.expect("started", timeout=15) for c in everyone]
-    line = await asyncio.to_thread(line_of, str(started[0]["code"]))
-    _status, live = await asyncio.to_thread(srv.get_json, "/api/rooms/live")
-    featured = live.get("featured") is not None
-    if patient:
-        for p in puppets:
-            await play(p, line[:30])
-        await asyncio.sleep(61)  # past --contest-min-s (60 s by default)
-        for p in puppets:
-            await play_from(p, line[30:31], 30)
-            await p.send({"type": "give_up"})
-    else:
-        for p in puppets:
-            await play(p, line[:PUPPET_MOVES])
-            await p.send({"type": "give_up"})
-    await play(farmer, line)
+        await c.expect("snapshot", timeout=30)
+    started = [await c.expect("started", timeout=30) for c in everyone]
+    code = str(started[0]["code"])
+    line = await asyncio.to_thread(noisy_line, code, rng, args.deviation)
+    first = line[0] if line[0] != "undo" else line[1]
+    # The puppets' 30 actions spread over about the farmer's expected race.
+    every_s = len(line) * args.pace_ms / 1000 / (SHUFFLES + 1)
+    done = asyncio.Event()
+    tasks = [asyncio.create_task(shuffler(p, first, every_s, done)) for p in puppets]
+    await play(farmer, line, 0, lambda: think(rng, args.pace_ms))
+    await farmer.expect("finished", player_id=farmer.player_id, timeout=15)
+    done.set()
+    for p, task in zip(puppets, tasks, strict=True):
+        nxt = await task
+        await play(p, [first], nxt)  # just after the farmer's finish
+        await p.send({"type": "give_up"})
     for c in everyone:
-        await c.expect("race_over", timeout=20)
-    return featured
+        await c.expect("race_over", timeout=30)
 
 
-async def provisional_now(client: WsClient) -> bool:
-    """What the quick race says of the player: provisional or not."""
-    await client.send({"type": "queue", "cells": 4})
-    queued = await client.expect("queued")
-    await client.send({"type": "unqueue"})
-    await client.expect("unqueued")
-    return bool(queued["provisional"])
-
-
-async def quick_race(srv: ServerProc, races: int, patient: bool = False) -> dict[str, Any]:
-    """The puppet pattern in the quick race (``patient``: puppets that contest)."""
-    farmer = await open_client(srv.ws_url, "Farmer", FARMER)
-    featured = 0
-    for n in range(races):
-        # Fresh puppets each race (a pair's result counts once in 6 hours otherwise).
-        puppets = [await open_client(srv.ws_url, f"Pup{n}{i}", a) for i, a in enumerate(PUPPETS)]
-        for c in (farmer, *puppets):
-            await c.send({"type": "queue", "cells": 4})
-            await c.expect("queued")
-        featured += await one_race(farmer, puppets, srv, patient)
-        for c in (farmer, *puppets):
-            await c.send({"type": "leave"})
-            await c.expect("left")
-        for c in puppets:
-            await c.close()
-    await asyncio.sleep(0.5)  # each player's update is applied after the event
-    _status, top = await asyncio.to_thread(srv.get_json, "/api/ratings?cells=4&limit=100")
-    listed = [p for p in top["players"] if p["player_id"] == farmer.player_id]
-    _status, page = await asyncio.to_thread(srv.get_json, f"/api/player/{farmer.player_id}")
-    rating = (page["ratings"].get("4") or {}).get("rating")
-    provisional = await provisional_now(farmer)
-    await farmer.close()
-    on_ratings = bool(listed)
-    return {
-        "class": "patient puppets, quick race" if patient else "puppets, quick race",
-        "players": 1,
-        "races": races,
-        "held_or_flagged": 0,
-        "provisional": provisional,
-        "on_ratings": on_ratings,
-        "rank": listed[0]["rank"] if listed else None,
-        "rating": rating,
-        "featured": featured,
-        "on_podium": False,
-        "target_met": not on_ratings and provisional and featured == 0,
-    }
-
-
-async def arena(srv: ServerProc, seconds: int) -> dict[str, Any]:
-    """The puppet pattern in a private arena of ``seconds`` (arena minutes)."""
+async def arena(srv: ServerProc, args: argparse.Namespace) -> dict[str, Any]:
+    """Scenario (a): the pattern in a private arena, ``args.races`` races."""
+    rng = random.Random(args.seed)
     farmer = await open_client(srv.ws_url, "Farmer", FARMER)
     puppets = [await open_client(srv.ws_url, f"Pup{i}", a) for i, a in enumerate(PUPPETS)]
-    await farmer.send({"type": "create_arena", "cells": 4, "minutes": seconds, "starts_in_s": 1})
+    await farmer.send({"type": "create_arena", "cells": 4, "minutes": 180, "starts_in_s": 1})
     arena_id = str((await farmer.expect("arena"))["arena"]["arena_id"])
     for p in puppets:
         await p.send({"type": "arena_join", "arena": arena_id})
         await p.expect("arena")
-    races = 0
-    over: dict[str, Any] | None = None
-    while over is None:
-        await one_race(farmer, puppets, srv)
-        races += 1
-        for _ in range(200):  # back in the pool, or the arena is over
-            over = farmer.find("arena_over")
-            if over is not None or farmer.find("arena", seat="pool") is not None:
-                break
-            await asyncio.sleep(0.05)
+    for _ in range(args.races):
+        await one_race(farmer, puppets, rng, args)
+        for c in (farmer, *puppets):
+            await c.expect("arena", seat="pool", timeout=30)
     _status, table = await asyncio.to_thread(srv.get_json, f"/api/arena/{arena_id}")
     mine: dict[str, Any] = next(
         (x for x in table["standings"] if x["player_id"] == farmer.player_id), {}
     )
-    on_podium = any(x["player_id"] == farmer.player_id for x in over["podium"])
+    # The podium the arena would give at its end: the first three who scored.
+    scored = [x for x in table["standings"] if x.get("points")][:3]
+    on_podium = any(x["player_id"] == farmer.player_id for x in scored)
     for c in (farmer, *puppets):
         await c.close()
+    points, fire = int(mine.get("points") or 0), bool(mine.get("fire"))
     return {
-        "class": "puppets, arena",
+        "class": "a. arena, move/undo puppets",
         "players": 1,
-        "races": races,
+        "races": args.races,
         "held_or_flagged": 0,
         "on_ratings": False,
         "on_podium": on_podium,
-        "points": mine.get("points"),
-        "wins": mine.get("wins"),
-        "fire": mine.get("fire"),
-        "podium": len(over["podium"]),
-        "target_met": not on_podium,
+        "outcome": f"points {points}, wins {mine.get('wins') or 0}, fire {fire}, "
+        f"recorded races {table.get('races')}, podium {[x['name'] for x in scored]}",
+        "target_met": not on_podium and points == 0 and not fire,
     }
 
 
-async def run_async(
-    races: int = 10, arena_s: int = 30, control: bool = False, patient: int = 0
-) -> list[dict[str, Any]]:
-    """Both classes, each on a fresh server (its own key prefix); ``control``: with the
-    anti-farming rules off; ``patient``: that many quick races against patient puppets too
-    (a minute each)."""
+async def quick(srv: ServerProc, args: argparse.Namespace) -> dict[str, Any]:
+    """Scenario (b): the pattern in ``args.races`` rated quick races."""
+    rng = random.Random(args.seed + 1)
+    farmer = await open_client(srv.ws_url, "Farmer", FARMER)
+    puppets = [await open_client(srv.ws_url, f"Pup{i}", a) for i, a in enumerate(PUPPETS)]
+    reasons: list[str] = []
+    for _ in range(args.races):
+        for c in (farmer, *puppets):
+            await c.send({"type": "queue", "cells": 4})
+            await c.expect("queued")
+        await one_race(farmer, puppets, rng, args)
+        try:  # no event when the race rated nobody (e.g. repeat_pair dropped every rival)
+            ratings = await farmer.expect("ratings", timeout=10)
+        except AssertionError:
+            reasons.append("none")
+        else:
+            line = next(x for x in ratings["changes"] if x["player_id"] == farmer.player_id)
+            reasons.append(str(line["unrated_reason"] or f"{line['change']:+d}"))
+        for c in (farmer, *puppets):
+            await c.send({"type": "leave"})
+            await c.expect("left")
+    await asyncio.sleep(0.5)  # each player's update is applied after the event
+    _status, top = await asyncio.to_thread(srv.get_json, "/api/ratings?cells=4&limit=100")
+    listed = any(p["player_id"] == farmer.player_id for p in top["players"])
+    _status, page = await asyncio.to_thread(srv.get_json, f"/api/player/{farmer.player_id}")
+    rating = (page["ratings"].get("4") or {}).get("rating")
+    for c in (farmer, *puppets):
+        await c.close()
+    return {
+        "class": "b. rated quick race, move/undo puppets",
+        "players": 1,
+        "races": args.races,
+        "held_or_flagged": 0,
+        "on_ratings": listed,
+        "on_podium": False,
+        "outcome": f"rating {rating}, per race {' '.join(reasons)}, listed {listed}",
+        "target_met": not listed and (rating is None or rating <= 1000),
+    }
+
+
+async def daily_game(client: WsClient) -> str:
+    """Open today's ranked daily: its deal's code."""
+    await client.send({"type": "daily"})
+    snap = await client.expect("snapshot", timeout=30)
+    return str(snap["code"])
+
+
+async def borrowed(srv: ServerProc, args: argparse.Namespace) -> dict[str, Any]:
+    """Scenario (c): B replays A's exact kept line of today's daily, 20 s slower."""
+    rng = random.Random(args.seed + 2)
+    a = await open_client(srv.ws_url, "Ann", FARMER)
+    b = await open_client(srv.ws_url, "Bea", PUPPETS[0])
+    code = await daily_game(a)
+    line = await asyncio.to_thread(noisy_line, code, rng, args.deviation)
+    kept: list[str] = []
+    for text in line:
+        if text == "undo":
+            kept.pop()
+        else:
+            kept.append(text)
+    pauses = [think(rng, args.pace_ms) for _ in line]
+    began = time.monotonic()
+    await play(a, line, 0, iter(pauses).__next__)
+    a_s = time.monotonic() - began
+    res_a = await a.expect("daily_result", timeout=120)
+    await daily_game(b)
+    # A's whole time and 20 s more, over A's kept line (acks take their share: the pauses
+    # are what is left of each action's slot).
+    each = (a_s + 20) / len(kept)
+    ack_s = a_s / len(line) - sum(pauses) / len(line)
+    slow = iter([max(0.0, each - ack_s)] * len(kept))
+    began = time.monotonic()
+    await play(b, kept, 0, slow.__next__)
+    b_s = time.monotonic() - began
+    res_b = await b.expect("daily_result", timeout=120)
+    for c in (a, b):
+        await c.close()
+    return {
+        "class": "c. borrowed line, daily",
+        "players": 1,
+        "races": 0,
+        "held_or_flagged": 0 if res_b.get("ranked") else 1,
+        "on_ratings": bool(res_b.get("ranked")),
+        "on_podium": False,
+        "outcome": f"A {a_s:.0f} s ranked {res_a.get('ranked')} "
+        f"({res_a.get('unranked_reason')}); B {b_s:.0f} s ranked {res_b.get('ranked')} "
+        f"({res_b.get('unranked_reason')})",
+        "target_met": not res_b.get("ranked"),
+    }
+
+
+async def run_async(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each scenario of ``args.only`` on a fresh server (its own key prefix)."""
     rows = []
-    args = [*ARGS, *(RULES_OFF if control else [])]
-    for attack in ("quick", "arena", *(["patient"] if patient else [])):
+    for scenario in args.only:
         prefix = f"farming-{secrets.token_hex(4)}:"
-        srv = start_server(
-            redis_url(), args=args, env={"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
-        )
+        flags = [*ARGS, *(RULES_OFF if args.control else [])]
+        env = {"SEAHAVEN_KEY_PREFIX": prefix, **({} if scenario == "c" else REVIEW_OFF_ENV)}
+        srv = start_server(redis_url(), args=flags, env=env)
+        began = time.monotonic()
         try:
-            if attack == "quick":
-                rows.append(await quick_race(srv, races))
-            elif attack == "patient":
-                rows.append(await quick_race(srv, patient, patient=True))
-            else:
-                rows.append(await arena(srv, arena_s))
+            run = {"a": arena, "b": quick, "c": borrowed}[scenario]
+            row = await run(srv, args)
+            row["wall_s"] = round(time.monotonic() - began)
+            rows.append(row)
         finally:
             srv.stop()
             r = redis.Redis.from_url(redis_url(), decode_responses=True)
@@ -246,29 +334,33 @@ async def run_async(
     return rows
 
 
-def run_farming(
-    races: int = 10, arena_s: int = 30, control: bool = False, patient: int = 0
-) -> list[dict[str, Any]]:
-    """One row per attack class (see the module), for ``bench/fairplay.py``."""
-    return asyncio.run(run_async(races, arena_s, control, patient))
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    out = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    out.add_argument("--races", type=int, default=5, help="races in (a) and (b) (default 5)")
+    out.add_argument("--pace-ms", type=int, default=1300, help="median think, ms (1300)")
+    out.add_argument("--deviation", type=float, default=0.35, help="kept deviations (0.35)")
+    out.add_argument("--seed", type=int, default=1)
+    out.add_argument("--only", default="abc", help="scenarios to run (default abc)")
+    out.add_argument(
+        "--control", action="store_true", help="the contest rule and repeated-rival decay off"
+    )
+    return out
+
+
+def run_farming(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per scenario (see the module), for ``bench/fairplay.py``."""
+    args = parser().parse_args(argv or [])
+    args.only = [s for s in args.only if s in "abc"]
+    return asyncio.run(run_async(args))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--races", type=int, default=10, help="quick races (default 10)")
-    parser.add_argument("--arena-s", type=int, default=30, help="arena length, s (default 30)")
-    parser.add_argument(
-        "--control", action="store_true", help="the anti-farming rules off (the attack as it was)"
-    )
-    parser.add_argument(
-        "--patient",
-        type=int,
-        default=0,
-        help="also N quick races against puppets that contest (31 moves over 61 s each)",
-    )
-    args = parser.parse_args()
-    for row in run_farming(args.races, args.arena_s, args.control, args.patient):
-        print(", ".join(f"{k}={v}" for k, v in row.items()))
+    rows = run_farming(sys.argv[1:])
+    print(f"{'scenario':<42} {'target':<7} outcome")
+    for row in rows:
+        met = "met" if row["target_met"] else "MISSED"
+        print(f"{row['class']:<42} {met:<7} {row['outcome']} ({row['wall_s']} s)")
 
 
 if __name__ == "__main__":

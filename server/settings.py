@@ -291,13 +291,15 @@ class Settings(BaseSettings):
         default=False,
         description="accept names that pass for an established player's (tests only)",
     )
-    # Contested results (no free wins): a rival who gave up or idled early was never in the
-    # race; nobody is rated or scored against them.
-    contest_min_actions: int = Field(
-        default=30,
+    # Contested results: a rival who made no progress of their own (a move and its undo are
+    # free to a script), or stopped early, was never in the race; nobody is rated or scored
+    # against them (server/fairplay/contest.py).
+    contest_min_tables: int = Field(
+        default=20,
         ge=0,
-        description="a racer who did not finish contested the race with this many actions "
-        "(or contest_min_home cards home) ...",
+        description="a racer who did not finish contested the race with this many new tables "
+        "of their kept line (not undone) before its first finish (or contest_min_home cards "
+        "home) ...",
     )
     contest_min_home: int = Field(
         default=8, ge=0, description="... or this many cards on the foundations ..."
@@ -305,8 +307,28 @@ class Settings(BaseSettings):
     contest_min_s: int = Field(
         default=60,
         ge=0,
-        description="... and their last action this long into the race (or past its first "
-        "finish, if sooner); else they are absent",
+        description="... the last new table this long into the race (or contest_min_share of "
+        "the way to its first finish, if sooner); else they are absent",
+    )
+    contest_min_share: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="the share of the way to a race's first finish that counts as staying, "
+        "when it came before contest_min_s",
+    )
+    # Repeated results against the same rivals pay less, so that patient puppets raced again
+    # and again carry no rating and no podium.
+    contest_repeat_full: int = Field(
+        default=3,
+        ge=0,
+        description="results against the same rival within contest_repeat_days that count in "
+        "full; the k-th after them counts full/k (0: every one in full)",
+    )
+    contest_repeat_days: int = Field(
+        default=7,
+        ge=1,
+        description="the window of contest_repeat_full, in days",
     )
     provisional_days: int = Field(
         default=3,

@@ -32,7 +32,7 @@ broken by an undo, or a race not won, earns nothing extra and costs nothing.
 
 **Contested races only.** Points are earned against rivals who contested the race and
 came from another address: a racer who did not finish and gave up or idled early
-(``absent``, :mod:`server.ranked.contest`) is no rival, nor is a racer of one's own
+(``absent``, :mod:`server.fairplay.contest`) is no rival, nor is a racer of one's own
 household (``home``, the same client address). A racer's place and the race's size are
 counted among themselves and those rivals; a race without one is worth nothing, and no
 win (it neither lights nor keeps a fire). So three puppets that join and give up hand
@@ -49,6 +49,16 @@ nobody points, and two identities of one household race each other for fun.
 ... ))
 >>> [(x.pid, x.points) for x in standings([home])]
 [('mum', 2), ('kid', 2), ('ed', 0)]
+
+**The same small field pays less.** A win over rivals one already beat often lately is worth
+less: each race's points are multiplied by the racer's ``worth``, the mean over the rivals
+they placed ahead of of :func:`server.fairplay.contest.worth` (the first
+``contest_repeat_full`` wins over a rival within ``contest_repeat_days`` in full, the k-th
+after them ``full / k``, across the player's arenas), rounded half up. Honest friends
+who trade wins keep most of theirs; three puppets beaten race after race stop paying.
+
+>>> [add(Line("far"), Racer("far", 1, 60_000, worth=w), 4).points for w in (1, 0.75, 0.3, 0.1)]
+[4, 3, 1, 0]
 
 Ties in points are broken by the sum of the racer's finish times (the smaller first), then
 by the player id, so that every table is one order; a player who joined and has not raced
@@ -72,6 +82,7 @@ of finish times alone.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
@@ -124,6 +135,9 @@ class Racer:
         home: their household in this race (racers of one client address share a number
             > 0; 0: their own): no rival of each other.
         held: their finish is held for review (it counts as not finished until cleared).
+        worth: what their placement points are worth (1 in full): less for a win over
+            rivals they already beat often lately (:func:`server.fairplay.contest.worth`,
+            worked out when the race was recorded).
     """
 
     pid: str
@@ -135,6 +149,7 @@ class Racer:
     absent: bool = False
     home: int = 0
     held: bool = False
+    worth: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +225,8 @@ def add(line: Line, racer: Racer, racers: int) -> Line:
         return replace(line, name=racer.name or line.name, races=line.races + 1)
     won = racer.place == 1
     points = race_points(racer.place, racers, line.fire, racer.pledged, racer.kept)
+    if racer.worth < 1:
+        points = math.floor(points * racer.worth + 0.5)  # half up: 1.5 is 2
     return replace(
         line,
         name=racer.name or line.name,

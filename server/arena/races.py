@@ -3,8 +3,10 @@ amended when an operator clears a finisher the review held.
 
 A record lists every racer of the race with their place (None: not finished, gave up, or a
 finish held for review or voided), finish time, pledge and whether they kept it, whether
-they were absent (did not contest it: :mod:`server.ranked.contest`) and their household
-(racers of one client address share a number; never the address or its mark). The
+they were absent (did not contest it: :mod:`server.fairplay.contest`), their household
+(racers of one client address share a number; never the address or its mark) and what their
+placement is worth (``worth``, below 1 for a win over rivals they beat often lately:
+:mod:`.points`). The
 standings are a pure function of the records (:func:`.arena_points.standings`, where a
 race's last record counts), so an amendment re-counts the table from that race on.
 """
@@ -14,13 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import Context
-from ..fairplay import race_review
+from ..fairplay import contest, race_review
 from ..net import wire
-from ..ranked import contest, ratings
+from ..ranked import ratings
 from ..ranked.ratings import standing_of
 from ..records.replays import replay_id
 from ..rooms.records import RoomPhase
 from ..store import arenas
+from ..store import rivals as rivalry
 from ..store.store import RoomRead
 from .points import Race, Racer
 
@@ -51,6 +54,7 @@ def race_of(record: dict[str, Any]) -> Race:
                 bool(r.get("absent")),
                 int(r.get("home") or 0),
                 "pending" in r,
+                float(r.get("worth", 1.0)),
             )
             for r in record["racers"]
         ),
@@ -78,6 +82,7 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     pids = list(results)
     pledges = await arenas.pledged(ctx.store, arena, room, pids)
     absent = contest.absent(standing, ctx.settings)
+    full = ctx.settings.contest_repeat_full
     homes = households(standing["marks"])
     for pid, result in results.items():
         undid = any(line.split("\t", 2)[-1] == "undo" for line in read.logs.get(pid, []))
@@ -100,6 +105,14 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
             elif status != "voided":
                 racer.update(finish)
         racers.append(racer)
+    beaten = ahead_of(racers)
+    since = int(read.meta.get("starts_at") or 0) - ctx.settings.contest_repeat_days * 86_400_000
+    counts = await rivalry.counted(ctx.store, "arena", beaten, since)
+    for racer in racers:
+        rivals = beaten.get(racer["pid"]) or []
+        worth = contest.field_worth(counts.get(racer["pid"], {}), rivals, full)
+        if worth < 1:
+            racer["worth"] = round(worth, 4)
     if not contested(racers):
         # Nobody raced anybody (rivals who gave up at once): no race, nothing kept, and
         # nothing for the standings to count.
@@ -113,6 +126,11 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     first = await arenas.record(
         ctx.store, arena, f"{room}/{round_}", room, wire.dumps(race), pids, ends
     )
+    if first:
+        # Each win over a rival counts towards the next one's worth.
+        keep_s = ctx.settings.contest_repeat_days * 86_400
+        at = int(read.meta.get("starts_at") or 0)
+        await rivalry.remember(ctx.store, "arena", beaten, f"{room}/{round_}", at, keep_s)
     if any("pending" in r for r in racers):
         # An operator who decided while it was being recorded: its resettle found no record.
         await amend(ctx, arena, room, round_)
@@ -134,6 +152,27 @@ async def review_later(
     and amend its record by the outcome."""
     await race_review.waits(ctx, standing, read)
     await amend(ctx, arena, room, round_)
+
+
+def ahead_of(racers: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each racer who finished (a finish held for review at its place): the rivals they
+    placed ahead of, who contested the race and are of another household."""
+    placed = {r["pid"]: r["place"] or (r.get("pending") or {}).get("place") for r in racers}
+    out: dict[str, list[str]] = {}
+    for racer in racers:
+        mine = placed[racer["pid"]]
+        if mine is None:
+            continue
+        home = racer["home"]
+        out[racer["pid"]] = [
+            other["pid"]
+            for other in racers
+            if other["pid"] != racer["pid"]
+            and not other["absent"]
+            and not (home and other["home"] == home)
+            and (placed[other["pid"]] is None or placed[other["pid"]] > mine)
+        ]
+    return out
 
 
 def contested(racers: list[dict[str, Any]]) -> bool:

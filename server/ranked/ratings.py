@@ -15,11 +15,16 @@ are rated among themselves (at least two, one of them a finisher):
   opponent;
 - the lower placed of two racers whose result already counted within
   ``rated_pair_window_s`` (``repeat_pair``): trading wins counts once;
-- a racer who did not contest the race (``absent``, :mod:`.contest`: gave up or idled
+- a racer who did not contest the race (``absent``, :mod:`server.fairplay.contest`: gave up or idled
   before a real share of it): nobody is rated against them, so puppets that join and give
   up hand nobody a win. They still lose, alone, below the racers who contested when one of
   those finished (:func:`forfeits`): giving up early is no way out of a loss. A racer left
-  with no contested rival keeps their rating (``uncontested``).
+  with no contested rival keeps their rating (``uncontested``);
+- a result against a rival already counted against lately: the k-th rated result against
+  the same rival within ``contest_repeat_days`` moves a rating by
+  :func:`server.fairplay.contest.worth` of a full one (the first ``contest_repeat_full`` in
+  full, then ``full / k``; :func:`soften`), so the same few puppets raced again and again
+  carry no rating, and friends who race every day still move each other.
 
 A race nobody (counted) finished changes nothing. The number shown is :func:`shown`, a
 cautious estimate.
@@ -56,14 +61,14 @@ from protocol.vocabulary import Mode, RoomPhase
 from ..cache import replay
 from ..clock import now_ms
 from ..context import Context
-from ..fairplay import race_review
+from ..fairplay import contest, race_review
 from ..fairplay.standing import standings
 from ..net import wire
 from ..quiet import Quiet
 from ..store import names
 from ..store import ratings as stored
+from ..store import rivals as rivalry
 from ..store.store import RoomRead
-from . import contest
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -87,14 +92,23 @@ def soften(
     established: dict[str, bool],
     weight: float,
     rivals_of: dict[str, list[str]] | None = None,
+    repeats: dict[str, dict[str, int]] | None = None,
+    full: int = 0,
 ) -> dict[str, tuple[float, float]]:
     """The model's updates, each racer's scaled by the weight of their rivals (the others
     rated, or ``rivals_of`` them): an established rival counts 1, a provisional one
-    ``weight``, for everyone: a win over fresh identities is worth little to anyone."""
+    ``weight``, for everyone: a win over fresh identities is worth little to anyone. Each
+    rival's weight is then what a repeated result against them is worth
+    (:func:`server.fairplay.contest.worth` of the results already counted against them,
+    ``repeats``, with ``full`` in full): three rivals raced again and again stop paying."""
     out = dict(after)
     for pid, (mu, sigma) in after.items():
         rivals = (rivals_of or {}).get(pid) or [other for other in after if other != pid]
-        share = sum(1.0 if established[o] else weight for o in rivals) / len(rivals)
+        counts = (repeats or {}).get(pid) or {}
+        share = sum(
+            (1.0 if established[o] else weight) * contest.worth(counts.get(o, 0) + 1, full)
+            for o in rivals
+        ) / len(rivals)
         old = before[pid]
         out[pid] = (old.mu + share * (mu - old.mu), old.sigma + share * (sigma - old.sigma))
     return out
@@ -205,6 +219,9 @@ def standing_of(read: RoomRead, room: str, round_: int, cells: int) -> race_revi
         last_at[pid] = int(lines[-1].split("\t", 1)[0]) if lines else started_at
         if lines and read.results.get(pid, {}).get("status") == "finished":
             finished_at[pid] = last_at[pid]
+    # What each racer made of the race by its first finish (the contest rule's progress).
+    won_at = min(finished_at.values(), default=None)
+    made = {pid: list(contest.made(code, lines, won_at)) for pid, lines in read.logs.items()}
     return {
         "room": room,
         "round": round_,
@@ -218,6 +235,7 @@ def standing_of(read: RoomRead, room: str, round_: int, cells: int) -> race_revi
         "finished_at": finished_at,
         "started_at": started_at,
         "last_at": last_at,
+        "made": made,
         "arena": read.meta.get("arena") or "",
     }
 
@@ -360,7 +378,12 @@ async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str])
         pid: [o for o in rivals_of[pid] if established[o]] for pid in after if pid not in absent
     }
     fresh = await stored.new_rivals(ctx.store, cells, credited)
-    after = soften(after, before, established, ctx.settings.provisional_weight, rivals_of)
+    s = ctx.settings
+    repeat_ms = s.contest_repeat_days * 86_400_000
+    counts = await rivalry.counted(ctx.store, "rated", rivals_of, now_ms() - repeat_ms)
+    after = soften(
+        after, before, established, s.provisional_weight, rivals_of, counts, s.contest_repeat_full
+    )
     after = on_top(after, before, now_skills)
     now = now_ms()
     lines: list[dict[str, Any]] = []
@@ -402,6 +425,11 @@ async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str])
     if written and after and window_ms > 0:
         # Only the instance whose marker counts: the pairs it rated have met from now on.
         await stored.meet(ctx.store, [p for p in after if p not in absent], now, window_ms // 1000)
+    if written and after:
+        # Each rated result against a rival counts towards the next one's worth.
+        against = {pid: rivals_of[pid] for pid in after if pid not in absent}
+        race = f"{room}/{round_}"
+        await rivalry.remember(ctx.store, "rated", against, race, now, repeat_ms // 1000)
     return marker
 
 

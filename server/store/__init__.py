@@ -3,7 +3,8 @@ atomic scripts (``lua/``, read and registered by :mod:`.scripts`), the room oper
 (:mod:`.store`, a move's commit: :mod:`.commit`, and those about time: :mod:`.clocks`), a
 room's events as the scripts write them (:mod:`.events`) and the words they answer
 (:mod:`.status`), the public rooms listed live (:mod:`.listing`), the quick race's queue
-(:mod:`.queue`), the arenas (:mod:`.arenas`), ratings (:mod:`.ratings`) and the established
+(:mod:`.queue`), the arenas (:mod:`.arenas`), ratings (:mod:`.ratings`), the results counted
+against each rival lately (:mod:`.rivals`) and the established
 players' names that nobody else may take (:mod:`.names`), the daily's deals, leaderboards
 and streak days (:mod:`.daily`), the players' records: history, solo statistics, perfect
 games and replays (:mod:`.records`), reviews, held finishes and bars (:mod:`.reviews`), the

@@ -195,6 +195,18 @@ FAMILIES: Final = (
         "rating:{P}:races", "list", "20 public races (MAX_RACES)", "history-days after last race"
     ),
     Family("rating:{P}:met", "zset", "the players met in rated races", "rated-pair-window-s (6 h)"),
+    Family(
+        "rating:{P}:repeats",
+        "zset",
+        "2000 rated results against rivals (MAX_REPEATS)",
+        "contest-repeat-days (7) after the last",
+    ),
+    Family(
+        "player:{P}:beaten",
+        "zset",
+        "2000 arena wins over rivals (MAX_REPEATS)",
+        "contest-repeat-days (7) after the last",
+    ),
     Family("ratings:V", "zset", "10000 best players (MAX_RATED)", "history-days after last race"),
     Family("names:skeletons", "hash", "one per established name", "history-days after the last"),
     Family("player:{P}:dodges", "string", "a counter", "1 h after the last dodge"),

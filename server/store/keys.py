@@ -280,6 +280,16 @@ class Keys:
         """Sorted set other player id -> when a rated result of both last counted (ms)."""
         return f"{self.prefix}rating:{{{pid}}}:met"
 
+    def rating_repeats(self, pid: str) -> str:
+        """Sorted set ``RIVAL\tROOM/ROUND`` -> when (ms): the rated results of the player
+        that counted against each rival (what a repeated result is worth)."""
+        return f"{self.prefix}rating:{{{pid}}}:repeats"
+
+    def arena_beaten(self, pid: str) -> str:
+        """Sorted set ``RIVAL\tROOM/ROUND`` -> when (ms): the arena races in which the
+        player placed ahead of each rival (what a repeated win is worth)."""
+        return f"{self.prefix}player:{{{pid}}}:beaten"
+
     def name_skeletons(self) -> str:
         """Hash UTS #39 skeleton of an established player's name -> their player id: the
         names nobody else may take (:func:`protocol.names.skeleton`)."""

@@ -52,7 +52,7 @@ QUICK = [
     *("--trusted-proxy", "127.0.0.1/32"),
     # ... and a scripted loser gives up at once: every racer contests (tests of the rule
     # that an early quitter is absent give its flags again, later flags win).
-    *("--contest-min-actions", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
+    *("--contest-min-tables", "0", "--contest-min-home", "0", "--contest-min-s", "0"),
     # ... and many test players of one server share a name ("Ann"): the guard of
     # established names is tested on its own (tests/server/play/test_lookalike_names.py).
     "--open-names",

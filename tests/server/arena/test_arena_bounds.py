@@ -32,7 +32,7 @@ ARGS = [
     *("--arena-races-per-player", "1"),
     # The contest rule as shipped (the tests' shared flags turn it off): rivals who give up
     # at once are absent.
-    *("--contest-min-actions", "30", "--contest-min-home", "8", "--contest-min-s", "60"),
+    *("--contest-min-tables", "20", "--contest-min-home", "8", "--contest-min-s", "60"),
 ]
 
 

@@ -1,5 +1,5 @@
-"""Contested results only (no free wins), through a real server and real sockets from several
-loopback addresses (127.0.0.x, each a network of its own; no proxy header):
+"""Contested results only, through a real server and real sockets from several loopback
+addresses (127.0.0.x, each a network of its own; no proxy header):
 
 - the puppet pattern: a fresh identity races quick races against three fresh identities of
   three other addresses that each make 14 moves and give up; the race rates nobody against
@@ -7,7 +7,12 @@ loopback addresses (127.0.0.x, each a network of its own; no proxy header):
   provisional, off ``/api/ratings`` and off the featured race, where the old rule (two
   rated races here) listed them;
 - a rival who played a real share of the race and stayed rates as before;
-- in an arena, the same puppets hand the farmer no point, no fire and no podium.
+- in an arena, the same puppets hand the farmer no point, no fire and no podium;
+- contesting is progress, not actions: puppets that alternate a move and its undo 15 times,
+  then act once just after the farmer's finish, contest nothing (no rating, no arena point),
+  and a rival who made real progress (new tables, cards home) through the race contests;
+- a win over the same rival again and again pays less (arena points), a rival's first win
+  in full.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from tests.helpers.serverproc import FAST, REVIEW_OFF_ENV, WsClient
 #: The contest rule as shipped (its defaults; the test flags turn it off), the old bar of
 #: games low enough that two races would have established the farmer, the rivals' bar on.
 RULE = [
-    *("--contest-min-actions", "30", "--contest-min-home", "8", "--contest-min-s", "60"),
+    *("--contest-min-tables", "20", "--contest-min-home", "8", "--contest-min-s", "60"),
     *("--provisional-games", "2", "--established-rivals", "3", "--rated-pair-window-s", "0"),
     *("--pair-fourth-ms", "300", "--bot-offer-ms", "600000"),
     *("--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "300"),
@@ -194,4 +199,138 @@ async def test_puppets_hand_an_arena_farmer_no_point_no_fire_and_no_podium(
     over = await farmer.expect("arena_over", timeout=15)
     assert over["podium"] == []
     for c in (farmer, *puppets):
+        await c.close()
+
+
+async def shuffle(client: WsClient, move: str, times: int = 15) -> int:
+    """A move and its undo, ``times`` times: the next action id."""
+    for i in range(times):
+        await client.send(action(move, 2 * i))
+        await client.expect("ack", id=2 * i, timeout=10)
+        await client.send({"type": "undo", "id": 2 * i + 1})
+        await client.expect("ack", id=2 * i + 1, timeout=10)
+    return 2 * times
+
+
+async def shuffled_race(srv: Served, farmer: WsClient, puppets: list[WsClient]) -> None:
+    """The issue's pattern: the puppets shuffle a move and its undo 15 times through more
+    than a minute of the race, the farmer wins, each puppet acts once just after the
+    finish, then gives up."""
+    everyone = [farmer, *puppets]
+    snaps = [await c.expect("snapshot", timeout=15) for c in everyone]
+    assert len({s["room_id"] for s in snaps}) == 1
+    started = [await c.expect("started", timeout=10) for c in everyone]
+    line = await asyncio.to_thread(line_of, str(started[0]["code"]))
+    ids = {}
+    for p in puppets:
+        ids[p.player_id] = await shuffle(p, line[0])
+    srv.clock.advance(61_000)  # past a minute: the old rule's bar of time
+    await play(farmer, line)
+    await farmer.expect("finished", player_id=farmer.player_id, timeout=10)
+    for p in puppets:
+        await play(p, line[:1], first=ids[p.player_id])
+        await p.send({"type": "give_up"})
+
+
+async def test_move_undo_puppets_contest_nothing_in_a_rated_race(srv: Served) -> None:
+    farmer = await from_address(srv.ws_url, "Farmer", FARMER)
+    puppets = [await from_address(srv.ws_url, f"Pup{i}", a) for i, a in enumerate(PUPPETS)]
+    for c in (farmer, *puppets):
+        await c.send({"type": "queue", "cells": 4})
+        await c.expect("queued")
+    await shuffled_race(srv, farmer, puppets)
+    lines = {x["player_id"]: x for x in (await farmer.expect("ratings", timeout=15))["changes"]}
+    # 31 actions each, the last past the finish: no progress, so no rival.
+    assert lines[farmer.player_id]["unrated_reason"] == "uncontested"
+    assert lines[farmer.player_id]["change"] == 0
+    _status, profile = await srv.get(f"/api/player/{farmer.player_id}")
+    assert "4" not in profile["ratings"]
+    for c in (farmer, *puppets):
+        await c.close()
+
+
+async def test_move_undo_puppets_hand_an_arena_farmer_no_point(srv: Served) -> None:
+    farmer = await from_address(srv.ws_url, "Farmer", FARMER)
+    puppets = [await from_address(srv.ws_url, f"Pup{i}", a) for i, a in enumerate(PUPPETS)]
+    await farmer.send({"type": "create_arena", "cells": 4, "minutes": 180, "starts_in_s": 1})
+    arena = str((await farmer.expect("arena"))["arena"]["arena_id"])
+    for p in puppets:
+        await p.send({"type": "arena_join", "arena": arena})
+        await p.expect("arena")
+    await shuffled_race(srv, farmer, puppets)
+    for c in (farmer, *puppets):
+        await c.expect("race_over", timeout=15)
+        await c.expect("arena", seat="pool", timeout=15)
+    _status, body = await srv.get(f"/api/arena/{arena}")
+    assert body["races"] == 0  # a race against nobody is no race
+    assert all(x["points"] == 0 and x["wins"] == 0 for x in body["standings"])
+    for c in (farmer, *puppets):
+        await c.close()
+
+
+async def test_a_rival_who_made_progress_through_the_race_contests(srv: Served) -> None:
+    ann = await from_address(srv.ws_url, "Ann", FARMER)
+    bob = await from_address(srv.ws_url, "Bob", PUPPETS[0])
+    for c in (ann, bob):
+        await c.send({"type": "queue", "cells": 4})
+        await c.expect("queued")
+    for c in (ann, bob):
+        await c.expect("snapshot", timeout=10)
+    started = [await c.expect("started", timeout=10) for c in (ann, bob)]
+    line = await asyncio.to_thread(line_of, str(started[0]["code"]))
+    # Bob plays 25 moves of a real line (fewer than 30 actions), the last of them well past
+    # half of Ann's race, then gives up once she has won.
+    await play(bob, line[:12])
+    srv.clock.advance(30_000)
+    await play(bob, line[12:25], first=12)
+    await play(ann, line)
+    await ann.expect("finished", player_id=ann.player_id, timeout=10)
+    await bob.send({"type": "give_up"})
+    lines = {x["player_id"]: x for x in (await ann.expect("ratings", timeout=10))["changes"]}
+    assert lines[ann.player_id]["unrated_reason"] is None
+    assert lines[ann.player_id]["change"] > 0
+    assert lines[bob.player_id]["unrated_reason"] is None
+    assert lines[bob.player_id]["change"] < 0
+    for c in (ann, bob):
+        await c.close()
+
+
+async def two_finish(srv: Served, first: WsClient, second: WsClient) -> None:
+    """One arena race of two: ``first`` wins, ``second`` finishes after (both contest)."""
+    for c in (first, second):
+        await c.expect("snapshot", timeout=15)
+    started = [await c.expect("started", timeout=10) for c in (first, second)]
+    line = await asyncio.to_thread(line_of, str(started[0]["code"]))
+    await play(first, line)
+    await first.expect("finished", player_id=first.player_id, timeout=10)
+    await play(second, line)
+    for c in (first, second):
+        await c.expect("race_over", timeout=15)
+        await c.expect("arena", seat="pool", timeout=15)
+
+
+async def test_wins_over_the_same_rival_shrink_and_a_rivals_first_win_counts_in_full(
+    srv: Served,
+) -> None:
+    ann = await from_address(srv.ws_url, "Ann", FARMER)
+    bob = await from_address(srv.ws_url, "Bob", PUPPETS[0])
+    await ann.send({"type": "create_arena", "cells": 4, "minutes": 180, "starts_in_s": 1})
+    arena = str((await ann.expect("arena"))["arena"]["arena_id"])
+    await bob.send({"type": "arena_join", "arena": arena})
+    await bob.expect("arena")
+    for _ in range(5):
+        await two_finish(srv, ann, bob)
+    _status, body = await srv.get(f"/api/arena/{arena}")
+    mine = {x["player_id"]: x for x in body["standings"]}
+    # 2, 2, then on fire 4; the 4th and 5th wins over Bob within the window are worth 3/4
+    # and 3/5: 4 x 0.75 = 3, 4 x 0.6 = 2.4, so 2 (each win in full: 16).
+    assert (mine[ann.player_id]["points"], mine[ann.player_id]["wins"]) == (13, 5)
+    assert mine[ann.player_id]["fire"] is True
+    # Bob's first win over Ann counts in full: 2 (and puts Ann's fire out).
+    await two_finish(srv, bob, ann)
+    _status, body = await srv.get(f"/api/arena/{arena}")
+    mine = {x["player_id"]: x for x in body["standings"]}
+    assert (mine[bob.player_id]["points"], mine[bob.player_id]["wins"]) == (2, 1)
+    assert mine[ann.player_id]["points"] == 13 and mine[ann.player_id]["fire"] is False
+    for c in (ann, bob):
         await c.close()
