@@ -24,7 +24,6 @@ from tests.helpers.pages import (
     needs_chromium,
     new_page,
     open_home,
-    open_player,
     send_line,
     shoot,
 )
@@ -97,14 +96,14 @@ def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Brow
     # Once the page has read the running arenas (it draws them as it reads them).
     watcher.wait_for_function("seahaven.current.arenas?.arenas != null")
     assert watcher.locator(".arenas-now").is_hidden()
-    # Ann's page, opened from her name atop the Race page's ratings (her win rated her),
-    # says she is in an arena, with a link to it.
-    ann_id = str(ann.evaluate("seahaven.net.playerId"))
-    go(watcher, "race")
-    open_player(watcher, ann_id)
-    link = watcher.locator(".profile-arena a")
+    # Ann's page (her Profile, in the top bar) says she is in an arena, with a link to it,
+    # which leads her back there.
+    go(ann, "player")
+    link = ann.locator(".profile-arena a")
     link.wait_for()
     assert link.get_attribute("href") == f"#/arena/{arena}"
+    link.click()
+    ann.wait_for_function(f"location.hash === '#/arena/{arena}'")
     # The end: the podium.
     podium = ann.locator(".arena-podium")
     podium.wait_for(state="visible", timeout=30_000)
