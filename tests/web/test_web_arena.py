@@ -3,7 +3,8 @@ arena made from the page, its lobby counting down to the start, a second page jo
 the arena's link, the race both are paired into (the race view), back in the pool with the
 standings beside it, the Watch page's entry, and the podium at the end; a scheduled arena
 found on the Watch page, its top race watched and its standings opened; screenshots at
-1366x768 and 390x844."""
+1366x768 and 390x844. Each page opens ``/`` in a fresh context (a solo game dealt) and
+clicks its way on; a friend reaches the private arena by the invite link its page shows."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ import pytest
 
 from server.engine import Board
 from server.engine.solver import solve
+from tests.helpers.arena_pages import invite_link, join_by_link, make_arena, to_arenas
 from tests.helpers.pages import (
     arena_server,
+    go,
     js_errors,
     needs_chromium,
     new_page,
+    open_home,
     send_line,
     shoot,
-    wait_ready,
 )
 from tests.helpers.serverproc import ServerProc
 from tests.helpers.waits import until_sync
@@ -40,23 +43,16 @@ def server() -> Iterator[ServerProc]:
 
 
 def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Browser) -> None:
-    base = server.http_url + "/"
-    ann = new_page(browser, name="Ann", width=1366, height=768)
-    ben = new_page(browser, name="Ben", width=1366, height=768)
+    ann = open_home(browser, server.http_url, name="Ann", width=1366, height=768)
     # The list, reached from the Race page; none running here (no schedule).
-    ann.goto(base + "#/race")
-    wait_ready(ann)
-    ann.get_by_role("link", name="See the arenas").click()
-    ann.wait_for_function("location.hash === '#/arena'")
+    to_arenas(ann)
     ann.locator(".arena-rows p").wait_for()
     assert "No arena" in ann.locator(".arena-rows").inner_text()
     assert ann.get_by_role("button", name="Make the arena").is_visible()
     shoot(ann, "arena-list")
-    # A private arena of 25 "minutes" starting in 10 s (the page's own call: its menus
-    # count in real minutes); the page goes to its lobby, which counts down.
-    ann.evaluate("seahaven.arena.create(4, 25, 10)")
-    ann.wait_for_function("location.hash.startsWith('#/arena/A')")
-    arena = ann.evaluate("location.hash.split('/')[2]")
+    # A private arena of 25 "minutes" starting in 10 s; the page goes to its lobby, which
+    # counts down.
+    arena = make_arena(ann, 25, 10)
     clock = ann.locator(".arena-clock")
     clock.wait_for()
     ann.wait_for_function(
@@ -65,11 +61,9 @@ def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Brow
     assert f"/#/arena/{arena}" in ann.locator(".arena-invite").inner_text()
     ann.locator('[name="pledge"]').check()  # no take-backs in every race
     shoot(ann, "arena-lobby")
-    # Ben opens the link and joins.
-    ben.goto(base + f"#/arena/{arena}")
-    wait_ready(ben)
-    ben.get_by_role("button", name="Join").click()
-    ben.wait_for_function("seahaven.arena.joined")
+    # Ben opens the link Ann's page shows, and joins.
+    ben = new_page(browser, name="Ben", width=1366, height=768)
+    join_by_link(ben, invite_link(ann))
     assert ben.get_by_role("button", name="Leave the arena").is_visible()
     assert ben.locator(".arena-seat").inner_text().startswith("You are in.")
     # The start: both are paired into one race, shown in the race view.
@@ -97,17 +91,19 @@ def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Brow
     assert "pool" in ann.locator(".arena-seat").inner_text()
     shoot(ann, "arena-pool")
     # A private arena is on no list: the Watch page shows no arena here.
-    watcher = new_page(browser, name="Cy", width=1366, height=768)
-    watcher.goto(base + "#/watch")
-    wait_ready(watcher)
-    watcher.wait_for_timeout(1000)
+    watcher = open_home(browser, server.http_url, name="Cy", width=1366, height=768)
+    go(watcher, "watch")
+    # Once the page has read the running arenas (it draws them as it reads them).
+    watcher.wait_for_function("seahaven.current.arenas?.arenas != null")
     assert watcher.locator(".arenas-now").is_hidden()
-    # Ann's page says she is in an arena, with a link to it.
-    ann_id = ann.evaluate("seahaven.net.playerId")
-    watcher.goto(base + f"#/player/{ann_id}")
-    link = watcher.locator(".profile-arena a")
+    # Ann's page (her Profile, in the top bar) says she is in an arena, with a link to it,
+    # which leads her back there.
+    go(ann, "player")
+    link = ann.locator(".profile-arena a")
     link.wait_for()
     assert link.get_attribute("href") == f"#/arena/{arena}"
+    link.click()
+    ann.wait_for_function(f"location.hash === '#/arena/{arena}'")
     # The end: the podium.
     podium = ann.locator(".arena-podium")
     podium.wait_for(state="visible", timeout=30_000)
@@ -135,17 +131,17 @@ def test_the_watch_page_shows_a_running_arena_its_top_race_and_its_standings(
         time.sleep(left + 1)
     args = ["--arenas", "4:600:600", "--arena-minute-ms", "60000", "--arena-pair-ms", "500"]
     with arena_server("webarena", args) as srv:
-        base = srv.http_url + "/"
         # The server makes the schedule's arena at its first arena pass, a moment after
         # it answers, and a page reads the list once per visit: wait for the arena.
         until_sync(
             lambda: srv.get_json("/api/arenas")[1].get("running"),
             what="the scheduled arena running",
         )
-        racers = [new_page(browser, name=n, width=1366, height=768) for n in ("Ann", "Ben")]
+        racers = [
+            open_home(browser, srv.http_url, name=n, width=1366, height=768) for n in ("Ann", "Ben")
+        ]
         for page in racers:
-            page.goto(base + "#/arena")
-            wait_ready(page)
+            to_arenas(page)
             row = page.locator(".arena-rows a").first
             row.wait_for(timeout=10_000)
             row.click()
@@ -156,9 +152,8 @@ def test_the_watch_page_shows_a_running_arena_its_top_race_and_its_standings(
             page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
         room = racers[0].evaluate("seahaven.game.roomId")
         arena = racers[0].evaluate("seahaven.arena.id")
-        watcher = new_page(browser, name="Cy", width=1366, height=768)
-        watcher.goto(base + "#/watch")
-        wait_ready(watcher)
+        watcher = open_home(browser, srv.http_url, name="Cy", width=1366, height=768)
+        go(watcher, "watch")
         entry = watcher.locator(".arenas-now")
         entry.wait_for(state="visible", timeout=10_000)
         assert "2 players" in entry.inner_text()
@@ -171,7 +166,9 @@ def test_the_watch_page_shows_a_running_arena_its_top_race_and_its_standings(
         )
         # Their race ends (both give up): the Watch page's table shows them, read again
         # while it is open, with no reload.
-        watcher.goto(base + "#/watch")
+        # Back to the list: the top bar's Watch.
+        watcher.locator('.modes a[data-view="watch"]').click()
+        watcher.wait_for_function("location.hash === '#/watch'")
         entry.wait_for(state="visible", timeout=10_000)
         assert "No race has finished yet." in entry.inner_text()
         for page in racers:

@@ -23,6 +23,7 @@ import pytest
 
 from server.engine import Board
 from server.engine.solver import solve
+from tests.helpers.arena_pages import invite_link, join_by_link, make_arena, to_arenas
 from tests.helpers.pages import (
     ARENA_ARGS,
     DAILY_ARGS,
@@ -30,7 +31,7 @@ from tests.helpers.pages import (
     arena_server,
     js_errors,
     needs_chromium,
-    new_page,
+    open_home,
     resize,
     send_line,
     wait_ready,
@@ -77,42 +78,6 @@ def shoot_all(page: Page, name: str) -> None:
         page.set_viewport_size(size)
 
 
-def open_home(page: Page, base: str) -> None:
-    """A person's first step: the site's root, which deals a solo game."""
-    # link: the site's root, where a person starts
-    page.goto(base)
-    wait_ready(page)
-    page.wait_for_function("seahaven.game.mode === 'solo' && seahaven.game.state === 'racing'")
-
-
-def to_arenas(page: Page) -> None:
-    """From anywhere: Race, then "See the arenas"."""
-    page.get_by_role("link", name="Race", exact=True).click()
-    page.get_by_role("link", name="See the arenas").click()
-    page.wait_for_function("location.hash === '#/arena'")
-
-
-def make_arena(page: Page, minutes: int, starts_in_s: int) -> str:
-    """On the Arenas page: a private 4-cell arena of ``minutes`` arena minutes (a second
-    each here) starting in ``starts_in_s``; the page goes to it. Its id.
-
-    The page's own calls, as its button makes them (out of the solo game, then the arena):
-    the form's menus count in real minutes."""
-    page.get_by_role("button", name="Make the arena").wait_for()
-    page.evaluate(f"seahaven.leaveRoom(); seahaven.arena.create(4, {minutes}, {starts_in_s})")
-    page.wait_for_function("location.hash.startsWith('#/arena/A')")
-    return str(page.evaluate("location.hash.split('/')[2]"))
-
-
-def join_by_link(page: Page, base: str, arena: str) -> None:
-    """A friend opens the arena's invite link (the flow is the link) and clicks Join."""
-    # link: the arena's invite link, sent by its maker
-    page.goto(base + f"#/arena/{arena}")
-    wait_ready(page)
-    page.get_by_role("button", name="Join").click()
-    page.wait_for_function("seahaven.arena.joined")
-
-
 def in_race(page: Page) -> str:
     """Until the page shows the arena's race, started, with its own board; its room."""
     page.wait_for_function("location.hash.startsWith('#/race/')", timeout=30_000)
@@ -133,8 +98,7 @@ def line_of(page: Page) -> list[str]:
 def test_a_hint_on_a_busy_server_names_a_move_and_its_kind(
     no_proof_server: ServerProc, browser: Browser
 ) -> None:
-    page = new_page(browser, name="Hana", width=1366, height=768)
-    open_home(page, no_proof_server.http_url + "/")
+    page = open_home(browser, no_proof_server.http_url, name="Hana", width=1366, height=768)
     page.get_by_role("button", name="Hint").click()
     toast = page.locator(".toast", has_text="best known move")
     toast.wait_for(timeout=30_000)
@@ -145,17 +109,18 @@ def test_a_hint_on_a_busy_server_names_a_move_and_its_kind(
 
 
 def test_a_household_arena_says_why_it_scores_nothing(server: ServerProc, browser: Browser) -> None:
-    base = server.http_url + "/"
     home = {"X-Forwarded-For": "198.19.240.9"}
-    mum = new_page(browser, name="Mum", width=1366, height=768, extra_http_headers=home)
-    kid = new_page(browser, name="Kid", width=390, height=844, extra_http_headers=home)
-    open_home(mum, base)
+    mum = open_home(
+        browser, server.http_url, name="Mum", width=1366, height=768, extra_http_headers=home
+    )
     to_arenas(mum)
     arena = make_arena(mum, 60, 3)
     note = mum.locator(".arena-household")
     assert note.is_hidden()  # nothing raced yet: nothing to explain
-    open_home(kid, base)
-    join_by_link(kid, base, arena)
+    kid = open_home(
+        browser, server.http_url, name="Kid", width=390, height=844, extra_http_headers=home
+    )
+    join_by_link(kid, invite_link(mum))
     room = in_race(mum)
     assert in_race(kid) == room
     send_line(mum, line_of(mum))
@@ -178,14 +143,11 @@ def test_a_household_arena_says_why_it_scores_nothing(server: ServerProc, browse
 def test_the_podium_comes_past_a_racer_who_never_moves_and_reloads(
     server: ServerProc, browser: Browser
 ) -> None:
-    base = server.http_url + "/"
-    ann = new_page(browser, name="Ann", width=1366, height=768)
-    ben = new_page(browser, name="Ben", width=740, height=360)
-    open_home(ann, base)
+    ann = open_home(browser, server.http_url, name="Ann", width=1366, height=768)
     to_arenas(ann)
     arena = make_arena(ann, 25, 3)
-    open_home(ben, base)
-    join_by_link(ben, base, arena)
+    ben = open_home(browser, server.http_url, name="Ben", width=740, height=360)
+    join_by_link(ben, invite_link(ann))
     room = in_race(ann)
     assert in_race(ben) == room
     # Ben reloads mid-race: his page is back in his race, never an invitation to it.

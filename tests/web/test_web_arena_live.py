@@ -2,7 +2,8 @@
 in a real browser: a visitor of the arena sees the leading race's racers' boards
 exactly as a spectator on Watch sees that race at the same moment (its watch mode: boards
 late), never more; the card follows the next race when it leads. Screenshots of the arena
-page with its live race."""
+page with its live race. Each page opens ``/`` in a fresh context and clicks its way on;
+the arena, private, is reached by the invite link its maker's page shows."""
 
 from __future__ import annotations
 
@@ -13,15 +14,23 @@ import pytest
 
 from server.engine import Board
 from server.engine.solver import solve
+from tests.helpers.arena_pages import (
+    invite_link,
+    join_by_link,
+    make_arena,
+    open_invite,
+    to_arenas,
+)
 from tests.helpers.pages import (
     SCREENSHOTS,
     arena_server,
+    go,
     js_errors,
     needs_chromium,
     new_page,
+    open_home,
     resize,
     send_line,
-    wait_ready,
 )
 from tests.helpers.serverproc import ServerProc
 from tests.helpers.waits import until_sync
@@ -54,18 +63,12 @@ def boxes(page: Page, where: str) -> list[dict[str, str]]:
 def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
     server: ServerProc, browser: Browser
 ) -> None:
-    base = server.http_url + "/"
-    ann = new_page(browser, name="Ann", width=1366, height=768)
+    ann = open_home(browser, server.http_url, name="Ann", width=1366, height=768)
+    to_arenas(ann)
+    make_arena(ann, 60, 5)
+    invite = invite_link(ann)
     ben = new_page(browser, name="Ben", width=1366, height=768)
-    ann.goto(base + "#/arena")
-    wait_ready(ann)
-    ann.evaluate("seahaven.arena.create(4, 60, 5)")
-    ann.wait_for_function("location.hash.startsWith('#/arena/A')")
-    arena = ann.evaluate("location.hash.split('/')[2]")
-    ben.goto(base + f"#/arena/{arena}")
-    wait_ready(ben)
-    ben.get_by_role("button", name="Join").click()
-    ben.wait_for_function("seahaven.arena.joined")
+    join_by_link(ben, invite)
     for page in (ann, ben):
         page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
     room = ann.evaluate("seahaven.game.roomId")
@@ -73,10 +76,9 @@ def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
     # Ann plays her first moves at once: a spectator sees them only some seconds late.
     code = ann.evaluate("seahaven.game.code")
     send_line(ann, list(solve(Board.from_code(code), timeout=20).moves)[:3])
-    # Cy looks at the arena; Dee watches the same race on Watch.
+    # Cy looks at the arena (its invite link, passed on); Dee watches the same race on Watch.
     cy = new_page(browser, name="Cy", width=1366, height=768)
-    cy.goto(base + f"#/arena/{arena}")
-    wait_ready(cy)
+    open_invite(cy, invite)
     card = cy.locator('[data-k="arena-live"]')
     card.wait_for(timeout=10_000)
     cy.locator('[data-k="arena-live"] .mini .board .card').first.wait_for(timeout=10_000)
@@ -84,9 +86,9 @@ def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
     assert card.locator("a.live-room").get_attribute("href") == f"#/watch/{room}"
     # The race's watch mode, said as Watch says it (an arena's race: boards late).
     assert card.locator(".watch-explain").get_attribute("data-watch") == "delayed"
-    dee = new_page(browser, name="Dee", width=1366, height=768)
+    dee = open_home(browser, server.http_url, name="Dee", width=1366, height=768)
     # On Watch, the race is titled by its arena as the arena's page titles the arena.
-    dee.goto(base + "#/watch")
+    go(dee, "watch")
     listed = dee.locator(f'.live-room[data-room="{room}"] .live-head b')
     listed.wait_for(timeout=10_000)
     assert listed.inner_text() == "Arena race: Easy · 4 cells · 60 min"
@@ -94,8 +96,9 @@ def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
         resize(dee, width, height)
         dee.screenshot(path=str(SCREENSHOTS / f"watch-arena-race{suffix}.png"))
     resize(dee, 1366, 768)
-    dee.goto(base + f"#/watch/{room}")
-    wait_ready(dee)
+    # Dee opens the race from the list.
+    dee.locator(f'a.live-room[data-room="{room}"]').click()
+    dee.wait_for_function(f"location.hash === '#/watch/{room}'")
     dee.locator(".mini-boards .mini .board .card").first.wait_for(timeout=10_000)
     # The same boards on both pages: what a spectator of the race is sent, nothing more.
     first = boxes(cy, '[data-k="arena-live"]')

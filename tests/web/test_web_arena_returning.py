@@ -1,7 +1,9 @@
 """Arenas worth following in a real browser (players come back): the arena's clock in its
 race, no word of a rematch in an arena ("Next game" asks without one), standings numbering
 only players who raced, start times hours away as clock times in the player's language,
-and a podium that fills a big screen (screenshots)."""
+and a podium that fills a big screen (screenshots). Each page opens ``/`` in a fresh context
+and clicks its way on; a private arena is reached by the invite link its maker's page
+shows."""
 
 from __future__ import annotations
 
@@ -13,16 +15,24 @@ import pytest
 
 from server.engine import Board
 from server.engine.solver import solve
+from tests.helpers.arena_pages import (
+    invite_link,
+    join_by_link,
+    make_arena,
+    open_invite,
+    to_arenas,
+)
 from tests.helpers.pages import (
     SCREENSHOTS,
     arena_server,
+    go,
     js_errors,
     needs_chromium,
     new_page,
+    open_home,
     resize,
     send_line,
     until_page,
-    wait_ready,
 )
 from tests.helpers.serverproc import ServerProc
 
@@ -43,25 +53,18 @@ def server(request: pytest.FixtureRequest) -> Iterator[ServerProc]:
 def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
     server: ServerProc, browser: Browser
 ) -> None:
-    base = server.http_url + "/"
-    ann = new_page(browser, name="Ann", width=1366, height=768)
+    ann = open_home(browser, server.http_url, name="Ann", width=1366, height=768)
+    to_arenas(ann)
+    arena = make_arena(ann, 40, 5)
+    invite = invite_link(ann)
     ben = new_page(browser, name="Ben", width=1366, height=768)
-    ann.goto(base + "#/arena")
-    wait_ready(ann)
-    ann.evaluate("seahaven.arena.create(4, 40, 5)")
-    ann.wait_for_function("location.hash.startsWith('#/arena/A')")
-    arena = ann.evaluate("location.hash.split('/')[2]")
-    ben.goto(base + f"#/arena/{arena}")
-    wait_ready(ben)
-    ben.get_by_role("button", name="Join").click()
-    ben.wait_for_function("seahaven.arena.joined")
+    join_by_link(ben, invite)
     for page in (ann, ben):
         page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
     # Cy looks at the arena while its first race runs: Ann and Ben are in it, yet neither
-    # has raced, so no place is numbered.
+    # has raced, so no place is numbered. (The arena is private: Cy has its invite link.)
     cy = new_page(browser, name="Cy", width=1366, height=768)
-    cy.goto(base + f"#/arena/{arena}")
-    wait_ready(cy)
+    open_invite(cy, invite)
     cy.locator(".arena-lines").wait_for()
     cy.wait_for_function("!!seahaven.arena.standings")
     assert cy.locator(".arena-table").count() == 0
@@ -84,7 +87,7 @@ def test_an_arena_race_keeps_the_arenas_clock_and_leads_back_to_it(
         cy.screenshot(path=str(SCREENSHOTS / f"arena-live{suffix}.png"))
     resize(cy, 1366, 768)
     # On Watch, the race is named by its arena, not as a bare room.
-    cy.goto(base + "#/watch")
+    go(cy, "watch")
     listed = cy.locator(f'.live-room[data-room="{room}"]')
     listed.wait_for(timeout=10_000)
     assert listed.locator(".live-head b").inner_text() == "Arena race: Easy · 4 cells · 40 min"
@@ -140,9 +143,8 @@ DAILY_ARENA = ["--arenas", "4:30:1440"]
 
 @pytest.mark.parametrize("server", [DAILY_ARENA], indirect=True)
 def test_a_start_hours_away_reads_as_a_clock_time(server: ServerProc, browser: Browser) -> None:
-    page = new_page(browser, lang="de", width=1366, height=768)
-    page.goto(server.http_url + "/#/arena")
-    wait_ready(page)
+    page = open_home(browser, server.http_url, lang="de", width=1366, height=768)
+    to_arenas(page)
     when = page.locator(".arena-when").first
     when.wait_for()
     status, body = server.get_json("/api/arenas")
@@ -161,17 +163,12 @@ def test_a_start_hours_away_reads_as_a_clock_time(server: ServerProc, browser: B
 def test_an_arena_race_held_for_review_is_marked_on_its_players_line(browser: Browser) -> None:
     # The review on: a solver's line sent at a machine's pace is held (no person's).
     with arena_server("webaheld", review=True) as srv:
-        base = srv.http_url + "/"
-        ann = new_page(browser, name="Ann", width=1366, height=768)
+        ann = open_home(browser, srv.http_url, name="Ann", width=1366, height=768)
+        to_arenas(ann)
+        arena = make_arena(ann, 40, 5)
+        invite = invite_link(ann)
         ben = new_page(browser, name="Ben", width=1366, height=768)
-        ann.goto(base + "#/arena")
-        wait_ready(ann)
-        ann.evaluate("seahaven.arena.create(4, 40, 5)")
-        ann.wait_for_function("location.hash.startsWith('#/arena/A')")
-        arena = ann.evaluate("location.hash.split('/')[2]")
-        ben.goto(base + f"#/arena/{arena}")
-        wait_ready(ben)
-        ben.get_by_role("button", name="Join").click()
+        join_by_link(ben, invite)
         for page in (ann, ben):
             page.wait_for_function("seahaven.game.state === 'racing'", timeout=20_000)
         code = ann.evaluate("seahaven.game.code")
@@ -183,8 +180,9 @@ def test_an_arena_race_held_for_review_is_marked_on_its_players_line(browser: Br
         mark = ann.locator('.arena-table tr.me [data-k="held"]')
         mark.wait_for(timeout=15_000)
         assert mark.inner_text() == "1 race pending review"
-        # Ben's page (and anyone's) does not say that Ann's race is held.
-        ben.goto(base + f"#/arena/{arena}")
+        # Ben's page (and anyone's) does not say that Ann's race is held: he opens the
+        # arena's invite link again.
+        open_invite(ben, invite)
         ben.locator(".arena-table").wait_for(timeout=10_000)
         assert ben.locator('[data-k="held"]').count() == 0
         for page in (ann, ben):

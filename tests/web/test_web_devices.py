@@ -25,7 +25,9 @@ from tests.helpers.pages import (
     DAILY_ARGS,
     SCREENSHOTS,
     Racer,
+    go,
     js_errors,
+    load_home,
     new_page,
     resize,
     wait_ready,
@@ -98,12 +100,10 @@ def shoot_devices(page: Page) -> None:
         page.screenshot(path=str(shots / f"devices-passkeys-{width}x{height}.png"))
 
 
-def open_player(page: Page, url: str) -> None:
+def to_devices(page: Page, url: str) -> None:
     """As a person: open the site (which deals a solo game), then Profile, to the devices."""
-    page.goto(url + "/")
-    wait_ready(page)
-    page.locator("#main .board").first.wait_for()
-    page.get_by_role("link", name="Profile").click()
+    load_home(page, url)
+    go(page, "player")
     page.locator(".devices").wait_for()
 
 
@@ -112,7 +112,7 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     # Ann, on her first device, wins today's ranked daily (a streak of 1).
     first = new_page(browser, name="Ann")
     first.on("dialog", lambda d: d.accept("laptop") if d.type == "prompt" else d.accept())
-    open_player(first, url)
+    to_devices(first, url)
     ann = me(first)
     token = str(first.evaluate("seahaven.net.token"))
     date = str(_get(url + "/api/daily")["date"])
@@ -135,8 +135,9 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
 
     # A passkey, made in the first context.
     cdp1, auth1 = authenticator(first)
-    first.reload()
-    open_player(first, url)
+    first.reload()  # the page finds the authenticator as it loads, still on Profile
+    wait_ready(first)
+    first.locator(".devices").wait_for()
     first.get_by_role("button", name="Add a passkey").click()
     first.locator(".passkeys li[data-id]").wait_for()
     # Named after the device that made it (headless Chromium on Linux).
@@ -160,7 +161,7 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     assert len(creds) == 1
     second = new_page(browser, name="Someone")
     second.on("dialog", lambda d: d.accept())
-    open_player(second, url)
+    to_devices(second, url)
     assert me(second) != ann
     cdp2, auth2 = authenticator(second)
     cdp2.send("WebAuthn.addCredential", {"authenticatorId": auth2, "credential": creds[0]})
@@ -171,8 +172,9 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     assert theirs["streak"] == mine["streak"] == 1 and theirs["ratings"] == mine["ratings"]
     second.wait_for_function("document.querySelector('.profile-stats').textContent.includes('1')")
 
-    # A transfer code moves Ann to a third context (its link prefills the code).
+    # A transfer code moves Ann to a third context (its link, the QR code, prefills the code).
     third = new_page(browser, name="Other")
+    # link: the transfer code's QR code, scanned on the new device
     third.goto(url + f"/#/claim/{code}")
     wait_ready(third)
     third.locator('.devices input[name="code"]').wait_for()
@@ -181,7 +183,7 @@ def test_passkey_transfer_sign_out_and_delete(server: ServerProc, browser: Brows
     third.wait_for_function(f"seahaven.net.playerId === {ann!r}")
     # Used once: a fourth try is refused, saying so.
     fourth = new_page(browser, name="Late")
-    open_player(fourth, url)
+    to_devices(fourth, url)
     fourth.locator('.devices input[name="code"]').fill(code)
     fourth.get_by_role("button", name="Sign in", exact=True).click()
     fourth.locator("#toast").get_by_text("used already").wait_for()
@@ -221,7 +223,7 @@ def test_on_an_ip_address_the_page_says_to_use_localhost(
     server: ServerProc, browser: Browser
 ) -> None:
     page = new_page(browser, name="Ip")
-    open_player(page, server.http_url)
+    to_devices(page, server.http_url)
     note = page.locator('[data-k="ip-note"]').inner_text()
     assert f"http://localhost:{server.port}/#/player" in note
     assert page.get_by_role("button", name="Add a passkey").is_disabled()
