@@ -30,6 +30,7 @@ import asyncio
 import datetime as dt
 import random
 import secrets
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -90,11 +91,9 @@ async def press(client: WsClient, msg: dict[str, Any], action_id: int) -> None:
     raise AssertionError(f"action {action_id}: the server stayed busy")
 
 
-async def play_day(
-    server: Served, client: WsClient, model: Model, seed: int
-) -> tuple[str, float] | None:
-    """Reveal today's daily and play the model's win of it at its pace; (state, seconds
-    from the last move to the decision), or None when the model found no win."""
+async def play_day(server: Served, client: WsClient, model: Model, seed: int) -> float | None:
+    """Reveal today's daily and play the model's win of it at its pace; when the last move
+    was acknowledged (``time.monotonic()``), or None when the model found no win."""
     await client.send({"type": "daily"})
     snap = await client.expect("snapshot")
     code = snap["code"]
@@ -105,19 +104,26 @@ async def play_day(
             break
     if game is None:
         await client.send({"type": "give_up"})
+        await client.send({"type": "leave"})
+        await client.expect("left")
         return None
     before = game.times[0] - 4000
     for i, (text, at) in enumerate(zip(game.actions, game.times, strict=True), start=1):
         server.clock.advance(max(0, at - before))
         before = at
         await press(client, message(text, i), i)
-    finished = time.monotonic()
-    # The decision: the player hears "pending review" at once, then the review's verdict.
-    result = await client.expect("daily_result", timeout=600)
+    return time.monotonic()
+
+
+async def decision(client: WsClient, finished: float) -> tuple[str, float]:
+    """The review's verdict on a finish (the player heard "pending review" at once), and
+    the seconds from the last move to it; the player then leaves the day's room."""
+    result = await client.expect("daily_result", timeout=900)
     state = "ranked" if result["ranked"] else str(result["unranked_reason"])
+    waited = time.monotonic() - finished
     await client.send({"type": "leave"})  # the day's room: tomorrow's daily is a new one
     await client.expect("left")
-    return state, time.monotonic() - finished
+    return state, waited
 
 
 def today_of(server: Served) -> str:
@@ -160,7 +166,7 @@ async def run(args: argparse.Namespace) -> int:
     lifted |= {"SEAHAVEN_API_RATE_PER_S": "100000", "SEAHAVEN_API_BURST": "100000"}
     token = "bench-" + secrets.token_hex(12)  # the operator's: the reasons, never shown to a player
     server_settings = settings(["--admin-token", token], {"SEAHAVEN_KEY_PREFIX": prefix, **lifted})
-    rows: list[tuple[str, int, int, int, int, list[float]]] = []
+    rows: list[tuple[str, int, int, int, int, int]] = []
     async with serving(server_settings) as server:
         clients: list[tuple[str, Model, WsClient]] = []
         for i in range(args.players):
@@ -187,13 +193,17 @@ async def run(args: argparse.Namespace) -> int:
             waits: list[float] = []
             order = list(range(len(clients)))
             rng.shuffle(order)
+            played: list[tuple[str, int, WsClient, float]] = []
             for i in order:
                 name, model, client = clients[i]
-                found = await play_day(server, client, model, rng.getrandbits(32))
-                if found is None:
+                finished = await play_day(server, client, model, rng.getrandbits(32))
+                if finished is None:
                     lost += 1
                     continue
-                state, waited = found
+                played.append((name, i, client, finished))
+            # The reviews run while the others play; each verdict is read once all played.
+            for name, i, client, finished in played:
+                state, waited = await decision(client, finished)
                 waits.append(waited)
                 ranked += state == "ranked"
                 held += state != "ranked"
@@ -203,17 +213,24 @@ async def run(args: argparse.Namespace) -> int:
                 print(f"  held, as the operator reads them: {why}", file=sys.stderr)
             est = await established(server, date, pids)
             print(f"  established after the day: {est} of {len(pids)}", file=sys.stderr)
-            rows.append((date, ranked + held, ranked, held, est, waits))
+            if waits:
+                print(
+                    f"  the review's verdict read {statistics.median(waits):.0f} s (median) after "
+                    "the last move (the others playing meanwhile)",
+                    file=sys.stderr,
+                )
+            rows.append((date, ranked + held, ranked, held, lost, est))
         for _n, _m, client in clients:
             await client.close()
     print(f"{args.players} honest newcomers, {args.days} days, a fresh deployment, no operator")
-    print(f"{'day':<11} {'finishes':>8} {'ranked':>7} {'held':>5} {'share':>6} {'established':>12}")
+    head = f"{'day':<11} {'finishes':>8} {'ranked':>7} {'held':>5} {'share':>6} {'no win':>7}"
+    print(head + f" {'established':>12}")
     total = ranked_all = 0
-    for date, finishes, ranked, held, est, _w in rows:
+    for date, finishes, ranked, held, lost, est in rows:
         total += finishes
         ranked_all += ranked
         share = ranked / max(1, finishes)
-        print(f"{date:<11} {finishes:>8} {ranked:>7} {held:>5} {share:>6.0%} {est:>12}")
+        print(f"{date:<11} {finishes:>8} {ranked:>7} {held:>5} {share:>6.0%} {lost:>7} {est:>12}")
     share = ranked_all / max(1, total)
     print(
         f"all days: {ranked_all} of {total} finishes ranked ({share:.0%}); target >= 90%: "
