@@ -453,6 +453,22 @@ class Settings(BaseSettings):
     evidence_agreement_high: float = Field(
         default=0.95, ge=0, le=1, description="a solver agreement from this is a full suspicion"
     )
+    evidence_recovery_low: float = Field(
+        default=0.55,
+        ge=0,
+        le=1,
+        description="a line whose deviations from the solver are followed by its move this "
+        "often or less (a person's own plans) counts evidence_recovery_floor of its agreement",
+    )
+    evidence_recovery_high: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="... and this often or more (a solver re-asked after each deviation) in full",
+    )
+    evidence_recovery_floor: float = Field(
+        default=0.25, ge=0, le=1, description="... what its agreement counts at the low end"
+    )
     evidence_optimal_low: float = Field(
         default=0.88,
         ge=0,

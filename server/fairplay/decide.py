@@ -7,9 +7,12 @@ Pure: no I/O. The server (a daily's ranked finish, a rated race's finisher:
 
 - A record's **suspicion** (:func:`suspicion`) is its reference agreement mapped to 0..1:
   the solver's from ``agreement_low`` (raised to the field's own median agreement where
-  the field is known) to ``agreement_high``; the optimal search's only near-perfect
-  (``optimal_low`` to ``optimal_high``), over ``min_scored`` decisions or more. A line
-  known from practice (``known_high`` of its decisions on another identity's line) is 1. A
+  the field is known) to ``agreement_high``, counted in full only when the line's
+  deviations from the solver are followed at once by its move again (``recovery``, from
+  ``recovery_low`` to ``recovery_high``; down to ``recovery_floor`` of itself); the optimal
+  search's only near-perfect (``optimal_low`` to ``optimal_high``), over ``min_scored``
+  decisions or more. A line known from practice (``known_high`` of its decisions on another
+  identity's line) is 1. A
   game faster than ``field_low`` of its field's median amplifies that evidence by
   ``1 + field_weight``: speed alone adds nothing.
 - A player's **score** is the mean suspicion of their newest ``window`` records.
@@ -73,6 +76,11 @@ def suspicion(record: Mapping[str, Any], policy: Policy) -> float:
     solver = record.get("solver")
     if solver is not None:
         value = _ramp(float(solver), low, policy.agreement_high)
+        back = record.get("recovery")
+        if back is not None:
+            # Deviations a person makes stray for a while; a solver re-asked is back at once.
+            like = _ramp(float(back), policy.recovery_low, policy.recovery_high)
+            value *= policy.recovery_floor + (1 - policy.recovery_floor) * like
     optimal = _optimal(record, policy)
     if optimal is not None:
         value = max(value, _ramp(optimal, policy.optimal_low, policy.optimal_high))

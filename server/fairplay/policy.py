@@ -26,6 +26,12 @@ class Policy:
         agreement_low, agreement_high: the solver's agreement (over the review's scored
             decisions) at or below ``low`` is no suspicion, at ``high`` or above a full one
             (linear between); ``low`` rises with the field's own agreement (below).
+        recovery_low, recovery_high, recovery_floor: the solver's agreement counts in full
+            only when the line's deviations from it look like a solver's re-asked after each
+            (its ``recovery``: a deviation followed at once by the solver's move) at
+            ``recovery_high`` or more; at ``recovery_low`` or less it counts
+            ``recovery_floor`` of itself (a person's own plan strays for several moves);
+            linear between. Unmeasured (too few deviations): in full.
         optimal_low, optimal_high: the same for the optimal search's agreement, counted only
             over ``min_scored`` decisions or more. A strong person's line agrees with it
             often (0.76-0.80): only a near-perfect agreement is evidence.
@@ -60,6 +66,9 @@ class Policy:
 
     agreement_low: float = 0.6
     agreement_high: float = 0.95
+    recovery_low: float = 0.55
+    recovery_high: float = 0.8
+    recovery_floor: float = 0.25
     optimal_low: float = 0.88
     optimal_high: float = 0.97
     outright: float = 0.97

@@ -10,7 +10,8 @@ The record (pure: the engine and the standard library; it runs in a solver proce
 the review, and ``bench/fairplay.py`` calls the same code):
 
 - ``solver``: the review's agreement with the fast solver (:mod:`.scoring`), over
-  ``solver_scored`` decisions;
+  ``solver_scored`` decisions, and its ``recovery`` (how often a deviation from the
+  solver is followed by the solver's move again);
 - ``optimal``: the same with the engine's optimal search (:func:`server.engine.optimal.
   optimal_par`), asked from at most :data:`OPTIMAL_SEARCHES` positions with a budget of
   tables each, so it costs a bounded amount whatever the line;
@@ -64,6 +65,7 @@ class Evidence:
 
     solver: float | None
     solver_scored: int
+    recovery: float | None
     optimal: float | None
     optimal_scored: int
     excess: int | None
@@ -78,7 +80,7 @@ class Evidence:
     def to_json(self) -> dict[str, Any]:
         """The record as JSON, rounded."""
         data = asdict(self)
-        for name in ("solver", "optimal", "field", "known", "spread"):
+        for name in ("solver", "recovery", "optimal", "field", "known", "spread"):
             if data[name] is not None:
                 data[name] = round(float(data[name]), 3)
         return data
@@ -144,6 +146,7 @@ def gather(
     solver_agreement: float | None,
     *,
     solver_scored: int = 0,
+    recovery: float | None = None,
     practised: Sequence[Sequence[str]] = (),
     field_ms: int | None = None,
     searches: int = OPTIMAL_SEARCHES,
@@ -156,6 +159,7 @@ def gather(
         code, started_at, actions, times: the finish as the review sees it.
         solver_agreement: the review's agreement with the fast solver.
         solver_scored: the decisions that agreement is over.
+        recovery: the review's share of deviations from the solver followed by its move.
         practised: lines of the same deal that identities of the same address finished
             before (the server's own record of them).
         field_ms: the median time of the day's established players (None: too few).
@@ -196,6 +200,7 @@ def gather(
     return Evidence(
         solver=solver_agreement,
         solver_scored=solver_scored,
+        recovery=recovery,
         optimal=agreed / scored if scored else None,
         optimal_scored=scored,
         excess=len(kept) - memo.length if memo.length is not None else None,
@@ -242,6 +247,7 @@ def evidence_job(
         times,
         score.agreement,
         solver_scored=score.scored,
+        recovery=score.recovery,
         practised=practised,
         field_ms=field_ms,
         searches=int(settings.get("optimal_searches", OPTIMAL_SEARCHES)),

@@ -19,6 +19,11 @@ The features (``protocol/DAILY.md``, "Review"):
   reached with no useful move left (RULES.md, "The end of a game").
 - ``spread``: the standard deviation of the natural log of the decision times (a script
   with a fixed delay has nearly none).
+- ``recovery``: of the scored decisions that are not the solver's move (followed by another
+  scored decision), the share whose next scored decision is the solver's move again. A
+  person who sees the table otherwise than the solver follows a plan of their own for a few
+  moves; a solver re-asked after a deliberate deviation is back on its line at once
+  (``bench/fairplay.py`` measures both). None with fewer than :data:`MIN_DEVIATIONS`.
 
 A finish is **held** when its pace is not a person's (:func:`server.review.pace.judge`), or
 when at least :data:`MIN_SCORED` decisions were scored and ``agreement`` is
@@ -28,6 +33,7 @@ move much less often (``bench/review.py`` measures both).
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import time
@@ -52,6 +58,9 @@ SOLVE_STATES: Final = 50_000
 #: review runs at the lowest priority, and on a starved machine it waits for CPU).
 REVIEW_SECONDS: Final = 60.0
 
+#: Fewer scored deviations from the solver than this leave ``recovery`` unmeasured.
+MIN_DEVIATIONS: Final = 3
+
 #: Why a finish is held (besides the pace's reasons).
 SOLVER_LIKE: Final = "solver_like"
 
@@ -71,6 +80,8 @@ class Score:
         detours, undos, dead_ends: see the module docstring.
         spread: the standard deviation of log decision times (0 with fewer than two).
         solves: solver searches made.
+        recovery: the share of deviations from the solver whose next scored decision is
+            the solver's move again (None: too few deviations).
     """
 
     held: bool
@@ -84,6 +95,7 @@ class Score:
     dead_ends: int
     spread: float
     solves: int
+    recovery: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The score as JSON (for the held list and the log)."""
@@ -91,6 +103,8 @@ class Score:
         if self.agreement is not None:
             data["agreement"] = round(self.agreement, 3)
         data["spread"] = round(self.spread, 3)
+        if self.recovery is not None:
+            data["recovery"] = round(self.recovery, 3)
         return data
 
 
@@ -189,6 +203,7 @@ def review(
     # An agreement that can never hold (above 1) needs no search at all.
     memo = SolverMemo(max_solves if hold_agreement <= 1 else 0, solve_states, budget_s)
     scored = agreed = 0
+    matches: list[bool] = []
     for i in stack:
         if flags[i]:
             continue
@@ -197,6 +212,7 @@ def review(
             continue
         scored += 1
         agreed += wanted == after[i]
+        matches.append(wanted == after[i])
     decisions = [times[i] - times[i - 1] for i in range(1, len(flags)) if not flags[i]]
     logs = [math.log(max(d, 1)) for d in decisions]
     spread = statistics.pstdev(logs) if len(logs) >= 2 else 0.0
@@ -224,7 +240,23 @@ def review(
         dead_ends=dead_ends,
         spread=spread,
         solves=memo.solves,
+        recovery=recovery(matches),
     )
+
+
+def recovery(matches: Sequence[bool]) -> float | None:
+    """Of the deviations from the solver (``False``) that another scored decision follows,
+    the share followed by the solver's move (None with fewer than :data:`MIN_DEVIATIONS`).
+
+    >>> recovery([True, False, True, False, True, False, True])
+    1.0
+    >>> recovery([False, False, False, True, False, False, True])
+    0.4
+    """
+    turns = [after for before, after in itertools.pairwise(matches) if not before]
+    if len(turns) < MIN_DEVIATIONS:
+        return None
+    return sum(turns) / len(turns)
 
 
 def review_job(

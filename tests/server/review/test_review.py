@@ -5,15 +5,17 @@ deals; a few deals here)."""
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import random
 import sys
 from types import ModuleType
 
+import server.review.scoring as scoring
 from server.engine import Board, format_code, parse_action
 from server.engine.solver import solve
 from server.review.pace import Pace
-from server.review.scoring import SOLVER_LIKE, review, review_job, table_key
+from server.review.scoring import SOLVER_LIKE, recovery, review, review_job, table_key
 from tests import ROOT
 from tests.helpers.waits import until
 
@@ -146,3 +148,13 @@ async def test_a_burst_of_reviews_takes_one_slot_and_leaves_the_rest_to_hints() 
         assert all(s["reason"] != "unreviewed" for s in scores)
     finally:
         await pool.close()
+
+
+def test_recovery_is_how_often_a_deviation_is_followed_by_the_solvers_move() -> None:
+    failed, tried = doctest.testmod(scoring)
+    assert tried >= 2 and failed == 0
+    assert recovery([False, True, False, True]) is None  # two deviations: not measured
+    assert recovery([True, False, True, False, True, False, True, True]) == 1.0
+    assert recovery([False, False, True, False, False, True, False, True]) == 0.6
+    # The last decision has no next one: it is not a turn.
+    assert recovery([False, True, False, True, False, True, False]) == 1.0
