@@ -448,7 +448,7 @@ class Settings(BaseSettings):
         "reference's line outright flags)",
     )
     evidence_agreement_low: float = Field(
-        default=0.6, ge=0, le=1, description="a solver agreement up to this adds no suspicion"
+        default=0.55, ge=0, le=1, description="a solver agreement up to this adds no suspicion"
     )
     evidence_agreement_high: float = Field(
         default=0.95, ge=0, le=1, description="a solver agreement from this is a full suspicion"
@@ -461,13 +461,13 @@ class Settings(BaseSettings):
         "often or less (a person's own plans) counts evidence_recovery_floor of its agreement",
     )
     evidence_recovery_high: float = Field(
-        default=0.8,
+        default=0.7,
         ge=0,
         le=1,
         description="... and this often or more (a solver re-asked after each deviation) in full",
     )
     evidence_recovery_floor: float = Field(
-        default=0.25, ge=0, le=1, description="... what its agreement counts at the low end"
+        default=0, ge=0, le=1, description="... what its agreement counts at the low end"
     )
     evidence_optimal_low: float = Field(
         default=0.88,
@@ -508,7 +508,7 @@ class Settings(BaseSettings):
         "agreement evidence amplified",
     )
     evidence_field_weight: float = Field(
-        default=0.35,
+        default=0.15,
         ge=0,
         le=1,
         description="a fast game's agreement evidence is multiplied by 1 + this (speed alone "

@@ -64,18 +64,18 @@ class Policy:
             the operator's words; the review applies it).
     """
 
-    agreement_low: float = 0.6
+    agreement_low: float = 0.55
     agreement_high: float = 0.95
     recovery_low: float = 0.55
-    recovery_high: float = 0.8
-    recovery_floor: float = 0.25
+    recovery_high: float = 0.7
+    recovery_floor: float = 0.0
     optimal_low: float = 0.88
     optimal_high: float = 0.97
     outright: float = 0.97
     known_high: float = 0.5
     borrowed_common: int = 3
     field_low: float = 0.8
-    field_weight: float = 0.35
+    field_weight: float = 0.15
     field_min: int = 5
     race_field_min: int = 2
     field_margin: float = 0.05

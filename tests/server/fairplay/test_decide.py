@@ -122,7 +122,7 @@ def test_a_new_leader_is_held_only_on_unusual_evidence() -> None:
 
 
 def test_the_score_is_over_the_window() -> None:
-    made = decide(finish(solver=0.6), earlier(1, 1, 1, 1, 1, 1, 1), P)
+    made = decide(finish(solver=P.agreement_low), earlier(1, 1, 1, 1, 1, 1, 1), P)
     assert made.finishes == P.window and made.score == round(4 / 5, 3)
 
 
@@ -130,9 +130,11 @@ def test_a_person_s_own_plans_count_less_than_a_solver_re_asked() -> None:
     # The same agreement: deviations followed at once by the solver's move (a solver
     # re-asked after each) count in full, a person's own plan straying for a few moves less.
     re_asked = suspicion(record(solver=0.8, recovery=0.85), P)
-    own_plan = suspicion(record(solver=0.8, recovery=0.5), P)
+    halfway = (P.recovery_low + P.recovery_high) / 2
+    between = suspicion(record(solver=0.8, recovery=halfway), P)
+    own_plan = suspicion(record(solver=0.8, recovery=P.recovery_low), P)
     unmeasured = suspicion(record(solver=0.8), P)
-    assert re_asked == unmeasured > own_plan > 0
+    assert re_asked == unmeasured > between > own_plan
     assert own_plan == round(unmeasured * P.recovery_floor, 3)
     # A reference's line outright is one whatever its few deviations.
     assert suspicion(record(solver=0.97, recovery=0.0), P) < suspicion(record(solver=0.97), P)
