@@ -393,12 +393,13 @@ def run(args: argparse.Namespace) -> dict[str, list[list[dict[str, Any]]]]:
         out.unlink()
         done = {}
     jobs = [(row["class"], row["index"], args, row["games"]) for row in again]
-    jobs += [
-        (name, i, args, None)
-        for i in range(args.players)
-        for name in names
-        if (name, i) not in done and not any(j[:2] == (name, i) for j in jobs)
-    ]
+    if not args.no_play:
+        jobs += [
+            (name, i, args, None)
+            for i in range(args.players)
+            for name in names
+            if (name, i) not in done and not any(j[:2] == (name, i) for j in jobs)
+        ]
     began = time.monotonic()
     if jobs:
         with (
@@ -558,6 +559,11 @@ def main() -> int:
     parser.add_argument("--cache", default=str(CACHE), help="the searches' memo ('' for none)")
     parser.add_argument(
         "--out", default=str(OUT), help="players done, a JSON line each (a run goes on from it)"
+    )
+    parser.add_argument(
+        "--no-play",
+        action="store_true",
+        help="weigh only the players --out holds (up to --players a class), playing none",
     )
     parser.add_argument(
         "--reweigh",
