@@ -19,10 +19,11 @@ when the finish ranks.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from protocol.names import skeleton
 
@@ -34,6 +35,7 @@ from ..fairplay import evidence
 from ..fairplay.standing import standing
 from ..records.replays import KINDS, Replay, Result, parse_log, replay_id, verify
 from ..records.solo_stats import Counted
+from ..review.reviewer import unreviewed
 from ..store import names
 from ..store.store import Store
 from .ratings import address_mark
@@ -158,7 +160,7 @@ async def record_finish(
             await _note(store, room, early)
             if pending is not None:
                 pending(early)
-            submission = await review_daily(ctx, replay, mark)
+            submission = await reviewed(ctx, replay, mark)
         # Every won daily board of the address (replays live for days: its line with it).
         await evidence.note_practice(ctx, replay.code, mark, pid, replay.id)
         if submission.status in ("ranked", "held"):
@@ -229,6 +231,21 @@ async def _note(store: Store, room: str, outcome: DailyOutcome) -> None:
         await store.set_daily(room, note)
 
 
+async def reviewed(ctx: Context, replay: Replay, mark: str | None) -> Submission:
+    """:func:`review_daily`, and a finish whose review failed or was cut short (an instance
+    stopping) held for an operator instead: its player's day says "pending review" from the
+    winning move on, so it must be on the operator's list, never left nowhere."""
+    try:
+        return await review_daily(ctx, replay, mark)
+    except asyncio.CancelledError:
+        why = unreviewed("the instance stopped during the review")
+        await asyncio.shield(hold_daily(ctx, replay, why))
+        raise
+    except Exception:
+        log.exception("the review of daily finish %s failed", replay.id)
+        return await hold_daily(ctx, replay, unreviewed("the review failed"))
+
+
 async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) -> Submission:
     """Review a daily finish that may rank, with its evidence across games
     (:func:`server.fairplay.evidence.assess`), then rank it or hold it for an operator.
@@ -267,6 +284,12 @@ async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) ->
         if entered.status == "ranked":
             await keep_name(ctx, replay)
         return entered
+    return await hold_daily(ctx, replay, score)
+
+
+async def hold_daily(ctx: Context, replay: Replay, score: dict[str, Any]) -> Submission:
+    """Hold a daily finish for an operator with its score (the operator's alone)."""
+    assert replay.daily_date is not None and replay.daily_kind is not None
     log.warning("daily finish %s of %s held: %s", replay.id, replay.player_id, score["message"])
     await ctx.reviews.decide(replay.id, "held", score=score)
     await ctx.reviews.hold(

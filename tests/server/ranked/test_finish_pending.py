@@ -6,15 +6,19 @@ nothing public has changed; once the review runs, its decision replaces it."""
 
 from __future__ import annotations
 
+import json
 import secrets
+import signal
 from typing import Any
 
 import pytest
+import redis
 
 from server.daily.deal import today
+from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_server import daily_server, get, line_of, play, start_daily, wire
-from tests.helpers.serverproc import WsClient
+from tests.helpers.serverproc import WsClient, redis_url
 from tests.helpers.solver_procs import paused_solver
 
 
@@ -80,3 +84,33 @@ async def test_a_ranked_daily_win_is_pending_review_at_once_then_ranked() -> Non
         assert (snap["daily"]["ranked"], snap["daily"]["rank"]) == (True, 1)
         assert snap["daily"]["unranked_reason"] is None
         await ann.close()
+
+
+@pytest.mark.slow
+async def test_a_review_cut_short_by_a_stop_leaves_the_finish_on_the_operators_list() -> None:
+    # The player's day said "pending review" from the winning move on: a review that never
+    # ran (the instance stopped meanwhile) must leave the finish held for an operator,
+    # never nowhere.
+    prefix = f"test:dstop:{secrets.token_hex(6)}:"
+    date = today().isoformat()
+    line = line_of(daily_deal(date).code)
+    with daily_server(prefix) as (srv, _env):
+        ann = await WsClient.connect(srv.ws_url, "Ann")
+        await start_daily(ann, date=date)
+        await play(ann, line[:-1])
+        with paused_solver(srv):
+            last = len(line)
+            await ann.send(wire(line[-1], last))
+            await ann.expect("ack", id=last)
+            pending = await ann.expect("daily_pending", timeout=10)
+            srv.proc.send_signal(signal.SIGTERM)
+            srv.proc.wait(timeout=30)
+        client = redis.Redis.from_url(redis_url(), decode_responses=True)
+        try:
+            held = client.hget(Keys(prefix).held(), pending["replay_id"])
+        finally:
+            client.close()
+        assert held is not None, "the finish is on no operator's list"
+        entry = json.loads(held)
+        assert entry["player_id"] == ann.player_id and entry["kind"] == "daily"
+        assert entry["score"]["reason"] == "unreviewed", entry["score"]
