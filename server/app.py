@@ -125,6 +125,7 @@ def build_registry() -> Registry:
     registry = Registry()
     for module in HANDLER_MODULES:
         registry.include(module.routes)
+    registry.guard(devices.STARTS, devices.gated)
     return registry
 
 

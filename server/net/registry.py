@@ -126,6 +126,15 @@ class Registry:
                 raise DuplicateHandler(f"a second route for {method} {pattern}")
             self._routes.append((method, re.compile(pattern), route))
 
+    def guard(self, kinds: frozenset[str], wrap: Callable[[Handler], Handler]) -> None:
+        """Put every handler of ``kinds`` behind ``wrap`` (a check made before it runs).
+
+        Raises:
+            KeyError: a kind has no handler (a guard would protect nothing).
+        """
+        for kind in sorted(kinds):
+            self.ws[kind] = wrap(self.ws[kind])
+
     def find_route(self, method: str, path: str) -> tuple[HttpHandler, dict[str, str]] | None:
         """The handler and path parameters of a request, or None."""
         for m, pattern, handler in self._routes:

@@ -28,7 +28,7 @@ import functools
 import io
 import logging
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import segno
 
@@ -38,7 +38,7 @@ from ..clock import now_ms
 from ..context import Context, Kept
 from ..net import wire
 from ..net.registry import Routes
-from ..net.session import Conn
+from ..net.session import Conn, Handler
 from ..net.wire import devices as out
 from ..rooms import membership
 from ..rooms.records import Mode, Role, RoomPhase
@@ -107,6 +107,44 @@ async def _signed_out(ctx: Context, channel: str) -> None:
         conn.signed_out = True
         await membership.on_close(ctx, conn)
         conn.queue(out.signed_out())
+
+
+#: The messages that start a game, join one or enter a queue or an arena: each asks first
+#: whether the socket's session still works (:func:`gated`).
+STARTS: Final = frozenset(
+    {
+        "create_room",
+        "join",
+        "start",
+        "rematch",
+        "solo",
+        "daily",
+        "queue",
+        "accept_bot",
+        "create_arena",
+        "arena_join",
+    }
+)
+
+
+def gated(handler: Handler) -> Handler:
+    """``handler`` run only while the socket's session still works. The announcement of a
+    sign-out everywhere tells open sockets at once, but pub/sub is at most once: a socket
+    whose announcement was lost (its instance's subscription dropped a moment) is caught
+    here, at the next game it would start, and told ``signed_out`` as the announcement
+    would have."""
+
+    async def run(ctx: Context, conn: Conn, msg: Any) -> None:
+        if conn.token and not conn.signed_out:
+            session = await ctx.store.load_session(conn.token)
+            if session is None or session[0] != conn.pid:
+                conn.signed_out = True
+                await membership.on_close(ctx, conn)
+                conn.queue(out.signed_out())
+                return
+        await handler(ctx, conn, msg)
+
+    return run
 
 
 async def signed_in(ctx: Context, conn: Conn) -> bool:

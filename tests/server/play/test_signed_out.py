@@ -203,3 +203,18 @@ async def test_a_failed_claim_tells_no_live_first_half(srv: Served) -> None:
     )
     await refused(guesser, {"type": "transfer_claim", "code": live}, "transfer_used")
     assert accounts.MAX_WRONG > 2  # the tries above did not kill a code
+
+
+async def test_a_lost_announcement_is_caught_at_the_next_start(srv: Served) -> None:
+    # Pub/sub is at most once: a socket whose instance never heard the sign-out (its
+    # subscription dropped a moment) still meets it at the next game it would start.
+    ann = await WsClient.connect(srv.ws_url, "Ann")
+    await solo_begun(ann)
+    await srv.ctx.redis.delete(srv.ctx.keys.session(ann.token))  # ended, never announced
+    await ann.send({"type": "daily"})
+    await ann.expect("signed_out")
+    assert ann.find("snapshot", mode="daily") is None
+    for msg in STARTS:
+        await refused(ann, msg, "signed_out")
+    # A move needs no session read: an open game is left as the announcement would.
+    assert not any(c.pid == ann.player_id for room in srv.ctx.hub.rooms.values() for c in room)
