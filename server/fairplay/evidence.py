@@ -85,19 +85,19 @@ def borrowed_share(
     pid: str, decided: Sequence[str], entries: Sequence[str | None], least: int
 ) -> float:
     """The share of a line's decisions whose tables ONE other identity's line reached (the
-    best-matching one), over its decisions on tables that are not common (at least
-    ``least`` of them: a line of mostly common tables is no evidence either way)."""
+    best-matching one) and few others did (a common table is no evidence), over all its
+    decisions (at least ``least``). Over all of them, not only the uncommon ones: on a day
+    many play, two people's own lines share a stretch that nobody else took, and that
+    stretch must not count as the whole of a line whose opening everyone shared."""
     counts: Counter[str] = Counter()
-    considered = 0
     for entry in entries[: len(decided)]:
         if entry == COMMON:
             continue
-        considered += 1
         for other in entry.split(",") if entry else ():
             if other != pid:
                 counts[other] += 1
     best = max(counts.values(), default=0)
-    return round(best / max(considered, least, 1), 3)
+    return round(best / max(len(entries[: len(decided)]), least, 1), 3)
 
 
 def _median(values: Sequence[float], least: int) -> float | None:
