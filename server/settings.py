@@ -488,6 +488,12 @@ class Settings(BaseSettings):
         description="a reference agreement over review_min_scored decisions from this is a "
         "reference's line outright: it flags from one finish",
     )
+    evidence_borrowed_high: float = Field(
+        default=0.8,
+        ge=0,
+        description="a share of a line's decisions on one other identity's line of the deal "
+        "(any address) that is a full suspicion and a reference's line outright",
+    )
     evidence_known_high: float = Field(
         default=0.5,
         ge=0,

@@ -11,8 +11,9 @@ Pure: no I/O. The server (a daily's ranked finish, a rated race's finisher:
   deviations from the solver are followed at once by its move again (``recovery``, from
   ``recovery_low`` to ``recovery_high``; down to ``recovery_floor`` of itself); the optimal
   search's only near-perfect (``optimal_low`` to ``optimal_high``), over ``min_scored``
-  decisions or more. A line known from practice (``known_high`` of its decisions on another
-  identity's line) is 1. A
+  decisions or more. A line played before is 1: known from the address's practice
+  (``known_high`` of its decisions), or borrowed from one other identity's line of the deal
+  (``borrowed_high``). A
   game faster than ``field_low`` of its field's median amplifies that evidence by
   ``1 + field_weight``: speed alone adds nothing.
 - A player's **score** is the mean suspicion of their newest ``window`` records.
@@ -37,10 +38,14 @@ def _ramp(value: float, low: float, high: float) -> float:
     return min(1.0, max(0.0, (value - low) / max(1e-9, high - low)))
 
 
-def known_share(record: Mapping[str, Any]) -> float:
-    """The share of a line known from practice: the address's practised lines, or the one
-    other identity's line of the deal it repeats most (``borrowed``)."""
-    return max(float(record.get("known") or 0.0), float(record.get("borrowed") or 0.0))
+def practised(record: Mapping[str, Any], policy: Policy) -> bool:
+    """Whether a line is one played before: known from the address's practice
+    (``known_high`` of its decisions), or borrowed from one other identity's line of the
+    deal (``borrowed_high``: two people's own lines of one deal may share a stretch, a
+    replayed line shares nearly all)."""
+    known = float(record.get("known") or 0.0)
+    borrowed = float(record.get("borrowed") or 0.0)
+    return known >= policy.known_high or borrowed >= policy.borrowed_high
 
 
 def _optimal(record: Mapping[str, Any], policy: Policy) -> float | None:
@@ -54,7 +59,7 @@ def _optimal(record: Mapping[str, Any], policy: Policy) -> float | None:
 def outright(record: Mapping[str, Any], policy: Policy) -> bool:
     """Whether a finish is a reference's line outright: known from practice, or agreeing
     with a reference (over ``min_scored`` decisions or more) ``outright`` or more."""
-    if known_share(record) >= policy.known_high:
+    if practised(record, policy):
         return True
     optimal = _optimal(record, policy)
     if optimal is not None and optimal >= policy.outright:
@@ -66,7 +71,7 @@ def outright(record: Mapping[str, Any], policy: Policy) -> bool:
 
 def suspicion(record: Mapping[str, Any], policy: Policy) -> float:
     """A record's suspicion, 0 (a person's) to 1 (a reference's): see the module docstring."""
-    if known_share(record) >= policy.known_high:
+    if practised(record, policy):
         return 1.0
     low = policy.agreement_low
     crowd = record.get("field_agreement")

@@ -37,9 +37,13 @@ class Policy:
             often (0.76-0.80): only a near-perfect agreement is evidence.
         outright: a reference agreement (solver or optimal, over ``min_scored`` decisions)
             at or above this is a reference's line outright: it flags from one finish.
-        known_high: a share of a line's decisions known from practice (the address's, or
-            one other identity's line of the deal) at or above this is a full suspicion and
-            a reference's line outright.
+        known_high: a share of a line's decisions known from the address's practice (another
+            identity of the address finished the deal) at or above this is a full suspicion
+            and a reference's line outright.
+        borrowed_high: a share of a line's decisions on one other identity's line of the
+            deal (from any address) at or above this is a full suspicion and a
+            reference's line outright: honest strong players' lines of one deal shared up
+            to about half of their decisions in the new-community run, a replay nearly all.
         borrowed_common: a table that more identities than this reached on a deal is
             common (a natural line's opening): it is no evidence of a borrowed line.
         field_low, field_weight: a game faster than ``field_low`` of its field's median
@@ -73,6 +77,7 @@ class Policy:
     optimal_high: float = 0.97
     outright: float = 0.97
     known_high: float = 0.5
+    borrowed_high: float = 0.8
     borrowed_common: int = 3
     field_low: float = 0.8
     field_weight: float = 0.15

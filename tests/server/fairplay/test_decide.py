@@ -139,3 +139,12 @@ def test_a_person_s_own_plans_count_less_than_a_solver_re_asked() -> None:
     # A reference's line outright is one whatever its few deviations.
     assert suspicion(record(solver=0.97, recovery=0.0), P) < suspicion(record(solver=0.97), P)
     assert outright(record(solver=0.97, recovery=0.0), P)
+
+
+def test_a_stretch_shared_with_another_line_is_not_a_borrowed_line() -> None:
+    # Two people's own lines of one deal may share a stretch (half of one's decisions in the
+    # new-community run); a replay shares nearly all of them.
+    shared = record(borrowed=0.55)
+    assert not outright(shared, P) and suspicion(shared, P) < 1
+    assert outright(record(borrowed=P.borrowed_high), P)
+    assert outright(record(known=P.known_high), P)  # the address's own practice
