@@ -84,11 +84,13 @@ REVIEW_OFF_ENV = {
     "SEAHAVEN_PACE_BURSTS": "",
     "SEAHAVEN_REVIEW_HOLD_AGREEMENT": "2",
     "SEAHAVEN_EVIDENCE_KNOWN_HIGH": "2",
+    "SEAHAVEN_EVIDENCE_BORROWED_HIGH": "2",
 }
 #: The same as ``serve`` flags.
 REVIEW_OFF = [
     *("--pace-read-ms", "0", "--pace-game-ms", "0", "--pace-decision-ms", "0"),
     *("--pace-bursts", "", "--review-hold-agreement", "2", "--evidence-known-high", "2"),
+    *("--evidence-borrowed-high", "2"),
 ]
 
 _LOCAL_REDIS = "redis://127.0.0.1:6379/0"

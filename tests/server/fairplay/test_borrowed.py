@@ -3,7 +3,8 @@ share is taken over all of the line's decisions, tables many reached counting fo
 
 from __future__ import annotations
 
-from server.fairplay.evidence import COMMON, borrowed_share
+from server.fairplay.evidence import borrowed_share
+from server.store.evidence import COMMON
 
 
 def test_a_replayed_line_is_borrowed() -> None:
