@@ -340,7 +340,9 @@ class Player:
             self._cdp = self.page.context.new_cdp_session(self.page)
         self._cdp.send(
             "Input.synthesizeTapGesture",
-            {"x": x, "y": y, "tapCount": 2, "gestureSourceType": source},
+            # Each press held 1 ms (not the default 50): the two releases stay well inside
+            # the page's double-tap window even when the browser's ticks come late.
+            {"x": x, "y": y, "tapCount": 2, "duration": 1, "gestureSourceType": source},
         )
 
     def play(self, board: Board, text: str, *, prefer_double: bool) -> None:

@@ -278,7 +278,7 @@ async def test_a_held_arena_finisher_once_cleared_takes_the_points_of_their_plac
         line = arena_line(srv, arena, ann.player_id)
         return int(line["counted"]) >= 1 and int(line["wins"]) == 0
 
-    await until(recorded)
+    await until(recorded, step=API_STEP)
     held = arena_line(srv, arena, ann.player_id)
     assert (held["points"], held["wins"], held["races"], held["counted"]) == (0, 0, 1, 1)
 
@@ -288,7 +288,7 @@ async def test_a_held_arena_finisher_once_cleared_takes_the_points_of_their_plac
     async def counted() -> bool:
         return int(arena_line(srv, arena, ann.player_id)["wins"]) == 1
 
-    await until(counted)
+    await until(counted, step=API_STEP)
     cleared = arena_line(srv, arena, ann.player_id)
     assert (cleared["points"], cleared["races"], cleared["counted"]) == (race_points(1, 2), 1, 1)
     assert arena_line(srv, arena, bob.player_id)["points"] == 0
