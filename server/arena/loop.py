@@ -25,18 +25,16 @@ from typing import Final
 
 from ..clock import now_ms
 from ..context import Context
-from ..daily.deal import draw_open
 from ..net import wire
 from ..periodic import periodic
-from ..quick import pairing
 from ..quiet import Quiet
-from ..rooms import membership, rounds
-from ..rooms.records import Mode, Role, RoomPhase
-from ..store import arenas, listing
+from ..rooms.records import RoomPhase
+from ..store import arenas
 from ..store.status import Status
 from ..whereabouts import Seat
+from .host import Host, Races
 from .points import podium
-from .races import record
+from .races import RacesOf, record
 from .standings import (
     KNOWN,
     Known,
@@ -85,18 +83,19 @@ def scheduled_id(cells: int, minutes: int, slot: int) -> str:
 async def arena_loop(ctx: Context) -> None:
     """Make the scheduled arenas, pair, record, push and close; for good."""
     made = 0.0
+    races = RacesOf(ctx)
 
     async def step() -> None:
         nonlocal made
         if time.monotonic() - made > 1:
             await ensure_scheduled(ctx, now_ms())
             made = time.monotonic()
-        await tick(ctx)
+        await tick(ctx, races)
 
     await periodic(step, TICK_S, QUIET, "arena", "an arena pass failed")
 
 
-async def ensure_scheduled(ctx: Context, now: int) -> None:
+async def ensure_scheduled(ctx: Host, now: int) -> None:
     """Make the running and the next arena of every schedule entry (once, on any
     instance: the first to see a slot makes it)."""
     minute = ctx.settings.arena_minute_ms
@@ -119,7 +118,7 @@ async def ensure_scheduled(ctx: Context, now: int) -> None:
             await known(ctx, arena)
 
 
-async def tick(ctx: Context) -> None:
+async def tick(ctx: Host, races: Races) -> None:
     """One pass over the arenas that are not over."""
     now = now_ms()
     grace = max(ctx.settings.race_limit_s * 1000, ctx.settings.arena_grace_ms) + 120_000
@@ -136,14 +135,14 @@ async def tick(ctx: Context) -> None:
         entry = await known(ctx, arena)
         if entry is None:
             continue
-        await run(ctx, arena, entry, now)
+        await run(ctx, races, arena, entry, now)
     await arenas.prune(ctx.store, now - arenas.KEEP_MS)
     for arena in [a for a, e in ctx.kept(KNOWN).items() if e.closed]:
         if int(ctx.kept(KNOWN)[arena].fields["ends_at"]) < now - arenas.KEEP_MS:
             del ctx.kept(KNOWN)[arena]
 
 
-async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
+async def run(ctx: Host, races: Races, arena: str, entry: Known, now: int) -> None:
     """One arena's pass: pair or close under the lease, bring this instance's seats in and
     back, push the standings."""
     starts, ends = int(entry.fields["starts_at"]), int(entry.fields["ends_at"])
@@ -153,39 +152,42 @@ async def run(ctx: Context, arena: str, entry: Known, now: int) -> None:
             fourth = ctx.settings.arena_pair_ms
             groups = await arenas.pair_marked(ctx.store, arena, now, fourth, ends)
             cells = int(entry.fields["cells"])
-            await asyncio.gather(*(make_room(ctx, arena, cells, g, ends, h) for g, h in groups))
+            await asyncio.gather(
+                *(make_room(ctx, races, arena, cells, g, ends, h) for g, h in groups)
+            )
         if now >= ends or time.monotonic() - entry.swept > 2:
             entry.swept = time.monotonic()
-            open_races = await sweep(ctx, arena)
+            open_races = await sweep(ctx, races, arena)
             if open_races and now >= ends + ctx.settings.arena_grace_ms:
-                await cut_off(ctx, arena)
+                await cut_off(ctx, races, arena)
             if now >= ends and not open_races and await arenas.close(ctx.store, arena):
                 entry.fields["over"] = "1"
                 over = True
     if over:
         await finish(ctx, arena, entry, now)
         return
-    await deliver(ctx, arena, entry, now)
+    await deliver(ctx, races, arena, entry, now)
     push(ctx, arena, entry, now)
 
 
 async def make_room(
-    ctx: Context, arena: str, cells: int, group: list[str], ends: int, household: bool = False
+    ctx: Host,
+    races: Races,
+    arena: str,
+    cells: int,
+    group: list[str],
+    ends: int,
+    household: bool = False,
 ) -> str:
     """A public, rated room on a certified deal for a group of the arena (a ``household``'s:
     its snapshot says the race counts no point between them)."""
-    code = draw_open(cells, await ctx.daily.deals.running()).code
-    room = await membership.new_room(
-        ctx, Mode.RACE, code, cells, public=True, paired=True, arena=arena, household=household
-    )
-    await listing.list_room(ctx.store, room, now_ms())
-    await pairing.start_later(ctx, room)
+    room = await races.open(cells, arena=arena, household=household)
     await arenas.assign(ctx.store, arena, room, group, ends)
-    ctx.spawn(pairing.start_when_in(ctx, room, len(group)))
+    races.start_when_in(room, len(group))
     return room
 
 
-async def sweep(ctx: Context, arena: str) -> int:
+async def sweep(ctx: Host, races: Races, arena: str) -> int:
     """Record the arena's races that are over (should no racer's instance have seen the
     end); the number still running."""
     rooms = set((await arenas.racing(ctx.store, arena)).values())
@@ -193,59 +195,67 @@ async def sweep(ctx: Context, arena: str) -> int:
     for room in rooms:
         fields = await ctx.store.room_fields(room)
         if not fields or fields.get("state") == RoomPhase.DONE:
-            await record_race(ctx, arena, room)
+            await record_race(ctx, races, arena, room)
         elif fields.get("state") == RoomPhase.LOBBY and (
             int(fields.get("created") or 0) < now_ms() - 2 * ctx.settings.pair_join_ms
         ):
             if not int(fields.get("np") or 0):
-                await record_race(ctx, arena, room)  # nobody came: no race
+                await record_race(ctx, races, arena, room)  # nobody came: no race
             else:
                 # Its racers came after the wait for them ended (a loaded instance): the
                 # race starts with them now rather than never.
-                await rounds.start_paired(ctx, room)
+                await races.start(room)
                 running += 1
         else:
             running += 1
     return running
 
 
-async def cut_off(ctx: Context, arena: str) -> None:
+async def cut_off(ctx: Host, races: Races, arena: str) -> None:
     """The arena's grace after its end is over: its races still running end now, the
     server giving up for each racer still playing (as a race's own time limit does: they
     did not finish; the finishers keep their places), and a race that never began is no
-    race. The next sweep records them, and the arena closes with its podium."""
+    race. The next sweep records them, and the arena closes with its podium.
+
+    A race in its countdown is left to begin (a few seconds): recorded as no race now, its
+    racers would race it all the same, for nothing; begun, the next pass ends it."""
     for room in set((await arenas.racing(ctx.store, arena)).values()):
         fields = await ctx.store.room_fields(room)
         state = fields.get("state")
         if state == RoomPhase.RACING:
-            await rounds.time_up(ctx, room, int(fields.get("round") or 0))
-        elif state in (RoomPhase.LOBBY, RoomPhase.COUNTDOWN):
-            await record_race(ctx, arena, room)
+            await races.time_up(room, int(fields.get("round") or 0))
+        elif state == RoomPhase.LOBBY:
+            await record_race(ctx, races, arena, room)
 
 
-async def record_race(ctx: Context, arena: str, room: str) -> None:
-    """Record a race of the arena once (:func:`.arena_races.record`)."""
+async def record_race(ctx: Host, races: Races, arena: str, room: str) -> None:
+    """Record a race of the arena once (:func:`.races.record`)."""
     entry = await known(ctx, arena, refresh=False)
-    await record(ctx, arena, room, int(entry.fields["ends_at"]) if entry else now_ms())
+    await record(ctx, races, arena, room, int(entry.fields["ends_at"]) if entry else now_ms())
 
 
 async def race_over(ctx: Context, room: str) -> None:
-    """A race ended (its ``race_over`` passed through this instance): if it is an arena's,
-    record it and take this instance's racers of it back to the pool."""
+    """A race ended (its ``race_over`` passed through this instance): see :func:`race_ended`."""
+    await race_ended(ctx, RacesOf(ctx), room)
+
+
+async def race_ended(ctx: Host, races: Races, room: str) -> None:
+    """A race ended: if it is an arena's, record it and take this instance's racers of it
+    back to the pool."""
     fields = await ctx.store.room_fields(room)
     arena = fields.get("arena")
     if not arena:
         return
     # Recorded first, and the table read again: back in the pool, a racer's line counts
     # this race (their bound of races in the arena, :func:`back_to_pool`).
-    await record_race(ctx, arena, room)
+    await record_race(ctx, races, arena, room)
     await known(ctx, arena)
     for seat in ctx.whereabouts.seats_in(arena):
         if seat.room == room:
             await back_to_pool(ctx, seat)
 
 
-async def back_to_pool(ctx: Context, seat: Seat) -> None:
+async def back_to_pool(ctx: Host, seat: Seat) -> None:
     """A seated racer's race is over for them (it ended, or they left it): back in the
     arena's pool, told so (``arena`` with seat ``pool``). Their socket stays in the room of
     the race that ended (its results stay on their screen) until the next race takes it."""
@@ -275,7 +285,7 @@ async def back_to_pool(ctx: Context, seat: Seat) -> None:
         conn.queue(wire.arena(shown, "pool", None, now))
 
 
-async def deliver(ctx: Context, arena: str, entry: Known, now: int) -> None:
+async def deliver(ctx: Host, races: Races, arena: str, entry: Known, now: int) -> None:
     """What became of this instance's seats: into their paired race, back to the pool
     after one, or waiting again when a pairing was lost."""
     seats = ctx.whereabouts.seats_in(arena)
@@ -293,7 +303,7 @@ async def deliver(ctx: Context, arena: str, entry: Known, now: int) -> None:
         if paired is not None and seat.room is None:
             if await arenas.taken(ctx.store, arena, seat.pid):
                 seat.room = paired
-                ctx.spawn(bring_in(ctx, seat, paired))
+                ctx.spawn(bring_in(ctx, races, seat, paired))
             continue
         if seat.room is not None:
             if conn.room == seat.room or seat.joining:
@@ -316,7 +326,7 @@ async def deliver(ctx: Context, arena: str, entry: Known, now: int) -> None:
             await back_to_pool(ctx, seat)
 
 
-async def bring_in(ctx: Context, seat: Seat, room: str) -> None:
+async def bring_in(ctx: Host, races: Races, seat: Seat, room: str) -> None:
     """A paired seat's socket joins its race (and gets its snapshot)."""
     conn = seat.conn
     if not conn.is_open():
@@ -324,8 +334,8 @@ async def bring_in(ctx: Context, seat: Seat, room: str) -> None:
     seat.joining = True
     try:
         if conn.room is not None and conn.room != room:
-            await membership.leave(ctx, conn, conn.room)  # the room of its last race
-        status = await membership.join(ctx, conn, room, Role.PLAYER)
+            await races.leave(conn, conn.room)  # the room of its last race
+        status = await races.enter(conn, room)
     finally:
         seat.joining = False
     if status in (Status.RACE_IN_PROGRESS, Status.ROOM_NOT_FOUND, Status.ROOM_FULL):
@@ -336,7 +346,7 @@ async def bring_in(ctx: Context, seat: Seat, room: str) -> None:
         conn.error(status)
 
 
-async def finish(ctx: Context, arena: str, entry: Known, now: int) -> None:
+async def finish(ctx: Host, arena: str, entry: Known, now: int) -> None:
     """The arena is over: its final standings and podium to this instance's sockets (no
     sooner than ``arena_push_ms`` after the last push), and its seats leave it."""
     entry.closed = True
@@ -346,7 +356,7 @@ async def finish(ctx: Context, arena: str, entry: Known, now: int) -> None:
     ctx.spawn(final(ctx, arena, entry, max(0.0, wait_s)))
 
 
-async def final(ctx: Context, arena: str, entry: Known, wait_s: float) -> None:
+async def final(ctx: Host, arena: str, entry: Known, wait_s: float) -> None:
     """The final standings, the podium, and the seats out (see :func:`finish`)."""
     await asyncio.sleep(wait_s)
     now = now_ms()

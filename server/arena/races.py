@@ -18,6 +18,7 @@ from typing import Any
 from ..context import Context
 from ..fairplay import contest, race_review
 from ..net import wire
+from ..quick.rooms import RoomsOf
 from ..ranked import ratings
 from ..ranked.ratings import standing_of
 from ..records.replays import replay_id
@@ -25,6 +26,7 @@ from ..rooms.records import RoomPhase
 from ..store import arenas
 from ..store import rivals as rivalry
 from ..store.store import RoomRead
+from .host import Host, Races
 from .points import Race, Racer
 
 
@@ -61,7 +63,7 @@ def race_of(record: dict[str, Any]) -> Race:
     )
 
 
-async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
+async def record(ctx: Host, races: Races, arena: str, room: str, ends: int) -> None:
     """Record a race of the arena once, as soon as it ends (its records kept past the
     arena's ``ends``): each racer's place, finish time and pledge. A finish the review has
     not decided yet counts as it stands (its racers go back to the pool at once, and an
@@ -137,7 +139,19 @@ async def record(ctx: Context, arena: str, room: str, ends: int) -> None:
     if first and any(r["place"] is not None for r in racers):
         # The review of its finishers runs apart (at the solver's idle priority, minutes on
         # a busy host): what it holds or voids amends the record then.
-        ctx.spawn(review_later(ctx, arena, room, round_, standing, read))
+        races.review(arena, room, round_, standing, read)
+
+
+class RacesOf(RoomsOf):
+    """:class:`.host.Races` on a whole instance: the rooms' own operations and the review."""
+
+    __slots__ = ()
+
+    def review(
+        self, arena: str, room: str, round_: int, standing: dict[str, Any], read: RoomRead
+    ) -> None:
+        """See :meth:`.host.Races.review`."""
+        self.ctx.spawn(review_later(self.ctx, arena, room, round_, standing, read))
 
 
 async def review_later(
@@ -182,7 +196,7 @@ def contested(racers: list[dict[str, Any]]) -> bool:
     return sum(1 for r in racers if not r["absent"]) >= 2
 
 
-async def amend(ctx: Context, arena: str, room: str, round_: int) -> None:
+async def amend(ctx: Host, arena: str, room: str, round_: int) -> None:
     """Record a race again when the review's decisions changed what its finishers count:
     a finish recorded before its review that the review holds is set aside (``pending``,
     not finished; the others keep their places) or, voided, no longer counts; a pending one

@@ -12,7 +12,6 @@ import secrets
 from typing import Final
 
 from ..clock import now_ms
-from ..context import Context
 from ..fairplay.standing import standing
 from ..net import wire
 from ..net.member import Member
@@ -23,13 +22,14 @@ from ..store import arenas
 from ..store import ratings as stored
 from ..store.status import Status
 from ..whereabouts import Place, Seat
+from .host import Host
 from .standings import info, known, phase_of, pool_score, send_standings
 
 ARENA_ALPHABET: Final = membership.ROOM_ALPHABET
 
 
 async def create_private(
-    ctx: Context, conn: Member, cells: int, minutes: int, starts_in_s: int
+    ctx: Host, conn: Member, cells: int, minutes: int, starts_in_s: int
 ) -> Status:
     """Make a private arena (``create_arena``) and seat its maker in it."""
     pid = conn.pid or ""
@@ -55,7 +55,7 @@ async def create_private(
     return await join(ctx, conn, arena, invite=f"/#/arena/{arena}")
 
 
-async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None) -> Status:
+async def join(ctx: Host, conn: Member, arena: str, invite: str | None = None) -> Status:
     """Seat a socket's player in an arena (``arena_join``); ``ok`` or the refusal."""
     pid = conn.pid or ""
     here = ctx.whereabouts
@@ -70,7 +70,7 @@ async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None
         return Status.ARENA_NOT_FOUND
     if phase_of(entry.fields, now_ms()) == "over" or now_ms() >= int(entry.fields["ends_at"]):
         return Status.ARENA_OVER
-    if not (await standing(ctx, pid)).may_rank:
+    if not (await standing(ctx.reviews, pid)).may_rank:
         return Status.BARRED  # its races are rated
     cells = int(entry.fields["cells"])
     ends = int(entry.fields["ends_at"])
@@ -110,7 +110,7 @@ async def join(ctx: Context, conn: Member, arena: str, invite: str | None = None
     return Status.OK
 
 
-async def own_race(ctx: Context, conn: Member, arena: str) -> str | None:
+async def own_race(ctx: Host, conn: Member, arena: str) -> str | None:
     """The room the socket is in, when it is a race of ``arena`` (else None)."""
     room = conn.room
     if room is None:
@@ -118,14 +118,14 @@ async def own_race(ctx: Context, conn: Member, arena: str) -> str | None:
     return room if (await ctx.store.room_fields(room)).get("arena") == arena else None
 
 
-async def leave(ctx: Context, conn: Member) -> Status:
+async def leave(ctx: Host, conn: Member) -> Status:
     """``arena_leave``: out of the arena (a race you are in goes on)."""
     if not await ctx.whereabouts.leave_arena(ctx.store, conn, "asked"):
         return Status.NOT_IN_ARENA
     return Status.OK
 
 
-async def watch(ctx: Context, conn: Member, arena: str) -> Status:
+async def watch(ctx: Host, conn: Member, arena: str) -> Status:
     """``arena_watch``: the arena's standings, pushed, without joining it."""
     entry = await known(ctx, arena)
     if entry is None:
@@ -148,7 +148,7 @@ async def watch(ctx: Context, conn: Member, arena: str) -> Status:
     return Status.OK
 
 
-async def pledge(ctx: Context, conn: Member) -> Status:
+async def pledge(ctx: Host, conn: Member) -> Status:
     """``arena_pledge``: no take-backs in the coming race of your arena."""
     seat = ctx.whereabouts.seat_of(conn)
     room = conn.room

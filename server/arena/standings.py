@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..clock import now_ms
-from ..context import Context, Kept
+from ..context import Kept
 from ..net import wire
 from ..net.member import Member
 from ..store import arenas
+from .host import Host
 from .points import Line, podium
 from .races import race_of
 from .table import RunningTable
@@ -94,7 +95,7 @@ class Known:
 KNOWN: Final = Kept[dict[str, Known]]("arenas", dict)
 
 
-async def known(ctx: Context, arena: str, refresh: bool = True) -> Known | None:
+async def known(ctx: Host, arena: str, refresh: bool = True) -> Known | None:
     """The arena's fields and table as of now (races read only when new ones came)."""
     entry: Known | None = ctx.kept(KNOWN).get(arena)
     if entry is not None and not refresh:
@@ -157,7 +158,7 @@ def send_standings(entry: Known, arena: str, conn: Member, now: int) -> int:
     return len(text)
 
 
-def sockets_of(ctx: Context, arena: str) -> list[Member]:
+def sockets_of(ctx: Host, arena: str) -> list[Member]:
     """This instance's sockets that hear an arena's standings: its seats and watchers."""
     out: dict[int, Member] = {id(s.conn): s.conn for s in ctx.whereabouts.seats_in(arena)}
     for conn in ctx.whereabouts.watching.get(arena, ()):
@@ -165,7 +166,7 @@ def sockets_of(ctx: Context, arena: str) -> list[Member]:
     return [c for c in out.values() if c.is_open()]
 
 
-def push(ctx: Context, arena: str, entry: Known, now: int) -> None:
+def push(ctx: Host, arena: str, entry: Known, now: int) -> None:
     """Push the standings to this instance's sockets of the arena if they changed, at most
     once per ``arena_push_ms``."""
     state = (entry.seen, len(entry.players), phase_of(entry.fields, now))
@@ -178,7 +179,7 @@ def push(ctx: Context, arena: str, entry: Known, now: int) -> None:
         send_standings(entry, arena, conn, now)
 
 
-async def listed(ctx: Context) -> dict[str, list[dict[str, Any]]]:
+async def listed(ctx: Host) -> dict[str, list[dict[str, Any]]]:
     """``GET /api/arenas``: the running scheduled arenas (until their end), and the next
     of each."""
     now = now_ms()
@@ -196,7 +197,7 @@ async def listed(ctx: Context) -> dict[str, list[dict[str, Any]]]:
     return {"running": running, "next": upcoming}
 
 
-async def table(ctx: Context, arena: str) -> dict[str, Any] | None:
+async def table(ctx: Host, arena: str) -> dict[str, Any] | None:
     """``GET /api/arena/ID``: the arena, its full table, its podium once over, and the
     room of its best-placed racer racing now (for the Watch page)."""
     entry = await known(ctx, arena)

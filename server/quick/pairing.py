@@ -17,10 +17,8 @@ so a paired room outlives the instance that made it.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
-import time
 import zlib
 from typing import Final
 
@@ -31,13 +29,14 @@ from ..net import wire
 from ..net.member import Member
 from ..periodic import periodic
 from ..quiet import Quiet
-from ..ranked.ratings import START, address_mark, bar, shown
-from ..rooms import membership, rounds
+from ..ranked.ratings import START, address_mark, shown
+from ..rooms import membership
 from ..rooms.records import Mode, Role
-from ..store import listing, queue
+from ..store import queue
 from ..store import ratings as stored
 from ..store.status import Status
 from ..whereabouts import Place, Waiting
+from .rooms import Host, PairedRooms, RoomsOf, start_later, start_when_in
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -74,7 +73,7 @@ def _open(conn: Member) -> bool:
     return conn.is_open()
 
 
-async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
+async def enqueue(ctx: Host, conn: Member, cells: int) -> Status:
     """Put a socket's player in the queue of ``cells`` (``queue``); ``ok`` or the refusal."""
     pid = conn.pid or ""
     refused = await ctx.whereabouts.refusal(ctx.store, conn, Place.QUEUE)
@@ -98,7 +97,9 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
         return late
     rating = shown(skill.mu, skill.sigma)
     ctx.whereabouts.waiting[pid] = Waiting(pid, conn, cells, now, rating)
-    provisional = not bar(ctx).met(*(await stored.standing(ctx.store, [pid], cells))[pid])
+    s = ctx.settings  # what makes a player established (as :func:`.ratings.bar` says)
+    bar = stored.Bar(s.provisional_games, s.provisional_days, s.established_rivals)
+    provisional = not bar.met(*(await stored.standing(ctx.store, [pid], cells))[pid])
     conn.queue(wire.queued(cells, rating, skill.games, penalty, now, provisional))
     return Status.OK
 
@@ -106,58 +107,32 @@ async def enqueue(ctx: Context, conn: Member, cells: int) -> Status:
 async def pairing_loop(ctx: Context) -> None:
     """Pair, make rooms, bring this instance's paired sockets in; for good."""
     # Redis gone: the queue waits in Redis for the next pass.
-    await periodic(lambda: tick(ctx), TICK_S, QUIET, "pairing", "a pairing pass failed")
+    rooms = RoomsOf(ctx)
+    await periodic(lambda: tick(ctx, rooms), TICK_S, QUIET, "pairing", "a pairing pass failed")
 
 
-async def tick(ctx: Context) -> None:
+async def tick(ctx: Host, rooms: PairedRooms) -> None:
     """One pass: pair every variant, then bring in or update this instance's waiting."""
     for cells in VARIANTS:
         groups = await queue.pair_marked(ctx.store, cells, now_ms(), ctx.settings.pair_fourth_ms)
         # The rooms at once: a pass must not fall behind the players arriving.
-        await asyncio.gather(*(make_room(ctx, cells, group, home) for group, home in groups))
-    await deliver(ctx)
+        await asyncio.gather(*(make_room(ctx, rooms, cells, g, home) for g, home in groups))
+    await deliver(ctx, rooms)
 
 
-async def make_room(ctx: Context, cells: int, group: list[str], household: bool = False) -> str:
+async def make_room(
+    ctx: Host, rooms: PairedRooms, cells: int, group: list[str], household: bool = False
+) -> str:
     """A public, rated room on a certified deal for a group; its racers are told where.
     A ``household``'s room (identities of one address, paired as nobody else waited) says
     so in its snapshot: their race counts nothing between them."""
-    room = await membership.new_room(
-        ctx,
-        Mode.RACE,
-        draw_open(cells, await ctx.daily.deals.running()).code,
-        cells,
-        public=True,
-        paired=True,
-        household=household,
-    )
-    await listing.list_room(ctx.store, room, now_ms())
-    await start_later(ctx, room)  # before anyone is told of the room
+    room = await rooms.open(cells, household=household)
     await queue.assign(ctx.store, cells, room, group)
-    ctx.spawn(start_when_in(ctx, room, len(group)))
+    rooms.start_when_in(room, len(group))
     return room
 
 
-async def start_later(ctx: Context, room: str) -> None:
-    """The durable end of a paired room's wait for its racers: any instance starts it then
-    (:func:`rounds.start_paired`), should the one that made it be gone."""
-    deadline = json.dumps({"kind": "pair_start", "room": room})
-    await ctx.store.add_deadline(deadline, now_ms() + ctx.settings.pair_join_ms)
-
-
-async def start_when_in(ctx: Context, room: str, racers: int) -> None:
-    """Start a paired room's countdown once its ``racers`` are in, or after
-    ``pair_join_ms`` with those who came (none: the room is left to expire)."""
-    deadline = time.monotonic() + ctx.settings.pair_join_ms / 1000
-    while time.monotonic() < deadline:
-        fields = await ctx.store.room_fields(room)
-        if int(fields.get("np") or 0) >= racers:
-            break
-        await asyncio.sleep(0.1)
-    await rounds.start_paired(ctx, room)
-
-
-async def deliver(ctx: Context) -> None:
+async def deliver(ctx: Host, rooms: PairedRooms) -> None:
     """What became of this instance's waiting sockets: into their paired room, a bot offer,
     or back in the queue when their pairing was lost."""
     now = now_ms()
@@ -166,17 +141,17 @@ async def deliver(ctx: Context) -> None:
         if not entries:
             continue
         pids = [w.pid for w in entries]
-        rooms, present = await queue.look(ctx.store, cells, pids)
+        paired, present = await queue.look(ctx.store, cells, pids)
         ready = await queue.ready_since(ctx.store, cells, now)
         # Two or three ready: they are paired when the longest waiting of them has waited
         # the wait for a fourth (lua/queue_pair.lua); each is told by when.
         pair_by = min(ready.values()) + ctx.settings.pair_fourth_ms if ready else 0
-        for entry, pid, room, here in zip(entries, pids, rooms, present, strict=True):
+        for entry, pid, room, here in zip(entries, pids, paired, present, strict=True):
             if ctx.whereabouts.waiting.get(pid) is not entry:
                 continue  # it left (or queued again) meanwhile
             if room is not None:
                 del ctx.whereabouts.waiting[pid]  # on its way in: each join runs on its own
-                ctx.spawn(bring_in(ctx, entry, pid, room))
+                ctx.spawn(bring_in(ctx, rooms, entry, pid, room))
             elif not here:
                 await maybe_lost(ctx, entry, pid, now)
             else:
@@ -193,14 +168,14 @@ async def deliver(ctx: Context) -> None:
                     entry.conn.queue(offer)
 
 
-async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
+async def bring_in(ctx: Host, rooms: PairedRooms, entry: Waiting, pid: str, room: str) -> None:
     """A paired socket joins its room (and gets its snapshot)."""
     if not await queue.taken(ctx.store, entry.cells, pid):
         return  # another pass took it
     conn = entry.conn
     if not _open(conn) or conn.room is not None or conn.pid != pid:
         return  # gone, in a room, or someone else now: the race goes on without it
-    status = await membership.join(ctx, conn, room, Role.PLAYER)
+    status = await rooms.enter(conn, room)
     if status in (Status.RACE_IN_PROGRESS, Status.ROOM_NOT_FOUND, Status.ROOM_FULL):
         # Too late for that room (it started without this player): wait again, in place.
         skill = (await stored.skills(ctx.store, [pid], entry.cells, START))[pid]
@@ -219,7 +194,7 @@ async def bring_in(ctx: Context, entry: Waiting, pid: str, room: str) -> None:
         conn.error(status)
 
 
-async def maybe_lost(ctx: Context, entry: Waiting, pid: str, now: int) -> None:
+async def maybe_lost(ctx: Host, entry: Waiting, pid: str, now: int) -> None:
     """Neither waiting nor paired: after :data:`LOST_MS`, wait again (same place in time)."""
     if entry.missing == 0:
         entry.missing = now
