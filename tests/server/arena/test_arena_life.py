@@ -1,0 +1,376 @@
+"""An arena's life decided without a server: small fakes of its instance, sockets and race
+rooms (:mod:`tests.helpers.fakes_arena`) on a real Redis, the server's clock moved by the
+test. Paired after the wait for more, brought into the race, recorded and back in the pool;
+the podium at the end, pushed to seats and watchers, the seats out; the grace for the last
+races and the cut-off (a race in its countdown begins first); a racer's bound of races; a
+race nobody contested, a held or voided finish, a broken pledge, a household; racers out of
+their race, or too late for it, back in the pool; the pushes at most once per
+``arena_push_ms``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.arena import loop, races, seating, standings
+from server.clock import ShiftedClock, now_ms
+from server.records.replays import replay_id
+from server.store import arenas
+from server.store.status import Status
+from tests.helpers.fakes_arena import FakeConn, FakeHost, FakeRooms, moved_clock, settings
+
+GRACE_MS = 2_000
+#: The contest rule as shipped (the tests' shared flags turn it off).
+CONTEST = ["--contest-min-tables", "20", "--contest-min-home", "8", "--contest-min-s", "60"]
+
+
+@dataclass
+class World:
+    host: FakeHost
+    rooms: FakeRooms
+    clock: ShiftedClock
+
+    async def tick(self, ms: int = 0) -> None:
+        """Move the clock ``ms`` on, run one arena pass and what it spawned."""
+        self.clock.advance(ms)
+        await loop.tick(self.host, self.rooms)
+        await self.host.settle()
+
+    async def at(self, arena: str, past_end_ms: int) -> None:
+        """Move the clock to ``past_end_ms`` after the arena's end; run one pass, whose
+        sweep of its races is due (every 2 s of the instance's own time)."""
+        entry = self.host.known(arena)
+        entry.swept = 0.0
+        self.clock.advance(max(0, int(entry.fields["ends_at"]) + past_end_ms - now_ms()))
+        await self.tick()
+
+
+@pytest.fixture
+def clock() -> Iterator[ShiftedClock]:
+    with moved_clock() as moved:
+        yield moved
+
+
+def world_of(redis: aioredis.Redis, prefix: str, clock: ShiftedClock, *args: str) -> World:
+    host = FakeHost.on(redis, prefix, settings("--arena-grace-ms", str(GRACE_MS), *args))
+    return World(host, FakeRooms(host.store), clock)
+
+
+@pytest.fixture
+async def world(
+    redis_client: aioredis.Redis, key_prefix: str, clock: ShiftedClock
+) -> AsyncIterator[World]:
+    yield world_of(redis_client, key_prefix, clock)
+
+
+async def open_arena(w: World, host: FakeConn, others: list[FakeConn], minutes: int) -> str:
+    """``host`` makes a private arena starting now; the ``others`` join it; its id."""
+    assert await seating.create_private(w.host, host, 4, minutes, 0) is Status.OK
+    arena = str(host.of("arena")[0]["arena"]["arena_id"])
+    for c in others:
+        assert await seating.join(w.host, c, arena) is Status.OK
+    return arena
+
+
+async def race(w: World, racers: list[FakeConn]) -> str:
+    """The next pass pairs the racers (once the wait for more is over) into one race and
+    brings them in; its room."""
+    await w.tick(w.host.settings.arena_pair_ms + 100)
+    await w.tick()  # this instance's seats: into their race
+    rooms = {c.room for c in racers}
+    assert len(rooms) == 1 and None not in rooms, rooms
+    return str(rooms.pop())
+
+
+async def recorded(w: World, arena: str) -> list[dict[str, Any]]:
+    raw = await w.host.store.redis.lrange(w.host.store.keys.arena_results(arena), 0, -1)
+    return [json.loads(x) for x in raw]
+
+
+async def test_an_arena_pairs_records_and_ends_with_its_podium(world: World) -> None:
+    w = world
+    ann, bob, dee = FakeConn("ann"), FakeConn("bob"), FakeConn("dee")
+    arena = await open_arena(w, ann, [bob], minutes=10)
+    assert ann.of("arena")[0]["invite"] == f"/#/arena/{arena}"
+    assert await seating.watch(w.host, dee, arena) is Status.OK
+    assert dee.last("arena")["seat"] == "out"  # type: ignore[index]
+
+    # Two in the pool: not paired before the wait for more, then paired into one race.
+    await w.tick(100)
+    assert w.rooms.calls("open") == []
+    room = await race(w, [ann, bob])
+    assert w.rooms.calls("open") == [(4, arena, False)]
+    assert w.rooms.calls("start_when_in") == [(room, 2)]
+    assert sorted(p for p, _ in w.rooms.calls("enter")) == ["ann", "bob"]
+
+    # Ann wins, Bob gives up: recorded once, its review asked for, both back in the pool.
+    await w.rooms.finish(room, ["1", None], ["ann", "bob"])
+    await loop.race_ended(w.host, w.rooms, room)
+    await loop.race_ended(w.host, w.rooms, room)  # both instances saw the end
+    [record] = await recorded(w, arena)
+    assert [(r["pid"], r["place"]) for r in record["racers"]] == [("ann", 1), ("bob", None)]
+    assert w.rooms.calls("review") == [(arena, room, 1)]
+    for c in (ann, bob):
+        assert c.last("arena")["seat"] == "pool"  # type: ignore[index]
+
+    # The end: no new race, the podium to seats and watcher (none without a point), the
+    # seats out, the arena over.
+    await w.tick(10_000)
+    assert len(w.rooms.calls("open")) == 1 or w.rooms.calls("open")[1:] == []
+    for c in (ann, bob, dee):
+        over = c.last("arena_over")
+        assert over is not None
+        assert [(x["player_id"], x["points"]) for x in over["podium"]] == [("ann", 2)]
+    assert ann.last("arena_over")["you"]["points"] == 2  # type: ignore[index]
+    assert dee.last("arena_over")["you"] is None  # type: ignore[index]
+    for c in (ann, bob):
+        assert c.last("arena_left")["reason"] == "over"  # type: ignore[index]
+    assert w.host.whereabouts.seats == {}
+    table = await standings.table(w.host, arena)
+    assert table is not None and table["arena"]["phase"] == "over" and table["races"] == 1
+    assert [x["player_id"] for x in table["podium"]] == ["ann"]
+
+
+async def test_the_last_race_has_its_grace_then_is_cut_off(world: World) -> None:
+    w = world
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    arena = await open_arena(w, ann, [bob], minutes=5)
+    room = await race(w, [ann, bob])
+    await w.rooms.phase(room, "racing")
+    # The arena's end: its race runs on through the grace; the arena waits for it.
+    await w.at(arena, 100)
+    await w.at(arena, GRACE_MS - 700)
+    assert w.rooms.calls("time_up") == [] and ann.last("arena_over") is None
+    # The grace over: the race is ended by the arena's rule (the server gives up for those
+    # still playing) and, once over, recorded; the arena closes with its podium.
+    await w.at(arena, GRACE_MS + 100)
+    assert w.rooms.calls("time_up") == [(room, 1)]
+    assert ann.last("arena_over") is None
+    await w.rooms.finish(room, ["1", None], ["ann", "bob"])
+    await w.at(arena, GRACE_MS + 200)
+    assert [r["race"] for r in await recorded(w, arena)] == [f"{room}/1"]
+    over = bob.last("arena_over")
+    assert over is not None and [x["player_id"] for x in over["podium"]] == ["ann"]
+
+
+async def test_a_race_in_its_countdown_at_the_cut_off_begins_then_is_ended(
+    world: World,
+) -> None:
+    w = world
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    arena = await open_arena(w, ann, [bob], minutes=5)
+    room = await race(w, [ann, bob])
+    await w.rooms.phase(room, "countdown")
+    await w.at(arena, GRACE_MS + 500)
+    # Not recorded as no race while its racers are about to race it; the arena waits.
+    assert await recorded(w, arena) == []
+    assert await w.host.store.redis.hget(w.host.store.keys.arena_racing(arena), "ann") == room
+    assert ann.last("arena_over") is None and w.rooms.calls("time_up") == []
+    await w.rooms.phase(room, "racing")
+    await w.at(arena, GRACE_MS + 600)
+    assert w.rooms.calls("time_up") == [(room, 1)]
+
+
+async def test_a_lobby_nobody_came_to_is_no_race_and_one_with_racers_starts(
+    world: World,
+) -> None:
+    w = world
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    arena = await open_arena(w, ann, [bob], minutes=60)
+    w.rooms.refuse = Status.ROOM_NOT_FOUND  # nobody gets in
+    await w.tick(w.host.settings.arena_pair_ms + 100)
+    await w.tick()
+    [room] = [r for r, _n in w.rooms.calls("start_when_in")]
+    # Too late for it: back in the pool, no error.
+    for c in (ann, bob):
+        assert c.last("arena")["seat"] == "pool"  # type: ignore[index]
+        assert c.of("error") == []
+    # The sweep after twice the wait for racers: nobody came, no race (never started).
+    w.host.known(arena).swept = 0.0
+    await w.tick(2 * w.host.settings.pair_join_ms + 100)
+    assert w.rooms.calls("start") == [] and await recorded(w, arena) == []
+    # A lobby whose racers came after the wait: started with them rather than never.
+    w.rooms.refuse = None
+    second = await race(w, [ann, bob])
+    assert second != room
+    w.host.known(arena).swept = 0.0
+    await w.tick(2 * w.host.settings.pair_join_ms + 100)
+    assert w.rooms.calls("start") == [(second,)]
+
+
+async def test_a_seat_out_of_its_race_goes_back_to_the_pool(world: World) -> None:
+    w = world
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    await open_arena(w, ann, [bob], minutes=60)
+    room = await race(w, [ann, bob])
+    bob.room = None  # left the race's room
+
+    def pooled(c: FakeConn) -> int:
+        return sum(1 for m in c.of("arena") if m["seat"] == "pool")
+
+    await w.tick(100)
+    await w.tick(loop.LEFT_MS - 500)
+    assert pooled(bob) == 1  # as it joined
+    await w.tick(600)
+    assert pooled(bob) == 2 and pooled(ann) == 1
+    assert ann.room == room and w.host.whereabouts.seats["ann"].room == room
+
+
+async def test_a_replaced_socket_joins_again_into_its_own_race(world: World) -> None:
+    w = world
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    arena = await open_arena(w, ann, [bob], minutes=60)
+    room = await race(w, [ann, bob])
+    # Bob's socket closes (the next pass takes its seat); a new one resumed the race.
+    bob.open = False
+    await w.tick(100)
+    assert "bob" not in w.host.whereabouts.seats
+    again = FakeConn("bob")
+    again.room = room
+    assert await seating.join(w.host, again, arena) is Status.OK
+    seat = again.last("arena")
+    assert seat is not None and (seat["seat"], seat["room"]) == ("racing", room)
+
+
+async def test_a_racer_past_their_bound_of_races_is_out(
+    redis_client: aioredis.Redis, key_prefix: str, clock: ShiftedClock
+) -> None:
+    w = world_of(redis_client, key_prefix, clock, "--arena-races-per-player", "1")
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    await open_arena(w, ann, [bob], minutes=60)
+    room = await race(w, [ann, bob])
+    await w.rooms.finish(room, ["1", "2"], ["ann", "bob"])
+    await loop.race_ended(w.host, w.rooms, room)
+    for c in (ann, bob):
+        refused = c.last("error")
+        assert refused is not None and refused["code"] == "slow_down"
+        assert 0 < refused["retry_s"] <= 3600
+        assert c.last("arena_left")["reason"] == "over"  # type: ignore[index]
+    assert w.host.whereabouts.seats == {}
+
+
+async def test_a_race_nobody_contested_is_no_race(
+    redis_client: aioredis.Redis, key_prefix: str, clock: ShiftedClock
+) -> None:
+    w = world_of(redis_client, key_prefix, clock, *CONTEST)
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    arena = await open_arena(w, ann, [bob], minutes=60)
+    room = await race(w, [ann, bob])
+    await w.rooms.finish(room, [None, None], ["ann", "bob"])  # both give up at once
+    await loop.race_ended(w.host, w.rooms, room)
+    assert await recorded(w, arena) == []
+    for c in (ann, bob):
+        assert c.last("arena")["seat"] == "pool"  # type: ignore[index]
+    entry = await standings.known(w.host, arena)
+    assert entry is not None and standings.races_of(entry) == 0
+
+
+async def test_a_held_finish_counts_as_not_finished_and_a_voided_one_never(
+    world: World,
+) -> None:
+    w = world
+    racers = [FakeConn(p) for p in ("ann", "bob", "cy")]
+    arena = await open_arena(w, racers[0], racers[1:], minutes=60)
+    room = await race(w, racers)
+    await w.host.reviews.decide(replay_id(room, 1, "ann"), "held")
+    await w.host.reviews.decide(replay_id(room, 1, "bob"), "voided")
+    await w.rooms.finish(room, ["1", "2", "3"], ["ann", "bob", "cy"])
+    await loop.race_ended(w.host, w.rooms, room)
+    [record] = await recorded(w, arena)
+    got = {r["pid"]: (r["place"], r.get("pending")) for r in record["racers"]}
+    assert got == {
+        "ann": (None, {"place": 1, "time_ms": 31_000}),
+        "bob": (None, None),
+        "cy": (3, None),
+    }
+    # An operator clears Ann: the record is amended, her place counts.
+    await w.host.reviews.decide(replay_id(room, 1, "ann"), "cleared")
+    await races.amend(w.host, arena, room, 1)
+    last = (await recorded(w, arena))[-1]
+    assert {r["pid"]: r["place"] for r in last["racers"]} == {"ann": 1, "bob": None, "cy": 3}
+
+
+async def test_a_pledge_is_recorded_kept_or_broken(world: World) -> None:
+    w = world
+    ann, bob = FakeConn("ann"), FakeConn("bob")
+    arena = await open_arena(w, ann, [bob], minutes=60)
+    room = await race(w, [ann, bob])
+    for c in (ann, bob):
+        assert await seating.pledge(w.host, c) is Status.OK
+        assert c.last("arena_pledged") == {"type": "arena_pledged", "room": room}
+    await w.rooms.finish(room, ["1", "2"], ["ann", "bob"], undid=["bob"])
+    await w.rooms.phase(room, "racing")
+    assert await seating.pledge(w.host, ann) is Status.NO_PLEDGE  # racing: too late
+    await w.rooms.phase(room, "done")
+    await loop.race_ended(w.host, w.rooms, room)
+    [record] = await recorded(w, arena)
+    kept = {r["pid"]: (r["pledged"], r["kept"]) for r in record["racers"]}
+    assert kept == {"ann": (True, True), "bob": (True, False)}
+    entry = await standings.known(w.host, arena)
+    assert entry is not None
+    line = standings.table_line(entry, "ann")
+    assert line is not None and line.points == 3  # a win of two (2) and its pledge kept (1)
+
+
+async def test_a_household_is_told_alone_why_its_races_score_nothing(world: World) -> None:
+    w = world
+    mum, kid = FakeConn("mum"), FakeConn("kid")
+    arena = await open_arena(w, mum, [kid], minutes=60)
+    room = await race(w, [mum, kid])
+    home = {"mum": "m1", "kid": "m1"}
+    await w.rooms.finish(room, ["1", None], ["mum", "kid"], marks=home)
+    await loop.race_ended(w.host, w.rooms, room)
+    [record] = await recorded(w, arena)
+    assert {r["pid"]: r["home"] for r in record["racers"]} == {"mum": 1, "kid": 1}
+    w.host.known(arena).pushed_at = 0.0
+    await w.tick(100)
+    for c in (mum, kid):
+        you = c.last("arena_standings")["you"]  # type: ignore[index]
+        assert (you["household"], you["points"], you["races"]) == (1, 0, 1)
+    table = await standings.table(w.host, arena)
+    assert table is not None and all("household" not in x for x in table["standings"])
+
+
+async def test_standings_are_pushed_at_most_once_per_push_interval(world: World) -> None:
+    w = world
+    ann, dee = FakeConn("ann"), FakeConn("dee")
+    arena = await open_arena(w, ann, [], minutes=60)
+    await seating.watch(w.host, dee, arena)
+    entry = w.host.known(arena)
+    before = len(dee.of("arena_standings"))
+    entry.pushed_at = 0.0
+    standings.push(w.host, arena, entry, now_ms())
+    assert len(dee.of("arena_standings")) == before + 1
+    # A change a moment later waits for the interval.
+    assert await seating.join(w.host, FakeConn("bob"), arena) is Status.OK
+    assert await standings.known(w.host, arena) is entry
+    standings.push(w.host, arena, entry, now_ms())
+    assert len(dee.of("arena_standings")) == before + 1
+    entry.pushed_at -= w.host.settings.arena_push_ms / 1000
+    standings.push(w.host, arena, entry, now_ms())
+    assert len(dee.of("arena_standings")) == before + 2
+    # Nothing changed: nothing pushed, however long after.
+    entry.pushed_at = 0.0
+    standings.push(w.host, arena, entry, now_ms())
+    assert len(dee.of("arena_standings")) == before + 2
+
+
+async def test_an_arena_being_made_reads_as_not_made_yet(world: World) -> None:
+    # Two instances make each scheduled arena; the loser reads it at once. Between the
+    # winner's claim (its end alone) and its other fields, that read cached an arena with
+    # no start, and the arena pass failed on it (KeyError 'starts_at', under load).
+    store = world.host.store
+    now = now_ms()
+    fields = {"cells": 4, "minutes": 10, "starts_at": now, "ends_at": now + 600_000}
+    await store.redis.hsetnx(store.keys.arena("AHALFMADE"), "ends_at", fields["ends_at"])
+    assert await arenas.fields(store, "AHALFMADE") == {}
+    assert await standings.known(world.host, "AHALFMADE") is None
+    assert await arenas.create(store, "AWHOLE", {**fields, "private": 0})
+    assert await arenas.fields(store, "AWHOLE") == {k: str(v) for k, v in fields.items()} | {
+        "private": "0"
+    }
