@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 
 from server.arena import loop, races, seating, standings
 from server.clock import ShiftedClock, now_ms
+from server.quick import pairing
 from server.records.replays import replay_id
 from server.store import arenas
 from server.store.status import Status
@@ -140,6 +141,8 @@ async def test_the_last_race_has_its_grace_then_is_cut_off(world: World) -> None
     w = world
     ann, bob = FakeConn("ann"), FakeConn("bob")
     arena = await open_arena(w, ann, [bob], minutes=5)
+    made = ann.of("arena")[0]["arena"]
+    assert made["closes_at"] == made["ends_at"] + GRACE_MS  # the rule, told to the page
     room = await race(w, [ann, bob])
     await w.rooms.phase(room, "racing")
     # The arena's end: its race runs on through the grace; the arena waits for it.
@@ -235,6 +238,12 @@ async def test_a_replaced_socket_joins_again_into_its_own_race(world: World) -> 
     assert await seating.join(w.host, again, arena) is Status.OK
     seat = again.last("arena")
     assert seat is not None and (seat["seat"], seat["room"]) == ("racing", room)
+    assert again.of("error") == []
+    # The race ends: back in the pool from it, then in the next race with Ann.
+    await w.rooms.finish(room, ["1", None], ["ann", "bob"])
+    await loop.race_ended(w.host, w.rooms, room)
+    assert again.last("arena")["seat"] == "pool"  # type: ignore[index]
+    assert await race(w, [ann, again]) != room
 
 
 async def test_a_racer_past_their_bound_of_races_is_out(
@@ -319,9 +328,10 @@ async def test_a_pledge_is_recorded_kept_or_broken(world: World) -> None:
 
 async def test_a_household_is_told_alone_why_its_races_score_nothing(world: World) -> None:
     w = world
-    mum, kid = FakeConn("mum"), FakeConn("kid")
+    mum, kid = FakeConn("mum", address="203.0.113.7"), FakeConn("kid", address="203.0.113.7")
     arena = await open_arena(w, mum, [kid], minutes=60)
     room = await race(w, [mum, kid])
+    assert w.rooms.calls("open") == [(4, arena, True)]  # its room says so
     home = {"mum": "m1", "kid": "m1"}
     await w.rooms.finish(room, ["1", None], ["mum", "kid"], marks=home)
     await loop.race_ended(w.host, w.rooms, room)
@@ -374,3 +384,114 @@ async def test_an_arena_being_made_reads_as_not_made_yet(world: World) -> None:
     assert await arenas.fields(store, "AWHOLE") == {k: str(v) for k, v in fields.items()} | {
         "private": "0"
     }
+
+
+async def test_seating_refusals(world: World) -> None:
+    w = world
+    ann = FakeConn("ann")
+    assert await seating.join(w.host, ann, "ANOSUCHONE") is Status.ARENA_NOT_FOUND
+    assert await seating.leave(w.host, ann) is Status.NOT_IN_ARENA
+    assert await seating.pledge(w.host, ann) is Status.NO_PLEDGE
+    # One private arena at a time per player, even once they left it.
+    arena = await open_arena(w, ann, [], minutes=5)
+    assert await seating.join(w.host, ann, arena) is Status.ALREADY_IN_ARENA
+    assert await seating.leave(w.host, ann) is Status.OK
+    assert ann.last("arena_left") == {"type": "arena_left", "arena_id": arena, "reason": "asked"}
+    assert await seating.create_private(w.host, ann, 1, 5, 60) is Status.ARENA_LIMIT
+    # Three private arenas at most an address makes (--private-arenas-per-address); the
+    # one refused is not left counted as a maker.
+    address = ann.address
+    for pid in ("bob", "cy"):
+        other = FakeConn(pid, address=address)
+        assert await seating.create_private(w.host, other, 4, 5, 60) is Status.OK
+    dee = FakeConn("dee", address=address)
+    assert await seating.create_private(w.host, dee, 4, 5, 60) is Status.TOO_MANY_ARENAS
+    assert not await w.host.store.redis.exists(w.host.store.keys.arena_made("dee"))
+    # A player seated in one arena joins no other, on any socket.
+    eve = FakeConn("eve")
+    assert await seating.join(w.host, eve, arena) is Status.OK
+    fay = FakeConn("fay")
+    other_arena = await open_arena(w, fay, [], minutes=5)
+    assert await seating.join(w.host, FakeConn("eve"), other_arena) is Status.ALREADY_IN_ARENA
+    # Queued for a quick race: no arena.
+    gus = FakeConn("gus")
+    assert await pairing.enqueue(w.host, gus, 4) is Status.OK
+    assert await seating.join(w.host, gus, arena) is Status.ALREADY_QUEUED
+    # An arena over (or past its end) takes nobody.
+    w.clock.advance(6_000)
+    assert await seating.join(w.host, FakeConn("hal"), arena) is Status.ARENA_OVER
+
+
+async def test_scheduled_arenas_are_made_once_and_listed_running_and_next(
+    redis_client: aioredis.Redis, key_prefix: str, clock: ShiftedClock
+) -> None:
+    # A 4-cell arena of 2 "minutes" every 3, and a 1-cell one of 1 every 4 (a minute: 3 s).
+    minute = 3000
+    w = world_of(
+        redis_client, key_prefix, clock, "--arena-minute-ms", str(minute), "--arenas", "4:2:3,1:1:4"
+    )
+    # At the start of a slot of both: each entry's running arena and its next.
+    clock.advance(12 * minute - now_ms() % (12 * minute) + 100)
+    now = now_ms()
+    await loop.ensure_scheduled(w.host, now)
+    await loop.ensure_scheduled(w.host, now)  # made once, however often asked
+    listed = await standings.listed(w.host)
+    start_min = now // minute
+    ids = sorted(a["arena_id"] for a in listed["running"])
+    assert ids == [f"S1-1-{start_min}", f"S4-2-{start_min}"]
+    running = next(a for a in listed["running"] if a["cells"] == 4)
+    assert running["ends_at"] - running["starts_at"] == 2 * minute and not running["private"]
+    upcoming = {a["cells"]: a["starts_at"] for a in listed["next"]}
+    assert upcoming == {4: (start_min + 3) * minute, 1: (start_min + 4) * minute}
+    # Anyone may join the running one; alone, never paired; at its end the (empty) podium
+    # and out.
+    ann = FakeConn("ann")
+    assert await seating.join(w.host, ann, running["arena_id"]) is Status.OK
+    assert ann.last("arena")["seat"] == "pool"  # type: ignore[index]
+    assert await arenas.player_arena(w.host.store, "ann") == running["arena_id"]
+    await w.tick(minute)
+    await w.tick(minute + 100)
+    assert w.rooms.calls("open") == []
+    over = ann.last("arena_over")
+    assert over is not None and over["podium"] == [] and over["you"] is None
+    assert ann.last("arena_left")["reason"] == "over"  # type: ignore[index]
+    assert await arenas.player_arena(w.host.store, "ann") is None
+
+
+async def test_the_pairing_pass_keeps_addresses_apart_and_avoids_last_rivals(
+    world: World,
+) -> None:
+    store = world.host.store
+    arena, now = "ATESTPAIR", now_ms()
+    end = now + 600_000
+    await arenas.create(
+        store, arena, {"cells": 4, "minutes": 10, "starts_at": now, "ends_at": end, "private": 1}
+    )
+
+    async def seat(pid: str, addr: str, score: float) -> None:
+        info = {"name": pid, "addr": addr, "rating": 1000}
+        assert await arenas.join(store, arena, pid, info, score, now, end) == "ok"
+
+    # Two waiting: not paired before the wait for a fourth, then paired.
+    await seat("a", "x1", 1)
+    await seat("b", "x2", 2)
+    assert await arenas.pair(store, arena, now + 100, 800, end) == []
+    assert await arenas.pair(store, arena, now + 900, 800, end) == [["a", "b"]]
+    # Six waiting, two of one address: a group of four at once, never the pair together.
+    for i, addr in enumerate(["y1", "y1", "y2", "y3", "y4", "y5"]):
+        await seat(f"p{i}", addr, i)
+    groups = await arenas.pair(store, arena, now, 800, end)
+    assert sorted(len(g) for g in groups) == [2, 4]
+    assert not any({"p0", "p1"} <= set(g) for g in groups)
+    # a and b raced each other last (their group above); c comes: a races c, b waits.
+    await seat("a", "z1", 1)
+    await seat("b", "z2", 2)
+    await seat("c", "z3", 3)
+    assert await arenas.pair(store, arena, now + 900, 800, end) == [["a", "c"]]
+    # Once d comes, b races d.
+    await seat("d", "z4", 4)
+    assert await arenas.pair(store, arena, now + 900, 800, end) == [["b", "d"]]
+    # Alone with their last rival, they race again.
+    await seat("a", "z1", 1)
+    await seat("c", "z3", 3)
+    assert await arenas.pair(store, arena, now + 900, 800, end) == [["a", "c"]]

@@ -1,20 +1,23 @@
 """The running standings equal the definition (:func:`server.arena.points.standings`)
 however races arrive (late, amended), and each race costs the same at the 50,000th as at
-the 50th: counted as the races folded, through a real instance's store and HTTP."""
+the 50th: counted as the races folded, through the store on a real Redis and the arena's
+page (``GET /api/arena/ID``'s body), with a small fake of the instance."""
 
 from __future__ import annotations
 
 import functools
 import json
 import random
-import secrets
 
+import redis.asyncio as aioredis
+
+from server.arena import standings as shown
 from server.arena.points import Race, Racer, standings
 from server.arena.standings import known
 from server.arena.table import RunningTable
 from server.clock import now_ms
 from server.store import arenas
-from tests.helpers.inproc import serving, settings
+from tests.helpers.fakes_arena import FakeHost, settings
 from tests.helpers.waits import until
 
 PLAYERS = [f"p{i}" for i in range(12)]
@@ -81,58 +84,58 @@ def test_a_race_in_time_costs_its_racers_only() -> None:
     assert costs[50][0] == costs[50][1] and costs[50_000][0] == costs[50_000][1]
 
 
-async def test_the_standings_cost_the_same_at_race_50000_as_at_race_50() -> None:
-    prefix = f"test-{secrets.token_hex(4)}:"
-    async with serving(settings(env={"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_ARENAS": ""})) as srv:
-        ctx = srv.ctx
-        arena, costs = "Atablecost", {}
-        fields: dict[str, str | int] = {
-            "cells": 4,
-            "minutes": 60,
-            "starts_at": 0,
-            "ends_at": now_ms() + 86_400_000,
-            "private": 1,
-            "made_by": "p0",
-        }
-        await arenas.create(ctx.store, arena, fields)
-        rng = random.Random(50)
-        recorded = 0
-        for upto in (50, 50_000):
-            # The races before, as recorded (in bulk: the test's own writes).
-            key = ctx.keys.arena_results(arena)
-            batch = []
-            while recorded < upto - 1:
-                recorded += 1
-                race = a_race(rng, recorded, recorded * 1000)
-                batch.append(json.dumps(record_of(race)))
-                if len(batch) == 5000 or recorded == upto - 1:
-                    await ctx.redis.rpush(key, *batch)
-                    batch = []
-
-            async def caught_up(want: int) -> bool:
-                found = await known(ctx, arena)
-                return found is not None and len(found.running.races) == want
-
-            await until(functools.partial(caught_up, recorded), timeout=60, what="all read")
-            entry = await known(ctx, arena)
-            assert entry is not None
-            before = entry.running.work
-            # The next race, recorded by the server's own script, then looked at (by the
-            # test or the instance's arena loop: the work is counted whoever looks).
+async def test_the_standings_cost_the_same_at_race_50000_as_at_race_50(
+    redis_client: aioredis.Redis, key_prefix: str
+) -> None:
+    ctx = FakeHost.on(redis_client, key_prefix, settings())
+    arena, costs = "Atablecost", {}
+    fields: dict[str, str | int] = {
+        "cells": 4,
+        "minutes": 60,
+        "starts_at": 0,
+        "ends_at": now_ms() + 86_400_000,
+        "private": 1,
+        "made_by": "p0",
+    }
+    await arenas.create(ctx.store, arena, fields)
+    rng = random.Random(50)
+    recorded = 0
+    for upto in (50, 50_000):
+        # The races before, as recorded (in bulk: the test's own writes).
+        key = ctx.store.keys.arena_results(arena)
+        batch = []
+        while recorded < upto - 1:
             recorded += 1
             race = a_race(rng, recorded, recorded * 1000)
-            pids = [r.pid for r in race.racers]
-            room = race.race.split("/")[0]
-            end = now_ms() + 86_400_000
-            await arenas.record(
-                ctx.store, arena, race.race, room, json.dumps(record_of(race)), pids, end
-            )
-            await until(functools.partial(caught_up, recorded), timeout=10, what="the new read")
-            costs[upto] = (entry.running.work - before, len(race.racers))
-        # Each look folded the one new race into its racers' lines: the same work.
-        assert costs[50][0] == costs[50][1] and costs[50_000][0] == costs[50_000][1]
-        status, body = await srv.get(f"/api/arena/{arena}")
-        assert status == 200 and body["races"] == 50_000
+            batch.append(json.dumps(record_of(race)))
+            if len(batch) == 5000 or recorded == upto - 1:
+                await redis_client.rpush(key, *batch)
+                batch = []
+
+        async def caught_up(want: int) -> bool:
+            found = await known(ctx, arena)
+            return found is not None and len(found.running.races) == want
+
+        await until(functools.partial(caught_up, recorded), timeout=60, what="all read")
+        entry = await known(ctx, arena)
+        assert entry is not None
+        before = entry.running.work
+        # The next race, recorded by the server's own script, then looked at (by the
+        # test or the instance's arena loop: the work is counted whoever looks).
+        recorded += 1
+        race = a_race(rng, recorded, recorded * 1000)
+        pids = [r.pid for r in race.racers]
+        room = race.race.split("/")[0]
+        end = now_ms() + 86_400_000
+        await arenas.record(
+            ctx.store, arena, race.race, room, json.dumps(record_of(race)), pids, end
+        )
+        await until(functools.partial(caught_up, recorded), timeout=10, what="the new read")
+        costs[upto] = (entry.running.work - before, len(race.racers))
+    # Each look folded the one new race into its racers' lines: the same work.
+    assert costs[50][0] == costs[50][1] and costs[50_000][0] == costs[50_000][1]
+    body = await shown.table(ctx, arena)
+    assert body is not None and body["races"] == 50_000
 
 
 def record_of(race: Race) -> dict[str, object]:

@@ -6,7 +6,9 @@ queue; a lone player is offered a bot and races it; invite rooms change ratings 
 their host said so; a too-fast finisher is held for review, everyone's ratings waiting, and
 keeps their rating once an operator voids the finish; racers who played too few actions
 keep their ratings, and a race nobody finished rates nobody; hostile inputs change
-nothing. Paired rooms across instances that come and go: test_quick_race_instances.py."""
+nothing; two identities of one address alone race as a household, rated by nobody; a paired
+room starts although the instance that made it died. The pairing's decisions one by one,
+without a server: test_pairing_life.py and test_pairing_queue.py."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from tests.helpers.quick_race import (
     PACE_OFF,
     play_some,
     play_to_win,
+    stopped,
 )
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 from tests.helpers.waits import API_STEP, until
@@ -512,3 +515,71 @@ def admin_json(srv: ServerProc, method: str, path: str, token: str) -> dict[str,
     with urllib.request.urlopen(request, timeout=5) as res:
         data: dict[str, Any] = json.load(res)
         return data
+
+
+async def test_two_identities_of_one_address_race_each_other_when_nobody_else_waits(
+    pair: tuple[Served, Served], key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    # A household (a family, an office, a carrier's NAT) is no cheat: paired together when
+    # nobody else waits, their room says so before the race, and it rates nobody.
+    one, two = pair
+    home = {"X-Forwarded-For": "198.18.250.6"}
+    mum = await WsClient.connect(one.ws_url, "Mum", additional_headers=home)
+    kid = await WsClient.connect(two.ws_url, "Kid", additional_headers=home)
+    for c in (mum, kid):
+        await c.send({"type": "queue", "cells": 4})
+        await c.expect("queued")
+    snaps = [await c.expect("snapshot", timeout=10) for c in (mum, kid)]
+    assert snaps[0]["room_id"] == snaps[1]["room_id"]
+    assert all(s["household"] is True and s["state"] == "lobby" for s in snaps)
+    started = [await c.expect("started", timeout=10) for c in (mum, kid)]
+    code = started[0]["code"]
+    await play_some(kid, code, MIN_ACTIONS)
+    await kid.send({"type": "give_up"})
+    await play_to_win(mum, code)
+    await mum.expect("race_over", timeout=10)
+    await asyncio.sleep(0.5)
+    assert mum.find("ratings") is None
+    keys = Keys(key_prefix)
+    for c in (mum, kid):
+        assert await redis_client.exists(keys.rating(c.player_id, 4)) == 0
+    for c in (mum, kid):
+        await c.close()
+
+
+@pytest.mark.slow
+async def test_a_paired_room_starts_although_the_instance_that_made_it_died(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    # Two players wait on the keeper; the maker pairs them (the keeper is stopped meanwhile,
+    # so only the maker runs pairing passes) and is killed before their sockets can come in
+    # and it could start the room. The end of the wait is a deadline in Redis: the keeper
+    # starts the race with them.
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*FAST, *PACE_OFF, "--bot-offer-ms", "60000", "--pair-join-ms", "1500"]
+    paired_key = Keys(key_prefix).queue_paired(4)
+    with (
+        running_server(redis_url(), args=args, env=env) as maker,
+        running_server(redis_url(), args=args, env=env) as keeper,
+    ):
+        ann = await WsClient.connect(keeper.ws_url, "Ann")
+        bob = await WsClient.connect(keeper.ws_url, "Bob")
+        for c in (ann, bob):
+            await c.send({"type": "queue", "cells": 4})
+            await c.expect("queued")
+        with stopped(keeper):
+
+            async def paired() -> bool:
+                return await redis_client.hget(paired_key, ann.player_id) is not None
+
+            await until(paired, timeout=10)
+            maker.proc.kill()
+            maker.proc.wait(timeout=10)
+            room = await redis_client.hget(paired_key, bob.player_id)
+        for c in (ann, bob):
+            snap = await c.expect("snapshot", timeout=8)
+            assert snap["room_id"] == room and snap["paired"] and snap["host"] is None
+        started = [await c.expect("started", timeout=10) for c in (ann, bob)]
+        assert sorted(started[0]["players"]) == sorted((ann.player_id, bob.player_id))
+        for c in (ann, bob):
+            await c.close()

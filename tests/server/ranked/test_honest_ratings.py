@@ -101,7 +101,7 @@ async def test_the_quick_race_pairs_two_identities_of_one_address_only_as_a_hous
     """Route 2: two identities of one address queue (once: paired every time as
     rivals; then: never). A stranger queued with them races one of them; alone
     together they race as a household, the room says so, and it rates nobody between
-    them (tests/server/quick/test_households.py)."""
+    them (tests/server/quick/test_quick_race.py)."""
     ann = await WsClient.connect(srv.ws_url, "Ann", **lab())
     ann2 = await WsClient.connect(srv.ws_url, "Ann2", **lab())
     cy = await WsClient.connect(srv.ws_url, "Cy")
