@@ -391,6 +391,11 @@ class SolverPool:
             self._replace(executor)
             raise SolverFailed("the solver process stopped before answering") from None
 
+    async def run_waited_for(self, job: Callable[..., T], *args: Any) -> T:
+        """:meth:`run` for a bounded job that people wait on (today's daily, not yet
+        certified): niced rather than only on spare CPU (:func:`_waited_for`)."""
+        return await self.run(_waited_for, job, *args)
+
     def _settle(
         self,
         player: str,

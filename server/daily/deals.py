@@ -189,8 +189,11 @@ class DailyDeals:
         """
         if self.secret is None:
             raise DailyError("unavailable", "no daily secret")
+        # Today's deal is waited on (a fresh deployment, a day with no deal yet): it runs
+        # niced; tomorrow's only on spare CPU.
+        run = solver.run_waited_for if date == today().isoformat() else solver.run
         for counter in range(MAX_COUNTER):
-            found = await solver.run(certify_candidate, self.secret, date, kind, counter, seconds)
+            found = await run(certify_candidate, self.secret, date, kind, counter, seconds)
             if found is not None:
                 return await self.store(found)
         raise DailyError("unavailable", f"no winnable {kind} deal for {date}")
