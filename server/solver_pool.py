@@ -392,8 +392,9 @@ class SolverPool:
             raise SolverFailed("the solver process stopped before answering") from None
 
     async def run_waited_for(self, job: Callable[..., T], *args: Any) -> T:
-        """:meth:`run` for a bounded job that people wait on (today's daily, not yet
-        certified): niced rather than only on spare CPU (:func:`_waited_for`)."""
+        """:meth:`run` for a bounded job that people wait on, themselves or through the jobs
+        queued behind it (a daily's candidate deal): niced rather than only on spare CPU
+        (:func:`_waited_for`)."""
         return await self.run(_waited_for, job, *args)
 
     def _settle(
