@@ -172,6 +172,23 @@ def _hint_job(position: dict[str, object], timeout: float) -> Hint:
         _searching(False)
 
 
+def _waited_for(job: Callable[..., T], *args: Any) -> T:
+    """Run a bounded job that a player is waiting on (a review of their finish) as a hint's
+    fast solver runs: under ``batch`` with the autogroup at the process's niceness, then
+    back to ``idle``.
+
+    Under ``idle`` beside two busy loops on a 2-core host a review waited over three
+    minutes for a core nothing else wanted; niced, the event loops still win most of a
+    contested core and the finisher hears their result in seconds."""
+    if _policy != "idle":
+        return job(*args)
+    _searching(True)
+    try:
+        return job(*args)
+    finally:
+        _searching(False)
+
+
 def _searching(fast: bool) -> None:
     """An ``idle`` solver process's priority for the fast solver (``batch``, its autogroup
     at the process's niceness) or for the rest (``idle``, the autogroup at 19), where the
@@ -311,10 +328,15 @@ class SolverPool:
             return None
         return self.submit(player, _hint_job, board.to_json(), timeout)
 
-    def submit(self, key: str, job: Callable[..., T], *args: Any) -> asyncio.Future[T] | None:
+    def submit(
+        self, key: str, job: Callable[..., T], *args: Any, waited_for: bool = False
+    ) -> asyncio.Future[T] | None:
         """Queue any pure job (a module-level function and picklable arguments), or refuse
         it; the bounds of :meth:`submit_hint`, ``key`` standing for the player (a review
         of a player's finish is keyed apart from their hints: ``review:PID``).
+
+        ``waited_for``: a person waits on the answer (a review of their finish), so the job
+        runs niced rather than only on spare CPU (:func:`_waited_for`); it must be bounded.
 
         Raises:
             RuntimeError: the pool is not started (or closed).
@@ -323,11 +345,12 @@ class SolverPool:
             raise RuntimeError("the solver pool is not started")
         if not self.has_room(key):
             return None
+        call: tuple[Any, ...] = (_waited_for, job, *args) if waited_for else (job, *args)
         try:
-            work = self._executor.submit(job, *args)
+            work = self._executor.submit(*call)
         except BrokenProcessPool:
             self._replace(self._executor)
-            work = self._executor.submit(job, *args)
+            work = self._executor.submit(*call)
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[T] = loop.create_future()
         executor = self._executor
@@ -367,6 +390,12 @@ class SolverPool:
         except BrokenProcessPool:
             self._replace(executor)
             raise SolverFailed("the solver process stopped before answering") from None
+
+    async def run_waited_for(self, job: Callable[..., T], *args: Any) -> T:
+        """:meth:`run` for a bounded job that people wait on, themselves or through the jobs
+        queued behind it (a daily's candidate deal): niced rather than only on spare CPU
+        (:func:`_waited_for`)."""
+        return await self.run(_waited_for, job, *args)
 
     def _settle(
         self,

@@ -189,8 +189,13 @@ class DailyDeals:
         """
         if self.secret is None:
             raise DailyError("unavailable", "no daily secret")
+        # Each candidate runs niced, not only on spare CPU: today's deal is waited on (a
+        # fresh deployment), and a review or hint queued behind tomorrow's candidate waited
+        # minutes for it on a busy host. A candidate is milliseconds of CPU.
         for counter in range(MAX_COUNTER):
-            found = await solver.run(certify_candidate, self.secret, date, kind, counter, seconds)
+            found = await solver.run_waited_for(
+                certify_candidate, self.secret, date, kind, counter, seconds
+            )
             if found is not None:
                 return await self.store(found)
         raise DailyError("unavailable", f"no winnable {kind} deal for {date}")

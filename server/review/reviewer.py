@@ -3,15 +3,16 @@ review and the finish's evidence record) in the solver's processes
 (:class:`server.solver_pool.SolverPool`).
 
 A review replays the line and asks the solver from a few positions: seconds of one core at
-most, at the same low priority as hints. Reviews have a lane of their own: at most
-:data:`REVIEWS_AT_ONCE` of an instance's reviews are in the pool at a time, the others wait
-their turn in the order the finishes came (a finish stays *pending review* meanwhile). So a
-burst of finishes, however many identities play them, takes one slot of the pool and
-leaves the rest to the players' hints; a review is keyed ``review:PID``, so it never takes
-the slot of the player's own hint either. A review in its turn waits for room in the pool
-(every second, up to :data:`WAIT_S`: the pool full of hints); one the pool cannot run (its
-process died twice, or no room in time) is **held** (``unreviewed``), never ranked
-unreviewed.
+most. A finisher waits on it, so it runs niced like a hint's fast solver, not only on spare
+CPU (``waited_for`` of :meth:`~server.solver_pool.SolverPool.submit`). Reviews have a lane
+of their own: at most :data:`REVIEWS_AT_ONCE` of an instance's reviews are in the pool at a
+time, the others wait their turn in the order the finishes came (a finish stays *pending
+review* meanwhile). So a burst of finishes, however many identities play them, takes one
+slot of the pool and leaves the rest to the players' hints; a review is keyed
+``review:PID``, so it never takes the slot of the player's own hint either. A review in its
+turn waits for room in the pool (every second, up to :data:`WAIT_S`: the pool full of
+hints); one the pool cannot run (its process died twice, or no room in time) is **held**
+(``unreviewed``), never ranked unreviewed.
 """
 
 from __future__ import annotations
@@ -131,11 +132,11 @@ class Reviewer:
     ) -> dict[str, Any]:
         for attempt in range(2):
             waited = 0
-            answer = pool.submit(f"review:{player}", evidence_job, *args)
+            answer = pool.submit(f"review:{player}", evidence_job, *args, waited_for=True)
             while answer is None and waited < WAIT_S:
                 await asyncio.sleep(1)
                 waited += 1
-                answer = pool.submit(f"review:{player}", evidence_job, *args)
+                answer = pool.submit(f"review:{player}", evidence_job, *args, waited_for=True)
             if answer is None:
                 return unreviewed("the solver pool had no room for the review")
             try:

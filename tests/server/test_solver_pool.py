@@ -1,5 +1,6 @@
 """Closing the solver pool does not wait for a running job: past its grace the job is
-abandoned and its process ended (a shutdown must fit a container's 10 s)."""
+abandoned and its process ended (a shutdown must fit a container's 10 s). A job a person
+waits on runs niced, not only on spare CPU."""
 
 from __future__ import annotations
 
@@ -44,3 +45,20 @@ async def solver_pids(pool: SolverPool, jobs: int) -> list[int]:
 def _pid_after(seconds: float) -> int:
     time.sleep(seconds)  # so that each job of a batch holds a process of its own
     return os.getpid()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="scheduling policies are Linux's")
+async def test_a_job_someone_waits_for_runs_niced_not_only_on_spare_cpu() -> None:
+    # Under the idle policy a review beside two busy loops waited minutes for spare CPU: a
+    # job submitted as waited for runs under batch, and the process goes back to idle after.
+    pool = SolverPool(1, 1, policy="idle")
+    await pool.start()
+    try:
+        waited = pool.submit("review:p", os.sched_getscheduler, 0, waited_for=True)
+        assert waited is not None
+        assert await waited == os.SCHED_BATCH
+        plain = pool.submit("review:p", os.sched_getscheduler, 0)
+        assert plain is not None
+        assert await plain == os.SCHED_IDLE
+    finally:
+        await pool.close()
