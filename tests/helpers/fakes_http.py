@@ -35,7 +35,8 @@ from server.http.server import HttpFront
 from server.metrics import Metrics
 from server.settings import Settings
 from server.transport.clients import redis_client
-from tests.helpers.serverproc import redis_url
+from tests.helpers.dailies import plant
+from tests.helpers.serverproc import ahead_dates, drop_keys, redis_url
 
 #: The peer of a request that names none: a client on the server's own machine.
 LOOPBACK = "127.0.0.1"
@@ -119,17 +120,25 @@ def body_json(answer: Response) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def on_redis(settings: Settings) -> AsyncIterator[Context]:
-    """A whole instance's context on the machine's Redis (no background task, no port, no
-    solver process): for the routes that read the store. Its keys are the caller's
-    (``settings.key_prefix``, which must be the test's own)."""
+async def on_redis(settings: Settings, url: str | None = None) -> AsyncIterator[Context]:
+    """A whole instance's context on a real Redis (no background task, no port, no solver
+    process): for the routes that read the store.
+
+    On the machine's Redis (``url`` None) today's and tomorrow's deals are stored first, as
+    the server would have certified them, and every key of ``settings.key_prefix`` (which
+    must be the test's own) is deleted afterwards.
+    """
     if not settings.key_prefix:
         raise ValueError("a context on the machine's Redis needs a key prefix of the test's own")
-    ctx = build_context(settings, redis_client(redis_url(), settings.redis_timeout))
+    if url is None:
+        plant(settings.key_prefix, *ahead_dates())
+    ctx = build_context(settings, redis_client(url or redis_url(), settings.redis_timeout))
     try:
         yield ctx
     finally:
         await close(ctx)
+        if url is None:
+            drop_keys(settings.key_prefix)
 
 
 def real_front(ctx: Context, clock: Clock | None = None) -> HttpFront:
