@@ -5,17 +5,17 @@ limit itself: ``test_http_front.py``.)"""
 
 from __future__ import annotations
 
-from tests.helpers.cli import run_seahaven
+from tests.helpers.cli import run_in_process
 
 
 def test_a_bad_network_stops_the_server_at_start() -> None:
-    out = run_seahaven("serve", "--metrics-allow", "10.0.0.1/8")
+    out = run_in_process("serve", "--metrics-allow", "10.0.0.1/8")
     assert out.returncode == 2
     assert "bad settings" in out.stdout and "metrics_allow" in out.stdout
 
 
 def test_serve_help_names_the_http_settings() -> None:
-    out = run_seahaven("serve", "--help")
+    out = run_in_process("serve", "--help")
     assert out.returncode == 0
     text = " ".join(out.stdout.split())
     for flag, env in (
