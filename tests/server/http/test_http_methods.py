@@ -1,5 +1,10 @@
-"""Only GET and HEAD, on a real server process over real sockets: every other method gets
-a 405 naming the allowed ones, with or without a body; HEAD answers as GET without the body.
+"""The HTTP front on a real server process's port, over real sockets: what the socket
+changes. A request that sends a body (however long, chunked or not) is answered, not
+dropped, and the websocket still opens; the front's answers reach the wire as decided (a
+HEAD's without a body byte, the frame headers), for the peer the connection has.
+
+The front's decisions themselves (methods, HEAD, frames, rate limit, ``/metrics``, the
+operator's paths, 304) are tested without a socket: ``test_http_front.py``.
 """
 
 from __future__ import annotations
@@ -15,23 +20,11 @@ from websockets.asyncio.client import connect
 from tests.helpers.rawhttp import request
 from tests.helpers.serverproc import ServerProc, redis_url, running_server
 
-PATHS = ("/", "/index.html", "/healthz", "/metrics", "/api/daily", "/nope.html")
-
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProc]:
     with running_server(redis_url()) as srv:
         yield srv
-
-
-@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"])
-def test_other_methods_get_405_with_allow(server: ServerProc, method: str) -> None:
-    for path in PATHS:
-        reply = request(server.port, method, path)
-        assert reply.status == 405, (method, path, reply)
-        assert reply.header("allow") == "GET, HEAD"
-        assert reply.header("content-type") == "application/json"
-        assert reply.json()["error"] == "method_not_allowed"
 
 
 def test_a_request_with_a_body_gets_405_not_a_dropped_connection(server: ServerProc) -> None:
@@ -51,29 +44,20 @@ def test_a_request_with_a_body_gets_405_not_a_dropped_connection(server: ServerP
     assert server.health()["ok"] is True
 
 
-def test_the_websocket_path_allows_get_only(server: ServerProc) -> None:
-    for method in ("POST", "HEAD", "PUT"):
-        reply = request(server.port, method, "/ws")
-        assert reply.status == 405 and reply.header("allow") == "GET"
-    assert request(server.port, "POST", "/ws", body=b"hello").status == 405
-
-
-@pytest.mark.parametrize("path", ["/", "/healthz", "/metrics", "/api/daily", "/nope.html"])
-def test_head_answers_as_get_without_the_body(server: ServerProc, path: str) -> None:
-    got = request(server.port, "GET", path)
-    head = request(server.port, "HEAD", path)
-    assert head.status == got.status
-    assert head.body == b""
-    assert got.body != b""
-    length = int(head.header("content-length") or 0)
-    if path == "/metrics":
-        # Its counters and CPU times move between the two requests: the same page, not
-        # the same bytes.
-        assert abs(length - len(got.body)) < len(got.body) // 10
-    else:
-        assert length == len(got.body)
-    for name in ("content-type", "cache-control"):
-        assert head.header(name) == got.header(name)
+def test_the_front_answers_on_the_port(server: ServerProc) -> None:
+    got = request(server.port, "GET", "/")
+    head = request(server.port, "HEAD", "/")
+    assert got.status == head.status == 200 and got.body != b""
+    assert head.body == b"" and int(head.header("content-length") or 0) == len(got.body)
+    for reply in (got, head):
+        assert reply.header("content-security-policy") == "frame-ancestors 'self'"
+        assert reply.header("x-frame-options") == "SAMEORIGIN"
+    refused = request(server.port, "PUT", "/healthz")
+    assert refused.status == 405 and refused.header("allow") == "GET, HEAD"
+    assert request(server.port, "POST", "/ws").header("allow") == "GET"
+    # The connection's peer is the client: loopback may read /metrics.
+    scraped = request(server.port, "GET", "/metrics")
+    assert scraped.status == 200 and b"seahaven_connections " in scraped.body
 
 
 async def test_a_get_with_a_body_is_refused_and_the_websocket_still_opens(

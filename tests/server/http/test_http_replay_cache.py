@@ -1,27 +1,25 @@
-"""Replays are cacheable for good, on a real server process over real sockets: a strong
-``ETag`` that is a hash of the body, a long ``Cache-Control``, and 304 to a matching
-``If-None-Match``.
+"""Replays are cacheable for good: a strong ``ETag`` that is a hash of the body, a long
+``Cache-Control``, and 304 to a matching ``If-None-Match``; through the server's own front
+and routes (:meth:`server.http.server.HttpFront.respond`) on a context over the machine's
+Redis, without a socket (the front's 304 rule itself: ``test_http_front.py``).
 
-The replays are written straight into Redis, under a key prefix of this module's own, the
-way the server stores a finished game's.
+The replays are written straight into Redis, under a key prefix of the test's own, the way
+the server stores a finished game's.
 """
 
 from __future__ import annotations
 
 import hashlib
-import secrets
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import pytest
-import redis
+from websockets.http11 import Response
 
+from server.http.server import HttpFront
 from server.records.replays import Replay, Result, dumps
-from server.store.keys import Keys
 from tests.helpers.dailies import daily_deal
-from tests.helpers.rawhttp import Reply, request
-from tests.helpers.serverproc import ServerProc, redis_url, running_server
-
-PREFIX = f"test:http:{secrets.token_hex(6)}:"
+from tests.helpers.fakes_http import ask, on_redis, real_front
+from tests.helpers.inproc import settings
 
 
 def given_up(replay_id: str, name: str) -> Replay:
@@ -39,57 +37,54 @@ def given_up(replay_id: str, name: str) -> Replay:
     )
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProc]:
-    client = redis.Redis.from_url(redis_url(), decode_responses=True)
-    keys = Keys(PREFIX)
-    for replay in (given_up("r1", "Ann"), given_up("r2", "Bob")):
-        client.set(keys.replay(replay.id), dumps(replay), ex=600)
-    with running_server(redis_url(), env={"SEAHAVEN_KEY_PREFIX": PREFIX}) as srv:
-        yield srv
-    client.delete(keys.replay("r1"), keys.replay("r2"))
-    client.close()
+@pytest.fixture
+async def server(key_prefix: str) -> AsyncIterator[HttpFront]:
+    """The server's front on a context with two replays stored."""
+    async with on_redis(settings(env={"SEAHAVEN_KEY_PREFIX": key_prefix})) as ctx:
+        for replay in (given_up("r1", "Ann"), given_up("r2", "Bob")):
+            await ctx.redis.set(ctx.keys.replay(replay.id), dumps(replay), ex=600)
+        yield real_front(ctx)
 
 
-def get(srv: ServerProc, path: str, if_none_match: str | None = None) -> Reply:
+async def get(front: HttpFront, path: str, if_none_match: str | None = None) -> Response:
     headers = {} if if_none_match is None else {"If-None-Match": if_none_match}
-    return request(srv.port, "GET", path, headers)
+    return await ask(front, "GET", path, headers)
 
 
-def test_a_replay_has_a_strong_etag_and_may_be_kept_for_good(server: ServerProc) -> None:
-    first, again, other = (
-        get(server, p) for p in ("/api/replay/r1", "/api/replay/r1", "/api/replay/r2")
-    )
-    assert first.status == again.status == other.status == 200
-    etag = first.header("etag")
+async def test_a_replay_has_a_strong_etag_and_may_be_kept_for_good(server: HttpFront) -> None:
+    first, again, other = [
+        await get(server, p) for p in ("/api/replay/r1", "/api/replay/r1", "/api/replay/r2")
+    ]
+    assert first.status_code == again.status_code == other.status_code == 200
+    etag = first.headers.get("ETag")
     assert etag == '"' + hashlib.sha256(first.body).hexdigest()[:32] + '"'  # strong: no W/
-    assert again.header("etag") == etag and again.body == first.body
-    assert other.header("etag") not in (None, etag)
-    cache = first.header("cache-control") or ""
+    assert again.headers.get("ETag") == etag and again.body == first.body
+    assert other.headers.get("ETag") not in (None, etag)
+    cache = first.headers.get("Cache-Control") or ""
     assert "immutable" in cache and "public" in cache
     max_age = int(cache.split("max-age=")[1].split(",")[0])
     assert max_age >= 30 * 24 * 3600
 
 
-def test_a_matching_if_none_match_gets_304(server: ServerProc) -> None:
-    etag = get(server, "/api/replay/r1").header("etag")
+async def test_a_matching_if_none_match_gets_304(server: HttpFront) -> None:
+    etag = (await get(server, "/api/replay/r1")).headers.get("ETag")
     assert etag is not None
-    other = get(server, "/api/replay/r2").header("etag")
+    other = (await get(server, "/api/replay/r2")).headers.get("ETag")
     for condition in (etag, f"W/{etag}", f'"x", {etag}', "*"):
-        reply = get(server, "/api/replay/r1", condition)
-        assert reply.status == 304, condition
+        reply = await get(server, "/api/replay/r1", condition)
+        assert reply.status_code == 304, condition
         assert reply.body == b""
-        assert reply.header("etag") == etag
-        assert "immutable" in (reply.header("cache-control") or "")
-        assert reply.header("content-length") is None
-    head = request(server.port, "HEAD", "/api/replay/r1", {"If-None-Match": etag})
-    assert head.status == 304 and head.body == b""
+        assert reply.headers.get("ETag") == etag
+        assert "immutable" in (reply.headers.get("Cache-Control") or "")
+        assert reply.headers.get("Content-Length") is None
+    head = await ask(server, "HEAD", "/api/replay/r1", {"If-None-Match": etag})
+    assert head.status_code == 304 and head.body == b""
     for condition in (str(other), '"nope"'):
-        reply = get(server, "/api/replay/r1", condition)
-        assert reply.status == 200 and reply.header("etag") == etag and reply.body
+        reply = await get(server, "/api/replay/r1", condition)
+        assert reply.status_code == 200 and reply.headers.get("ETag") == etag and reply.body
     # What may change is neither tagged nor answered 304.
-    missing = get(server, "/api/replay/nosuch", "*")
-    assert missing.status == 404 and missing.header("etag") is None
-    assert missing.header("cache-control") == "no-cache"
-    today = get(server, "/api/daily", "*")
-    assert today.status == 200 and today.header("etag") is None
+    missing = await get(server, "/api/replay/nosuch", "*")
+    assert missing.status_code == 404 and missing.headers.get("ETag") is None
+    assert missing.headers.get("Cache-Control") == "no-cache"
+    today = await get(server, "/api/daily", "*")
+    assert today.status_code == 200 and today.headers.get("ETag") is None
