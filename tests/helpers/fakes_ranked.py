@@ -1,0 +1,152 @@
+"""A ranked finish without a server: the instance a finish needs
+(:class:`server.ranked.finish.Finishing`), its stores real on the machine's Redis under a
+prefix of the test's own, its one-game review a small fake the test tells what to say.
+
+A won daily board is written where the move path leaves one (the room's fields, its member,
+the round's result, the action log, the room's daily note), so that
+:func:`server.ranked.finish.record_finish` builds its replay from Redis as it does on a
+server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.daily.deals import DailyDeals
+from server.daily.services import Daily
+from server.records.perfect import Perfects
+from server.records.replays import Replay
+from server.records.services import Records
+from server.settings import Settings
+from server.store.keys import Keys
+from server.store.reviews import Reviews
+from server.store.store import Store
+from server.transport.clients import Client
+from tests.helpers.dailies import daily_deal
+from tests.helpers.inproc import settings as settings_of
+
+#: What a one-game review that finds nothing unusual says.
+PASSED: dict[str, Any] = {
+    "held": False,
+    "reason": "ok",
+    "message": "a person's pace",
+    "agreement": 0.4,
+    "scored": 12,
+}
+#: What a one-game review that holds a finish says (the operator's alone).
+HELD: dict[str, Any] = {
+    "held": True,
+    "reason": "solver_like",
+    "message": "agrees with the solver at every decision",
+    "agreement": 1.0,
+    "scored": 40,
+}
+
+
+@dataclass
+class Review:
+    """The one-game review (:class:`server.fairplay.evidence.Scorer`), as the test tells it.
+
+    Attributes:
+        says: the score it returns.
+        fails: raised instead, when set (the review failed).
+        gate: when set, the review waits for it (a solver busy elsewhere).
+        asked: the players it reviewed, in order.
+        started: set once a review has begun.
+    """
+
+    says: dict[str, Any] = field(default_factory=lambda: dict(PASSED))
+    fails: BaseException | None = None
+    gate: asyncio.Event | None = None
+    asked: list[str] = field(default_factory=list)
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def score(
+        self,
+        player: str,
+        code: str,
+        started_at: int,
+        actions: list[str],
+        times: list[int],
+        practised: list[list[str]] | None = None,
+        field_ms: int | None = None,
+    ) -> dict[str, Any]:
+        """What the test said, once the gate (if any) opens."""
+        self.asked.append(player)
+        self.started.set()
+        if self.gate is not None:
+            await self.gate.wait()
+        if self.fails is not None:
+            raise self.fails
+        return dict(self.says)
+
+
+@dataclass
+class Instance:
+    """What a finish needs of an instance (:class:`server.ranked.finish.Finishing`)."""
+
+    settings: Settings
+    redis: Client
+    keys: Keys
+    store: Store
+    daily: Daily
+    records: Records
+    reviews: Reviews
+    reviewer: Review
+
+
+async def instance(
+    redis: Client, prefix: str, *dates: str, review: Review | None = None
+) -> Instance:
+    """The stores on ``redis`` under ``prefix``, the deals of ``dates`` certified (every
+    finisher established, no pace floor: the review alone decides)."""
+    config = settings_of(env={"SEAHAVEN_KEY_PREFIX": prefix})
+    keys = Keys(prefix)
+    keep_s = config.history_s
+    records = Records.build(redis, keys, config.replay_ttl, keep_s)
+    daily = Daily.build(redis, keys, 0, keep_s, Perfects(redis, keys, keep_s), config.daily_key)
+    deals = DailyDeals(redis, keys, config.daily_key, keep_s)
+    for date in dates:
+        for kind in ("daily", "hard"):
+            await deals.store(daily_deal(date, kind))
+    return Instance(
+        settings=config,
+        redis=redis,
+        keys=keys,
+        store=Store(redis, keys, ttl=600),
+        daily=daily,
+        records=records,
+        reviews=Reviews(redis, keys, keep_s),
+        reviewer=review or Review(),
+    )
+
+
+async def won_daily_board(ctx: Instance, replay: Replay, round_: int = 1) -> None:
+    """Leave ``replay``'s daily game in Redis as the move path leaves a won board: the
+    room (mode, code, round, its reveal), the member, the round's result, the action log
+    and the room's daily note, its attempt claimed as the day's ranked one."""
+    assert replay.room and replay.daily_date and replay.daily_kind
+    assert replay.result.time_ms is not None
+    keys, room, pid = ctx.keys, replay.room, replay.player_id
+    fields: dict[Any, Any] = {
+        "mode": "daily",
+        "code": replay.code,
+        "round": str(round_),
+        "starts_at": str(replay.started_at),
+    }
+    result = {"status": "finished", "time_ms": replay.result.time_ms, "moves": replay.result.moves}
+    timed = enumerate(zip(replay.times_ms, replay.actions, strict=True))
+    log = [f"{ms}\t{n}\t{text}" for n, (ms, text) in timed]
+    member = {"player_id": pid, "name": replay.name, "role": "player"}
+    batch = ctx.redis.pipeline(transaction=False)
+    batch.hset(keys.room(room), mapping=fields)
+    batch.hset(keys.members(room), pid, json.dumps(member))
+    batch.hset(keys.results(room, round_), pid, json.dumps(result))
+    batch.rpush(keys.log(room, round_, pid), *log)
+    await batch.execute()
+    note = {"date": replay.daily_date, "kind": replay.daily_kind, "attempt": "ranked"}
+    await ctx.store.set_daily(room, {**note, "ranked": False, "rank": None})
+    await ctx.daily.leaderboard.claim_attempt(replay.daily_date, replay.daily_kind, pid, room)
