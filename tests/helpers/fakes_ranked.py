@@ -99,15 +99,18 @@ class Instance:
 
 
 async def instance(
-    redis: Client, prefix: str, *dates: str, review: Review | None = None
+    redis: Client, prefix: str, *dates: str, review: Review | None = None, floor_ms: int = 0
 ) -> Instance:
-    """The stores on ``redis`` under ``prefix``, the deals of ``dates`` certified (every
-    finisher established, no pace floor: the review alone decides)."""
+    """The stores on ``redis`` under ``prefix``, the deals of ``dates`` certified, every
+    finisher established, the physical floor ``floor_ms`` a move (none: the review alone
+    decides)."""
     config = settings_of(env={"SEAHAVEN_KEY_PREFIX": prefix})
     keys = Keys(prefix)
     keep_s = config.history_s
     records = Records.build(redis, keys, config.replay_ttl, keep_s)
-    daily = Daily.build(redis, keys, 0, keep_s, Perfects(redis, keys, keep_s), config.daily_key)
+    daily = Daily.build(
+        redis, keys, floor_ms, keep_s, Perfects(redis, keys, keep_s), config.daily_key
+    )
     deals = DailyDeals(redis, keys, config.daily_key, keep_s)
     for date in dates:
         for kind in ("daily", "hard"):

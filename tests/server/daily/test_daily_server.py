@@ -6,6 +6,10 @@ the review is off (the pace model, and no line solver-like enough to hold), so t
 player (25 ms between actions, the solver's line) is ranked in about two seconds, while a
 player with no pause at all is refused; the review and the other fair-play rules are tested
 in :mod:`tests.server.daily.test_daily_fair` and :mod:`tests.server.review.test_review_server`.
+What a won daily game counts for (ranked, pending review, held, unreviewed, barred,
+practice, under the floor, a past day's) is decided without a server in
+:mod:`tests.server.ranked.test_finish_decisions`; here, the journeys through the sockets, and
+the finisher who hears "won, pending review" at once while the solver is paused.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import asyncio
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -37,6 +42,7 @@ from tests.helpers.daily_server import (
     wire,
 )
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.solver_procs import paused_solver
 
 
 @pytest.fixture(scope="module")
@@ -181,28 +187,6 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     assert board["entries"][0]["time_ms"] == fin["time_ms"] != fin2["time_ms"]
     for c in (ann, again):
         await c.close()
-
-
-async def test_a_too_fast_finish_is_played_but_refused_a_rank() -> None:
-    # The floor is a setting: on this server an hour an action, so the line played without
-    # pauses is under it however busy the machine (a bound on the wall clock is not).
-    floor = {"SEAHAVEN_MIN_MS_PER_ACTION": str(3_600_000)}
-    with daily_server(f"test:daily:{secrets.token_hex(6)}:", env=floor) as (server, _):
-        date = today().isoformat()
-        line = line_of(daily_deal(date).code)
-        bot = await WsClient.connect(server.ws_url, "bot")
-        snap = await start_daily(bot, date=date)
-        await play(bot, line, pace=0)
-        await bot.expect("finished", player_id=bot.player_id)
-        rid = replay_id(str(snap["room_id"]), 1, bot.player_id)
-        replay = await wait_for(server, f"/api/replay/{rid}", lambda r: True, token=bot.token)
-        assert replay["verified"]["ok"] is False and replay["verified"]["reason"] == "too_fast"
-        result = await bot.expect("daily_result")
-        assert (result["ranked"], result["unranked_reason"]) == (False, "too_fast")
-        await asyncio.sleep(0.3)
-        status, board = get(server, f"/api/daily/{date}/leaderboard")
-        assert status == 200 and board["finishers"] == 0 and board["entries"] == []
-        await bot.close()
 
 
 @pytest.mark.slow
@@ -369,19 +353,68 @@ async def test_pushes_reach_watchers_on_another_instance(
             await c.close()
 
 
-async def test_a_past_day_can_be_played_but_not_ranked(server: ServerProc) -> None:
-    # Played now, a past day's deal could have been studied (or its published replays
-    # copied) at leisure: the game is kept and verifies, but only games begun on the day rank.
-    code = daily_deal(PAST).code
-    ann = await WsClient.connect(server.ws_url, "ann")
-    snap = await start_daily(ann, date=PAST)
-    assert snap["code"] == code
-    await play(ann, line_of(code))
-    await ann.expect("finished", player_id=ann.player_id)
-    rid = replay_id(str(snap["room_id"]), 1, ann.player_id)
-    replay = await wait_for(server, f"/api/replay/{rid}", lambda r: r["result"]["won"])
-    assert replay["verified"]["ok"] is True
-    await asyncio.sleep(0.3)
-    status, board = get(server, f"/api/daily/{PAST}/leaderboard")
-    assert status == 200 and board["finishers"] == 0 and board["entries"] == []
-    await ann.close()
+# -- the finisher knows at once ---------------------------------------------------------
+
+
+async def _snapshot(url: str, room: str, token: str) -> dict[str, Any]:
+    """The room as a reload sees it: another socket of the player resumes it."""
+    back = await WsClient.connect(url)
+    try:
+        await back.send({"type": "resume", "room": room, "token": token, "last_seq": 10**15})
+        return await back.expect("snapshot", timeout=10)
+    finally:
+        await back.close()
+
+
+@pytest.mark.slow
+async def test_a_ranked_daily_win_is_pending_review_at_once_then_ranked() -> None:
+    prefix = f"test:dpend:{secrets.token_hex(6)}:"
+    date = today().isoformat()
+    line = line_of(daily_deal(date).code)
+    mine_of = f"/api/daily/{date}/mine?kind=daily"
+    board_of = f"/api/daily/{date}/leaderboard?kind=daily"
+    with daily_server(prefix) as (srv, _env):
+        ann = await WsClient.connect(srv.ws_url, "Ann")
+        room = str((await start_daily(ann, date=date))["room_id"])
+        await play(ann, line[:-1])
+        with paused_solver(srv):
+            last = len(line)
+            await ann.send(wire(line[-1], last))
+            await ann.expect("ack", id=last)
+            # From the winning move's ack on, the player's own day is never "over".
+            _, mine = get(srv, mine_of, ann.token)
+            assert (mine["state"], mine.get("reason")) == ("held", "pending_review"), mine
+            won = await ann.expect("finished", player_id=ann.player_id)
+            assert (mine["time_ms"], mine["moves"]) == (won["time_ms"], won["moves"])
+            pending = await ann.expect("daily_pending", timeout=10)
+            assert (pending["date"], pending["kind"]) == (date, "daily")
+            assert "pending review" in pending["message"]
+            # The review cannot have run: its solver is stopped.
+            assert ann.find("daily_result") is None
+            _, mine = get(srv, mine_of, ann.token)
+            assert mine["state"] == "held" and mine["replay_id"] == pending["replay_id"]
+            assert mine["time_ms"] == won["time_ms"] and "rank" not in mine
+            snap = await _snapshot(srv.ws_url, room, ann.token)
+            assert snap["daily"] == {
+                "date": date,
+                "kind": "daily",
+                "attempt": "ranked",
+                "ranked": False,
+                "rank": None,
+                "unranked_reason": "pending_review",
+                "replay_id": pending["replay_id"],
+            }
+            # Nothing public before the decision: no entry, no streak.
+            _, board = get(srv, board_of)
+            assert board["finishers"] == 0 and board["entries"] == []
+            assert mine["streak"] == 0
+        # The solver runs again: the review decides, and the decision replaces "pending".
+        result = await ann.expect("daily_result", timeout=120)
+        assert (result["ranked"], result["rank"]) == (True, 1)
+        assert result["replay_id"] == pending["replay_id"]
+        _, mine = get(srv, mine_of, ann.token)
+        assert (mine["state"], mine["rank"], mine["streak"]) == ("ranked", 1, 1)
+        snap = await _snapshot(srv.ws_url, room, ann.token)
+        assert (snap["daily"]["ranked"], snap["daily"]["rank"]) == (True, 1)
+        assert snap["daily"]["unranked_reason"] is None
+        await ann.close()

@@ -17,13 +17,15 @@ from server.clock import now_ms
 from server.daily.deal import day_bounds, today
 from server.fairplay.evidence import evidence_store
 from server.ranked.finish import HELD_MESSAGE, PENDING_MESSAGE, DailyOutcome, record_finish
-from server.records.replays import Replay, replay_id
+from server.records.replays import Replay, replay_id, verify
 from server.transport.clients import Client
 from tests.helpers.fakes_ranked import HELD, Instance, instance, won_daily_board
 from tests.helpers.leaderboards import code_of, play
 from tests.helpers.replay_support import edit, solution
 
 ADDRESS = "198.51.100.23"
+#: A day long over.
+PAST = "2026-03-14"
 
 
 @pytest.fixture
@@ -31,12 +33,12 @@ async def ctx(redis_client: Client, key_prefix: str) -> AsyncIterator[Instance]:
     yield await instance(redis_client, key_prefix, today().isoformat())
 
 
-def won_today(pid: str) -> Replay:
-    """An honest win of today's daily that ended a moment ago."""
-    date = today().isoformat()
+def won_today(pid: str, date: str | None = None) -> Replay:
+    """An honest win of today's daily (or the deal of ``date``) that ended a moment ago."""
+    date = date or today().isoformat()
     step = 40
     length = len(solution(code_of(date)))
-    start = max(day_bounds(date)[0] + 1, now_ms() - step * length - 1000)
+    start = max(day_bounds(today().isoformat())[0] + 1, now_ms() - step * length - 1000)
     return play(pid, date=date, step_ms=step, start=start)
 
 
@@ -210,3 +212,37 @@ async def test_a_flagged_players_finish_waits_for_an_operator_though_its_review_
     assert outcome.unranked_reason == "pending_review"
     held = await held_entry(ctx, outcome.replay_id)
     assert held is not None and held["score"]["reason"] == "flagged"
+
+
+async def test_a_finish_under_the_physical_floor_is_kept_but_not_ranked(
+    redis_client: Client, key_prefix: str
+) -> None:
+    # The floor is a setting: here an hour a move, so any line is under it.
+    floor = 3_600_000
+    ctx = await instance(redis_client, key_prefix, today().isoformat(), floor_ms=floor)
+    replay = won_today("pivy")
+    await won_daily_board(ctx, replay)
+    outcome = await finish(ctx, replay)
+    assert (outcome.rank, outcome.unranked_reason) == (None, "too_fast")
+    assert ctx.reviewer.asked == []
+    assert await ctx.daily.leaderboard.finishers(str(replay.daily_date), "daily") == 0
+    # The game is played and kept: its replay is there, and the floor refutes it.
+    kept = await ctx.records.replays.load(outcome.replay_id)
+    assert kept is not None and kept.actions == replay.actions
+    assert verify(kept, min_ms_per_action=floor).reason == "too_fast"
+
+
+async def test_a_past_days_deal_played_now_is_kept_and_verifies_but_does_not_rank(
+    redis_client: Client, key_prefix: str
+) -> None:
+    # Played now, a past day's deal could have been studied (or its published replays
+    # copied) at leisure: only games begun on the day rank.
+    ctx = await instance(redis_client, key_prefix, PAST)
+    replay = won_today("pjo", PAST)
+    await won_daily_board(ctx, replay)
+    outcome = await finish(ctx, replay)
+    assert (outcome.date, outcome.rank, outcome.unranked_reason) == (PAST, None, "after_day")
+    assert ctx.reviewer.asked == []
+    assert await ctx.daily.leaderboard.finishers(PAST, "daily") == 0
+    kept = await ctx.records.replays.load(outcome.replay_id)
+    assert kept is not None and verify(kept, min_ms_per_action=0).ok
