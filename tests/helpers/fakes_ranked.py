@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.clock import now_ms
+from server.daily.deal import day_bounds, today
 from server.daily.deals import DailyDeals
 from server.daily.services import Daily
 from server.records.perfect import Perfects
@@ -27,6 +29,8 @@ from server.store.store import Store
 from server.transport.clients import Client
 from tests.helpers.dailies import daily_deal
 from tests.helpers.inproc import settings as settings_of
+from tests.helpers.leaderboards import code_of, play
+from tests.helpers.replay_support import solution
 
 #: What a one-game review that finds nothing unusual says.
 PASSED: dict[str, Any] = {
@@ -153,3 +157,12 @@ async def won_daily_board(ctx: Instance, replay: Replay, round_: int = 1) -> Non
     note = {"date": replay.daily_date, "kind": replay.daily_kind, "attempt": "ranked"}
     await ctx.store.set_daily(room, {**note, "ranked": False, "rank": None})
     await ctx.daily.leaderboard.claim_attempt(replay.daily_date, replay.daily_kind, pid, room)
+
+
+def won_today(pid: str, date: str | None = None) -> Replay:
+    """An honest win of today's daily (or the deal of ``date``) that ended a moment ago."""
+    date = date or today().isoformat()
+    step = 40
+    length = len(solution(code_of(date)))
+    start = max(day_bounds(today().isoformat())[0] + 1, now_ms() - step * length - 1000)
+    return play(pid, date=date, step_ms=step, start=start)

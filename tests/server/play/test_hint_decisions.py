@@ -73,7 +73,17 @@ async def test_no_hints_on_a_running_days_deal_in_any_room_or_cell_count(ctx: In
         conn = Socket(room=name)
         assert await ask(ctx, conn) == ["reject:hints_off"], cells
         assert "daily" in str(conn.sent[0]["message"])
+    # The ranked game of the day itself: refused the same way, whichever kind.
+    for kind in ("daily", "hard"):
+        name = await room(
+            ctx, f"RRANKED-{kind}", daily_deal(today().isoformat(), kind).code, "daily"
+        )
+        assert await ask(ctx, Socket(room=name)) == ["reject:hints_off"], kind
     assert ctx.solver.asked == []
+    # A deal whose day is over is an ordinary deal again.
+    ctx.solver.answer = a_move(daily_deal(PAST).code)
+    name = await room(ctx, "RPASTSOLO", daily_deal(PAST).code, mode="solo")
+    assert await ask(ctx, Socket(room=name)) == ["hint:move"]
 
 
 async def test_no_hints_in_a_daily_game_of_a_past_day(ctx: Instance) -> None:

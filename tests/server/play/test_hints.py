@@ -2,16 +2,16 @@
 of time (a busy host, or ``--hint-seconds 0``), it is the fast solver's move and says so;
 ``lost`` only for a table with no win; and a proven hint says it is proven.
 
-Real server processes on the machine's Redis, real websockets.
+Real server processes on the machine's Redis, real websockets. When a hint is refused, and
+the hints answered from a line named before without the solver, are decided without a
+server in :mod:`tests.server.play.test_hint_decisions`.
 """
 
 from __future__ import annotations
 
 import secrets
-import signal
 from collections.abc import Iterator
 
-import psutil
 import pytest
 
 from server.engine import Board, format_code, parse_action
@@ -109,54 +109,3 @@ async def test_a_proven_hint_says_so_with_the_actions_left(patient_server: Serve
     board = Board.from_code(code)
     assert answer["remaining"] == len(optimal_par(board, timeout=60).moves)
     await player.close()
-
-
-def solver_processes(srv: ServerProc) -> list[psutil.Process]:
-    """The server's live solver processes."""
-    found = []
-    for child in psutil.Process(srv.proc.pid).children():
-        try:
-            if child.status() != psutil.STATUS_ZOMBIE and any(
-                "spawn_main" in part for part in child.cmdline()
-            ):
-                found.append(child)
-        except psutil.NoSuchProcess:
-            continue
-    return found
-
-
-async def test_hints_along_a_named_line_need_no_solver(no_time_server: ServerProc) -> None:
-    # Ann's first hint on a deal is searched; it names a winning line. Then the solver gets
-    # no CPU at all (stopped): Ann's hints along that line, and Bob's on the same opening,
-    # still come, each a move of the line.
-    code = format_code(5, 4)
-    ann = await solo(no_time_server.ws_url, code)
-    await ann.send({"type": "hint", "id": 1})
-    first = await ann.expect("hint", id=1)
-    assert first["status"] == "move"
-    board = Board.from_code(code)
-    workers = solver_processes(no_time_server)
-    assert workers
-    for worker in workers:
-        worker.send_signal(signal.SIGSTOP)
-    try:
-        move = first["move"]
-        for step in range(2, 6):
-            src, dst = move.split()
-            await ann.send({"type": "move", "id": 100 + step, "src": src, "dst": dst})
-            await ann.expect("ack", id=100 + step)
-            board.play(parse_action(move))
-            await ann.send({"type": "hint", "id": step})
-            answer = await ann.expect("hint", id=step)
-            assert answer["status"] == "move" and answer["source"] == "solver"
-            move = answer["move"]
-        board.play(parse_action(move))
-        assert solve(board, timeout=30).result == "solved"
-        bob = await solo(no_time_server.ws_url, code)
-        await bob.send({"type": "hint", "id": 1})
-        assert (await bob.expect("hint", id=1))["move"] == first["move"]
-    finally:
-        for worker in workers:
-            worker.send_signal(signal.SIGCONT)
-    await ann.close()
-    await bob.close()

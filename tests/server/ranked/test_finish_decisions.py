@@ -13,15 +13,13 @@ from typing import Any
 
 import pytest
 
-from server.clock import now_ms
-from server.daily.deal import day_bounds, today
+from server.daily.deal import today
 from server.fairplay.evidence import evidence_store
 from server.ranked.finish import HELD_MESSAGE, PENDING_MESSAGE, DailyOutcome, record_finish
 from server.records.replays import Replay, replay_id, verify
 from server.transport.clients import Client
-from tests.helpers.fakes_ranked import HELD, Instance, instance, won_daily_board
-from tests.helpers.leaderboards import code_of, play
-from tests.helpers.replay_support import edit, solution
+from tests.helpers.fakes_ranked import HELD, Instance, instance, won_daily_board, won_today
+from tests.helpers.replay_support import edit
 
 ADDRESS = "198.51.100.23"
 #: A day long over.
@@ -31,15 +29,6 @@ PAST = "2026-03-14"
 @pytest.fixture
 async def ctx(redis_client: Client, key_prefix: str) -> AsyncIterator[Instance]:
     yield await instance(redis_client, key_prefix, today().isoformat())
-
-
-def won_today(pid: str, date: str | None = None) -> Replay:
-    """An honest win of today's daily (or the deal of ``date``) that ended a moment ago."""
-    date = date or today().isoformat()
-    step = 40
-    length = len(solution(code_of(date)))
-    start = max(day_bounds(today().isoformat())[0] + 1, now_ms() - step * length - 1000)
-    return play(pid, date=date, step_ms=step, start=start)
 
 
 async def finish(
