@@ -3,8 +3,8 @@ solver that answers as the test tells it, and the instance a handler needs, its 
 on the machine's Redis under a prefix of the test's own.
 
 Each fake is of a narrow Protocol of :mod:`server.play` (``Asker``, ``Searcher``,
-``Hinting``; ``Maker``, ``Counted``); :func:`views` is mypy's proof that the server's own
-context and socket have every one of them.
+``Hinting``; ``Maker``, ``Counted``; ``Following``, ``Follower``); :func:`views` is mypy's
+proof that the server's own context and socket have every one of them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from server.engine import Board, parse_code
 from server.engine.solver import Hint
 from server.metrics import Metrics
 from server.net.session import Conn
+from server.play.friends import Follower, Following
 from server.play.hints import Asker, Hinting, Searcher
 from server.play.rooms import Counted, Maker
 from server.records.perfect import Perfects
@@ -35,9 +36,11 @@ from tests.helpers.inproc import settings as settings_of
 T = TypeVar("T")
 
 
-def views(ctx: Context, conn: Conn) -> tuple[Hinting, Asker, Searcher, Counted, Maker]:
+def views(
+    ctx: Context, conn: Conn
+) -> tuple[Hinting, Asker, Searcher, Counted, Maker, Following, Follower]:
     """The server's context and socket as each narrow view (a type check, never called)."""
-    return ctx, conn, ctx.solver, ctx, conn
+    return ctx, conn, ctx.solver, ctx, conn, ctx, conn
 
 
 @dataclass

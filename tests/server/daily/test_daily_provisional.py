@@ -1,6 +1,7 @@
 """Newcomers on the daily board from their first day, on a real server, Redis and sockets
 (newcomers count): a provisional finisher is ranked and listed to everyone, marked ``new``, in the
-pushes, the top, anyone's ``around`` and Friends view, with no gap in the ranks; a fresh
+pushes, the top, anyone's ``around`` and Friends view (its token, the follow list private),
+with no gap in the ranks; a fresh
 identity whose finish would lead the day with unusual evidence is held for review instead
 of taking #1 (here every finish's evidence counts as unusual: the threshold at 0; a new
 community's usual finishes rank, tests/server/fairplay/test_fairplay_server.py)."""
@@ -80,13 +81,26 @@ async def test_a_newcomer_is_listed_marked_new_but_never_leads_unreviewed() -> N
         assert [e["player_id"] for e in his["entries"]] == [old.player_id, fresh.player_id]
 
         # The Friends view: Old follows Fresh and sees them the same day; and Fresh, Old.
+        # (The rules of following: tests/server/play/test_friends.py.)
         await old.send({"type": "follow", "player_id": fresh.player_id})
         await old.expect("friends")
+        assert fresh.find("friends") is None  # being followed tells Fresh nothing
         await fresh.send({"type": "follow", "player_id": old.player_id})
         await fresh.expect("friends")
         for who in (old, fresh):
             _, view = get(srv, f"{board}&friends=1", who.token)
+            assert view["friends"] is True
             assert [e["player_id"] for e in view["entries"]] == [old.player_id, fresh.player_id]
+        for token in (None, "x" * 32):  # the Friends tab is its owner's: the token proves it
+            status, body = get(srv, f"{board}&friends=1", token)
+            assert status == 401 and body["error"] == "bad_token"
+        # The follow list is its owner's alone: on their own player page only.
+        page_of = f"/api/player/{old.player_id}"
+        assert get(srv, page_of, old.token)[1]["follows"] == [
+            {"player_id": fresh.player_id, "name": "Fresh"}
+        ]
+        assert "follows" not in get(srv, page_of, fresh.token)[1]
+        assert "follows" not in get(srv, page_of)[1]
 
         # Each player's own day (the Daily page's card): held, ranked; only with a token.
         mine_of = f"/api/daily/{date}/mine?kind=daily"
