@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 
 from server.arena.points import race_points
+from server.fairplay.holds import Holds
 from server.records.replays import replay_id
 from server.store.keys import Keys
 from tests.helpers.arenas import private_arena
@@ -324,3 +325,28 @@ async def test_two_instances_review_a_finisher_once(
         assert [m["type"] for m in ann.messages + bob.messages].count("ratings") == 2
         for c in (ann, bob):
             await c.close()
+
+
+async def test_a_server_keeps_the_held_list_within_its_bound(
+    key_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    """The bound's rules are :mod:`tests.server.ranked.test_held_bound`'s; here, that a
+    server keeps it by itself, and that its route refuses a bad cursor."""
+    holds = Holds.on(redis_client, Keys(key_prefix), 3600)
+    args = [*FAST, "--admin-token", TOKEN, "--held-max", "1"]
+    with running_server(redis_url(), args=args, env={"SEAHAVEN_KEY_PREFIX": key_prefix}) as srv:
+        for i in range(3):  # rooms long gone: settling them touches no rating
+            result = f"GONE{i:02d}-1-p{i}"
+            await holds.reviews.hold(
+                {"result": result, "kind": "race", "player_id": f"p{i}", "score": {"held": True}}
+                | {"room": f"GONE{i:02d}", "round": 1}
+            )
+
+        def at_cap() -> list[str] | None:
+            status, body = request(srv, "GET", "/api/admin/held?limit=50", TOKEN)
+            assert status == 200, body
+            return [h["result"] for h in body["held"]] if body["total"] == 1 else None
+
+        assert await until(at_cap, timeout=15, what="the held list at its cap") == ["GONE02-1-p2"]
+        status, body = request(srv, "GET", "/api/admin/held?after=x", TOKEN)
+        assert status == 400 and body["error"] == "bad_after"
