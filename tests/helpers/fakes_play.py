@@ -86,24 +86,27 @@ class Solver:
         full: whether the queue refuses the job (it filled meanwhile).
         answer: what a search finds (an exception: the search failed).
         asked: the boards searched, in order.
+        seconds: the time each search was given to prove a shortest line (-1: none said).
     """
 
     free: bool = True
     full: bool = False
     answer: Hint | BaseException = field(default_factory=lambda: Hint("unknown"))
     asked: list[Board] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
 
     def has_room(self, player: str) -> bool:
         """Whether a job would be taken."""
         return self.free
 
     def submit_hint(
-        self, player: str, board: Board, timeout: float = 1.0
+        self, player: str, board: Board, timeout: float = -1.0
     ) -> asyncio.Future[Hint] | None:
         """A search of ``board``, answered at once with what the test said."""
         if self.full:
             return None
         self.asked.append(board.copy())
+        self.seconds.append(timeout)
         done: asyncio.Future[Hint] = asyncio.get_running_loop().create_future()
         if isinstance(self.answer, BaseException):
             done.set_exception(self.answer)

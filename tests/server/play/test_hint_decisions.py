@@ -130,6 +130,9 @@ async def test_a_hint_is_the_solvers_move_and_marks_the_player_hinted(ctx: Insta
         "solver",
     )
     assert await ctx.store.was_hinted(name, 1, "pann")
+    # The search had the instance's time to prove a shortest line (``--hint-seconds``).
+    assert ctx.solver.seconds == [ctx.settings.hint_seconds]
+    assert ctx.solver.asked[0] == (await ctx.boards.get(name, 1, "pann", CODE)).board
 
 
 async def test_hints_along_a_named_line_need_no_solver(ctx: Instance) -> None:
