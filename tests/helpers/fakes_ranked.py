@@ -24,6 +24,7 @@ from server.records.replays import Replay
 from server.records.services import Records
 from server.settings import Settings
 from server.store.keys import Keys
+from server.store.ratings import Bar
 from server.store.reviews import Reviews
 from server.store.store import Store
 from server.transport.clients import Client
@@ -103,18 +104,26 @@ class Instance:
 
 
 async def instance(
-    redis: Client, prefix: str, *dates: str, review: Review | None = None, floor_ms: int = 0
+    redis: Client,
+    prefix: str,
+    *dates: str,
+    review: Review | None = None,
+    floor_ms: int = 0,
+    env: dict[str, str] | None = None,
 ) -> Instance:
-    """The stores on ``redis`` under ``prefix``, the deals of ``dates`` certified, every
-    finisher established, the physical floor ``floor_ms`` a move (none: the review alone
-    decides)."""
-    config = settings_of(env={"SEAHAVEN_KEY_PREFIX": prefix})
+    """The stores on ``redis`` under ``prefix``, the deals of ``dates`` certified, the
+    physical floor ``floor_ms`` a move (none: the review alone decides), the settings of
+    ``env`` (``SEAHAVEN_*``) over a test server's; every finisher established unless
+    ``env`` sets a bar (``SEAHAVEN_PROVISIONAL_GAMES``)."""
+    config = settings_of(env={"SEAHAVEN_KEY_PREFIX": prefix, **(env or {})})
     keys = Keys(prefix)
     keep_s = config.history_s
     records = Records.build(redis, keys, config.replay_ttl, keep_s)
-    daily = Daily.build(
-        redis, keys, floor_ms, keep_s, Perfects(redis, keys, keep_s), config.daily_key
-    )
+    bar = None
+    if env and "SEAHAVEN_PROVISIONAL_GAMES" in env:
+        bar = Bar(config.provisional_games, config.provisional_days, config.established_rivals)
+    perfect = Perfects(redis, keys, keep_s)
+    daily = Daily.build(redis, keys, floor_ms, keep_s, perfect, config.daily_key, bar)
     deals = DailyDeals(redis, keys, config.daily_key, keep_s)
     for date in dates:
         for kind in ("daily", "hard"):
@@ -159,10 +168,10 @@ async def won_daily_board(ctx: Instance, replay: Replay, round_: int = 1) -> Non
     await ctx.daily.leaderboard.claim_attempt(replay.daily_date, replay.daily_kind, pid, room)
 
 
-def won_today(pid: str, date: str | None = None) -> Replay:
-    """An honest win of today's daily (or the deal of ``date``) that ended a moment ago."""
+def won_today(pid: str, date: str | None = None, step: int = 40) -> Replay:
+    """An honest win of today's daily (or the deal of ``date``) that ended a moment ago,
+    ``step`` ms a move."""
     date = date or today().isoformat()
-    step = 40
     length = len(solution(code_of(date)))
     start = max(day_bounds(today().isoformat())[0] + 1, now_ms() - step * length - 1000)
     return play(pid, date=date, step_ms=step, start=start)

@@ -3,7 +3,7 @@ socket a fake): ``follow``, ``unfollow`` and ``friends`` answer the follower alo
 name a public board shows; unknown, own and malformed ids are refused; the list is bounded
 and kept; the Friends tab of a running day's board holds only the players followed and
 oneself, as the public board shows them (no replay ids). The route's journey (its token,
-the list private on the player page) is in :mod:`tests.server.daily.test_daily_provisional`."""
+the list private on the player page) is in :mod:`tests.server.daily.test_daily_server`."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ held as unreviewed, never left nowhere; a barred player's, or a second game's, u
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -235,3 +236,50 @@ async def test_a_past_days_deal_played_now_is_kept_and_verifies_but_does_not_ran
     assert await ctx.daily.leaderboard.finishers(PAST, "daily") == 0
     kept = await ctx.records.replays.load(outcome.replay_id)
     assert kept is not None and verify(kept, min_ms_per_action=0).ok
+
+
+#: Established by ranked dailies on 2 days (rated races never, here).
+BAR = {"SEAHAVEN_PROVISIONAL_GAMES": "1000", "SEAHAVEN_PROVISIONAL_DAYS": "2"}
+#: Any new leader's evidence is unusual enough to hold it.
+STRICT = {**BAR, "SEAHAVEN_EVIDENCE_NEW_LEADER_SUSPICION": "0"}
+
+
+async def test_a_newcomer_ranks_from_the_first_day_but_never_leads_it_unreviewed(
+    redis_client: Client, key_prefix: str
+) -> None:
+    date = today().isoformat()
+    ctx = await instance(redis_client, key_prefix, date, env=STRICT)
+    board = ctx.daily.leaderboard
+    # A fresh identity first on an empty board would lead the day: held for review.
+    first = won_today("pfirst", step=30)
+    await won_daily_board(ctx, first)
+    held = await finish(ctx, first)
+    assert (held.rank, held.unranked_reason) == (None, "pending_review")
+    entry = await held_entry(ctx, held.replay_id)
+    assert entry is not None and entry["score"]["reason"] == "new_leader"
+    # Old ranked a daily yesterday: today's finish makes it 2 days, established: it leads.
+    yesterday = dt.date.fromisoformat(date) - dt.timedelta(days=1)
+    await redis_client.zadd(
+        ctx.keys.player_days("pold"), {yesterday.isoformat(): yesterday.toordinal()}
+    )
+    old = won_today("pold", step=40)
+    await won_daily_board(ctx, old)
+    assert (await finish(ctx, old)).rank == 1
+    # Fresh is slower than the established leader: ranked at once, marked new.
+    fresh = won_today("pfresh", step=60)
+    await won_daily_board(ctx, fresh)
+    assert (await finish(ctx, fresh)).rank == 2
+    assert await board.provisional("daily", ["pold", "pfresh"]) == {"pfresh"}
+    assert await board.finishers(date, "daily") == 2
+
+
+async def test_a_newcomers_usual_finish_leads_the_day(
+    redis_client: Client, key_prefix: str
+) -> None:
+    # At the shipped threshold a new community's first finishes rank: only unusual evidence
+    # holds a new leader.
+    ctx = await instance(redis_client, key_prefix, today().isoformat(), env=BAR)
+    first = won_today("pnew")
+    await won_daily_board(ctx, first)
+    assert (await finish(ctx, first)).rank == 1
+    assert await ctx.daily.leaderboard.provisional("daily", ["pnew"]) == {"pnew"}
