@@ -3,15 +3,16 @@ solver that answers as the test tells it, and the instance a handler needs, its 
 on the machine's Redis under a prefix of the test's own.
 
 Each fake is of a narrow Protocol of :mod:`server.play` (``Asker``, ``Searcher``,
-``Hinting``; ``Maker``, ``Counted``; ``Following``, ``Follower``); :func:`views` is mypy's
-proof that the server's own context and socket have every one of them.
+``Hinting``; ``Maker``, ``Counted``; ``Following``, ``Follower``; ``Identifying``,
+``Player``); :func:`views` is mypy's proof that the server's own context and socket have
+every one of them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -21,31 +22,37 @@ from server.daily.services import Daily
 from server.engine import Board, parse_code
 from server.engine.solver import Hint
 from server.metrics import Metrics
+from server.net.limits import TokenBuckets
 from server.net.session import Conn
+from server.play.devices import Player
 from server.play.friends import Follower, Following
 from server.play.hints import Asker, Hinting, Searcher
+from server.play.identity import Identifying
 from server.play.rooms import Counted, Maker
 from server.records.perfect import Perfects
 from server.settings import Settings
 from server.store.keys import Keys
+from server.store.reviews import Reviews
 from server.store.store import Store
 from server.transport.clients import Client
 from tests.helpers.dailies import daily_deal
 from tests.helpers.inproc import settings as settings_of
+from tests.helpers.serverproc import FAST
 
 T = TypeVar("T")
 
 
 def views(
     ctx: Context, conn: Conn
-) -> tuple[Hinting, Asker, Searcher, Counted, Maker, Following, Follower]:
+) -> tuple[Hinting, Asker, Searcher, Counted, Maker, Following, Follower, Identifying, Player]:
     """The server's context and socket as each narrow view (a type check, never called)."""
-    return ctx, conn, ctx.solver, ctx, conn, ctx, conn
+    return ctx, conn, ctx.solver, ctx, conn, ctx, conn, ctx, conn
 
 
-@dataclass
+@dataclass(eq=False)
 class Socket:
-    """A client's socket as the handlers see it: who it is, where, and what it was sent.
+    """A client's socket as the handlers see it (:class:`server.play.devices.Player` and
+    the narrower views): who it is, where, and what it was sent.
 
     Attributes:
         sent: every message queued to it, decoded, in order.
@@ -55,7 +62,26 @@ class Socket:
     room: str | None = None
     role: str = "player"
     address: str = "198.51.100.7"
+    name: str = ""
+    token: str = ""
+    cid: str = "fake.0"
+    signed_out: bool = False
+    syncing: list[tuple[int, str, int]] | None = None
     sent: list[dict[str, Any]] = field(default_factory=list)
+
+    def push(self, text: str, seq: int, delay_ms: int = 0) -> None:
+        """A room event, kept as any frame."""
+        self.queue(text)
+
+    def release_held(self) -> None:
+        """Nothing is held back here."""
+
+    def drop_held(self) -> None:
+        """Nothing is held back here."""
+
+    def is_open(self) -> bool:
+        """Always open."""
+        return True
 
     def queue(self, text: str) -> None:
         """Keep a frame."""
@@ -118,7 +144,8 @@ class Solver:
 @dataclass
 class Instance:
     """What a play handler needs of an instance (:class:`server.play.hints.Hinting`,
-    :class:`server.play.rooms.Counted`)."""
+    :class:`server.play.rooms.Counted`, :class:`server.play.friends.Following`,
+    :class:`server.play.identity.Identifying`)."""
 
     settings: Settings
     metrics: Metrics
@@ -127,6 +154,8 @@ class Instance:
     rooms: RoomCache
     boards: BoardCache
     daily: Daily
+    reviews: Reviews
+    identities: TokenBuckets | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     _kept: dict[Kept[Any], Any] = field(default_factory=dict)
 
@@ -147,10 +176,15 @@ class Instance:
 
 
 async def instance(
-    redis: Client, prefix: str, *dates: str, env: dict[str, str] | None = None
+    redis: Client,
+    prefix: str,
+    *dates: str,
+    env: dict[str, str] | None = None,
+    args: Sequence[str] = FAST,
 ) -> Instance:
-    """The stores on ``redis`` under ``prefix``, the deals of ``dates`` certified."""
-    config = settings_of(env={"SEAHAVEN_KEY_PREFIX": prefix, **(env or {})})
+    """The stores on ``redis`` under ``prefix``, the deals of ``dates`` certified; the
+    settings of a test server started with ``args`` and ``env``."""
+    config = settings_of(args, {"SEAHAVEN_KEY_PREFIX": prefix, **(env or {})})
     keys = Keys(prefix)
     store = Store(redis, keys, ttl=600)
     boards = BoardCache(store)
@@ -168,6 +202,7 @@ async def instance(
         rooms=RoomCache(store, boards),
         boards=boards,
         daily=daily,
+        reviews=Reviews(redis, keys, keep_s),
     )
 
 

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 
+from protocol.names import skeleton
 from server.daily.deal import today
 from server.fairplay.evidence import evidence_store
 from server.ranked.finish import HELD_MESSAGE, PENDING_MESSAGE, DailyOutcome, record_finish
 from server.records.replays import Replay, replay_id, verify
+from server.store import names
 from server.transport.clients import Client
 from tests.helpers.fakes_ranked import HELD, Instance, instance, won_daily_board, won_today
 from tests.helpers.replay_support import edit
@@ -283,3 +285,21 @@ async def test_a_newcomers_usual_finish_leads_the_day(
     await won_daily_board(ctx, first)
     assert (await finish(ctx, first)).rank == 1
     assert await ctx.daily.leaderboard.provisional("daily", ["pnew"]) == {"pnew"}
+
+
+async def test_a_ranked_established_finisher_keeps_their_name_and_a_newcomer_does_not(
+    redis_client: Client, key_prefix: str
+) -> None:
+    ctx = await instance(redis_client, key_prefix, today().isoformat(), env=BAR)
+    date = today().isoformat()
+    yesterday = dt.date.fromisoformat(date) - dt.timedelta(days=1)
+    await redis_client.zadd(
+        ctx.keys.player_days("pold"), {yesterday.isoformat(): yesterday.toordinal()}
+    )
+    for pid in ("pold", "pnew"):
+        replay = won_today(pid)
+        await won_daily_board(ctx, replay)
+        assert (await finish(ctx, replay)).rank is not None
+    # Established by this day: nobody else may take a name that passes for theirs.
+    assert await names.holder(ctx.store, skeleton("POLD")) == "pold"
+    assert await names.holder(ctx.store, skeleton("PNEW")) is None  # provisional still
