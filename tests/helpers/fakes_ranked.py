@@ -5,7 +5,7 @@ prefix of the test's own, its one-game review a small fake the test tells what t
 A won daily board is written where the move path leaves one (the room's fields, its member,
 the round's result, the action log, the room's daily note), so that
 :func:`server.ranked.finish.record_finish` builds its replay from Redis as it does on a
-server.
+server. :func:`views` is mypy's proof that the server's own context has each narrow view.
 """
 
 from __future__ import annotations
@@ -16,9 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.clock import now_ms
+from server.context import Context
 from server.daily.deal import day_bounds, today
 from server.daily.deals import DailyDeals
 from server.daily.services import Daily
+from server.fairplay.evidence import Weighing
+from server.fairplay.race_review import Reviewing
+from server.fairplay.standing import Reviewed
+from server.ranked.finish import Finishing
+from server.ranked.ratings import Rating
+from server.ranked.today import Days
 from server.records.perfect import Perfects
 from server.records.replays import Replay
 from server.records.services import Records
@@ -32,6 +39,13 @@ from tests.helpers.dailies import daily_deal
 from tests.helpers.inproc import settings as settings_of
 from tests.helpers.leaderboards import code_of, play
 from tests.helpers.replay_support import solution
+
+
+def views(ctx: Context) -> tuple[Finishing, Weighing, Reviewed, Reviewing, Rating, Days]:
+    """The server's context as each narrow view of the ranked concerns (a type check,
+    never called)."""
+    return ctx, ctx, ctx, ctx, ctx, ctx
+
 
 #: What a one-game review that finds nothing unusual says.
 PASSED: dict[str, Any] = {
