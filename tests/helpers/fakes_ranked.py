@@ -71,6 +71,7 @@ class Review:
 
     Attributes:
         says: the score it returns.
+        says_for: the score it returns for a player of these (else ``says``).
         fails: raised instead, when set (the review failed).
         gate: when set, the review waits for it (a solver busy elsewhere).
         asked: the players it reviewed, in order.
@@ -78,6 +79,7 @@ class Review:
     """
 
     says: dict[str, Any] = field(default_factory=lambda: dict(PASSED))
+    says_for: dict[str, dict[str, Any]] = field(default_factory=dict)
     fails: BaseException | None = None
     gate: asyncio.Event | None = None
     asked: list[str] = field(default_factory=list)
@@ -100,12 +102,13 @@ class Review:
             await self.gate.wait()
         if self.fails is not None:
             raise self.fails
-        return dict(self.says)
+        return dict(self.says_for.get(player, self.says))
 
 
 @dataclass
 class Instance:
-    """What a finish needs of an instance (:class:`server.ranked.finish.Finishing`)."""
+    """What a finish, a race's review and its ratings need of an instance
+    (:class:`server.ranked.finish.Finishing`, :class:`server.ranked.ratings.Rating`)."""
 
     settings: Settings
     redis: Client
@@ -115,6 +118,7 @@ class Instance:
     records: Records
     reviews: Reviews
     reviewer: Review
+    instance_id: str = "fake"
 
 
 async def instance(
