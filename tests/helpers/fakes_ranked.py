@@ -20,11 +20,12 @@ from server.context import Context
 from server.daily.deal import day_bounds, today
 from server.daily.deals import DailyDeals
 from server.daily.services import Daily
+from server.engine import parse_code
 from server.fairplay.evidence import Weighing
 from server.fairplay.race_review import Reviewing
 from server.fairplay.standing import Reviewed
 from server.ranked.finish import Finishing
-from server.ranked.ratings import Rating
+from server.ranked.ratings import Rating, address_mark
 from server.ranked.today import Days
 from server.records.perfect import Perfects
 from server.records.replays import Replay
@@ -33,7 +34,7 @@ from server.settings import Settings
 from server.store.keys import Keys
 from server.store.ratings import Bar
 from server.store.reviews import Reviews
-from server.store.store import Store
+from server.store.store import RoomRead, Store
 from server.transport.clients import Client
 from tests.helpers.dailies import daily_deal
 from tests.helpers.inproc import settings as settings_of
@@ -46,6 +47,9 @@ def views(ctx: Context) -> tuple[Finishing, Weighing, Reviewed, Reviewing, Ratin
     never called)."""
     return ctx, ctx, ctx, ctx, ctx, ctx
 
+
+#: A moment of a race made by hand (ms since the epoch).
+T0 = 1_780_000_000_000
 
 #: What a one-game review that finds nothing unusual says.
 PASSED: dict[str, Any] = {
@@ -193,3 +197,57 @@ def won_today(pid: str, date: str | None = None, step: int = 40) -> Replay:
     length = len(solution(code_of(date)))
     start = max(day_bounds(today().isoformat())[0] + 1, now_ms() - step * length - 1000)
     return play(pid, date=date, step_ms=step, start=start)
+
+
+async def race_room(ctx: Instance, room: str, read: RoomRead) -> None:
+    """Leave a race that is over in Redis as the rooms' scripts leave one: the room's
+    fields (each racer's ``st:PID``), the round's results with their ranks, the racers'
+    logs; ``read`` is what :meth:`server.store.store.Store.read_room` then reads back."""
+    keys, round_ = ctx.keys, int(read.meta["round"])
+    fields: dict[Any, Any] = {**read.meta, **{f"st:{pid}": "1" for pid in read.results}}
+    results: dict[Any, Any] = {}
+    for pid, result in read.results.items():
+        results[pid] = json.dumps({k: v for k, v in result.items() if k != "rank"})
+        if result.get("rank"):
+            results[f"rank:{pid}"] = str(result["rank"])
+    batch = ctx.redis.pipeline(transaction=False)
+    batch.hset(keys.room(room), mapping=fields)
+    batch.hset(keys.results(room, round_), mapping=results)
+    for pid, lines in read.logs.items():
+        if lines:
+            batch.rpush(keys.log(room, round_, pid), *lines)
+    await batch.execute()
+
+
+@dataclass(frozen=True)
+class Racer:
+    """One racer of a race made by hand: ``played`` actions of the deal's winning line
+    (None: all of it, a finish), ``step_ms`` apart, from ``address``."""
+
+    pid: str
+    played: int | None = None
+    step_ms: int = 50
+    address: str = "198.51.100.1"
+
+
+def race_read(code: str, racers: list[Racer], *, round_: int = 1, t0: int = T0) -> RoomRead:
+    """A rated race on ``code`` that is over, as :meth:`Store.read_room` reads it: the
+    finishers ranked by their time, the others given up."""
+    line = solution(code)
+    logs: dict[str, list[str]] = {}
+    results: dict[str, dict[str, Any]] = {}
+    times: dict[str, int] = {}
+    for r in racers:
+        actions = line if r.played is None else line[: r.played]
+        logs[r.pid] = [f"{t0 + (i + 1) * r.step_ms}\t{i}\t{a}" for i, a in enumerate(actions)]
+        name = r.pid.removeprefix("p").title()
+        results[r.pid] = {"status": "gave_up", "moves": len(actions), "name": name}
+        if r.played is None:
+            times[r.pid] = len(line) * r.step_ms
+            results[r.pid] |= {"status": "finished", "time_ms": times[r.pid]}
+    for rank, (_ms, pid) in enumerate(sorted((ms, pid) for pid, ms in times.items()), 1):
+        results[pid]["rank"] = rank
+    meta = {"code": code, "cells": str(parse_code(code).cells), "round": str(round_)}
+    meta |= {"state": "done", "mode": "race", "rated": "1", "starts_at": str(t0)}
+    meta |= {f"ad:{r.pid}": address_mark(r.address) for r in racers}
+    return RoomRead(meta=meta, members={}, results=results, logs=logs)

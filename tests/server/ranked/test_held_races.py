@@ -22,16 +22,13 @@ from openskill.models import PlackettLuce
 
 from server.fairplay.holds import Holds
 from server.ranked import ratings
-from server.ranked.ratings import address_mark
 from server.records.replays import replay_id
 from server.store.store import RoomRead
 from server.transport.clients import Client
-from tests.helpers.fakes_ranked import HELD, Instance, Review, instance
-from tests.helpers.replay_support import solution
+from tests.helpers.fakes_ranked import HELD, Instance, Racer, Review, instance, race_read
 
 CODE = "SH1-C4-AAAAAAF"
 ROOM = "RHELD"
-T0 = 1_780_000_000_000
 #: Every racer established at once (one rated race is enough).
 ESTABLISHED = {"SEAHAVEN_PROVISIONAL_GAMES": "0"}
 
@@ -43,30 +40,10 @@ async def ctx(redis_client: Client, key_prefix: str) -> AsyncIterator[Instance]:
     yield ctx
 
 
-def log(actions: tuple[str, ...], step_ms: int) -> list[str]:
-    """A racer's log as the move path keeps it: ``MS<TAB>ID<TAB>ACTION``."""
-    return [f"{T0 + (i + 1) * step_ms}\t{i}\t{text}" for i, text in enumerate(actions)]
-
-
 def race_over() -> RoomRead:
     """Ann won, Cy finished second, Bob gave up after a real share of the race."""
-    line = solution(CODE)
-    logs = {"pann": log(line, 50), "pcy": log(line, 60), "pbob": log(line[:12], 70)}
-
-    def won(rank: int, step_ms: int, name: str) -> dict[str, object]:
-        return {"status": "finished", "rank": rank, "moves": len(line), "name": name} | {
-            "time_ms": len(line) * step_ms
-        }
-
-    results: dict[str, dict[str, object]] = {
-        "pann": won(1, 50, "Ann"),
-        "pcy": won(2, 60, "Cy"),
-        "pbob": {"status": "gave_up", "rank": None, "moves": 12, "name": "Bob"},
-    }
-    meta = {"code": CODE, "cells": "4", "round": "1", "state": "done", "mode": "race"}
-    meta |= {"rated": "1", "starts_at": str(T0)}
-    meta |= {f"ad:{pid}": address_mark(f"198.51.100.{n}") for n, pid in enumerate(logs)}
-    return RoomRead(meta=meta, members={}, results=dict(results), logs=logs)
+    racers = [Racer("pann", None, 50), Racer("pcy", None, 60, "198.51.100.2")]
+    return race_read(CODE, [*racers, Racer("pbob", 12, 70, "198.51.100.3")])
 
 
 async def rating(ctx: Instance, pid: str) -> dict[str, str]:
