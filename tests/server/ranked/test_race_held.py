@@ -199,6 +199,7 @@ async def test_a_server_keeps_the_held_list_within_its_bound(
     server keeps it by itself, and that its route refuses a bad cursor."""
     holds = Holds.on(redis_client, Keys(key_prefix), 3600)
     args = [*FAST, "--admin-token", TOKEN, "--held-max", "1"]
+    args += ["--api-rate", "1000", "--api-burst", "1000"]  # polled: never rate limited
     with running_server(redis_url(), args=args, env={"SEAHAVEN_KEY_PREFIX": key_prefix}) as srv:
         for i in range(3):  # rooms long gone: settling them touches no rating
             result = f"GONE{i:02d}-1-p{i}"
