@@ -29,25 +29,71 @@ import asyncio
 import statistics
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..clock import now_ms
-from ..context import Context
 from ..records.replays import ReplayFormatError
+from ..records.services import Records
 from ..review.evidence import line_digests
+from ..settings import Settings
 from ..store.evidence import COMMON, EvidenceStore
+from ..store.keys import Keys
+from ..transport.clients import Client
 from .decide import decide
 from .policy import Policy
-from .standing import standing
+from .standing import Reviewed, standing
 from .values import Assessment
 
 
-def evidence_store(ctx: Context) -> EvidenceStore:
+class Scorer(Protocol):
+    """The one-game review of a line (:class:`server.review.reviewer.Reviewer`)."""
+
+    async def score(
+        self,
+        player: str,
+        code: str,
+        started_at: int,
+        actions: list[str],
+        times: list[int],
+        practised: list[list[str]] | None = None,
+        field_ms: int | None = None,
+    ) -> dict[str, Any]:
+        """The review's score of one line with its evidence record (``evidence``)."""
+
+
+class Weighing(Reviewed, Protocol):
+    """What weighing a ranked finish's evidence needs of an instance: the settings (the
+    policy), the evidence's Redis and keys, the replays (lines practised, tables reached), the
+    reviews (the player's standing) and the one-game review. :class:`server.context.Context`
+    has them; a test gives its own review."""
+
+    @property
+    def settings(self) -> Settings:
+        """The instance's settings."""
+
+    @property
+    def redis(self) -> Client:
+        """The Redis the evidence lives on."""
+
+    @property
+    def keys(self) -> Keys:
+        """The instance's key names."""
+
+    @property
+    def records(self) -> Records:
+        """Replays, history, solo statistics."""
+
+    @property
+    def reviewer(self) -> Scorer:
+        """The one-game review."""
+
+
+def evidence_store(ctx: Weighing) -> EvidenceStore:
     """The evidence on the instance's Redis."""
     return EvidenceStore(ctx.redis, ctx.keys, ctx.reviews.keep_s)
 
 
-async def note_practice(ctx: Context, code: str, mark: str | None, pid: str, rid: str) -> None:
+async def note_practice(ctx: Weighing, code: str, mark: str | None, pid: str, rid: str) -> None:
     """Note a won board of a deal by an identity of an address (its replay is its line),
     and index the tables its line reached (the deal's index, from any address)."""
     store = evidence_store(ctx)
@@ -64,7 +110,7 @@ async def note_practice(ctx: Context, code: str, mark: str | None, pid: str, rid
     await store.note_tables(code, pid, kept, cap)
 
 
-async def practised(ctx: Context, code: str, mark: str | None, pid: str) -> list[list[str]]:
+async def practised(ctx: Weighing, code: str, mark: str | None, pid: str) -> list[list[str]]:
     """The lines of this deal that other identities of the address finished."""
     if not mark:
         return []
@@ -105,7 +151,7 @@ def _median(values: Sequence[float], least: int) -> float | None:
 
 
 async def assess(
-    ctx: Context,
+    ctx: Weighing,
     pid: str,
     rid: str,
     code: str,

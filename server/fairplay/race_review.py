@@ -30,15 +30,29 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Any, Final, Protocol, TypeVar
 
-from ..context import Context
 from ..periodic import periodic
 from ..quiet import Quiet
 from ..records.replays import replay_id
 from ..store import lease
 from ..store.store import RoomRead
 from . import evidence
+
+
+class Reviewing(evidence.Weighing, Protocol):
+    """What reviewing a rated race's finishers needs of an instance: beside what weighing
+    their evidence needs (:class:`server.fairplay.evidence.Weighing`), the instance's name
+    (its claim on a finisher's review). :class:`server.context.Context` has it."""
+
+    @property
+    def instance_id(self) -> str:
+        """Names this instance in the claims it makes."""
+
+
+#: An instance that reviews races, as each caller of :func:`resettle_loop` types it.
+R = TypeVar("R", bound=Reviewing)
+
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
@@ -66,7 +80,7 @@ def finishers(standing: Standing) -> list[str]:
     return sorted(done, key=lambda pid: (int(results[pid].get("rank") or 0), pid))
 
 
-async def waits(ctx: Context, standing: Standing, read: RoomRead | None) -> tuple[bool, set[str]]:
+async def waits(ctx: Reviewing, standing: Standing, read: RoomRead | None) -> tuple[bool, set[str]]:
     """Review a rated round's finishers (once each, claimed) and say whether its ratings wait.
 
     Args:
@@ -87,7 +101,7 @@ async def waits(ctx: Context, standing: Standing, read: RoomRead | None) -> tupl
 
 
 async def _reviewed(
-    ctx: Context, standing: Standing, read: RoomRead | None, pid: str
+    ctx: Reviewing, standing: Standing, read: RoomRead | None, pid: str
 ) -> dict[str, Any] | None:
     """A finisher's review outcome: decided before, or scored now by whoever claims it."""
     room, round_ = standing["room"], int(standing["round"])
@@ -113,7 +127,7 @@ async def _reviewed(
     return done
 
 
-async def _renew(ctx: Context, key: str, mine: str) -> None:
+async def _renew(ctx: Reviewing, key: str, mine: str) -> None:
     """Keep a claim while its review runs (the solver pool may make it wait a while)."""
     while True:
         await asyncio.sleep(RENEW_EVERY_S)
@@ -122,7 +136,7 @@ async def _renew(ctx: Context, key: str, mine: str) -> None:
 
 
 async def _review(
-    ctx: Context, standing: Standing, read: RoomRead, pid: str, rid: str
+    ctx: Reviewing, standing: Standing, read: RoomRead, pid: str, rid: str
 ) -> dict[str, Any]:
     """Score one finisher's line; hold it if the review says so (held before noted as
     decided: an instance that dies between the two leaves a finish to review again, never
@@ -171,18 +185,18 @@ async def _review(
     return {"status": status}
 
 
-async def keep(ctx: Context, standing: Standing) -> None:
+async def keep(ctx: Reviewing, standing: Standing) -> None:
     """Keep a held round's standing until its finishers are decided (the first one kept
     stands: every instance that sees the round held computes the same)."""
     await ctx.reviews.keep_round(standing["room"], int(standing["round"]), standing)
 
 
-async def kept(ctx: Context, room: str, round_: int) -> Standing | None:
+async def kept(ctx: Reviewing, room: str, round_: int) -> Standing | None:
     """A held round's standing, or None (never held, or settled long ago)."""
     return await ctx.reviews.kept_round(room, round_)
 
 
-async def record_histories(ctx: Context, standing: Standing, voided: set[str]) -> None:
+async def record_histories(ctx: Reviewing, standing: Standing, voided: set[str]) -> None:
     """Count each finisher's race in their history, once the round no longer waits: a held
     finisher's only once cleared, a voided one's never (recording is idempotent)."""
     room, round_ = standing["room"], int(standing["round"])
@@ -208,9 +222,7 @@ async def record_histories(ctx: Context, standing: Standing, voided: set[str]) -
             await ctx.records.perfect.add(pid, "race")
 
 
-async def resettle_loop(
-    ctx: Context, resettle: Callable[[Context, str, int], Awaitable[None]]
-) -> None:
+async def resettle_loop(ctx: R, resettle: Callable[[R, str, int], Awaitable[None]]) -> None:
     """Settle the rounds whose held finishers an operator decided (every instance runs it;
     ``SPOP`` gives each round to one, and settling is idempotent anyway)."""
 

@@ -15,11 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from ..context import Context
 from ..store.evidence import EvidenceStore
 from ..store.reviews import Reviews
+
+
+class Reviewed(Protocol):
+    """What the gate needs of an instance: its reviews store (bars, and the evidence's
+    flags under the same keys). :class:`server.context.Context` has it."""
+
+    @property
+    def reviews(self) -> Reviews:
+        """Review outcomes, held finishes, bars."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +60,16 @@ class Standing:
         return not self.barred
 
 
-def _reviews(source: Context | Reviews) -> Reviews:
-    return source.reviews if isinstance(source, Context) else source
+def _reviews(source: Reviewed | Reviews) -> Reviews:
+    return source if isinstance(source, Reviews) else source.reviews
 
 
-async def standings(source: Context | Reviews, player_ids: Sequence[str]) -> dict[str, Standing]:
+async def standings(source: Reviewed | Reviews, player_ids: Sequence[str]) -> dict[str, Standing]:
     """The standing of each of these players (two calls, whatever their number).
 
     Args:
-        source: a server's context, or the reviews store alone (tools).
+        source: a server's context (or what has its reviews), or the reviews store alone
+            (tools).
         player_ids: the players (an empty id is a player with no standing: never barred).
     """
     reviews = _reviews(source)
@@ -71,6 +80,6 @@ async def standings(source: Context | Reviews, player_ids: Sequence[str]) -> dic
     return {p: found.get(p) or Standing(p, False) for p in player_ids}
 
 
-async def standing(source: Context | Reviews, player_id: str) -> Standing:
+async def standing(source: Reviewed | Reviews, player_id: str) -> Standing:
     """A player's standing (see :func:`standings`)."""
     return (await standings(source, [player_id]))[player_id]

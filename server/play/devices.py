@@ -28,7 +28,7 @@ import functools
 import io
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol, TypeVar
 
 import segno
 
@@ -37,6 +37,7 @@ from protocol import models as m
 from ..clock import now_ms
 from ..context import Context, Kept
 from ..net import wire
+from ..net.member import Member
 from ..net.registry import Routes
 from ..net.session import Conn, Handler
 from ..net.wire import devices as out
@@ -48,6 +49,24 @@ from .erase import erase_player
 log = logging.getLogger(__name__)
 routes = Routes()
 
+T = TypeVar("T")
+
+
+class Player(Member, Protocol):
+    """A socket that said who it is (:class:`server.net.session.Conn`): a room's member,
+    and whether its player signed out everywhere while it was open."""
+
+    signed_out: bool
+
+
+class Keeping(Protocol):
+    """An instance as far as what its concerns keep on it
+    (:meth:`server.context.Context.kept`)."""
+
+    def kept(self, key: Kept[T]) -> T:
+        """What the concern of ``key`` keeps on this instance (made on first use)."""
+
+
 #: Sockets noted before the closed ones are swept out of :class:`Players` (then twice as
 #: many as were left, and so on).
 SWEEP_AT: Final = 512
@@ -58,7 +77,7 @@ class Players:
     """This instance's sockets that said who they are (closed ones swept out now and
     then): where a sign-out announcement looks for the sockets to tell."""
 
-    sockets: set[Conn] = field(default_factory=set)
+    sockets: set[Player] = field(default_factory=set)
     sweep_at: int = SWEEP_AT
 
 
@@ -66,7 +85,7 @@ class Players:
 PLAYERS: Final[Kept[Players]] = Kept("players' sockets", Players)
 
 
-def seen(ctx: Context, conn: Conn) -> None:
+def seen(ctx: Keeping, conn: Player) -> None:
     """Note a socket that now is a player (``hello``, ``resume`` or a sign-in), so that it
     hears at once when that player signs out everywhere."""
     players = ctx.kept(PLAYERS)

@@ -8,24 +8,54 @@ racing now), both in :mod:`server.http.api`.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from protocol import models as m
 
 from ..clock import now_ms
-from ..context import Context
 from ..net import wire
 from ..net.registry import Routes
-from ..net.session import Conn
+from ..settings import Settings
 from ..store import follows
+from ..store.store import Store
 
 routes = Routes()
 
 
-async def _answer(ctx: Context, conn: Conn) -> None:
+class Following(Protocol):
+    """What following needs of an instance: the store the lists live in and how long they
+    are kept. :class:`server.context.Context` has them."""
+
+    @property
+    def settings(self) -> Settings:
+        """The instance's settings (``history_s``)."""
+
+    @property
+    def store(self) -> Store:
+        """The store."""
+
+
+class Follower(Protocol):
+    """A socket that follows: its player and how to answer it
+    (:class:`server.net.session.Conn`)."""
+
+    @property
+    def pid(self) -> str | None:
+        """The player, once identified."""
+
+    def error(self, code: str, message: str | None = None) -> None:
+        """Send ``error``."""
+
+    def queue(self, text: str) -> None:
+        """Send a frame."""
+
+
+async def _answer(ctx: Following, conn: Follower) -> None:
     conn.queue(wire.friends(await follows.follows(ctx.store, conn.pid or "")))
 
 
 @routes.ws("follow")
-async def on_follow(ctx: Context, conn: Conn, msg: m.Follow) -> None:
+async def on_follow(ctx: Following, conn: Follower, msg: m.Follow) -> None:
     """Follow a player something of whom is kept (an unknown id is refused)."""
     pid, other = conn.pid or "", msg.player_id
     if other == pid:
@@ -43,13 +73,13 @@ async def on_follow(ctx: Context, conn: Conn, msg: m.Follow) -> None:
 
 
 @routes.ws("unfollow")
-async def on_unfollow(ctx: Context, conn: Conn, msg: m.Unfollow) -> None:
+async def on_unfollow(ctx: Following, conn: Follower, msg: m.Unfollow) -> None:
     """Stop following a player (a player not followed: the list as it is)."""
     await follows.unfollow(ctx.store, conn.pid or "", msg.player_id)
     await _answer(ctx, conn)
 
 
 @routes.ws("friends")
-async def on_friends(ctx: Context, conn: Conn, msg: m.Friends) -> None:
+async def on_friends(ctx: Following, conn: Follower, msg: m.Friends) -> None:
     """The players you follow."""
     await _answer(ctx, conn)

@@ -19,28 +19,114 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
+from typing import Any, Protocol, TypeVar
 
 from protocol import models as m
 
+from ..cache import BoardCache, RoomCache
 from ..clock import now_ms
-from ..context import Context
+from ..context import Kept
+from ..daily.services import Daily
 from ..engine import Board, format_code, parse_code
 from ..engine.codes import CELL_COUNTS
 from ..engine.solver import Hint
+from ..metrics import Metrics
 from ..net import wire
 from ..net.registry import Routes
-from ..net.session import Conn
 from ..rooms.records import Mode, Role, RoomPhase
+from ..settings import Settings
 from ..solver_pool import SolverFailed
+from ..store.store import Store
 from .hint_lines import LINES
 
 log = logging.getLogger(__name__)
 
 routes = Routes()
 
+T = TypeVar("T")
+
+
+class Asker(Protocol):
+    """A socket as a hint sees it: who asks, in which room, and how to answer
+    (:class:`server.net.session.Conn`)."""
+
+    @property
+    def pid(self) -> str | None:
+        """The player, once identified."""
+
+    @property
+    def room(self) -> str | None:
+        """The room the socket is in."""
+
+    @property
+    def role(self) -> str:
+        """Its role there."""
+
+    def error(self, code: str, message: str | None = None) -> None:
+        """Send ``error``."""
+
+    def reject(self, action_id: int, reason: str, message: str | None = None) -> None:
+        """Send ``reject``."""
+
+    def queue(self, text: str) -> None:
+        """Send a frame."""
+
+
+class Searcher(Protocol):
+    """The solver's processes as a hint uses them (:class:`server.solver_pool.SolverPool`)."""
+
+    def has_room(self, player: str) -> bool:
+        """Whether a job of ``player``'s would be taken now."""
+
+    def submit_hint(
+        self, player: str, board: Board, timeout: float = ...
+    ) -> asyncio.Future[Hint] | None:
+        """Queue a hint for the board, or refuse it (None)."""
+
+
+class Hinting(Protocol):
+    """What a hint needs of an instance: the solver, the room and its boards, the days'
+    deals (none for a running day's), the store (deals raced now, who was hinted), the
+    lines hints named, the counters. :class:`server.context.Context` has them."""
+
+    @property
+    def settings(self) -> Settings:
+        """The instance's settings (a hint's time)."""
+
+    @property
+    def metrics(self) -> Metrics:
+        """The counters."""
+
+    @property
+    def solver(self) -> Searcher:
+        """The solver's processes."""
+
+    @property
+    def rooms(self) -> RoomCache:
+        """The rooms' records."""
+
+    @property
+    def boards(self) -> BoardCache:
+        """The players' boards."""
+
+    @property
+    def daily(self) -> Daily:
+        """The days' deals."""
+
+    @property
+    def store(self) -> Store:
+        """The rooms' store."""
+
+    def kept(self, key: Kept[T]) -> T:
+        """What a concern keeps on the instance (the lines hints named)."""
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run a coroutine in the background."""
+
 
 @routes.ws("hint")
-async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
+async def on_hint(ctx: Hinting, conn: Asker, msg: m.HintReq) -> None:
     """Queue a hint for the player's board, or refuse it."""
     room = conn.room
     if room is None or conn.role != Role.PLAYER:
@@ -81,7 +167,7 @@ async def on_hint(ctx: Context, conn: Conn, msg: m.HintReq) -> None:
     ctx.spawn(send_hint(ctx, conn, msg.id, answer, room, state.round, asked))
 
 
-async def raced(ctx: Context, code: str) -> bool:
+async def raced(ctx: Hinting, code: str) -> bool:
     """Whether the deal of ``code`` is being raced in some room now, with any cell count (a
     solo game on a race's code or on its twin with fewer cells, whose line wins the race too,
     or a finished racer's board while another room still races that deal)."""
@@ -93,8 +179,8 @@ async def raced(ctx: Context, code: str) -> bool:
 
 
 async def send_hint(
-    ctx: Context,
-    conn: Conn,
+    ctx: Hinting,
+    conn: Asker,
     hint_id: int,
     answer: asyncio.Future[Hint],
     room: str,

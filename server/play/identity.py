@@ -4,24 +4,55 @@ from __future__ import annotations
 
 import math
 import secrets
+from typing import Protocol
 
 from protocol import models as m
 from protocol.models import PROTOCOL_VERSION
 from protocol.names import skeleton
 
 from ..clock import now_ms
-from ..context import Context
+from ..metrics import Metrics
 from ..net import wire
+from ..net.limits import TokenBuckets
 from ..net.registry import Routes
-from ..net.session import Conn
+from ..settings import Settings
 from ..store import names
-from .devices import seen
+from ..store.reviews import Reviews
+from ..store.store import Store
+from .devices import Keeping, Player, seen
 
 routes = Routes()
 
 
+class Identifying(Keeping, Protocol):
+    """What ``hello`` needs of an instance: the sessions and the names kept (the store),
+    the new identities an address may make, the operator's note of who made whom (the
+    reviews), the sockets of players (kept), the settings and the counters.
+    :class:`server.context.Context` has them."""
+
+    @property
+    def settings(self) -> Settings:
+        """The instance's settings (``open_names``)."""
+
+    @property
+    def store(self) -> Store:
+        """Sessions and kept names."""
+
+    @property
+    def metrics(self) -> Metrics:
+        """The counters."""
+
+    @property
+    def reviews(self) -> Reviews:
+        """The operator's note of who made whom."""
+
+    @property
+    def identities(self) -> TokenBuckets | None:
+        """New identities by client address (None: unbounded)."""
+
+
 @routes.ws("hello")
-async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
+async def on_hello(ctx: Identifying, conn: Player, msg: m.Hello) -> None:
     """Identify the player: a known token keeps its player id, else a new one is made."""
     if msg.v != PROTOCOL_VERSION:
         conn.error("unsupported_version", f"this server speaks version {PROTOCOL_VERSION}")
@@ -61,6 +92,6 @@ async def on_hello(ctx: Context, conn: Conn, msg: m.Hello) -> None:
 
 
 @routes.ws("ping")
-async def on_ping(ctx: Context, conn: Conn, msg: m.Ping) -> None:
+async def on_ping(ctx: Identifying, conn: Player, msg: m.Ping) -> None:
     """Keep-alive."""
     conn.queue(wire.pong(now_ms()))

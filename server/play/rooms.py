@@ -3,6 +3,8 @@ and a racer's give-up. The rules of membership and rounds are :mod:`server.rooms
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from protocol import models as m
 from protocol.models import DEFAULT_DELAY_S
 
@@ -12,17 +14,53 @@ from ..daily.deal import draw_open
 from ..daily.deals import DAILY_ONLY
 from ..engine import CodeError, format_code, parse_code
 from ..fairplay.standing import standing
+from ..metrics import Metrics
 from ..net import wire
 from ..net.registry import Routes
 from ..net.session import Conn
 from ..ranked.ratings import address_mark
 from ..rooms import membership, rounds
 from ..rooms.records import Mode, Role
+from ..settings import Settings
 from ..store import listing, quotas
 from ..store.status import Status
+from ..store.store import Store
 from .devices import seen
 
 routes = Routes()
+
+
+class Counted(Protocol):
+    """What the room allowance needs of an instance: the allowances, the store that counts
+    them, the counters. :class:`server.context.Context` has them."""
+
+    @property
+    def settings(self) -> Settings:
+        """The allowances (``rooms_per_hour``, ``rooms_per_hour_per_address``)."""
+
+    @property
+    def store(self) -> Store:
+        """The store that counts the rooms made."""
+
+    @property
+    def metrics(self) -> Metrics:
+        """The counters."""
+
+
+class Maker(Protocol):
+    """A socket about to make a room: who, from which address, and how to tell it
+    (:class:`server.net.session.Conn`)."""
+
+    @property
+    def pid(self) -> str | None:
+        """The player, once identified."""
+
+    @property
+    def address(self) -> str:
+        """The client's address as the limits count it."""
+
+    def queue(self, text: str) -> None:
+        """Send a frame."""
 
 
 async def deal_for(
@@ -50,7 +88,7 @@ async def deal_for(
     return format_code(parsed.deal, parsed.cells), parsed.cells
 
 
-async def may_make_room(ctx: Context, conn: Conn) -> bool:
+async def may_make_room(ctx: Counted, conn: Maker) -> bool:
     """Whether the player (and their address) may make one more room this hour; if not,
     they hear ``slow_down`` with when they may again (:mod:`server.store.quotas`)."""
     settings = ctx.settings

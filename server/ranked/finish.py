@@ -23,13 +23,13 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from protocol.names import skeleton
 
 from ..clock import now_ms
-from ..context import Context
 from ..daily.leaderboard import Submission, entry_of, utc_date
+from ..daily.services import Daily
 from ..engine import Board, parse_action, parse_code
 from ..fairplay import evidence
 from ..fairplay.standing import standing
@@ -74,6 +74,22 @@ class DailyOutcome:
     replay_id: str
 
 
+class Finishing(evidence.Weighing, Protocol):
+    """What recording a finish needs of an instance: beside what weighing its evidence needs
+    (:class:`server.fairplay.evidence.Weighing`), the rooms' store (the board, the daily
+    note) and the daily challenge's stores. :class:`server.context.Context` has them; a
+    test gives its own review and sees every decision without a server.
+    """
+
+    @property
+    def store(self) -> Store:
+        """The rooms' store."""
+
+    @property
+    def daily(self) -> Daily:
+        """The days' deals and leaderboards."""
+
+
 async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay | None:
     """The replay of one finished board, from Redis (None if the room or result is gone)."""
     meta, member, result, entries = await store.finished_board(room, round_, pid)
@@ -113,7 +129,7 @@ async def build_replay(store: Store, room: str, round_: int, pid: str) -> Replay
 
 
 async def record_finish(
-    ctx: Context,
+    ctx: Finishing,
     room: str,
     round_: int,
     pid: str,
@@ -231,7 +247,7 @@ async def _note(store: Store, room: str, outcome: DailyOutcome) -> None:
         await store.set_daily(room, note)
 
 
-async def reviewed(ctx: Context, replay: Replay, mark: str | None) -> Submission:
+async def reviewed(ctx: Finishing, replay: Replay, mark: str | None) -> Submission:
     """:func:`review_daily`, and a finish whose review failed or was cut short (an instance
     stopping) held for an operator instead: its player's day says "pending review" from the
     winning move on, so it must be on the operator's list, never left nowhere."""
@@ -246,7 +262,7 @@ async def reviewed(ctx: Context, replay: Replay, mark: str | None) -> Submission
         return await hold_daily(ctx, replay, unreviewed("the review failed"))
 
 
-async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) -> Submission:
+async def review_daily(ctx: Finishing, replay: Replay, mark: str | None = None) -> Submission:
     """Review a daily finish that may rank, with its evidence across games
     (:func:`server.fairplay.evidence.assess`), then rank it or hold it for an operator.
 
@@ -287,7 +303,7 @@ async def review_daily(ctx: Context, replay: Replay, mark: str | None = None) ->
     return await hold_daily(ctx, replay, score)
 
 
-async def hold_daily(ctx: Context, replay: Replay, score: dict[str, Any]) -> Submission:
+async def hold_daily(ctx: Finishing, replay: Replay, score: dict[str, Any]) -> Submission:
     """Hold a daily finish for an operator with its score (the operator's alone)."""
     assert replay.daily_date is not None and replay.daily_kind is not None
     log.warning("daily finish %s of %s held: %s", replay.id, replay.player_id, score["message"])
@@ -311,7 +327,7 @@ async def hold_daily(ctx: Context, replay: Replay, score: dict[str, Any]) -> Sub
     return Submission("held", reason="pending_review", message=HELD_MESSAGE)
 
 
-async def _new_leader(ctx: Context, replay: Replay) -> bool:
+async def _new_leader(ctx: Finishing, replay: Replay) -> bool:
     """Whether the daily finish of a player still provisional with it (its day counted)
     would be first in the day's default (fastest) view."""
     board, date, kind = ctx.daily.leaderboard, replay.daily_date, replay.daily_kind
@@ -321,7 +337,7 @@ async def _new_leader(ctx: Context, replay: Replay) -> bool:
     return await board.new_with_this_day(kind, replay.player_id)
 
 
-async def keep_name(ctx: Context, replay: Replay) -> None:
+async def keep_name(ctx: Finishing, replay: Replay) -> None:
     """A ranked daily finisher who is established (on the public boards): nobody else may
     take a name that passes for theirs (:mod:`server.store.names`)."""
     assert replay.daily_kind is not None
@@ -331,7 +347,7 @@ async def keep_name(ctx: Context, replay: Replay) -> None:
         await names.keep(ctx.store, skeleton(replay.name), replay.player_id, keep_s)
 
 
-async def record_give_up(ctx: Context, room: str, round_: int, pid: str) -> None:
+async def record_give_up(ctx: Finishing, room: str, round_: int, pid: str) -> None:
     """Count a race given up (or left mid-race) in the player's history and keep its
     replay; count a solo game given up or abandoned after its first move as a loss.
 

@@ -51,7 +51,7 @@ import hashlib
 import json
 import logging
 from itertools import combinations
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from openskill.models import PlackettLuce
 
@@ -60,7 +60,6 @@ from protocol.vocabulary import Mode, RoomPhase
 
 from ..cache import replay
 from ..clock import now_ms
-from ..context import Context
 from ..fairplay import contest, race_review
 from ..fairplay.standing import standings
 from ..net import wire
@@ -68,10 +67,21 @@ from ..quiet import Quiet
 from ..store import names
 from ..store import ratings as stored
 from ..store import rivals as rivalry
-from ..store.store import RoomRead
+from ..store.store import RoomRead, Store
 
 log = logging.getLogger(__name__)
 QUIET = Quiet(log)
+
+
+class Rating(race_review.Reviewing, Protocol):
+    """What rating a race needs of an instance: beside what reviewing its finishers needs
+    (:class:`server.fairplay.race_review.Reviewing`), the rooms' store (the race, the
+    ratings, the rivals). :class:`server.context.Context` has it."""
+
+    @property
+    def store(self) -> Store:
+        """The rooms' store."""
+
 
 MODEL: Final = PlackettLuce()
 #: A new player's skill, as the model starts everyone.
@@ -80,7 +90,7 @@ START: Final = stored.Skill(MODEL.mu, MODEL.sigma, 1000, 0)
 SCALE: Final = 40
 
 
-def bar(ctx: Context) -> stored.Bar:
+def bar(ctx: Rating) -> stored.Bar:
     """What makes a player established, from the settings."""
     s = ctx.settings
     return stored.Bar(s.provisional_games, s.provisional_days, s.established_rivals)
@@ -168,7 +178,7 @@ def compute(
     return {pid: (team[0].mu, team[0].sigma) for (pid, _), team in zip(places, rated, strict=True)}
 
 
-async def settle(ctx: Context, room: str) -> None:
+async def settle(ctx: Rating, room: str) -> None:
     """Apply a finished rated race's ratings (safe to call from every instance, again)."""
     try:
         await _settle(ctx, room)
@@ -176,7 +186,7 @@ async def settle(ctx: Context, room: str) -> None:
         QUIET.failure("ratings", "settling the ratings of %s failed", room)
 
 
-async def _settle(ctx: Context, room: str) -> None:
+async def _settle(ctx: Rating, room: str) -> None:
     meta = await ctx.store.room_fields(room)
     if meta.get("mode") != Mode.RACE or meta.get("rated") != "1":
         return
@@ -196,7 +206,7 @@ async def _settle(ctx: Context, room: str) -> None:
     await _apply(ctx, room, round_, cells, marker)
 
 
-async def resettle(ctx: Context, room: str, round_: int) -> None:
+async def resettle(ctx: Rating, room: str, round_: int) -> None:
     """Settle a round an operator decided a held finisher of, from its kept standing
     (:mod:`.race_review`), whatever the room did since: a rematch, or it expired."""
     marker = await stored.settled(ctx.store, room, round_)
@@ -241,7 +251,7 @@ def standing_of(read: RoomRead, room: str, round_: int, cells: int) -> race_revi
 
 
 async def settle_round(
-    ctx: Context, standing: race_review.Standing, read: RoomRead | None
+    ctx: Rating, standing: race_review.Standing, read: RoomRead | None
 ) -> str | None:
     """Review a round's finishers and settle its changes once none is held: the marker,
     or None while one is. A held round's standing is kept, with every racer's rating as
@@ -273,7 +283,7 @@ async def settle_round(
     return marker
 
 
-async def changes(ctx: Context, room: str, meta: dict[str, str]) -> list[dict[str, Any]] | None:
+async def changes(ctx: Rating, room: str, meta: dict[str, str]) -> list[dict[str, Any]] | None:
     """The rating changes of a rated round that is over and settled, as ``ratings`` gave
     them (for a ``snapshot``), or None: not rated, not over, not settled, or nobody rated.
     Nothing here is secret once the race is over: every racer got it as an event."""
@@ -316,7 +326,7 @@ def cards_home(code: str, read: RoomRead) -> dict[str, int]:
 
 
 def refusals(
-    ctx: Context, standing: race_review.Standing, places: list[tuple[str, int]]
+    ctx: Rating, standing: race_review.Standing, places: list[tuple[str, int]]
 ) -> dict[str, str]:
     """Why each racer who keeps their rating keeps it, before the repeated pairs: too few
     actions, or an address shared with another racer."""
@@ -337,7 +347,7 @@ def refusals(
     return refused
 
 
-async def _claim(ctx: Context, standing: race_review.Standing, voided: set[str]) -> str:
+async def _claim(ctx: Rating, standing: race_review.Standing, voided: set[str]) -> str:
     """Work out the round's changes and settle them (or get those settled first).
 
     The changes are the model's from the ratings the round waits on (its standing's
@@ -477,14 +487,14 @@ def on_top(
     return out
 
 
-async def _racing_this_round(ctx: Context, room: str, round_: int) -> bool:
+async def _racing_this_round(ctx: Rating, room: str, round_: int) -> bool:
     """Whether the room is still in this round (its racers hear ``ratings``); after a
     rematch, or once the room expired, the changes are settled without an event."""
     fields = await ctx.store.room_fields(room)
     return bool(fields) and fields.get("round") == str(round_)
 
 
-async def _apply(ctx: Context, room: str, round_: int, cells: int, marker: str) -> None:
+async def _apply(ctx: Rating, room: str, round_: int, cells: int, marker: str) -> None:
     """Apply every racer's line of a settled round (each once, whoever calls)."""
     data = json.loads(marker)
     if not data.get("rated"):

@@ -10,12 +10,14 @@ their own time and moves, never a code or a line; a held finish says only
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from protocol.vocabulary import RoomPhase
 
-from ..context import Context
+from ..daily.services import Daily
 from ..records.replays import ReplayFormatError
+from ..records.services import Records
+from ..store.store import Store
 
 #: What an attempt can be: not begun, still being played, ranked, held for review (also
 #: while its review runs: a win is "pending review" from its last move until the review
@@ -24,7 +26,25 @@ from ..records.replays import ReplayFormatError
 STATES: Final = ("none", "playing", "ranked", "held", "unranked", "over")
 
 
-async def my_day(ctx: Context, date: str, kind: str, pid: str) -> dict[str, Any]:
+class Days(Protocol):
+    """What a player's own day needs of an instance: the day's board, the rooms' store
+    (the attempt's note and result) and the replays. :class:`server.context.Context` has
+    them."""
+
+    @property
+    def daily(self) -> Daily:
+        """The days' deals and leaderboards."""
+
+    @property
+    def store(self) -> Store:
+        """The rooms' store."""
+
+    @property
+    def records(self) -> Records:
+        """The replays."""
+
+
+async def my_day(ctx: Days, date: str, kind: str, pid: str) -> dict[str, Any]:
     """``{date, kind, state, streak}`` and, once won, ``time_ms``, ``moves``, ``replay_id``;
     ranked: ``rank``, ``finishers``, ``perfect``; won but not ranked: ``reason``."""
     board = ctx.daily.leaderboard

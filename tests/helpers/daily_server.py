@@ -35,7 +35,7 @@ ENV = {
 
 
 #: Every finisher established at once (provisional ones have tests of their own:
-#: tests/server/daily/test_daily_provisional.py).
+#: tests/server/daily/test_daily_server.py's newcomers).
 ESTABLISHED = ["--provisional-games", "0"]
 
 

@@ -2,8 +2,10 @@
 
 Each attack that used to work is played here and must now fail (protocol/DAILY.md, "Fair
 play"): reading today's code before the clock runs, solving it offline and playing the line
-at machine speed, copying the leader's replay, getting the solver's hints on today's deal,
-and a second clock for the same day. Each server has a key prefix of its own.
+at machine speed, copying the leader's replay, and a second clock for the same day (no
+hints on today's deal in any room: :mod:`tests.server.play.test_hint_decisions`; today's
+deal refused as a typed code: :mod:`tests.server.daily.test_daily_secret`). Each server has
+a key prefix of its own.
 
 The server runs in the test's process (:mod:`tests.helpers.inproc`) with the pace model at its real
 defaults, on a clock the test moves: a person's pauses (1.1-2.2 s an action) are advances of
@@ -254,31 +256,6 @@ async def test_two_reveals_at_once_make_one_ranked_attempt(fair: Fair) -> None:
     assert one["daily"]["attempt"] == two["daily"]["attempt"] == "ranked"
     for c in (ann, tab):
         await c.close()
-
-
-async def test_no_hints_on_a_running_days_deal_whatever_the_room(fair: Fair) -> None:
-    # Before: `solo {code: today's code}` gave the solver's hints on the ranked deal. Now
-    # the game itself is refused (``daily_only``, tests/server/daily/test_daily_secret.py).
-    hard = daily_deal(fair.date, "hard").code
-    for code in (fair.code, hard):
-        cat = await WsClient.connect(fair.server.ws_url, "cat")
-        await cat.send({"type": "solo", "code": code})
-        assert (await cat.expect("error"))["code"] == "daily_only"
-        assert cat.find("snapshot") is None
-        await cat.close()
-    dan = await WsClient.connect(fair.server.ws_url, "dan")
-    await reveal(dan)
-    await dan.send({"type": "hint", "id": 6})
-    assert (await dan.expect("reject", id=6))["reason"] == "hints_off"
-    await dan.close()
-    # A deal whose day is over is an ordinary deal again.
-    eve = await WsClient.connect(fair.server.ws_url, "eve")
-    await eve.send({"type": "solo", "code": daily_deal(PAST).code})
-    await eve.expect("snapshot")
-    await eve.send({"type": "hint", "id": 7})
-    assert (await eve.expect("hint", id=7, timeout=20))["status"] == "move"
-    with contextlib.suppress(Exception):
-        await eve.close()
 
 
 async def test_nobody_watches_a_running_days_game_live(fair: Fair) -> None:

@@ -27,7 +27,6 @@ from tests.helpers.serverproc import (
     ServerProc,
     WsClient,
     drop_keys,
-    open_race,
     redis_url,
     running_server,
 )
@@ -221,34 +220,6 @@ async def test_a_running_days_deal_is_refused_as_a_typed_code_in_any_cell_count(
     await eve.send({"type": "solo", "code": load_pool(4)[3].code})
     assert (await eve.expect("snapshot"))["code"] == load_pool(4)[3].code
     await eve.close()
-
-
-async def test_no_hints_on_the_twin_of_a_raced_deal(server: ServerProc) -> None:
-    """Route 4: the 2-cell twin of a raced 4-cell deal answered hints, and its line won the
-    race. A deal with a winnable 2-cell twin, raced with 4 cells."""
-    c2 = {entry.deal for entry in load_pool(2)}
-    raced = next(entry for entry in load_pool(4) if entry.deal in c2)
-    ann = await WsClient.connect(server.ws_url, "ann")
-    bob = await WsClient.connect(server.ws_url, "bob")
-    await open_race(raced.code, ann, [bob])
-    eve = await WsClient.connect(server.ws_url, "eve")
-    for i, cells in enumerate((2, 1, 4)):
-        await eve.send({"type": "solo", "code": format_code(raced.deal, cells)})
-        await eve.expect("snapshot")
-        await eve.send({"type": "hint", "id": 20 + i})
-        refused = await eve.expect("reject", id=20 + i)
-        assert refused["reason"] == "hints_off", cells
-        assert eve.find("hint") is None
-        await eve.send({"type": "leave"})
-        await eve.expect("left")
-    # Another deal's 2-cell game still gets its hints.
-    other = next(e for e in load_pool(2) if e.deal != raced.deal)
-    await eve.send({"type": "solo", "code": other.code})
-    await eve.expect("snapshot")
-    await eve.send({"type": "hint", "id": 30})
-    assert (await eve.expect("hint", id=30, timeout=10))["status"] in ("move", "lost", "unknown")
-    for c in (ann, bob, eve):
-        await c.close()
 
 
 async def test_a_solo_replay_of_a_running_days_deal_is_not_public(prefix: str) -> None:

@@ -6,20 +6,32 @@ the review is off (the pace model, and no line solver-like enough to hold), so t
 player (25 ms between actions, the solver's line) is ranked in about two seconds, while a
 player with no pause at all is refused; the review and the other fair-play rules are tested
 in :mod:`tests.server.daily.test_daily_fair` and :mod:`tests.server.review.test_review_server`.
+What a won daily game counts for (ranked, pending review, held, unreviewed, barred,
+practice, under the floor, a past day's) is decided without a server in
+:mod:`tests.server.ranked.test_finish_decisions`; here, the journeys through the sockets, and
+the finisher who hears "won, pending review" at once while the solver is paused, and the
+newcomers on the board: a provisional finisher ranked and listed to everyone, marked
+``new``, in the pushes, the top, anyone's ``around`` and Friends view (its token, the follow
+list private), with no gap in the ranks, while a fresh identity that would lead the day is
+held (every new leader's evidence counts as unusual there: the threshold at 0).
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from server.daily.deal import daily_json, today
 from server.engine import Board
 from server.records.replays import replay_id
+from server.store.keys import Keys
 from tests.helpers.cli import run_seahaven
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_server import (
@@ -36,7 +48,9 @@ from tests.helpers.daily_server import (
     wait_for,
     wire,
 )
+from tests.helpers.fairplay_lines import own_line
 from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from tests.helpers.solver_procs import paused_solver
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +176,15 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     # The day's code is the deployment's secret until the day ends: not checked yet.
     assert "VERIFIED" in out.stdout and f"{date} is still running" in out.stdout
 
+    # The player page shows today's result; its replay id is its player's alone while the
+    # day runs (the history's rules: tests/server/daily/test_player_daily.py).
+    status, page = get(server, f"/api/player/{ann.player_id}")
+    shown = page["daily"]["results"][-1]
+    assert status == 200 and (shown["date"], shown["rank"]) == (date, 1)
+    assert "replay_id" not in shown and page["streak"] == 1
+    _, own = get(server, f"/api/player/{ann.player_id}", ann.token)
+    assert own["daily"]["results"][-1]["replay_id"] == rid
+
     # A second game of the same player (same token) is practice: played, kept, not ranked.
     await ann.send({"type": "leave"})
     again = await WsClient.connect(server.ws_url, "ann", token=ann.token)
@@ -181,28 +204,6 @@ async def test_a_daily_win_is_ranked_once_and_its_replay_verifies(
     assert board["entries"][0]["time_ms"] == fin["time_ms"] != fin2["time_ms"]
     for c in (ann, again):
         await c.close()
-
-
-async def test_a_too_fast_finish_is_played_but_refused_a_rank() -> None:
-    # The floor is a setting: on this server an hour an action, so the line played without
-    # pauses is under it however busy the machine (a bound on the wall clock is not).
-    floor = {"SEAHAVEN_MIN_MS_PER_ACTION": str(3_600_000)}
-    with daily_server(f"test:daily:{secrets.token_hex(6)}:", env=floor) as (server, _):
-        date = today().isoformat()
-        line = line_of(daily_deal(date).code)
-        bot = await WsClient.connect(server.ws_url, "bot")
-        snap = await start_daily(bot, date=date)
-        await play(bot, line, pace=0)
-        await bot.expect("finished", player_id=bot.player_id)
-        rid = replay_id(str(snap["room_id"]), 1, bot.player_id)
-        replay = await wait_for(server, f"/api/replay/{rid}", lambda r: True, token=bot.token)
-        assert replay["verified"]["ok"] is False and replay["verified"]["reason"] == "too_fast"
-        result = await bot.expect("daily_result")
-        assert (result["ranked"], result["unranked_reason"]) == (False, "too_fast")
-        await asyncio.sleep(0.3)
-        status, board = get(server, f"/api/daily/{date}/leaderboard")
-        assert status == 200 and board["finishers"] == 0 and board["entries"] == []
-        await bot.close()
 
 
 @pytest.mark.slow
@@ -239,11 +240,6 @@ async def test_the_hard_daily_and_bad_days_over_the_socket(server: ServerProc) -
     assert (await ann.expect("error"))["code"] == "bad_date"
     snap = await start_daily(ann, date=PAST, hard=True)
     assert snap["code"] == daily_deal(PAST, "hard").code and snap["cells"] == 1
-    # The solver's hints would hand out the ranked line: none in a daily game.
-    await ann.send({"type": "hint", "id": 7})
-    error = await ann.expect("error")
-    assert error["code"] == "unavailable" and "daily" in error["message"]
-    assert ann.find("hint") is None
     await ann.send({"type": "daily"})
     assert (await ann.expect("error"))["code"] == "already_in_room"
     await ann.close()
@@ -251,13 +247,6 @@ async def test_the_hard_daily_and_bad_days_over_the_socket(server: ServerProc) -
     snap = await start_daily(bob)
     assert snap["code"] == daily_deal(today().isoformat()).code
     await bob.close()
-    # Elsewhere hints still work.
-    cat = await WsClient.connect(server.ws_url, "cat")
-    await cat.send({"type": "solo", "code": "SH1-C4-AAAAAAF"})
-    await cat.expect("snapshot")
-    await cat.send({"type": "hint", "id": 8})
-    assert (await cat.expect("hint", id=8))["status"] == "move"
-    await cat.close()
 
 
 # -- race history ---------------------------------------------------------------------------
@@ -369,19 +358,166 @@ async def test_pushes_reach_watchers_on_another_instance(
             await c.close()
 
 
-async def test_a_past_day_can_be_played_but_not_ranked(server: ServerProc) -> None:
-    # Played now, a past day's deal could have been studied (or its published replays
-    # copied) at leisure: the game is kept and verifies, but only games begun on the day rank.
-    code = daily_deal(PAST).code
-    ann = await WsClient.connect(server.ws_url, "ann")
-    snap = await start_daily(ann, date=PAST)
-    assert snap["code"] == code
-    await play(ann, line_of(code))
-    await ann.expect("finished", player_id=ann.player_id)
-    rid = replay_id(str(snap["room_id"]), 1, ann.player_id)
-    replay = await wait_for(server, f"/api/replay/{rid}", lambda r: r["result"]["won"])
-    assert replay["verified"]["ok"] is True
-    await asyncio.sleep(0.3)
-    status, board = get(server, f"/api/daily/{PAST}/leaderboard")
-    assert status == 200 and board["finishers"] == 0 and board["entries"] == []
-    await ann.close()
+# -- the finisher knows at once ---------------------------------------------------------
+
+
+async def _snapshot(url: str, room: str, token: str) -> dict[str, Any]:
+    """The room as a reload sees it: another socket of the player resumes it."""
+    back = await WsClient.connect(url)
+    try:
+        await back.send({"type": "resume", "room": room, "token": token, "last_seq": 10**15})
+        return await back.expect("snapshot", timeout=10)
+    finally:
+        await back.close()
+
+
+@pytest.mark.slow
+async def test_a_ranked_daily_win_is_pending_review_at_once_then_ranked() -> None:
+    prefix = f"test:dpend:{secrets.token_hex(6)}:"
+    date = today().isoformat()
+    line = line_of(daily_deal(date).code)
+    mine_of = f"/api/daily/{date}/mine?kind=daily"
+    board_of = f"/api/daily/{date}/leaderboard?kind=daily"
+    with daily_server(prefix) as (srv, _env):
+        ann = await WsClient.connect(srv.ws_url, "Ann")
+        room = str((await start_daily(ann, date=date))["room_id"])
+        await play(ann, line[:-1])
+        with paused_solver(srv):
+            last = len(line)
+            await ann.send(wire(line[-1], last))
+            await ann.expect("ack", id=last)
+            # From the winning move's ack on, the player's own day is never "over".
+            _, mine = get(srv, mine_of, ann.token)
+            assert (mine["state"], mine.get("reason")) == ("held", "pending_review"), mine
+            won = await ann.expect("finished", player_id=ann.player_id)
+            assert (mine["time_ms"], mine["moves"]) == (won["time_ms"], won["moves"])
+            pending = await ann.expect("daily_pending", timeout=10)
+            assert (pending["date"], pending["kind"]) == (date, "daily")
+            assert "pending review" in pending["message"]
+            # The review cannot have run: its solver is stopped.
+            assert ann.find("daily_result") is None
+            _, mine = get(srv, mine_of, ann.token)
+            assert mine["state"] == "held" and mine["replay_id"] == pending["replay_id"]
+            assert mine["time_ms"] == won["time_ms"] and "rank" not in mine
+            snap = await _snapshot(srv.ws_url, room, ann.token)
+            assert snap["daily"] == {
+                "date": date,
+                "kind": "daily",
+                "attempt": "ranked",
+                "ranked": False,
+                "rank": None,
+                "unranked_reason": "pending_review",
+                "replay_id": pending["replay_id"],
+            }
+            # Nothing public before the decision: no entry, no streak.
+            _, board = get(srv, board_of)
+            assert board["finishers"] == 0 and board["entries"] == []
+            assert mine["streak"] == 0
+        # The solver runs again: the review decides, and the decision replaces "pending".
+        result = await ann.expect("daily_result", timeout=120)
+        assert (result["ranked"], result["rank"]) == (True, 1)
+        assert result["replay_id"] == pending["replay_id"]
+        _, mine = get(srv, mine_of, ann.token)
+        assert (mine["state"], mine["rank"], mine["streak"]) == ("ranked", 1, 1)
+        snap = await _snapshot(srv.ws_url, room, ann.token)
+        assert (snap["daily"]["ranked"], snap["daily"]["rank"]) == (True, 1)
+        assert snap["daily"]["unranked_reason"] is None
+        await ann.close()
+
+
+# -- newcomers on the board ------------------------------------------------------------
+
+#: Established by ranked dailies on 2 days (rated races never, in this test).
+BAR = ["--provisional-games", "1000", "--provisional-days", "2"]
+#: Any new leader's evidence is unusual enough to hold it.
+STRICT = ["--evidence-new-leader-suspicion", "0"]
+
+
+@pytest.mark.slow
+async def test_a_newcomer_is_listed_marked_new_but_never_leads_unreviewed() -> None:
+    prefix = f"test:dprov:{secrets.token_hex(6)}:"
+    keys = Keys(prefix)
+    date = today().isoformat()
+    line = line_of(daily_deal(date).code)
+    board = f"/api/daily/{date}/leaderboard?kind=daily"
+    with daily_server(prefix, [*FAST, *BAR, *STRICT]) as (srv, _env):
+        watcher = await WsClient.connect(srv.ws_url, "watcher")
+        await watcher.send({"type": "watch_leaderboard", "date": date, "kind": "daily"})
+        await watcher.expect("leaderboard", date=date, finishers=0)
+        first, old, fresh = [
+            await WsClient.connect(srv.ws_url, name) for name in ("First", "Old", "Fresh")
+        ]
+        # Old ranked a daily yesterday: today's finish makes it 2 days, established.
+        yesterday = dt.date.fromisoformat(date) - dt.timedelta(days=1)
+        redis = aioredis.from_url(redis_url(), decode_responses=True)
+        try:
+            days = {yesterday.isoformat(): yesterday.toordinal()}
+            await redis.zadd(keys.player_days(old.player_id), days)
+        finally:
+            await redis.aclose()
+        for racer in (first, old, fresh):
+            await start_daily(racer, date=date)
+        # A fresh identity first on an empty board would lead the day: held for review.
+        await play(first, line, PACE)
+        result = await first.expect("daily_result", timeout=10)
+        assert result["ranked"] is False and result["unranked_reason"] == "pending_review"
+        # Each plays a line of their own (a line repeating another's is borrowed: held).
+        await play(old, own_line(daily_deal(date).code, 1), PACE)
+        assert (await old.expect("daily_result", timeout=10))["rank"] == 1
+        # Fresh is slower than the established leader: ranked and listed at once, new.
+        await play(fresh, own_line(daily_deal(date).code, 2), PACE)
+        assert (await fresh.expect("daily_result", timeout=10))["rank"] == 2
+
+        push = await watcher.expect("leaderboard", date=date, finishers=2)
+        shown = [(e["player_id"], e["rank"], e["new"]) for e in push["entries"]]
+        assert shown == [(old.player_id, 1, False), (fresh.player_id, 2, True)]
+        body = await wait_for(srv, board, lambda b: b["finishers"] == 2)
+        assert [e["player_id"] for e in body["entries"]] == [old.player_id, fresh.player_id]
+
+        # Fresh sees themself, flagged provisional; Old's view around him shows Fresh too.
+        _, mine = get(srv, f"{board}&around={fresh.player_id}")
+        assert mine["player"]["rank"] == 2 and mine["player"]["provisional"] is True
+        _, his = get(srv, f"{board}&around={old.player_id}")
+        assert his["player"] == {
+            "player_id": old.player_id,
+            "rank": 1,
+            "streak": 2,
+            "provisional": False,
+        }
+        assert [e["player_id"] for e in his["entries"]] == [old.player_id, fresh.player_id]
+
+        # The Friends view: Old follows Fresh and sees them the same day; and Fresh, Old.
+        # (The rules of following: tests/server/play/test_friends.py.)
+        await old.send({"type": "follow", "player_id": fresh.player_id})
+        await old.expect("friends")
+        assert fresh.find("friends") is None  # being followed tells Fresh nothing
+        await fresh.send({"type": "follow", "player_id": old.player_id})
+        await fresh.expect("friends")
+        for who in (old, fresh):
+            _, view = get(srv, f"{board}&friends=1", who.token)
+            assert view["friends"] is True
+            assert [e["player_id"] for e in view["entries"]] == [old.player_id, fresh.player_id]
+        for token in (None, "x" * 32):  # the Friends tab is its owner's: the token proves it
+            status, body = get(srv, f"{board}&friends=1", token)
+            assert status == 401 and body["error"] == "bad_token"
+        # The follow list is its owner's alone: on their own player page only.
+        page_of = f"/api/player/{old.player_id}"
+        assert get(srv, page_of, old.token)[1]["follows"] == [
+            {"player_id": fresh.player_id, "name": "Fresh"}
+        ]
+        assert "follows" not in get(srv, page_of, fresh.token)[1]
+        assert "follows" not in get(srv, page_of)[1]
+
+        # Each player's own day (the Daily page's card): held, ranked; only with a token.
+        mine_of = f"/api/daily/{date}/mine?kind=daily"
+        _, held = get(srv, mine_of, first.token)
+        assert held["state"] == "held" and held["replay_id"] == result["replay_id"]
+        assert isinstance(held["time_ms"], int) and held["time_ms"] > 0
+        _, ranked = get(srv, mine_of, old.token)
+        assert (ranked["state"], ranked["rank"], ranked["finishers"]) == ("ranked", 1, 2)
+        assert ranked["streak"] == 2 and "code" not in ranked
+        _, none = get(srv, f"/api/daily/{date}/mine?kind=hard", old.token)
+        assert none["state"] == "none"
+        assert get(srv, mine_of)[0] == 401
+        for c in (watcher, first, old, fresh):
+            await c.close()

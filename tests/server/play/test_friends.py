@@ -1,102 +1,91 @@
-"""Following players on a real server, real Redis and real sockets: ``follow``,
-``unfollow`` and ``friends`` answer the follower alone; unknown, own and malformed ids are
-refused; the list is bounded; it is never shown to anyone else; the Friends tab of a
-running day's board holds only the players followed and oneself, as the public board shows
-them (no replay ids); friends racing now lists their public rooms, never a private one."""
+"""Following players, decided without a server (the lists and the boards real on Redis, the
+socket a fake): ``follow``, ``unfollow`` and ``friends`` answer the follower alone, with the
+name a public board shows; unknown, own and malformed ids are refused; the list is bounded
+and kept; the Friends tab of a running day's board holds only the players followed and
+oneself, as the public board shows them (no replay ids). The route's journey (its token,
+the list private on the player page) is in :mod:`tests.server.daily.test_daily_server`."""
 
 from __future__ import annotations
 
 import json
-import secrets
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
+from pydantic import ValidationError
 
+from protocol import models as m
+from protocol.models import CLIENT_ADAPTER
 from server.daily.deal import today
+from server.play.friends import on_follow, on_friends, on_unfollow
+from server.store import follows
 from server.store.follows import MAX_FOLLOWS
-from server.store.keys import Keys
-from tests.helpers.dailies import daily_deal
-from tests.helpers.daily_server import daily_server, get, line_of, play, start_daily
-from tests.helpers.serverproc import WsClient, redis_url
+from server.transport.clients import Client
+from tests.helpers.fakes_play import Instance, Socket, instance
+from tests.helpers.fakes_ranked import won_today
+from tests.helpers.leaderboards import submit
 
 
-async def refused(client: WsClient, msg: dict[str, Any], code: str) -> None:
-    await client.send(msg)
-    error = await client.expect("error")
-    assert error["code"] == code, error
+@pytest.fixture
+async def ctx(redis_client: Client, key_prefix: str) -> AsyncIterator[Instance]:
+    ctx = await instance(redis_client, key_prefix, today().isoformat())
+    for pid in ("pbob", "pcy"):  # two ranked players of today
+        assert (await submit(ctx.daily.leaderboard, won_today(pid))).status == "ranked"
+    yield ctx
 
 
-@pytest.mark.slow
-async def test_follow_a_friend_and_see_them_alone_on_the_friends_board() -> None:
-    prefix = f"test:friends:{secrets.token_hex(6)}:"
-    keys = Keys(prefix)
-    date = today().isoformat()
-    line = line_of(daily_deal(date).code)
-    board_path = f"/api/daily/{date}/leaderboard?kind=daily&friends=1"
-    with daily_server(prefix) as (srv, _env):
-        ann, bob, cy = [await WsClient.connect(srv.ws_url, name) for name in ("Ann", "Bob", "Cy")]
-        for racer in (bob, cy):  # two ranked players of today
-            await start_daily(racer)
-            await play(racer, line)
-            assert (await racer.expect("daily_result", timeout=10))["ranked"] is True
-            await racer.send({"type": "leave"})
-            await racer.expect("left")
-        # Refused, and nothing changes: an id nobody has, one's own, a malformed one.
-        await refused(ann, {"type": "follow", "player_id": "pnobody000000"}, "unknown_player")
-        await refused(ann, {"type": "follow", "player_id": ann.player_id}, "self_follow")
-        await refused(ann, {"type": "follow", "player_id": "p}{x"}, "invalid_message")
-        await refused(
-            ann, {"type": "follow", "player_id": bob.player_id, "x": 1}, "invalid_message"
-        )
-        await ann.send({"type": "friends"})
-        assert (await ann.expect("friends"))["follows"] == []
-        await ann.send({"type": "follow", "player_id": bob.player_id})
-        answer = await ann.expect("friends")
-        assert answer["follows"] == [{"player_id": bob.player_id, "name": "Bob"}]
-        assert bob.find("friends") is None  # being followed tells Bob nothing
+async def follow(ctx: Instance, conn: Socket, pid: str) -> dict[str, Any]:
+    """What ``follow`` answers (the last message the socket got)."""
+    await on_follow(ctx, conn, m.Follow(type="follow", player_id=pid))
+    return conn.sent[-1]
 
-        # The Friends tab: Bob and Ann (not ranked) only, never Cy; Bob as the board has him.
-        status, body = get(srv, board_path, ann.token)
-        assert status == 200 and body["friends"] is True and body["finishers"] == 2
-        assert [e["player_id"] for e in body["entries"]] == [bob.player_id]
-        public_board = get(srv, f"/api/daily/{date}/leaderboard?kind=daily")[1]["entries"]
-        by_id = {e["player_id"]: e for e in public_board}
-        assert body["entries"] == [by_id[bob.player_id]]  # as the public board shows Bob
-        assert "replay_id" not in json.dumps(body)  # the day runs: replays are their players'
-        status, body = get(srv, board_path, cy.token)  # Cy follows nobody: Cy alone
-        assert body["entries"] == [by_id[cy.player_id]]
-        status, body = get(srv, board_path)
-        assert status == 401 and body["error"] == "bad_token"
-        assert get(srv, board_path, "x" * 32)[0] == 401
 
-        # The follow list is Ann's alone.
-        status, page = get(srv, f"/api/player/{ann.player_id}", cy.token)
-        assert status == 200 and "follows" not in page
-        assert "follows" not in get(srv, f"/api/player/{ann.player_id}")[1]
-        own = get(srv, f"/api/player/{ann.player_id}", ann.token)[1]
-        assert own["follows"] == [{"player_id": bob.player_id, "name": "Bob"}]
+async def test_follow_refusals_and_the_list_answered_to_the_follower(ctx: Instance) -> None:
+    ann = Socket(pid="pann")
+    # Refused, and nothing changes: an id nobody has, one's own.
+    assert (await follow(ctx, ann, "pnobody000000"))["code"] == "unknown_player"
+    assert (await follow(ctx, ann, "pann"))["code"] == "self_follow"
+    await on_friends(ctx, ann, m.Friends(type="friends"))
+    assert ann.sent[-1] == {"type": "friends", "follows": []}
+    # A malformed id, or a stray field, never reaches the handler.
+    for bad in ({"player_id": "p}{x"}, {"player_id": "pbob", "x": 1}):
+        with pytest.raises(ValidationError):
+            CLIENT_ADAPTER.validate_python({"type": "follow", **bad})
+    # Followed: the whole list, with the name the public board shows.
+    answer = await follow(ctx, ann, "pbob")
+    assert answer == {"type": "friends", "follows": [{"player_id": "pbob", "name": "PBOB"}]}
+    assert len((await follow(ctx, ann, "pcy"))["follows"]) == 2
+    assert await follows.followed(ctx.store, "pann") == {"pbob", "pcy"}
+    assert await follows.followed(ctx.store, "pbob") == set()  # being followed is not following
+    await on_unfollow(ctx, ann, m.Unfollow(type="unfollow", player_id="pbob"))
+    assert ann.sent[-1]["follows"] == [{"player_id": "pcy", "name": "PCY"}]
 
-        await ann.send({"type": "follow", "player_id": cy.player_id})
-        assert len((await ann.expect("friends"))["follows"]) == 2
 
-        # Unfollow; and the list is bounded.
-        await ann.send({"type": "unfollow", "player_id": bob.player_id})
-        assert (await ann.expect("friends"))["follows"] == [
-            {"player_id": cy.player_id, "name": "Cy"}
-        ]
-        r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-        try:
-            filler: dict[Any, Any] = {
-                f"pfill{i:04d}": json.dumps({"at": i, "name": ""}) for i in range(199)
-            }
-            await r.hset(keys.follows(ann.player_id), mapping=filler)
-            await refused(ann, {"type": "follow", "player_id": bob.player_id}, "too_many_follows")
-            assert await r.hlen(keys.follows(ann.player_id)) == MAX_FOLLOWS
-            await ann.send({"type": "follow", "player_id": cy.player_id})  # again: no change
-            assert len((await ann.expect("friends"))["follows"]) == MAX_FOLLOWS
-            assert await r.ttl(keys.follows(ann.player_id)) > 0
-        finally:
-            await r.aclose()
-        for client in (ann, bob, cy):
-            await client.close()
+async def test_the_list_is_bounded_and_kept(ctx: Instance) -> None:
+    ann = Socket(pid="pann")
+    await follow(ctx, ann, "pcy")
+    redis, key = ctx.store.redis, ctx.store.keys.follows("pann")
+    filler: dict[Any, Any] = {
+        f"pfill{i:04d}": json.dumps({"at": i, "name": ""}) for i in range(MAX_FOLLOWS - 1)
+    }
+    await redis.hset(key, mapping=filler)
+    assert (await follow(ctx, ann, "pbob"))["code"] == "too_many_follows"
+    assert await redis.hlen(key) == MAX_FOLLOWS
+    assert len((await follow(ctx, ann, "pcy"))["follows"]) == MAX_FOLLOWS  # again: no change
+    assert 0 < await redis.ttl(key) <= ctx.settings.history_s
+
+
+async def test_the_friends_tab_is_the_public_board_among_the_followed(ctx: Instance) -> None:
+    date, board = today().isoformat(), ctx.daily.leaderboard
+    ann = Socket(pid="pann")
+    await follow(ctx, ann, "pbob")
+    public = {e["player_id"]: e for e in (await board.board_json(date, "daily"))["entries"]}
+    assert set(public) == {"pbob", "pcy"}
+    # Ann (not ranked) sees Bob alone, as the public board shows him; never Cy.
+    wanted = await follows.followed(ctx.store, "pann") | {"pann"}
+    mine = await board.among(date, "daily", sorted(wanted), "pann")
+    assert mine == [public["pbob"]]
+    assert "replay_id" not in json.dumps(mine)  # the day runs: replays are their players'
+    # Cy follows nobody: Cy alone.
+    wanted = await follows.followed(ctx.store, "pcy") | {"pcy"}
+    assert await board.among(date, "daily", sorted(wanted), "pcy") == [public["pcy"]]

@@ -2,29 +2,23 @@
 of time (a busy host, or ``--hint-seconds 0``), it is the fast solver's move and says so;
 ``lost`` only for a table with no win; and a proven hint says it is proven.
 
-Real server processes on the machine's Redis, real websockets.
+The solver's own processes (:class:`server.solver_pool.SolverPool`), in the test's process,
+without a server: what a hint message sets off on one (the instance's ``hint_seconds``
+included), and when it is refused, is decided in
+:mod:`tests.server.play.test_hint_decisions`; hints through a real server's sockets are in
+:mod:`tests.server.test_hint_pool` and the race rooms' tests.
 """
 
 from __future__ import annotations
 
-import secrets
-import signal
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
-import psutil
 import pytest
 
 from server.engine import Board, format_code, parse_action
 from server.engine.optimal import optimal_par
-from server.engine.solver import solve
-from tests.helpers.serverproc import (
-    FAST,
-    ServerProc,
-    WsClient,
-    drop_keys,
-    redis_url,
-    running_server,
-)
+from server.engine.solver import Hint, solve
+from server.solver_pool import SolverPool
 
 #: Openings whose fast solve expands more than the 256 tables between two looks at the
 #: clock (4-cell deals 2 and 3, about 2,300 tables), and a 1-cell deal of the pool.
@@ -35,128 +29,47 @@ LOST_CODE = format_code(2, 4)
 LOST_MOVE = "col10 cell3"
 
 
-@pytest.fixture(scope="module")
-def no_time_server() -> Iterator[ServerProc]:
-    """A server whose hints get no time at all to prove a shortest line: what a host so
-    busy that the solver gets none of its second amounts to. Its keys under a prefix of
-    its own: a race of another server on one of these deals would refuse its hints."""
-    prefix = f"test:hints:{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix}
-    with running_server(redis_url(), args=[*FAST, "--hint-seconds", "0"], env=env) as srv:
-        yield srv
-    drop_keys(prefix)
+@pytest.fixture
+async def pool() -> AsyncIterator[SolverPool]:
+    """One solver process at the test's own priority (at its default, idle, a busy machine
+    may give it no time in seconds)."""
+    solver = SolverPool(1, 4, policy="normal", nice=0)
+    await solver.start()
+    yield solver
+    await solver.close()
 
 
-@pytest.fixture(scope="module")
-def patient_server() -> Iterator[ServerProc]:
-    """A server whose hints have all the time a proof of the opening needs."""
-    prefix = f"test:hints:{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix}
-    with running_server(redis_url(), args=[*FAST, "--hint-seconds", "30"], env=env) as srv:
-        yield srv
-    drop_keys(prefix)
-
-
-async def solo(url: str, code: str) -> WsClient:
-    """A player alone on ``code``, its snapshot in."""
-    client = await WsClient.connect(url, "hinter")
-    await client.send({"type": "solo", "code": code})
-    await client.expect("snapshot")
-    return client
+async def hint(pool: SolverPool, board: Board, seconds: float) -> Hint:
+    """The pool's hint for ``board`` with ``seconds`` to prove a shortest line."""
+    answer = pool.submit_hint("p1", board.copy(), seconds)
+    assert answer is not None, "the pool refused the hint"
+    return await answer
 
 
 @pytest.mark.parametrize("code", OPENINGS)
 async def test_with_no_time_to_prove_the_hint_is_the_fast_solvers_winning_move(
-    no_time_server: ServerProc, code: str
+    pool: SolverPool, code: str
 ) -> None:
-    player = await solo(no_time_server.ws_url, code)
-    await player.send({"type": "hint", "id": 1})
-    answer = await player.expect("hint", id=1)
-    assert answer["status"] == "move", answer
-    assert answer["source"] == "solver" and "remaining" not in answer
+    found = await hint(pool, Board.from_code(code), 0)
+    assert found.status == "move", found
+    assert found.source == "solver" and found.remaining is None
+    assert found.move is not None
     board = Board.from_code(code)
-    board.play(parse_action(answer["move"]))  # legal, or the engine raises
+    board.play(parse_action(found.move))  # legal, or the engine raises
     assert solve(board, timeout=30).result == "solved"  # and the table still wins
-    # The server takes the move it named.
-    src, dst = answer["move"].split()
-    await player.send({"type": "move", "id": 2, "src": src, "dst": dst})
-    await player.expect("ack", id=2)
-    await player.close()
 
 
-async def test_a_lost_table_gets_no_move(no_time_server: ServerProc) -> None:
-    player = await solo(no_time_server.ws_url, LOST_CODE)
-    src, dst = LOST_MOVE.split()
-    await player.send({"type": "move", "id": 1, "src": src, "dst": dst})
-    await player.expect("ack", id=1)
-    await player.send({"type": "hint", "id": 2})
-    answer = await player.expect("hint", id=2)
-    assert answer == {"type": "hint", "id": 2, "status": "lost"}
+async def test_a_lost_table_gets_no_move(pool: SolverPool) -> None:
+    board = Board.from_code(LOST_CODE)
+    board.play(parse_action(LOST_MOVE))
+    found = await hint(pool, board, 0)
+    assert (found.status, found.move, found.source) == ("lost", None, None)
     # Undone, the table wins again and the hint names a move.
-    await player.send({"type": "undo", "id": 3})
-    await player.expect("ack", id=3)
-    await player.send({"type": "hint", "id": 4})
-    assert (await player.expect("hint", id=4))["status"] == "move"
-    await player.close()
+    assert (await hint(pool, Board.from_code(LOST_CODE), 0)).status == "move"
 
 
-async def test_a_proven_hint_says_so_with_the_actions_left(patient_server: ServerProc) -> None:
+async def test_a_proven_hint_says_so_with_the_actions_left(pool: SolverPool) -> None:
     code = format_code(1, 4)
-    player = await solo(patient_server.ws_url, code)
-    await player.send({"type": "hint", "id": 1})
-    answer = await player.expect("hint", id=1, timeout=45)
-    assert answer["status"] == "move" and answer["source"] == "proven"
-    board = Board.from_code(code)
-    assert answer["remaining"] == len(optimal_par(board, timeout=60).moves)
-    await player.close()
-
-
-def solver_processes(srv: ServerProc) -> list[psutil.Process]:
-    """The server's live solver processes."""
-    found = []
-    for child in psutil.Process(srv.proc.pid).children():
-        try:
-            if child.status() != psutil.STATUS_ZOMBIE and any(
-                "spawn_main" in part for part in child.cmdline()
-            ):
-                found.append(child)
-        except psutil.NoSuchProcess:
-            continue
-    return found
-
-
-async def test_hints_along_a_named_line_need_no_solver(no_time_server: ServerProc) -> None:
-    # Ann's first hint on a deal is searched; it names a winning line. Then the solver gets
-    # no CPU at all (stopped): Ann's hints along that line, and Bob's on the same opening,
-    # still come, each a move of the line.
-    code = format_code(5, 4)
-    ann = await solo(no_time_server.ws_url, code)
-    await ann.send({"type": "hint", "id": 1})
-    first = await ann.expect("hint", id=1)
-    assert first["status"] == "move"
-    board = Board.from_code(code)
-    workers = solver_processes(no_time_server)
-    assert workers
-    for worker in workers:
-        worker.send_signal(signal.SIGSTOP)
-    try:
-        move = first["move"]
-        for step in range(2, 6):
-            src, dst = move.split()
-            await ann.send({"type": "move", "id": 100 + step, "src": src, "dst": dst})
-            await ann.expect("ack", id=100 + step)
-            board.play(parse_action(move))
-            await ann.send({"type": "hint", "id": step})
-            answer = await ann.expect("hint", id=step)
-            assert answer["status"] == "move" and answer["source"] == "solver"
-            move = answer["move"]
-        board.play(parse_action(move))
-        assert solve(board, timeout=30).result == "solved"
-        bob = await solo(no_time_server.ws_url, code)
-        await bob.send({"type": "hint", "id": 1})
-        assert (await bob.expect("hint", id=1))["move"] == first["move"]
-    finally:
-        for worker in workers:
-            worker.send_signal(signal.SIGCONT)
-    await ann.close()
-    await bob.close()
+    found = await hint(pool, Board.from_code(code), 30)
+    assert found.status == "move" and found.source == "proven"
+    assert found.remaining == len(optimal_par(Board.from_code(code), timeout=60).moves)

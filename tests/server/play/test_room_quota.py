@@ -1,97 +1,58 @@
-"""Rooms an hour per identity and per address, through a real server: past either, a new
-game is refused with ``slow_down`` and when to come back; what was made is all still there;
-the refusal says nothing of anyone else, and a refused attempt counts for nothing."""
+"""Rooms an hour per identity and per address, decided without a server (the counters real
+on Redis, the socket a fake): past either allowance a new room is refused with
+``slow_down`` and when to come back; the refusal says nothing of anyone else, and a
+refused attempt counts for nothing. That every way to make a room asks it, and that what
+was made stays, is the journey in :mod:`tests.server.play.test_play_server`."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
-import redis.asyncio as aioredis
 
+from server.play.rooms import may_make_room
 from server.ranked.ratings import address_mark
-from server.store.keys import Keys
-from tests.helpers.serverproc import FAST, ServerProc, WsClient, redis_url, running_server
+from server.transport.clients import Client
+from tests.helpers.fakes_play import Instance, Socket, instance
 
 ADDRESS = "198.18.250.7"
+ALLOWANCES = {"SEAHAVEN_ROOMS_PER_HOUR": "3", "SEAHAVEN_ROOMS_PER_HOUR_PER_ADDRESS": "5"}
 
 
 @pytest.fixture
-async def server(key_prefix: str) -> AsyncIterator[ServerProc]:
-    args = [*FAST, "--rooms-per-hour", "3", "--rooms-per-hour-per-address", "5"]
-    with running_server(redis_url(), args=args, env={"SEAHAVEN_KEY_PREFIX": key_prefix}) as srv:
-        yield srv
+async def ctx(redis_client: Client, key_prefix: str) -> AsyncIterator[Instance]:
+    yield await instance(redis_client, key_prefix, env=ALLOWANCES)
 
 
-async def player(srv: ServerProc, name: str) -> WsClient:
-    """A player of the one address the test counts."""
-    headers = {"X-Forwarded-For": ADDRESS}
-    return await WsClient.connect(srv.ws_url, name, additional_headers=headers)
+async def make(ctx: Instance, conn: Socket, times: int) -> list[bool]:
+    return [await may_make_room(ctx, conn) for _ in range(times)]
 
 
-async def solo(c: WsClient) -> dict[str, Any]:
-    """Start a solo game and leave it: the snapshot, or the refusal."""
-    await c.send({"type": "solo"})
-    while True:
-        for kind in ("snapshot", "error"):
-            found = c.find(kind)
-            if found is not None:
-                if kind == "snapshot":
-                    await c.send({"type": "leave"})
-                    await c.expect("left")
-                return found
-        await _wait(c)
-
-
-async def _wait(c: WsClient) -> None:
-    await c.send({"type": "ping"})
-    await c.expect("pong")
-
-
-async def test_rooms_an_hour_per_identity_then_per_address(
-    server: ServerProc, key_prefix: str
-) -> None:
-    ann = await player(server, "ann")
-    rooms = []
-    for _ in range(3):
-        got = await solo(ann)
-        assert got["type"] == "snapshot", got
-        rooms.append(got["room_id"])
-    refused = await solo(ann)
-    assert refused["type"] == "error" and refused["code"] == "slow_down", refused
+async def test_rooms_an_hour_per_identity_then_per_address(ctx: Instance) -> None:
+    ann = Socket(pid="pann", address=ADDRESS)
+    assert await make(ctx, ann, 3) == [True, True, True]
+    assert ann.sent == []
+    assert await make(ctx, ann, 1) == [False]
+    (refused,) = ann.sent
+    assert (refused["type"], refused["code"]) == ("error", "slow_down")
     assert 0 < refused["retry_s"] <= 3600
     # Its message names no one and no count of anyone else's.
-    assert "ann" not in refused["message"] and ADDRESS not in refused["message"]
-    # Every other way to make a room is refused too; a race room as well.
-    await ann.send({"type": "create_room"})
-    again = await ann.expect("error", code="slow_down")
-    assert again["retry_s"] <= refused["retry_s"]
-    # Nothing made is lost: the first game is still there to come back to.
-    await ann.send({"type": "resume", "room": rooms[0], "token": ann.token, "last_seq": 0})
-    await ann.expect("room", room_id=rooms[0])
-    await ann.send({"type": "leave"})
-    await ann.expect("left")
+    assert "pann" not in refused["message"] and ADDRESS not in refused["message"]
+    assert ctx.metrics.registry.get_sample_value("seahaven_errors_total") == 1
 
     # Bob, of the same address, may make the address's last two, then hears slow_down.
-    bob = await player(server, "bob")
-    for _ in range(2):
-        assert (await solo(bob))["type"] == "snapshot"
-    late = await solo(bob)
-    assert late["type"] == "error" and late["code"] == "slow_down"
+    bob = Socket(pid="pbob", address=ADDRESS)
+    assert await make(ctx, bob, 3) == [True, True, False]
+    assert bob.sent[-1]["code"] == "slow_down"
     # A player of another address is not touched.
-    cy = await WsClient.connect(server.ws_url, "cy")
-    assert (await solo(cy))["type"] == "snapshot"
+    cy = Socket(pid="pcy", address="203.0.113.9")
+    assert await make(ctx, cy, 1) == [True]
 
     # The refusals took nothing: the counters stand at the allowances.
-    keys = Keys(key_prefix)
-    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    try:
-        assert await r.get(keys.rooms_made(ann.player_id)) == "3"
-        assert await r.get(keys.rooms_made(bob.player_id)) == "2"
-        assert await r.get(keys.address_rooms(address_mark(ADDRESS))) == "5"
-        assert 0 < await r.ttl(keys.address_rooms(address_mark(ADDRESS))) <= 3600
-    finally:
-        await r.aclose()
-    for c in (ann, bob, cy):
-        await c.close()
+    redis, keys = ctx.store.redis, ctx.store.keys
+    assert await redis.get(keys.rooms_made("pann")) == "3"
+    assert await redis.get(keys.rooms_made("pbob")) == "2"
+    assert await redis.get(keys.address_rooms(address_mark(ADDRESS))) == "5"
+    assert 0 < await redis.ttl(keys.address_rooms(address_mark(ADDRESS))) <= 3600
+    # The counters name the address by its mark alone.
+    assert not [k async for k in redis.scan_iter(match=f"*{ADDRESS}*")]

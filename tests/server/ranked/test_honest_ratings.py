@@ -1,8 +1,10 @@
 """Ratings that cannot be bought, on real server processes, a real Redis and real sockets
-(none bought): identities of one address farm nothing in a room together, nor are they paired
-by the quick race; the same pair's results count once in a window; a race ends at its time
-limit, the unfinished placed by progress; a rated room never shows the boards live; a
-provisional player is rated but listed nowhere, and moves an established rival less.
+(none bought): identities of one address are not paired by the quick race; a race ends at
+its time limit, the unfinished placed by progress; a rated room never shows the boards
+live; a provisional player is rated but listed nowhere, and moves an established rival
+less. Identities of one address farming nothing in a room together, and the same pair's
+results counting once in a window, are decided without a server in
+:mod:`tests.server.ranked.test_rating_decisions`.
 
 Each server runs in the test's process (:mod:`tests.helpers.inproc`): the time limits are the
 real ones, and a test lets them pass by moving the server's clock."""
@@ -67,34 +69,6 @@ async def settled(redis_client: aioredis.Redis, keys: Keys, client: WsClient) ->
     return dict(json.loads(await redis_client.get(keys.room_rated(room, 1)) or "{}"))
 
 
-async def test_two_identities_of_one_address_farm_nothing_in_a_public_room(
-    srv: Served, key_prefix: str, redis_client: aioredis.Redis
-) -> None:
-    """Route 1 and 2: two identities of one address race a public room; one wins, the other
-    plays on a little and gives up. Before: the winner gained (and, tied, both did)."""
-    keys = Keys(key_prefix)
-    ann, bob, code = await rated_room(srv.ws_url, lab(), lab())
-    await play_some(bob, code, MIN_ACTIONS)
-    await play_to_win(ann, code)
-    await bob.send({"type": "give_up"})
-    await ann.expect("race_over")
-    marker = await settled(redis_client, keys, ann)
-    assert marker["rated"] is False
-    assert {x["unrated_reason"] for x in marker["lines"]} == {"same_address"}
-    await asyncio.sleep(0.3)
-    assert not [m for m in ann.messages if m["type"] == "ratings"]
-    for c in (ann, bob):
-        assert await redis_client.exists(keys.rating(c.player_id, 4)) == 0
-    # The same race from two addresses counts.
-    cy, dee, code = await rated_room(srv.ws_url)
-    await play_some(dee, code, MIN_ACTIONS)
-    await play_to_win(cy, code)
-    await dee.send({"type": "give_up"})
-    ratings = await cy.expect("ratings", timeout=8)
-    lines = {x["player_id"]: x for x in ratings["changes"]}
-    assert lines[cy.player_id]["change"] > 0 > lines[dee.player_id]["change"]
-
-
 async def test_the_quick_race_pairs_two_identities_of_one_address_only_as_a_household(
     srv: Served, key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
@@ -114,57 +88,6 @@ async def test_the_quick_race_pairs_two_identities_of_one_address_only_as_a_hous
     assert not snap.get("household")
     for c in (ann, ann2, cy):
         await c.close()
-
-
-async def race_pair(
-    url: str, host: WsClient, guest: WsClient, winner: WsClient, *, rated: bool = False
-) -> Any:
-    """``host`` and ``guest`` race a rated invite room; ``winner`` wins, the other gives up
-    after some actions. The ``ratings`` event, or None if none came (with ``rated``, waited
-    for: the round settles once its finishers' review is done, which a loaded machine took
-    longer than the half second that shows that no event comes)."""
-    await host.send({"type": "create_room", "cells": 4})
-    room = (await host.expect("snapshot"))["room_id"]
-    await guest.send({"type": "join", "room": room, "role": "player"})
-    await guest.expect("snapshot")
-    await host.send({"type": "rated", "rated": True})
-    await guest.expect("room", rated=True)
-    await host.send({"type": "start"})
-    code = (await guest.expect("started"))["code"]
-    loser = guest if winner is host else host
-    await play_some(loser, code, MIN_ACTIONS)
-    await play_to_win(winner, code)
-    await loser.send({"type": "give_up"})
-    await host.expect("race_over")
-    if rated:
-        ratings: Any = await host.expect("ratings", timeout=15)
-    else:
-        await asyncio.sleep(0.5)
-        ratings = host.find("ratings")
-    for c in (host, guest):
-        await c.send({"type": "leave"})
-        await c.expect("left")
-    return ratings
-
-
-@pytest.mark.slow
-async def test_the_same_pair_counts_once_in_the_window(
-    srv: Served, key_prefix: str, redis_client: aioredis.Redis
-) -> None:
-    """Route 2: two identities (two addresses) trade wins; only the first race counts."""
-    keys = Keys(key_prefix)
-    ann = await WsClient.connect(srv.ws_url, "Ann")
-    bob = await WsClient.connect(srv.ws_url, "Bob")
-    first = await race_pair(srv.ws_url, ann, bob, ann, rated=True)
-    assert first is not None
-    after_first = int(await redis_client.hget(keys.rating(ann.player_id, 4), "rating") or 0)
-    for winner in (bob, ann, bob):
-        again = await race_pair(srv.ws_url, ann, bob, winner)
-        assert again is None  # the lower placed keeps theirs, and one racer rates nothing
-    assert await redis_client.hget(keys.rating(ann.player_id, 4), "games") == "1"
-    assert await redis_client.hget(keys.rating(bob.player_id, 4), "games") == "1"
-    now = int(await redis_client.hget(keys.rating(ann.player_id, 4), "rating") or 0)
-    assert now == after_first
 
 
 async def test_a_race_ends_at_its_time_limit_and_ranks_by_progress(

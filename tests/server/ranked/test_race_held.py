@@ -2,25 +2,27 @@
 
 - Nobody but its player sees a held finisher's race: not on their player page (race
   history), not in the replay, until an operator clears it; voided, it never shows.
-- The held round keeps what its settlement needs: cleared (or voided) after the room's
-  rematch, or after the room expired, the ratings change exactly as if decided at once.
-- The review of a finisher is claimed once: two instances that both see the race end score
-  it once, and a claim whose instance died is taken over after its expiry.
+- A held arena finisher, once cleared, takes the points of their place.
+- A server keeps the held list within its bound by itself.
+
+What the ratings do once a held round's finishers are decided (as if at once, whatever the
+room did since), and that two instances review a finisher once (a dead one's claim taken
+over once it expires), is decided without a server in
+:mod:`tests.server.ranked.test_held_races`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from openskill.models import PlackettLuce
 
 from server.arena.points import race_points
+from server.fairplay.holds import Holds
 from server.records.replays import replay_id
 from server.store.keys import Keys
 from tests.helpers.arenas import private_arena
@@ -138,112 +140,6 @@ async def _finished(srv: ServerProc, pid: str) -> bool:
     return int(page(srv, pid)["races"]["finished"]) == 1
 
 
-def expected(ranks: list[int]) -> list[tuple[float, float]]:
-    """The model's (mu, sigma) of fresh racers placed ``ranks``."""
-    model = PlackettLuce()
-    rated = model.rate([[model.rating()] for _ in ranks], ranks=[float(r) for r in ranks])
-    return [(team[0].mu, team[0].sigma) for team in rated]
-
-
-async def drop_room(redis_client: aioredis.Redis, prefix: str, room: str) -> None:
-    """The room expires: every key of it goes (as its TTL would take them)."""
-    found = [k async for k in redis_client.scan_iter(match=f"{prefix}room:{{{room}}}*")]
-    assert found
-    await redis_client.delete(*found)
-
-
-@pytest.mark.parametrize("since", ["rematch", "expired"])
-@pytest.mark.parametrize("decision", ["clear", "void"])
-@pytest.mark.slow
-async def test_a_held_round_settles_whatever_the_room_did_since(
-    srv: ServerProc, key_prefix: str, redis_client: aioredis.Redis, decision: str, since: str
-) -> None:
-    keys = Keys(key_prefix)
-    (ann, bob, cy), room, code = await rated_room(srv.ws_url, ["Ann", "Bob", "Cy"])
-    await play_some(bob, code, MIN_ACTIONS)
-    await play_to_win(ann, code)  # both at a script's pace: both held
-    await play_to_win(cy, code)
-    await bob.send({"type": "give_up"})
-    await ann.expect("race_over")
-    held_ann = await until_held(srv, ann.player_id)
-    held_cy = await until_held(srv, cy.player_id)
-    if since == "rematch":
-        await ann.send({"type": "rematch"})
-        await ann.expect("room", round=2)
-    else:
-        await drop_room(redis_client, key_prefix, room)
-    status, done = request(srv, "POST", f"/api/admin/clear/{held_cy['result']}", TOKEN)
-    assert (status, done["status"]) == (200, "cleared")
-    await asyncio.sleep(2.5)  # Ann still held: nobody's rating moves
-    for c in (ann, bob, cy):
-        assert await redis_client.exists(keys.rating(c.player_id, 4)) == 0
-    status, done = request(srv, "POST", f"/api/admin/{decision}/{held_ann['result']}", TOKEN)
-    assert status == 200, done
-
-    async def rated() -> bool:
-        return bool(await redis_client.exists(keys.rating(bob.player_id, 4)))
-
-    await until(rated)
-    await asyncio.sleep(0.5)
-    if decision == "clear":  # as if cleared at once: Ann 1st, Cy 2nd, Bob 3rd
-        want = dict(zip((ann, cy, bob), expected([1, 2, 3]), strict=True))
-    else:  # Ann voided keeps her rating (none); Cy 1st of the counted, Bob after
-        want = dict(zip((cy, bob), expected([2, 3]), strict=True))
-        assert await redis_client.exists(keys.rating(ann.player_id, 4)) == 0
-    for c, (mu, sigma) in want.items():
-        got = await redis_client.hgetall(keys.rating(c.player_id, 4))
-        assert float(got["mu"]) == pytest.approx(mu), c.player_id
-        assert float(got["sigma"]) == pytest.approx(sigma)
-        assert got["games"] == "1"
-    # The finishers' races count on their pages now (the voided one's never).
-    await until(lambda: _finished(srv, cy.player_id), step=API_STEP)
-    assert _count(srv, ann.player_id) == (1 if decision == "clear" else 0)
-    for c in (ann, bob, cy):
-        await c.close()
-
-
-def _count(srv: ServerProc, pid: str) -> int:
-    return int(page(srv, pid)["races"]["finished"])
-
-
-async def two_instance_race(
-    one: ServerProc, two: ServerProc, redis_client: aioredis.Redis, keys: Keys, dead_claim: bool
-) -> tuple[WsClient, WsClient, str, float]:
-    """Ann on one instance, Bob on the other (both instances see the race end); Ann wins at
-    a script's pace (held), Bob gives up. ``dead_claim``: an instance that died while
-    reviewing Ann's finish left its claim behind (4 s left). Returns Ann, Bob, the room and
-    the time (monotonic) after which that claim has surely expired (now when there is
-    none)."""
-    ann = await WsClient.connect(one.ws_url, "Ann")
-    bob = await WsClient.connect(two.ws_url, "Bob")
-    await ann.send({"type": "create_room", "cells": 4})
-    room = str((await ann.expect("snapshot"))["room_id"])
-    await bob.send({"type": "join", "room": room, "role": "player"})
-    await bob.expect("snapshot")
-    await ann.send({"type": "rated", "rated": True})
-    await bob.expect("room", rated=True, state="lobby")
-    await ann.send({"type": "start"})
-    code = str((await ann.expect("started"))["code"])
-    await bob.expect("started")
-    expired = time.monotonic()
-    if dead_claim:
-        # Redis counts the 4 s from its SET, which comes after this reading of the clock.
-        expired = time.monotonic() + 4.0
-        await redis_client.set(keys.review_claim(room, 1, ann.player_id), "dead:1", px=4000)
-    await play_some(bob, code, MIN_ACTIONS)
-    await play_to_win(ann, code)
-    await bob.send({"type": "give_up"})
-    await bob.expect("race_over")
-    await ann.expect("race_over")
-    return ann, bob, room, expired
-
-
-def reviews(servers: tuple[ServerProc, ...], pid: str, room: str) -> int:
-    """How many times the servers scored (and held) ``pid``'s finish, by their logs."""
-    line = f"race finisher {pid} of {room}/1 held"
-    return sum(srv.log().count(line) for srv in servers)
-
-
 def arena_line(srv: ServerProc, arena: str, pid: str) -> dict[str, Any]:
     """A player's line of ``GET /api/arena/ID`` (none before their first race) and the
     races the table counted."""
@@ -296,31 +192,27 @@ async def test_a_held_arena_finisher_once_cleared_takes_the_points_of_their_plac
         await c.close()
 
 
-@pytest.mark.parametrize("dead_claim", [False, True], ids=["both_alive", "dead_claim"])
-@pytest.mark.slow
-async def test_two_instances_review_a_finisher_once(
-    key_prefix: str, redis_client: aioredis.Redis, dead_claim: bool
+async def test_a_server_keeps_the_held_list_within_its_bound(
+    key_prefix: str, redis_client: aioredis.Redis
 ) -> None:
-    keys = Keys(key_prefix)
-    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
-    with (
-        running_server(redis_url(), args=ARGS, env=env) as one,
-        running_server(redis_url(), args=ARGS, env=env) as two,
-    ):
-        ann, bob, room, expired = await two_instance_race(one, two, redis_client, keys, dead_claim)
-        await until_held(one, ann.player_id)
-        # A dead instance's claim is waited out, then taken over (on a loaded machine the
-        # race itself may outlast the claim: the finish is then reviewed at once).
-        assert time.monotonic() >= expired
-        await asyncio.sleep(2.0)
-        assert reviews((one, two), ann.player_id, room) == 1, (one.log()[-3000:], two.log()[-3000:])
-        assert await redis_client.exists(keys.review_claim(room, 1, ann.player_id)) == 0
-        # Cleared: settled once, whichever instance takes it; one `ratings` to each racer.
-        rid = replay_id(room, 1, ann.player_id)
-        assert request(one, "POST", f"/api/admin/clear/{rid}", TOKEN)[0] == 200
-        await ann.expect("ratings", timeout=10)
-        await bob.expect("ratings", timeout=10)
-        await asyncio.sleep(1.0)
-        assert [m["type"] for m in ann.messages + bob.messages].count("ratings") == 2
-        for c in (ann, bob):
-            await c.close()
+    """The bound's rules are :mod:`tests.server.ranked.test_held_bound`'s; here, that a
+    server keeps it by itself, and that its route refuses a bad cursor."""
+    holds = Holds.on(redis_client, Keys(key_prefix), 3600)
+    args = [*FAST, "--admin-token", TOKEN, "--held-max", "1"]
+    args += ["--api-rate", "1000", "--api-burst", "1000"]  # polled: never rate limited
+    with running_server(redis_url(), args=args, env={"SEAHAVEN_KEY_PREFIX": key_prefix}) as srv:
+        for i in range(3):  # rooms long gone: settling them touches no rating
+            result = f"GONE{i:02d}-1-p{i}"
+            await holds.reviews.hold(
+                {"result": result, "kind": "race", "player_id": f"p{i}", "score": {"held": True}}
+                | {"room": f"GONE{i:02d}", "round": 1}
+            )
+
+        def at_cap() -> list[str] | None:
+            status, body = request(srv, "GET", "/api/admin/held?limit=50", TOKEN)
+            assert status == 200, body
+            return [h["result"] for h in body["held"]] if body["total"] == 1 else None
+
+        assert await until(at_cap, timeout=15, what="the held list at its cap") == ["GONE02-1-p2"]
+        status, body = request(srv, "GET", "/api/admin/held?after=x", TOKEN)
+        assert status == 400 and body["error"] == "bad_after"
