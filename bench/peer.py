@@ -178,6 +178,7 @@ def colyseus(args: argparse.Namespace) -> dict[str, Any]:
                         "rooms": k,
                         "spectators": args.spectators,
                         "deals": deals(),
+                        "result": str(tmp / f"result{i}.json"),
                     }
                 )
             )
@@ -199,7 +200,9 @@ def colyseus(args: argparse.Namespace) -> dict[str, Any]:
             p.stdin.write(json.dumps({"go_at": go_at, "stop_at": stop_at}) + "\n")
             p.stdin.flush()
         window = measure(http_url, server.pid, [p.pid for p in loads], racers, go_at, stop_at)
-        results = [read_line(p.stdout, "its result")["result"] for p in loads]  # type: ignore[arg-type]
+        for p in loads:
+            read_line(p.stdout, "its result")  # type: ignore[arg-type]
+        results = [json.loads((tmp / f"result{i}.json").read_text()) for i in range(n)]
         for p in loads:
             p.wait(30)
     finally:
@@ -293,25 +296,33 @@ def report(config: str, r: dict[str, Any]) -> None:
         print(f"    failure: {failure[:300]}")
 
 
-def ratio(runs: dict[str, list[dict[str, Any]]], a: str, b: str, f: Callable[..., float]) -> float:
-    """The median over the rounds of each round's ratio a / b."""
-    pairs = [f(x) / f(y) for x, y in zip(runs[a], runs[b], strict=True) if f(y)]
+Rounds = list[dict[str, dict[str, Any]]]
+
+
+def ratio(rounds: Rounds, a: str, b: str, f: Callable[..., float]) -> float:
+    """The median over the rounds (where both ran) of each round's ratio a / b."""
+    pairs = [f(r[a]) / f(r[b]) for r in rounds if a in r and b in r and f(r[b])]
     return statistics.median(pairs) if pairs else float("nan")
 
 
-def table(runs: dict[str, list[dict[str, Any]]]) -> None:
-    """Medians over the rounds, and the medians of the rounds' ratios."""
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def table(rounds: Rounds) -> None:
+    """Medians over the rounds, and the medians of the rounds' ratios (a run that failed
+    counts in neither)."""
     head = [*CONFIGS, "ours / Colyseus", "ours / floor", "Colyseus / floor"]
     print("| median over the rounds | " + " | ".join(head) + " |")
     print("|---" * (len(head) + 1) + "|")
     for name, f, fmt in FIGURES:
-        cells = [format(statistics.median(f(r) for r in runs[c]), fmt) for c in CONFIGS]
+        cells = [format(median([f(r[c]) for r in rounds if c in r]), fmt) for c in CONFIGS]
         if name.startswith("its Redis"):
             cells[1:] = ["-", "-"]
             ratios = ["-", "-", "-"]
         else:
             ratios = [
-                format(ratio(runs, a, b, f), ".2f")
+                format(ratio(rounds, a, b, f), ".2f")
                 for a, b in (("ours", "Colyseus"), ("ours", "floor"), ("Colyseus", "floor"))
             ]
         print(f"| {name} | " + " | ".join([*cells, *ratios]) + " |")
@@ -335,15 +346,20 @@ def main() -> int:
         f"{os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    runs: dict[str, list[dict[str, Any]]] = {c: [] for c in CONFIGS}
+    rounds: Rounds = []
     for i in range(args.rounds):
         print(f"round {i + 1}", flush=True)
+        rounds.append({})
         for k in range(len(CONFIGS)):
             config = CONFIGS[(i + k) % len(CONFIGS)]  # each takes each place in turn
-            r = one(args, config)
-            runs[config].append(r)
+            try:
+                r = one(args, config)
+            except Exception as exc:  # one failed run should not cost the others
+                print(f"  {config}: the run failed: {exc!r}", flush=True)
+                continue
+            rounds[-1][config] = r
             report(config, r)
-    table(runs)
+    table(rounds)
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 

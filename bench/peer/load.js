@@ -3,11 +3,13 @@
 // raced at one action a second per racer along the lines bench/move_cost.py races.
 //
 // Run: node load.js CONFIG.json, where the config holds {url, first, rooms, spectators,
-// deals: [{code, actions: [{type, ...payload}]}]}. It prints {"ready": n} once its rooms are
-// set up, reads {"go_at", "stop_at"} (Unix seconds) from stdin, and prints {"result": ...}:
-// the ack latencies (ms), and the bytes and frames its clients received while racing.
+// deals: [{code, actions: [{type, ...payload}]}], result}. It prints {"ready": n} once its
+// rooms are set up, reads {"go_at", "stop_at"} (Unix seconds) from stdin, writes to the file
+// `result` the ack latencies (ms) and the bytes and frames its clients received while
+// racing, and prints {"done": true}. (A pipe takes a large line only in parts, and a
+// process that exits at once may cut it.)
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { Client } from "@colyseus/sdk";
 
@@ -114,12 +116,16 @@ async function main() {
   const go = JSON.parse((await lines[Symbol.asyncIterator]().next()).value);
   const raced = await Promise.allSettled(rooms.map((r) => raceRoom(r, go.go_at, go.stop_at)));
   for (const r of raced) if (r.status === "rejected") out.failed.push(String(r.reason));
-  process.stdout.write(JSON.stringify({ result: out }) + "\n");
-  process.exit(0);
+  finish(0);
+}
+
+function finish(status) {
+  writeFileSync(config.result, JSON.stringify(out));
+  process.stdout.write(JSON.stringify({ done: true }) + "\n", () => process.exit(status));
 }
 
 main().catch((err) => {
   out.failed.push(`load process failed: ${err?.stack ?? err}`);
-  process.stdout.write(JSON.stringify({ ready: 0 }) + "\n" + JSON.stringify({ result: out }) + "\n");
-  process.exit(1);
+  process.stdout.write(JSON.stringify({ ready: 0 }) + "\n");
+  finish(1);
 });

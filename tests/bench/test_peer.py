@@ -9,6 +9,7 @@ import contextlib
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 
@@ -17,6 +18,8 @@ import pytest
 from server.engine import Board, parse_action
 from server.engine.errors import IllegalAction
 from tests import ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
 
 #: Deals of each cell count; the last one's walk clears columns and moves groups.
 CODES = ("SH1-C4-AAAAAJ2", "SH1-C4-BCDEFGH", "SH1-C2-AAAAAJ2", "SH1-C1-ZZZZZZ7", "SH1-C4-AB3CD7E")
