@@ -54,7 +54,8 @@ def seen(board: Board) -> dict[str, object]:
 
 
 def test_the_peer_rules_are_the_engines() -> None:
-    cases = [{"code": code, "line": walk(code, seed)} for seed, code in enumerate(CODES)]
+    lines = [walk(code, seed) for seed, code in enumerate(CODES)]
+    cases = [{"code": code, "line": line} for code, line in zip(CODES, lines, strict=True)]
     done = subprocess.run(
         ["node", str(ROOT / "bench" / "peer" / "check.js")],
         input=json.dumps(cases).encode(),
@@ -64,17 +65,17 @@ def test_the_peer_rules_are_the_engines() -> None:
     )
     steps_of = json.loads(done.stdout)
     refused = 0
-    for case, steps in zip(cases, steps_of, strict=True):
-        board = Board.from_code(case["code"])
-        assert steps[0] == seen(board), case["code"]
-        for text, step in zip(case["line"], steps[1:], strict=True):
+    for code, line, steps in zip(CODES, lines, steps_of, strict=True):
+        board = Board.from_code(code)
+        assert steps[0] == seen(board), code
+        for text, step in zip(line, steps[1:], strict=True):
             try:
                 board.play(parse_action(text))
             except IllegalAction:
-                assert "refused" in step, (case["code"], text, step)
+                assert "refused" in step, (code, text, step)
                 refused += 1
                 continue
-            assert step == seen(board), (case["code"], text)
+            assert step == seen(board), (code, text)
     assert refused > 10  # the walks tried actions the rules refuse
 
 
