@@ -38,9 +38,10 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -107,12 +108,12 @@ def ours(args: argparse.Namespace, floor: bool) -> dict[str, Any]:
     latencies = [x * 1000 for res in results for x in res["latencies"]]
     return {
         **r,
-        **received(latencies, sum(res.get("bytes", 0) for res in results), results),
+        **received(latencies, sum(res.get("bytes", 0) for res in results)),
         "frames": sum(res.get("frames", 0) for res in results),
     }
 
 
-def received(latencies: list[float], nbytes: int, results: list[dict[str, Any]]) -> dict[str, Any]:
+def received(latencies: list[float], nbytes: int) -> dict[str, Any]:
     """The figures the load clients measured: ack percentiles (ms), bytes per move."""
     acked = len(latencies)
     return {
@@ -140,8 +141,10 @@ def deals() -> list[dict[str, Any]]:
     ]
 
 
-def read_line(stream: IO[str], what: str) -> dict[str, Any]:
-    line = stream.readline()
+def read_line(proc: subprocess.Popen[str], what: str) -> dict[str, Any]:
+    """The next line a Colyseus load process prints, parsed."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
     if not line:
         raise RuntimeError(f"a Colyseus load process ended before {what}")
     parsed: dict[str, Any] = json.loads(line)
@@ -164,7 +167,7 @@ def colyseus(args: argparse.Namespace) -> dict[str, Any]:
     )
     loads: list[subprocess.Popen[str]] = []
     try:
-        move_cost.wait_healthy(http_url, server)  # type: ignore[arg-type]  # bytes or str alike
+        move_cost.wait_healthy(http_url, server)
         n = args.load_procs
         first = 0
         for i in range(n):
@@ -192,7 +195,7 @@ def colyseus(args: argparse.Namespace) -> dict[str, Any]:
                     text=True,
                 )
             )
-        ready = sum(read_line(p.stdout, "its rooms were ready")["ready"] for p in loads)  # type: ignore[arg-type]
+        ready = sum(read_line(p, "its rooms were ready")["ready"] for p in loads)
         go_at = time.time() + 1.0
         stop_at = go_at + 2 + args.seconds
         for p in loads:
@@ -201,7 +204,7 @@ def colyseus(args: argparse.Namespace) -> dict[str, Any]:
             p.stdin.flush()
         window = measure(http_url, server.pid, [p.pid for p in loads], racers, go_at, stop_at)
         for p in loads:
-            read_line(p.stdout, "its result")  # type: ignore[arg-type]
+            read_line(p, "its result")
         results = [json.loads((tmp / f"result{i}.json").read_text()) for i in range(n)]
         for p in loads:
             p.wait(30)
@@ -219,11 +222,12 @@ def colyseus(args: argparse.Namespace) -> dict[str, Any]:
     latencies = [x for r in results for x in r["latencies"]]
     return {
         **window,
-        **received(latencies, sum(r["bytes"] for r in results), results),
+        **received(latencies, sum(r["bytes"] for r in results)),
         "frames": sum(r["frames"] for r in results),
         "rejects": sum(r["rejects"] for r in results),
         "unanswered": sum(r["unanswered"] for r in results),
-        "failed": sum(len(r["failed"]) for r in results) + rooms - ready,
+        # A room that failed its setup is in "failed" too, unless its process failed first.
+        "failed": max(sum(len(r["failed"]) for r in results), rooms - ready),
         "failures": [f for r in results for f in r["failed"] if f][:3],
     }
 
@@ -269,7 +273,7 @@ FIGURES: list[tuple[str, Callable[[dict[str, Any]], float], str]] = [
     ("ack p50 (ms)", lambda r: r["p50"], ".2f"),
     ("ack p99 (ms)", lambda r: r["p99"], ".2f"),
     ("bytes to the room per move", lambda r: r["bytes_per_move"], ".0f"),
-    ("frames to the room per move", lambda r: r["frames"] / r["acked"], ".2f"),
+    ("frames to the room per move", lambda r: r["frames"] / max(1, r["acked"]), ".2f"),
     ("acked moves a second (window)", lambda r: r["moves_s"], ".0f"),
     ("load clients' CPU per move (ms)", lambda r: r["load_ms_per_move"], ".3f"),
 ]
@@ -355,7 +359,12 @@ def main() -> int:
             try:
                 r = one(args, config)
             except Exception as exc:  # one failed run should not cost the others
-                print(f"  {config}: the run failed: {exc!r}", flush=True)
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                print(
+                    f"  {config}: the run failed: {exc!r} "
+                    f"({Path(where.filename).name}:{where.lineno} {where.name})",
+                    flush=True,
+                )
                 continue
             rounds[-1][config] = r
             report(config, r)
