@@ -99,9 +99,12 @@ def wrapper(out: str) -> Path:
     return path
 
 
-def one_run(args: argparse.Namespace, tree: Path, floor: bool = False) -> dict[str, Any]:
+def one_run(
+    args: argparse.Namespace, tree: Path, floor: bool = False, worker: Any = load_worker
+) -> dict[str, Any]:
     """Start Redis and the server (``floor``: ``bench/fanout_floor.py`` instead), race
-    them, return the figures of the window."""
+    them, return the figures of the window (and, as ``results``, the load processes' own,
+    from ``worker``: :func:`~bench.race_clients.load_worker` or a wrapper of it)."""
     cprofile = None if floor else args.cprofile  # the floor is not profiled
     spy_file = None if floor else args.profile
     rooms = max(1, args.racers // ROOM_SIZE)
@@ -146,7 +149,7 @@ def one_run(args: argparse.Namespace, tree: Path, floor: bool = False) -> dict[s
             ws_url = f"ws://127.0.0.1:{port}/ws"
             procs.append(
                 mp.Process(
-                    target=load_worker,
+                    target=worker,
                     args=(ws_url, first, k, args.spectators, codes, ready, go, queue),
                     kwargs={"lean": not args.websockets_clients},
                 )
@@ -215,6 +218,7 @@ def one_run(args: argparse.Namespace, tree: Path, floor: bool = False) -> dict[s
             "rejects": sum(r["rejects"] for r in results),
             "unanswered": sum(r["unanswered"] for r in results),
             "failed": len(failed),
+            "results": results,
         }
     finally:
         server.terminate()
