@@ -45,14 +45,24 @@ async def joined(store: Store, room: str, pid: str, role: str) -> Status:
     return (await store.join(room, pid, role, member, 8, f"c-{pid}")).status
 
 
-def commit(room: str, pid: str, board: Board, actions: list[str], version: int) -> MoveCommit:
+def commit(
+    room: str,
+    pid: str,
+    board: Board,
+    actions: list[str],
+    version: int,
+    *,
+    now: int = NOW,
+    origin: str = "",
+) -> MoveCommit:
     """One request of ``actions`` (a send home's taps when several) played on ``board``, as
-    the move path builds it: one log entry, delta and progress per action."""
+    the move path builds it: one log entry, delta and progress per action, at ``now``,
+    from the socket ``origin`` (one of ``pid``'s by default)."""
     entries, deltas, progress, legal = [], [], [], []
     for n, text in enumerate(actions, 1):
         delta = board.play(parse_action(text))
         log_id = version + 1 if len(actions) == 1 else f"{version + 1}.{n}"
-        entries.append(f"{NOW}\t{log_id}\t{text}")
+        entries.append(f"{now}\t{log_id}\t{text}")
         deltas.append(wire.delta_body(pid, 1, text, delta, board, 10))
         progress.append(wire.progress_body(pid, 1, board))
         legal.append(wire.legal(board))
@@ -71,8 +81,8 @@ def commit(room: str, pid: str, board: Board, actions: list[str], version: int) 
         time_ms=10,
         moves=board.moves,
         result=wire.result(pid, pid.title(), "finished", 10, board.moves) if won else "",
-        origin=f"c-{pid}",
-        now=NOW,
+        origin=origin or f"c-{pid}",
+        now=now,
     )
 
 
