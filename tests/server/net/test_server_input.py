@@ -4,14 +4,13 @@ it with 1009, the sockets of an address, the hello timeout, a resume far behind)
 
 What the socket's checks decide about each frame (its size, rate, JSON, type, fields; hello
 first) is tested without a server in ``test_session_input.py``; a board's limits on the
-store in ``tests/server/store/test_board_limits.py``."""
+store in ``tests/server/store/test_board_limits.py``; the server's own routes and the
+client's files through the front in ``tests/server/http/test_http_files.py``."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -28,7 +27,6 @@ from server.engine import Board
 from server.engine.solver import solve
 from server.net.limits import MAX_SOCKET_FRAME
 from server.net.wire import board_view
-from tests import ROOT
 from tests.helpers.fuzz_frames import frames
 from tests.helpers.race_keys import RACE_KEYS
 from tests.helpers.serverproc import ServerProc, WsClient, decoded, redis_url, running_server
@@ -188,61 +186,6 @@ async def test_a_socket_that_never_says_hello_is_closed(strict_server: ServerPro
     await talker.send(json.dumps({"type": "ping"}))  # past the timeout, still served
     assert json.loads(await talker.recv())["type"] == "pong"
     await talker.close()
-
-
-def test_http_routes(race_server: ServerProc) -> None:
-    with urllib.request.urlopen(race_server.http_url + "/healthz") as res:
-        assert res.status == 200 and json.load(res)["redis"] is True
-    with urllib.request.urlopen(race_server.http_url + "/metrics") as res:
-        text = res.read().decode()
-    assert "seahaven_connections " in text and "seahaven_move_latency_seconds_bucket" in text
-    for bad in ("/../pyproject.toml", "/%2e%2e/pyproject.toml", "/nope.html"):
-        with pytest.raises(urllib.error.HTTPError) as info:
-            urllib.request.urlopen(race_server.http_url + bad)
-        assert info.value.code == 404
-        info.value.close()
-
-
-def test_the_static_server_serves_only_the_clients_own_files(race_server: ServerProc) -> None:
-    """Route 6: ``/tests/measure_latency.py`` and ``/README.md`` of ``client_web/`` were
-    served. An allow-list of the client's folders and extensions decides."""
-    client = ROOT / "client_web"
-    served = [
-        "/",
-        "/index.html",
-        "/css/app.css",
-        "/js/app.js",
-        "/js/views/daily.js",
-        "/i18n/en.json",
-        "/rules/en.html",
-        "/img/icon.svg",
-    ]
-    for path in served:
-        with urllib.request.urlopen(race_server.http_url + path) as res:
-            assert res.status == 200, path
-    refused = [
-        "/tests/measure_latency.py",
-        "/tests/apply_deltas.mjs",
-        "/README.md",
-        "/js/../README.md",
-        "/css/app.js",  # a folder serves its own kind of file only
-        "/i18n/../tests/measure_latency.py",
-        "/../pyproject.toml",
-        "/%2e%2e/server/settings.py",
-    ]
-    assert (client / "tests" / "measure_latency.py").is_file() and (client / "README.md").is_file()
-    for path in refused:
-        with pytest.raises(urllib.error.HTTPError) as info:
-            urllib.request.urlopen(race_server.http_url + path)
-        assert info.value.code == 404, path
-        info.value.close()
-    # Every file the page loads is served: each one the client's tree holds outside its
-    # tests and README.
-    for file in client.rglob("*"):
-        rel = file.relative_to(client).as_posix()
-        if file.is_file() and not rel.startswith("tests/") and rel != "README.md":
-            with urllib.request.urlopen(f"{race_server.http_url}/{rel}") as res:
-                assert res.status == 200, rel
 
 
 async def test_an_oversized_frame_is_refused_up_to_the_hard_cap_and_closes_past_it(

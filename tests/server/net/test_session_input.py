@@ -58,6 +58,8 @@ async def hello(conn: Sent, handlers: Handlers) -> None:
         ('{"type": "move", "id": "one", "src": "col1", "dst": "found"}', "invalid_message"),
         ('{"type": "move", "id": 1, "src": "col0", "dst": "found"}', "invalid_message"),
         ('{"type": "hello", "name": "' + "n" * 100 + '"}', "invalid_message"),
+        # A leaderboard view the server does not rank.
+        ('{"type": "watch_leaderboard", "date": "2026-03-14", "by": "luck"}', "invalid_message"),
         ("x" * 5000, "too_large"),
         ("♠" * 1500, "too_large"),  # 1500 characters, 4500 bytes: the cap is in bytes
         (b"\xff\xfe\x00", "bad_json"),
