@@ -123,9 +123,12 @@ async def test_room_errors(race_server: ServerProc) -> None:
 @pytest.fixture(scope="module")
 def strict_server() -> Iterator[ServerProc]:
     """A server with an origin allow-list, 3 sockets an address, 0.5 s to say hello, and
-    resumes of at most 5 events."""
+    resumes of at most 5 events. It believes the address a test names in
+    ``X-Forwarded-For`` (see :func:`behind`), so that the sockets one test leaves closing
+    never count against the next one's."""
     args = ["--allow-origin", "https://friends.example", "--resume-max-events", "5"]
     args += ["--sockets-per-address", "3", "--hello-timeout-s", "0.5"]
+    args += ["--trusted-proxy", "127.0.0.1/32"]
     with running_server(redis_url(), args=args) as srv:
         yield srv
 
@@ -159,23 +162,34 @@ async def test_foreign_origins_are_refused(strict_server: ServerProc) -> None:
     assert strict_server.health()["ok"] is True
 
 
+def behind(address: str) -> dict[str, str]:
+    """The headers of a client at ``address`` (behind the trusted proxy)."""
+    return {"X-Forwarded-For": address}
+
+
 async def test_sockets_per_address_are_capped(strict_server: ServerProc) -> None:
-    held = [await connect(strict_server.ws_url) for _ in range(3)]
-    extra = await connect(strict_server.ws_url)
+    url, address = strict_server.ws_url, behind("203.0.113.31")
+    held = [await connect(url, additional_headers=address) for _ in range(3)]
+    # Another address has places of its own.
+    other = await connect(url, additional_headers=behind("203.0.113.32"))
+    await other.send(json.dumps({"type": "ping"}))
+    assert json.loads(await other.recv())["type"] == "pong"
+    extra = await connect(url, additional_headers=address)
     await asyncio.wait_for(extra.wait_closed(), 5)
     assert extra.close_code == 1013
     await held[0].close()
     await asyncio.sleep(0.1)
-    again = await connect(strict_server.ws_url)  # a place is free again
+    again = await connect(url, additional_headers=address)  # a place is free again
     await again.send(json.dumps({"type": "hello", "name": "Ann"}))
     assert json.loads(await again.recv())["type"] == "welcome"
-    for ws in [*held[1:], again]:
+    for ws in [*held[1:], again, other]:
         await ws.close()
 
 
 async def test_a_socket_that_never_says_hello_is_closed(strict_server: ServerProc) -> None:
-    silent = await connect(strict_server.ws_url)
-    talker = await connect(strict_server.ws_url)
+    address = behind("203.0.113.33")
+    silent = await connect(strict_server.ws_url, additional_headers=address)
+    talker = await connect(strict_server.ws_url, additional_headers=address)
     await talker.send(json.dumps({"type": "hello", "name": "Bob"}))
     await talker.recv()
     await asyncio.wait_for(silent.wait_closed(), 5)
