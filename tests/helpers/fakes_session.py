@@ -13,7 +13,7 @@ records what reaches them.
 
 Usage::
 
-    instance = FakeInstance(settings(["--rate", "5", "--burst", "10"]))
+    instance = FakeInstance(settings(["--rate", "5", "--burst", "10"]))  # tests.helpers.inproc
     conn, handlers = Sent.on(instance), Handlers()
     await conn.handle('{"type": "ping"}', handlers)
     handlers.seen == ["ping"]; conn.answers == []

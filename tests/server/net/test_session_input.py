@@ -4,9 +4,10 @@ of its type sees it; bad input is answered with one clear error and reaches no h
 nothing changes), and whatever a handler raises is an error, never the socket's end.
 
 On :class:`server.net.session.Conn` with a fake of the narrow
-:class:`server.net.session.Instance` (``tests/helpers/fakes_session.py``). Through a server:
-a frame past the hard cap closing the socket (1009), the sockets of an address, the hello
-timeout (``test_limits.py``); a live game that stays whole (``test_server_input.py``).
+:class:`server.net.session.Instance` (``tests/helpers/fakes_session.py``). Through a server
+(``test_server_input.py``): a frame past the hard cap closing the socket (1009), the
+sockets of an address, the hello timeout, and frames thrown at a live game that stays
+whole.
 """
 
 from __future__ import annotations
@@ -21,16 +22,16 @@ from hypothesis import strategies as st
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.net.session import AFTER_SIGN_OUT, BEFORE_HELLO
-from tests.helpers.fakes_arena import settings as serve_settings
 from tests.helpers.fakes_session import FakeInstance, Handlers, Sent
 from tests.helpers.fuzz_frames import frames
+from tests.helpers.inproc import settings as serve_settings
 
 HELLO = '{"type": "hello", "name": "ann"}'
 MOVE = '{"type": "move", "id": 1, "src": "col1", "dst": "cell3"}'
 
 
 #: Settings whose per-socket rate is out of the way.
-ROOMY = serve_settings("--rate", "1000", "--burst", "1000")
+ROOMY = serve_settings(["--rate", "1000", "--burst", "1000"])
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +144,7 @@ async def test_a_handler_that_fails_is_an_error_and_the_socket_is_served_on(
 
 
 async def test_a_flood_is_rate_limited_and_the_bucket_refills() -> None:
-    instance = FakeInstance(serve_settings("--rate", "5", "--burst", "10"))
+    instance = FakeInstance(serve_settings(["--rate", "5", "--burst", "10"]))
     try:
         conn, handlers = Sent.on(instance), Handlers()
         await hello(conn, handlers)  # one token of the burst
@@ -161,7 +162,7 @@ async def test_a_flood_is_rate_limited_and_the_bucket_refills() -> None:
 
 
 async def test_binary_and_oversized_frames_count_against_the_rate() -> None:
-    instance = FakeInstance(serve_settings("--rate", "2", "--burst", "2"))
+    instance = FakeInstance(serve_settings(["--rate", "2", "--burst", "2"]))
     try:
         conn, handlers = Sent.on(instance), Handlers()
         await conn.handle(b'{"type":"ping"}', handlers)  # binary: refused, and counted

@@ -77,7 +77,7 @@ async def test_a_perfect_finish_is_marked_and_one_action_more_is_not() -> None:
         await until(lambda: http_request(mine, token=ann.token)[1]["perfect"]["solo"] == 1)
         own = http_request(mine, token=ann.token)[1]["perfect"]
         assert own == {"race": 0, "solo": 1, "daily": 0, "unrated": 0, "total": 1}
-        # Issue 34: a solo game proves nothing (a solver's line typed in): its own count.
+        # A solo game proves nothing (a solver's line typed in): its own count, not public.
         status, body = get(srv, f"/api/player/{ann.player_id}")
         assert status == 200 and body["perfect"] == {"race": 0, "daily": 0, "total": 0}
         await ann.send({"type": "leave"})
