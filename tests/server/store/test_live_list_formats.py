@@ -1,4 +1,5 @@
-"""The Watch list (``GET /api/rooms/live``) reads every state a public room can be in.
+"""The Watch list (``GET /api/rooms/live``, :func:`server.store.listing.live_rooms`) reads
+every state a public room can be in, on a real Redis through the store's own scripts.
 
 A racer who finishes with "Send all home" commits several actions in one request, and the
 move script keeps each one's progress, a line each, in the room's progress field: the list
@@ -8,18 +9,30 @@ ran. One room it cannot read never fails the whole list either.
 
 from __future__ import annotations
 
-import asyncio
-import json
-from typing import Any
+from collections.abc import AsyncIterator
 
+import pytest
 import redis.asyncio as aioredis
 
-from server.clients.bot import action_message
 from server.engine import Board, parse_action
 from server.engine.solver import solve
+from server.store.commit import BoardLimits
 from server.store.keys import Keys
-from tests.helpers.race_keys import RACE_PREFIX
-from tests.helpers.serverproc import ServerProc, WsClient, redis_url
+from server.store.listing import list_room, list_running, live_rooms
+from server.store.status import Status
+from server.store.store import Store
+from tests.helpers.serverproc import redis_url
+from tests.helpers.store_rooms import CODE, NOW, commit, made, played
+
+
+@pytest.fixture
+async def store(key_prefix: str) -> AsyncIterator[Store]:
+    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    # The solver's line in one instant: the board's rate out of the way.
+    store = Store(client, Keys(key_prefix), ttl=60, limits=BoardLimits(burst=1000))
+    yield store
+    await store.aclose()
+    await client.aclose()
 
 
 def line_to_send_home(code: str) -> list[str]:
@@ -34,71 +47,44 @@ def line_to_send_home(code: str) -> list[str]:
     raise AssertionError("the line never reaches a send home")
 
 
-async def listed(srv: ServerProc, room: str) -> dict[str, Any]:
-    """The room's entry of the live list, once the list (200) shows it finished by Ann."""
-    last: Any = None
-    for _ in range(100):
-        status, data = srv.get_json("/api/rooms/live")
-        assert status == 200, data  # never a 500, whatever a room holds
-        last = next((r for r in data["rooms"] if r["room_id"] == room), None)
-        if last is not None and any(x["finished"] for x in last["racers"]):
-            return dict(last)
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"the room never showed a finisher: {last}")
+async def listed(store: Store, room: str, racers: tuple[str, ...], start: bool) -> None:
+    """A public room of ``racers``, among the lobbies, and among the races if ``start``."""
+    await made(store, room, racers, public=True, start=start)
+    await list_room(store, room, NOW)
+    if start:
+        await list_running(store, room, NOW)
 
 
-async def test_a_send_home_finish_while_a_rival_races_keeps_the_list_answering(
-    race_server: ServerProc,
+async def test_a_send_home_finish_while_a_rival_races_keeps_the_list_reading(
+    store: Store,
 ) -> None:
-    ann = await WsClient.connect(race_server.ws_url, "Ann")
-    # A public room races a drawn deal: its code is told at the start.
-    await ann.send({"type": "create_room", "public": True})
-    room = str((await ann.expect("snapshot"))["room_id"])
-    bob = await WsClient.connect(race_server.ws_url, "Bob")
-    await bob.send({"type": "join", "room": room, "role": "player"})
-    await bob.expect("snapshot")
-    await ann.send({"type": "start"})
-    started = await ann.expect("started", timeout=10)
-    line = line_to_send_home(str(started["code"]))
-    for i, text in enumerate(line, 1):
-        await ann.send(action_message(text, i))
-        await ann.expect("ack", id=i)
-    await ann.send({"type": "send_home", "id": 9000})
-    await ann.expect("finished", player_id=ann.player_id)
+    room = "SENDHOME"
+    await listed(store, room, ("ann", "bob"), start=True)
+    board = Board.from_code(CODE)
+    line = line_to_send_home(CODE)
+    version = await played(store, room, "ann", board, line)
+    taps = [str(tap) for tap in board.send_home_taps()]
+    assert len(taps) > 1
+    finish = commit(room, "ann", board, taps, version)
+    assert finish.finishing
+    assert (await store.move(finish)).status is Status.OK
+    # The move script kept one progress line per tap.
+    kept = await store.redis.hget(store.keys.room(room), "pg:ann")
+    assert kept is not None and kept.count("\n") == len(taps) - 1
     # Bob still races: the room is live, Ann's progress is that of several actions at once.
-    entry = await listed(race_server, room)
+    (entry,) = await live_rooms(store)
+    assert entry["room_id"] == room and entry["state"] == "racing"
     mine = next(r for r in entry["racers"] if r["name"] == "Ann")
     assert mine["finished"] and mine["foundation_cards"] == 52
     assert mine["moves"] > len(line)  # the taps the send home stood for count as moves
-    await ann.close()
-    await bob.close()
+    bob = next(r for r in entry["racers"] if r["name"] == "Bob")
+    assert not bob["finished"] and bob["moves"] == 0
 
 
-async def test_one_room_the_list_cannot_read_is_left_out_not_the_list(
-    race_server: ServerProc,
-) -> None:
-    good = await WsClient.connect(race_server.ws_url, "Gus")
-    await good.send({"type": "create_room", "public": True})
-    good_room = str((await good.expect("snapshot"))["room_id"])
-    bad = await WsClient.connect(race_server.ws_url, "Bea")
-    await bad.send({"type": "create_room", "public": True})
-    bad_room = str((await bad.expect("snapshot"))["room_id"])
-    keys = Keys(RACE_PREFIX)
-    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
-    try:
-        pid = bad.player_id
-        await r.hset(keys.room(bad_room), f"pg:{pid}", "not json at all")
-        await r.hset(keys.room(bad_room), "round", "1")
-        for _ in range(100):
-            status, data = race_server.get_json("/api/rooms/live")
-            assert status == 200, data
-            ids = {x["room_id"] for x in data["rooms"]}
-            if good_room in ids:
-                break
-            await asyncio.sleep(0.1)
-        assert good_room in ids and bad_room not in ids
-        assert json.dumps(data).count(good_room) == 1
-    finally:
-        await r.aclose()
-        await good.close()
-        await bad.close()
+async def test_one_room_the_list_cannot_read_is_left_out_not_the_list(store: Store) -> None:
+    await listed(store, "GOODROOM", ("gus",), start=False)
+    await listed(store, "BADROOM1", ("bea",), start=False)
+    assert {r["room_id"] for r in await live_rooms(store)} == {"GOODROOM", "BADROOM1"}
+    await store.redis.hset(store.keys.room("BADROOM1"), "pg:bea", "not json at all")
+    listed_now = await live_rooms(store)
+    assert [r["room_id"] for r in listed_now] == ["GOODROOM"]

@@ -1,7 +1,7 @@
 """Bounded storage: a busy server's every key belongs to a family of the storage table
 (docs/server.md), expires (or is the one permanent ``deadlines`` key), and stays within
-its size bound; a room takes a bounded number of spectators; an address makes a bounded
-number of new identities."""
+its size bound; a room takes a bounded number of spectators; a game alone that is over
+lets its room go in minutes. (An address's bound on new identities: ``play/test_identity.py``.)"""
 
 from __future__ import annotations
 
@@ -14,12 +14,20 @@ import redis.asyncio as aioredis
 from server.clients.bot import action_message
 from server.engine import Board
 from server.engine.solver import solve
+from server.net import wire
 from server.store.families import FAMILIES, Family
+from server.store.keys import Keys
+from server.store.status import Status
+from server.store.store import Store
 from tests import ROOT
-from tests.helpers.serverproc import QUICK, REVIEW_OFF, WsClient, redis_url, running_server
+from tests.helpers.serverproc import FAST, QUICK, REVIEW_OFF, WsClient, redis_url, running_server
+from tests.helpers.store_rooms import joined, made
 
 CODE = "SH1-C4-AAAAAAB"
 LINE = solve(Board.from_code(CODE)).moves
+#: A game alone's room keys after it is over (``--finished-room-ttl``), and a room's own.
+SHORT = 120
+ROOM_TTL = 6 * 3600
 
 #: The size bound of each family for the server this test runs (its settings below).
 BOUNDS = {
@@ -172,39 +180,86 @@ async def test_every_key_of_a_busy_server_is_in_the_table(key_prefix: str) -> No
         await r.aclose()
 
 
-async def test_a_room_takes_a_bounded_number_of_spectators() -> None:
-    with running_server(redis_url(), args=[*QUICK, "--spectators-per-room", "2"]) as srv:
-        ann = await WsClient.connect(srv.ws_url, "Ann")
-        await ann.send({"type": "create_room"})
-        room = (await ann.expect("snapshot"))["room_id"]
-        watchers = [await WsClient.connect(srv.ws_url, f"W{i}") for i in range(3)]
-        for w in watchers[:2]:
-            await w.send({"type": "join", "room": room, "role": "spectator"})
-            await w.expect("snapshot")
-        await watchers[2].send({"type": "join", "room": room, "role": "spectator"})
-        assert (await watchers[2].expect("error"))["code"] == "spectators_full"
-        await watchers[0].send({"type": "leave"})
-        await watchers[0].expect("left")
-        await watchers[2].send({"type": "join", "room": room, "role": "spectator"})
-        await watchers[2].expect("snapshot")  # a place is free again
-        for c in [ann, *watchers]:
-            await c.close()
+async def test_a_room_takes_a_bounded_number_of_spectators(key_prefix: str) -> None:
+    """The join script's cap (each spectator costs the room's fan-out and member list), and
+    the spectators' sockets the room logic counts against it (``here``: one identity's many
+    tabs count many times), on the store on Redis."""
+    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    store = Store(client, Keys(key_prefix), ttl=60, max_spectators=2)
+    try:
+        await made(store, "WATCHED2", ("ann",), start=False)
+        assert [await joined(store, "WATCHED2", w, "spectator") for w in ("w0", "w1", "w2")] == [
+            Status.OK,
+            Status.OK,
+            Status.SPECTATORS_FULL,
+        ]
+        body, result = wire.gave_up_body("w0", 1, 0), wire.result("w0", "w0", "gave_up", None, 0)
+        assert (await store.leave("WATCHED2", "w0", "c0", body, result)).status is Status.OK
+        assert await joined(store, "WATCHED2", "w2", "spectator") is Status.OK  # a place again
+        for cid, pid in (("i.a1", "ann"), ("i.w1", "w1"), ("i.w2", "w2"), ("i.w2b", "w2")):
+            await store.arrive("WATCHED2", cid, pid)
+        fields = await store.redis.hgetall(store.keys.room("WATCHED2"))
+        assert await store.spectator_sockets("WATCHED2", fields) == 3  # not Ann, who races
+        await store.depart("WATCHED2", "i.w2b")
+        assert await store.spectator_sockets("WATCHED2", fields) == 2
+    finally:
+        await store.aclose()
+        await client.aclose()
 
 
-async def test_an_address_makes_a_bounded_number_of_new_identities() -> None:
-    args = ["--identities-per-address", "3", "--identities-per-hour", "1"]
-    with running_server(redis_url(), args=args) as srv:
-        first = await WsClient.connect(srv.ws_url, "One")
-        for name in ("Two", "Three"):
-            await (await WsClient.connect(srv.ws_url, name)).close()
-        late = await WsClient.connect(srv.ws_url)
-        await late.send({"type": "hello", "name": "Four"})
-        assert (await late.expect("error"))["code"] == "too_many_identities"
-        # A player who keeps their token is not new: they come back however often.
-        again = await WsClient.connect(srv.ws_url, "One", token=first.token)
-        assert again.player_id == first.player_id
-        for c in (first, late, again):
-            await c.close()
+async def test_a_game_alone_over_lets_its_room_go_in_minutes(key_prefix: str) -> None:
+    """Through a server: a solo game's win and a leave after some moves let its events and
+    logs go within ``--finished-room-ttl``; its replay and the player's statistics keep
+    their days. What the store decides (a race, a watched game, one still played keep their
+    hours): ``test_room_done_alone.py``."""
+    keys = Keys(key_prefix)
+    args = [*FAST, "--finished-room-ttl", str(SHORT)]
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    r = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    try:
+        with running_server(redis_url(), args=args, env=env) as srv:
+            ann = await WsClient.connect(srv.ws_url, "ann")
+            await ann.send({"type": "solo", "code": CODE})
+            room = (await ann.expect("snapshot"))["room_id"]
+            for i, text in enumerate(LINE, 1):
+                await ann.send(action_message(text, i))
+                await ann.expect("ack", id=i)
+            await ann.expect("finished")
+            await ann.expect("solo_stats")
+            won = await room_ttls(r, keys, room, ann.player_id)
+            assert all(left == -2 or 0 < left <= SHORT for left in won.values()), won
+            await ann.send({"type": "leave"})
+            await ann.expect("left")
+            replays = [k async for k in r.scan_iter(match=f"{key_prefix}replay:*")]
+            assert replays and await r.ttl(replays[0]) > ROOM_TTL
+            stats = keys.solo_stats(ann.player_id, 4)
+            assert await r.hgetall(stats) and await r.ttl(stats) > ROOM_TTL
+            # Given up by leaving after some moves: the same.
+            await ann.send({"type": "solo", "code": CODE})
+            again = (await ann.expect("snapshot"))["room_id"]
+            for i, text in enumerate(LINE[:3], 1):
+                await ann.send(action_message(text, i))
+                await ann.expect("ack", id=i)
+            await ann.send({"type": "leave"})
+            await ann.expect("left")
+            gone = await room_ttls(r, keys, again, ann.player_id)
+            assert all(left == -2 or 0 < left <= SHORT for left in gone.values()), gone
+            await ann.close()
+    finally:
+        await r.aclose()
+
+
+async def room_ttls(r: aioredis.Redis, keys: Keys, room: str, pid: str) -> dict[str, int]:
+    """The seconds each of a room's keys has left (-2: gone, as an empty hash is)."""
+    names = {
+        "room": keys.room(room),
+        "members": keys.members(room),
+        "events": keys.events(room),
+        "log": keys.log(room, 1, pid),
+        "ids": keys.ids(room, 1, pid),
+        "res": keys.results(room, 1),
+    }
+    return {name: int(await r.ttl(key)) for name, key in names.items()}
 
 
 def test_family_patterns_do_not_overlap() -> None:
