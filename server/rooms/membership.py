@@ -17,7 +17,6 @@ from protocol.models import DEFAULT_DELAY_S, MAX_PLAYERS
 
 from ..cache import BoardEntry, replay
 from ..clock import now_ms
-from ..context import Context
 from ..fairplay.standing import standing
 from ..net import wire
 from ..net.hub import Seen
@@ -28,6 +27,7 @@ from ..store import listing, queue
 from ..store.status import Status
 from ..store.store import Outcome, RoomRead
 from . import rounds
+from .host import Host
 from .records import (
     IN_PLAY,
     Mode,
@@ -48,7 +48,7 @@ def new_room_id() -> str:
 
 
 async def new_room(
-    ctx: Context,
+    ctx: Host,
     mode: Mode,
     code: str,
     cells: int,
@@ -128,7 +128,7 @@ class Snap:
     then: list[Seen] = field(default_factory=list)
 
 
-async def snapshot(ctx: Context, conn: Member, room: str, role: str) -> Snap | None:
+async def snapshot(ctx: Host, conn: Member, room: str, role: str) -> Snap | None:
     """The ``snapshot`` of a room for one socket, or None if the room is gone."""
     read = await ctx.store.read_room(room)
     if read is None:
@@ -160,7 +160,7 @@ async def snapshot(ctx: Context, conn: Member, room: str, role: str) -> Snap | N
     return Snap(text, int(read.meta.get("seq", 0)))
 
 
-async def delayed_snapshot(ctx: Context, conn: Member, read: RoomRead) -> Snap | None:
+async def delayed_snapshot(ctx: Host, conn: Member, read: RoomRead) -> Snap | None:
     """A delayed race as its spectator may see it: the boards of ``delay_s`` seconds ago.
 
     The snapshot is as of the last event before the first action played since then (each
@@ -209,9 +209,7 @@ async def delayed_snapshot(ctx: Context, conn: Member, read: RoomRead) -> Snap |
     return Snap(text, as_of, ctx.hub.seen(conn, found[1], age))
 
 
-async def enter(
-    ctx: Context, conn: Member, room: str, role: str, last_seq: int | None = None
-) -> bool:
+async def enter(ctx: Host, conn: Member, room: str, role: str, last_seq: int | None = None) -> bool:
     """Put a socket in a room and bring it up to date.
 
     With ``last_seq`` the events after it are replayed when the room still keeps them and
@@ -271,7 +269,7 @@ async def enter(
     return True
 
 
-async def leave_socket(ctx: Context, conn: Member) -> None:
+async def leave_socket(ctx: Host, conn: Member) -> None:
     """Take a socket out of its room on this instance (the membership stays)."""
     room = conn.room
     conn.room, conn.syncing = None, None
@@ -281,7 +279,7 @@ async def leave_socket(ctx: Context, conn: Member) -> None:
         await ctx.store.depart(room, conn.cid)
 
 
-async def daily_unwatchable(ctx: Context, room: str, fields: dict[str, str], pid: str) -> bool:
+async def daily_unwatchable(ctx: Host, room: str, fields: dict[str, str], pid: str) -> bool:
     """Whether a room (``fields``, its Redis hash) shows a daily deal whose day is not
     over, which nobody but its own players may watch: a spectator there would see today's
     ranked line played, and play it in their own daily game. A daily room, a solo game or
@@ -299,7 +297,7 @@ async def daily_unwatchable(ctx: Context, room: str, fields: dict[str, str], pid
     return result is None
 
 
-async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
+async def join(ctx: Host, conn: Member, room: str, role: str) -> Status:
     """Become a member of ``room`` as ``role`` (or change role) and enter it.
 
     Returns:
@@ -326,14 +324,14 @@ async def join(ctx: Context, conn: Member, room: str, role: str) -> Status:
     return Status.OK
 
 
-async def spectators_full(ctx: Context, room: str, fields: dict[str, str]) -> bool:
+async def spectators_full(ctx: Host, room: str, fields: dict[str, str]) -> bool:
     """Whether a room has as many spectators' sockets as it takes: the cap counts sockets
     (each costs the room's fan-out), so one identity's many tabs count many times."""
     watching = await ctx.store.spectator_sockets(room, fields)
     return watching >= ctx.settings.spectators_per_room
 
 
-async def seat(ctx: Context, conn: Member, room: str, role: str) -> Outcome:
+async def seat(ctx: Host, conn: Member, room: str, role: str) -> Outcome:
     """The store's join for a socket; a racer's seat keeps a mark of their client address
     (``ad:PID``): two racers of one address are not rated against each other
     (:mod:`server.ranked.ratings`)."""
@@ -343,7 +341,7 @@ async def seat(ctx: Context, conn: Member, room: str, role: str) -> Outcome:
     return await ctx.store.join(room, pid, role, member, MAX_PLAYERS, ctx.instance_id, mark)
 
 
-async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) -> Status:
+async def resume(ctx: Host, conn: Member, room: str, last_seq: int | None) -> Status:
     """Come back into a room after a dropped connection (on any instance).
 
     A member keeps their role. A membership that ended with the socket (a spectator, or a
@@ -393,7 +391,7 @@ async def resume(ctx: Context, conn: Member, room: str, last_seq: int | None) ->
     return Status.OK
 
 
-async def leave(ctx: Context, conn: Member, room: str) -> None:
+async def leave(ctx: Host, conn: Member, room: str) -> None:
     """End the membership (the ``leave`` message, or a socket lost in the lobby); a racer in
     a running race gives up."""
     state = await ctx.rooms.get(room)
@@ -422,7 +420,7 @@ async def leave(ctx: Context, conn: Member, room: str) -> None:
     await leave_socket(ctx, conn)
 
 
-async def on_close(ctx: Context, conn: Member) -> None:
+async def on_close(ctx: Host, conn: Member) -> None:
     """A socket closed: in the lobby (or as a spectator) that is leaving the room; a racer
     mid-race has :data:`Settings.away_grace_ms` to come back before giving up."""
     ctx.daily.watchers.forget(conn)
@@ -450,7 +448,7 @@ async def on_close(ctx: Context, conn: Member) -> None:
         await rounds.mark_away(ctx, conn.pid, room, state.round)
 
 
-async def race_over(ctx: Context, room: str) -> None:
+async def race_over(ctx: Host, room: str) -> None:
     """A race ended (its ``race_over`` passed through this instance): its deal is no
     longer being raced, and spectators who saw less than everything see it all now."""
     state = await ctx.rooms.get(room)

@@ -20,7 +20,6 @@ from typing import Final
 
 from ..cache import RoomState
 from ..clock import now_ms
-from ..context import Context
 from ..daily.deal import draw_open
 from ..net import wire
 from ..periodic import periodic
@@ -30,6 +29,7 @@ from ..ranked import ratings
 from ..ranked.finish import record_give_up
 from ..store import listing
 from ..store.status import Status
+from .host import Host
 from .records import IN_PLAY, Mode, RoomPhase, WatchMode, watch_modes
 
 #: How long a mark "this deal is being raced" holds unless an instance serving the race
@@ -38,13 +38,13 @@ RACING_LEASE_MS: Final = 300_000
 RENEW_S: Final = 30.0
 
 
-async def keep_marked(ctx: Context, state: RoomState) -> None:
+async def keep_marked(ctx: Host, state: RoomState) -> None:
     """Mark (or renew the mark) that ``state``'s room races its deal: no hints for it."""
     lease = max(RACING_LEASE_MS, 2 * ctx.settings.away_grace_ms)
     await ctx.store.mark_racing(state.code, state.room, now_ms(), lease)
 
 
-async def set_watch(ctx: Context, room: str, host: str, mode: str, delay_s: int) -> Status:
+async def set_watch(ctx: Host, room: str, host: str, mode: str, delay_s: int) -> Status:
     """The host picks what spectators see during the race (in the lobby only).
 
     Returns:
@@ -71,7 +71,7 @@ HEARTBEAT_S: Final = 5.0
 HEARTBEAT_TTL_S: Final = 15
 
 
-async def start(ctx: Context, room: str, host: str) -> Status:
+async def start(ctx: Host, room: str, host: str) -> Status:
     """The host starts the countdown; every board opens at the same server time.
 
     Returns:
@@ -93,7 +93,7 @@ async def start(ctx: Context, room: str, host: str) -> Status:
     return out.status
 
 
-async def start_paired(ctx: Context, room: str) -> Status:
+async def start_paired(ctx: Host, room: str) -> Status:
     """A paired room (no host) whose racers are in, or whose wait for them is over: start
     its countdown with those who came; with none, close it (a racer who comes later is
     told it is too late, and queues again), take it off the list of live races and leave
@@ -116,13 +116,13 @@ async def start_paired(ctx: Context, room: str) -> Status:
     return status
 
 
-async def begin_at(ctx: Context, room: str, starts_at: int) -> None:
+async def begin_at(ctx: Host, room: str, starts_at: int) -> None:
     """Wait for the start time, then start the race (idempotent across instances)."""
     await asyncio.sleep(max(0, starts_at - now_ms()) / 1000)
     await begin(ctx, room)
 
 
-async def begin(ctx: Context, room: str) -> None:
+async def begin(ctx: Host, room: str) -> None:
     """End a room's countdown if it is due (any instance may; only the first counts)."""
     state = await ctx.rooms.get(room, refresh=True)
     if state is None or state.phase != RoomPhase.COUNTDOWN:
@@ -136,13 +136,13 @@ async def begin(ctx: Context, room: str) -> None:
     await ctx.rooms.get(room, refresh=True)
 
 
-async def close_later(ctx: Context, room: str) -> None:
+async def close_later(ctx: Host, room: str) -> None:
     """A public lobby closes if it has not started within ``lobby_ttl_s``."""
     deadline = json.dumps({"kind": "lobby_close", "room": room})
     await ctx.store.add_deadline(deadline, now_ms() + ctx.settings.lobby_ttl_s * 1000)
 
 
-async def close_lobby(ctx: Context, room: str) -> None:
+async def close_lobby(ctx: Host, room: str) -> None:
     """A public room still in its first lobby after ``lobby_ttl_s``: off the Watch list,
     and gone a minute later (a lobby nobody starts is spam or forgotten)."""
     fields = await ctx.store.room_fields(room)
@@ -152,7 +152,7 @@ async def close_lobby(ctx: Context, room: str) -> None:
     await ctx.store.expire_room(room, 60)
 
 
-async def first_finish(ctx: Context, room: str, rnd: int) -> None:
+async def first_finish(ctx: Host, room: str, rnd: int) -> None:
     """A race's first finisher: those still racing have ``race_limit_after_finish_s``
     left (the race's time limit may come sooner)."""
     state = await ctx.rooms.get(room)
@@ -163,7 +163,7 @@ async def first_finish(ctx: Context, room: str, rnd: int) -> None:
     await ctx.store.add_deadline(json.dumps(limit), due)
 
 
-async def time_up(ctx: Context, room: str, rnd: int) -> None:
+async def time_up(ctx: Host, room: str, rnd: int) -> None:
     """A race's time is up: the server gives up for each racer still playing (their
     progress places them, :func:`server.ranked.ratings.order`), so the race ends."""
     state = await ctx.rooms.get(room, refresh=True)
@@ -179,7 +179,7 @@ async def time_up(ctx: Context, room: str, rnd: int) -> None:
         await give_up(ctx, room, rnd, state.code, pid, name)
 
 
-async def note_presence(ctx: Context) -> None:
+async def note_presence(ctx: Host) -> None:
     """This instance's counts for the quick-race page: open sockets, and sockets in a race
     in play (racers and their watchers). Counts only: no name, no room leaves here."""
     racing = 0
@@ -191,7 +191,7 @@ async def note_presence(ctx: Context) -> None:
     await ctx.store.note_presence(ctx.instance_id, online, racing, now_ms())
 
 
-async def janitor(ctx: Context) -> None:
+async def janitor(ctx: Host) -> None:
     """Act on the deadlines that are due, on whichever instance set them; say that this
     instance runs (its sockets count as present in their rooms only while it does); and
     renew the marks of the races this instance serves."""
@@ -218,7 +218,7 @@ async def janitor(ctx: Context) -> None:
     await periodic(step, JANITOR_PERIOD, QUIET, "janitor", "acting on deadlines failed")
 
 
-async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
+async def act(ctx: Host, deadline: dict[str, str | int]) -> None:
     """Do what a deadline says (every action is safe to do twice)."""
     room = str(deadline["room"])
     if deadline["kind"] == "begin":
@@ -243,7 +243,7 @@ async def act(ctx: Context, deadline: dict[str, str | int]) -> None:
         await give_up(ctx, room, state.round, state.code, pid, name)
 
 
-async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: str) -> Status:
+async def give_up(ctx: Host, room: str, rnd: int, code: str, pid: str, name: str) -> Status:
     """Record that a racer gives up this round; returns the store's status (``ok``...)."""
     entry = await ctx.boards.get(room, rnd, pid, code)
     moves = entry.board.moves
@@ -262,7 +262,7 @@ async def give_up(ctx: Context, room: str, rnd: int, code: str, pid: str, name: 
     return out.status
 
 
-async def mark_away(ctx: Context, pid: str, room: str, rnd: int) -> None:
+async def mark_away(ctx: Host, pid: str, room: str, rnd: int) -> None:
     """A racer's socket closed mid-race: they give up unless they come back in time.
 
     The absence is marked in Redis and any return (``resume`` or ``join``, on any instance)
@@ -288,7 +288,7 @@ def par_fields(code: str, par: tuple[int, bool] | None = None) -> dict[str, str 
     return {"par": par[0], "par_optimal": 1 if par[1] else 0}
 
 
-async def rematch(ctx: Context, room: str, host: str, cells: int) -> Status:
+async def rematch(ctx: Host, room: str, host: str, cells: int) -> Status:
     """The host, once the race is over: a new deal in the same room, back to the lobby.
 
     Returns:
