@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -30,9 +31,10 @@ async def ctx(key_prefix: str) -> AsyncIterator[Context]:
         yield made_ctx
 
 
-def deadlines(raw: list[tuple[str, float]]) -> list[dict[str, object]]:
-    """The deadlines' JSON members, decoded."""
-    return [json.loads(member) for member, _due in raw]
+async def deadlines(ctx: Context) -> list[tuple[dict[str, Any], float]]:
+    """Every deadline noted, decoded, with when it falls due (ms)."""
+    raw = await ctx.redis.zrange(ctx.keys.deadlines(), 0, -1, withscores=True)
+    return [(json.loads(str(pair[0])), float(pair[1])) for pair in raw]
 
 
 async def test_only_the_host_starts_and_the_start_leaves_its_deadline_and_the_deals_mark(
@@ -49,9 +51,9 @@ async def test_only_the_host_starts_and_the_start_leaves_its_deadline_and_the_de
     assert fields["state"] == RoomPhase.COUNTDOWN
     # Every board opens at one server time, a countdown from now.
     assert before + 60_000 <= int(fields["starts_at"]) <= now_ms() + 60_000
-    raw = await ctx.redis.zrange(ctx.keys.deadlines(), 0, -1, withscores=True)
-    assert {"kind": "begin", "room": "ROOMAAAA"} in deadlines(raw)
-    assert [due for _m, due in raw] == [float(fields["starts_at"])]
+    assert await deadlines(ctx) == [
+        ({"kind": "begin", "room": "ROOMAAAA"}, float(fields["starts_at"]))
+    ]
     # The deal is marked as raced: no hint for it anywhere meanwhile.
     assert await ctx.store.is_racing(CODE, now_ms())
     # A second start is refused: the countdown runs already.
@@ -83,14 +85,15 @@ async def test_the_countdown_ends_once_and_a_race_gets_its_time_limit(ctx: Conte
     await rounds.begin(ctx, "ROOMBEGN")
     fields = await ctx.store.room_fields("ROOMBEGN")
     assert fields["state"] == RoomPhase.RACING
-    raw = await ctx.redis.zrange(ctx.keys.deadlines(), 0, -1, withscores=True)
-    limits = [(m, due) for m, due in raw if json.loads(m)["kind"] == "race_limit"]
-    assert len(limits) == 1
-    assert json.loads(limits[0][0]) == {"kind": "race_limit", "room": "ROOMBEGN", "round": 1}
-    assert limits[0][1] == int(fields["starts_at"]) + ctx.settings.race_limit_s * 1000
+    limits = [(d, due) for d, due in await deadlines(ctx) if d["kind"] == "race_limit"]
+    assert limits == [
+        (
+            {"kind": "race_limit", "room": "ROOMBEGN", "round": 1},
+            int(fields["starts_at"]) + ctx.settings.race_limit_s * 1000,
+        )
+    ]
     await rounds.begin(ctx, "ROOMBEGN")  # a second instance's begin adds nothing
-    raw = await ctx.redis.zrange(ctx.keys.deadlines(), 0, -1, withscores=True)
-    assert sum(json.loads(m)["kind"] == "race_limit" for m, _ in raw) == 1
+    assert sum(d["kind"] == "race_limit" for d, _due in await deadlines(ctx)) == 1
 
 
 async def test_a_paired_room_nobody_came_to_is_closed_and_unlisted(ctx: Context) -> None:
