@@ -34,7 +34,7 @@ from ..store.status import Status
 from ..whereabouts import Seat
 from .host import Host, Races
 from .points import podium
-from .races import RacesOf, record
+from .races import RacesOf, record, review_overdue
 from .standings import (
     KNOWN,
     Known,
@@ -53,6 +53,8 @@ QUIET = Quiet(log)
 
 #: Seconds between two passes of an instance over its arenas.
 TICK_S: Final = 0.25
+#: Seconds between two looks for recorded races whose review never came back.
+OVERDUE_EVERY_S: Final = 10.0
 #: How long a seated player may be neither in the pool nor in a race before waiting again.
 LOST_MS: Final = 3_000
 #: How long a seat's socket may be out of the race it was paired into (joining it, say)
@@ -82,15 +84,18 @@ def scheduled_id(cells: int, minutes: int, slot: int) -> str:
 
 async def arena_loop(ctx: Context) -> None:
     """Make the scheduled arenas, pair, record, push and close; for good."""
-    made = 0.0
+    made = asked = 0.0
     races = RacesOf(ctx)
 
     async def step() -> None:
-        nonlocal made
+        nonlocal made, asked
         if time.monotonic() - made > 1:
             await ensure_scheduled(ctx, now_ms())
             made = time.monotonic()
         await tick(ctx, races)
+        if time.monotonic() - asked > OVERDUE_EVERY_S:
+            await review_overdue(ctx, races, now_ms())
+            asked = time.monotonic()
 
     await periodic(step, TICK_S, QUIET, "arena", "an arena pass failed")
 

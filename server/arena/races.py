@@ -9,12 +9,18 @@ placement is worth (``worth``, below 1 for a win over rivals they beat often lat
 :mod:`.points`). The
 standings are a pure function of the records (:func:`.arena_points.standings`, where a
 race's last record counts), so an amendment re-counts the table from that race on.
+
+A race recorded before its finishers' review waits for it in ``arenas:awaiting`` until the
+review amends the record; one whose instance died first is asked for again by any
+instance (:func:`review_overdue`), so a finish the review would hold never keeps its
+points for want of an answer.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
+from ..clock import now_ms
 from ..context import Context
 from ..fairplay import contest, race_review
 from ..net import wire
@@ -28,6 +34,12 @@ from ..store import rivals as rivalry
 from ..store.store import RoomRead
 from .host import Host, Races
 from .points import Race, Racer
+
+#: How long a recorded race may wait for its finishers' review before it is asked for
+#: again (ms): longer than a review's claim lasts unless renewed.
+REVIEW_AGAIN_MS: Final = 2 * race_review.CLAIM_MS
+#: The waiting races one pass asks about at most.
+OVERDUE_AT_ONCE: Final = 20
 
 
 def households(marks: dict[str, str]) -> dict[str, int]:
@@ -137,9 +149,82 @@ async def record(ctx: Host, races: Races, arena: str, room: str, ends: int) -> N
         # An operator who decided while it was being recorded: its resettle found no record.
         await amend(ctx, arena, room, round_)
     if first and any(r["place"] is not None for r in racers):
-        # The review of its finishers runs apart (at the solver's idle priority, minutes on
-        # a busy host): what it holds or voids amends the record then.
+        # The review of its finishers runs apart (seconds, minutes on a busy host): what it
+        # holds or voids amends the record then. Noted first, so that a review its instance
+        # did not live to finish is asked for again (:func:`review_overdue`).
+        await arenas.await_review(ctx.store, awaiting(arena, room, round_), now_ms())
         races.review(arena, room, round_, standing, read)
+
+
+def awaiting(arena: str, room: str, round_: int) -> str:
+    """A recorded race's name among those waiting for their review: ``ARENA ROOM/ROUND``."""
+    return f"{arena} {room}/{round_}"
+
+
+async def review_overdue(ctx: Host, races: Races, now: int) -> int:
+    """Ask again for the review of the recorded races still waiting for it after
+    :data:`REVIEW_AGAIN_MS` (the instance that recorded one died before its review
+    amended the record): how many.
+
+    A finisher's review is claimed (:mod:`server.fairplay.race_review`), so asking again
+    while another instance still works on it scores nothing twice. A race whose room has
+    moved on or gone has no line to review by: its finishers not decided yet are held
+    for an operator (``unreviewed``), as a daily finish whose review could not run is, and
+    count as not finished until cleared."""
+    entries = await arenas.overdue(ctx.store, now - REVIEW_AGAIN_MS, OVERDUE_AT_ONCE)
+    for entry in entries:
+        arena, _, race = entry.partition(" ")
+        room, _, round_text = race.partition("/")
+        if not round_text.isdigit():
+            await arenas.reviewed(ctx.store, entry)  # not a name this code writes
+            continue
+        round_ = int(round_text)
+        await arenas.asked_again(ctx.store, entry, now)
+        read = await ctx.store.read_room(room)
+        if (
+            read is not None
+            and read.meta.get("state") == RoomPhase.DONE
+            and read.meta.get("round") == round_text
+        ):
+            standing = standing_of(read, room, round_, int(read.meta.get("cells") or 4))
+            races.review(arena, room, round_, standing, read)
+            continue
+        await hold_unreviewed(ctx, arena, room, round_)
+        await amend(ctx, arena, room, round_)
+        await arenas.reviewed(ctx.store, entry)
+    return len(entries)
+
+
+async def hold_unreviewed(ctx: Host, arena: str, room: str, round_: int) -> None:
+    """Hold, for an operator, each finisher of a recorded race whose review never came."""
+    race = f"{room}/{round_}"
+    found = [r for r in await arenas.results(ctx.store, arena) if r.get("race") == race]
+    if not found:
+        return
+    for racer in found[-1]["racers"]:
+        placed = racer.get("place") is not None or racer.get("pending") is not None
+        rid = replay_id(room, round_, racer["pid"])
+        if not placed or await ctx.reviews.decided(rid) is not None:
+            continue
+        finish = racer.get("pending") or racer
+        score = {
+            "held": True,
+            "reason": "unreviewed",
+            "message": "the review of this arena race's finish never came back",
+        }
+        await ctx.reviews.hold(
+            {
+                "result": rid,
+                "kind": "race",
+                "player_id": racer["pid"],
+                "name": str(racer.get("name") or ""),
+                "room": room,
+                "round": round_,
+                "time_ms": finish.get("time_ms"),
+                "score": score,
+            }
+        )
+        await ctx.reviews.decide(rid, "held", score=score)
 
 
 class RacesOf(RoomsOf):
@@ -166,6 +251,7 @@ async def review_later(
     and amend its record by the outcome."""
     await race_review.waits(ctx, standing, read)
     await amend(ctx, arena, room, round_)
+    await arenas.reviewed(ctx.store, awaiting(arena, room, round_))
 
 
 def ahead_of(racers: list[dict[str, Any]]) -> dict[str, list[str]]:

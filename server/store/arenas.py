@@ -309,3 +309,26 @@ async def pledged(store: Store, arena: str, room: str, pids: list[str]) -> set[s
 async def close(store: Store, arena: str) -> bool:
     """Mark the arena over (once: True for the call that did)."""
     return bool(await store.redis.hsetnx(store.keys.arena(arena), "over", 1))
+
+
+async def await_review(store: Store, entry: str, at: int) -> None:
+    """Note that a recorded race (``ARENA ROOM/ROUND``) waits for its finishers' review."""
+    await store.redis.zadd(store.keys.arenas_awaiting(), {entry: at}, nx=True)
+
+
+async def overdue(store: Store, before: int, limit: int) -> list[str]:
+    """The races waiting for a review since before ``before`` (ms), the oldest first."""
+    found = await store.redis.zrangebyscore(
+        store.keys.arenas_awaiting(), "-inf", before, start=0, num=limit
+    )
+    return [str(x) for x in found]
+
+
+async def asked_again(store: Store, entry: str, at: int) -> None:
+    """A waiting race's review was asked for again at ``at`` (only if it still waits)."""
+    await store.redis.zadd(store.keys.arenas_awaiting(), {entry: at}, xx=True)
+
+
+async def reviewed(store: Store, entry: str) -> None:
+    """A race's review amended its record: it no longer waits."""
+    await store.redis.zrem(store.keys.arenas_awaiting(), entry)

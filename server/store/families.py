@@ -282,6 +282,13 @@ FAMILIES: Final = (
     Family("arena:{Z}:pledges", "hash", "racers of its races", "a day after the arena's end"),
     Family("arena:{Z}:lease", "string", "an instance id", "the lease (3 s) unless renewed"),
     Family("arenas", "zset", "scheduled and private arenas", "a day after the last one's end"),
+    Family(
+        "arenas:awaiting",
+        "zset",
+        "recorded arena races whose review is not in yet",
+        "until reviewed",
+        expires=False,
+    ),
     Family("player:{P}:arena", "string", "an arena id", "15 min after the arena's end"),
     Family("player:{P}:arena_made", "string", "an arena id", "the arena's end"),
     Family("arenas_made:{A}", "zset", "an address's private arenas", "the last one's end"),

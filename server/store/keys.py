@@ -439,6 +439,11 @@ class Keys:
         """Sorted set arena id -> its end (ms): every arena, scheduled and private."""
         return f"{self.prefix}arenas"
 
+    def arenas_awaiting(self) -> str:
+        """Sorted set ``ARENA ROOM/ROUND`` -> when last asked (ms): the arenas' recorded
+        races whose finishers' review has not amended the record yet."""
+        return f"{self.prefix}arenas:awaiting"
+
     def arena_made(self, pid: str) -> str:
         """The private arena a player made, until it ends (one at a time)."""
         return f"{self.prefix}player:{{{pid}}}:arena_made"

@@ -3,7 +3,8 @@ rooms (:mod:`tests.helpers.fakes_arena`) on a real Redis, the server's clock mov
 test. Paired after the wait for more, brought into the race, recorded and back in the pool;
 the podium at the end, pushed to seats and watchers, the seats out; the grace for the last
 races and the cut-off (a race in its countdown begins first); a racer's bound of races; a
-race nobody contested, a held or voided finish, a broken pledge, a household; racers out of
+race nobody contested, a held or voided finish, a review its instance did not live to
+finish (asked again, or held as unreviewed), a broken pledge, a household; racers out of
 their race, or too late for it, back in the pool; the pushes at most once per
 ``arena_push_ms``."""
 
@@ -504,3 +505,59 @@ async def test_the_pairing_pass_keeps_addresses_apart_and_avoids_last_rivals(
     await seat("a", "z1", 1)
     await seat("c", "z3", 3)
     assert await arenas.pair(store, arena, now + 900, 800, end) == [["a", "c"]]
+
+
+async def test_a_review_its_instance_did_not_live_to_finish_is_asked_for_again(
+    world: World,
+) -> None:
+    # Ann's win is recorded at once and its review asked for; the instance dies before the
+    # review amends the record (the fake's review never comes back). Two minutes on, any
+    # instance asks for it again, while the room still holds the race's lines.
+    w = world
+    racers = [FakeConn(p) for p in ("ann", "bob")]
+    arena = await open_arena(w, racers[0], racers[1:], minutes=60)
+    room = await race(w, racers)
+    await w.rooms.finish(room, ["1", None], ["ann", "bob"])
+    await loop.race_ended(w.host, w.rooms, room)
+    assert [a for a in w.rooms.asked if a[0] == "review"] == [("review", (arena, room, 1))]
+    entry = races.awaiting(arena, room, 1)
+    assert await arenas.overdue(w.host.store, now_ms(), 10) == [entry]
+    assert await races.review_overdue(w.host, w.rooms, now_ms()) == 0  # not overdue yet
+    w.clock.advance(races.REVIEW_AGAIN_MS + 1)
+    assert await races.review_overdue(w.host, w.rooms, now_ms()) == 1
+    assert [a for a in w.rooms.asked if a[0] == "review"] == [("review", (arena, room, 1))] * 2
+    # Asked again just now: not again at the next look, and still waiting for its answer.
+    assert await races.review_overdue(w.host, w.rooms, now_ms()) == 0
+    assert await w.host.store.redis.zscore(w.host.store.keys.arenas_awaiting(), entry)
+
+
+async def test_a_finish_whose_review_never_came_and_whose_room_is_gone_is_held(
+    world: World,
+) -> None:
+    # The race's room has expired (or moved on) by the time the review is asked again:
+    # there is no line to review, so Ann's win is held for an operator as unreviewed and
+    # counts as not finished; cleared, it counts again.
+    w = world
+    racers = [FakeConn(p) for p in ("ann", "bob")]
+    arena = await open_arena(w, racers[0], racers[1:], minutes=60)
+    room = await race(w, racers)
+    await w.rooms.finish(room, ["1", None], ["ann", "bob"])
+    await loop.race_ended(w.host, w.rooms, room)
+    [record] = await recorded(w, arena)
+    assert {r["pid"]: r["place"] for r in record["racers"]} == {"ann": 1, "bob": None}
+    await w.host.store.redis.delete(w.host.store.keys.room(room))
+    w.clock.advance(races.REVIEW_AGAIN_MS + 1)
+    assert await races.review_overdue(w.host, w.rooms, now_ms()) == 1
+    rid = replay_id(room, 1, "ann")
+    decided = await w.host.reviews.decided(rid)
+    assert decided is not None and decided["status"] == "held"
+    [held] = [h for h in (await w.host.reviews.held_page())["held"] if h["result"] == rid]
+    assert (held["player_id"], held["score"]["reason"]) == ("ann", "unreviewed")
+    last = (await recorded(w, arena))[-1]
+    got = {r["pid"]: (r["place"], r.get("pending")) for r in last["racers"]}
+    assert got == {"ann": (None, {"place": 1, "time_ms": 31_000}), "bob": (None, None)}
+    assert await arenas.overdue(w.host.store, now_ms(), 10) == []
+    await w.host.reviews.decide(rid, "cleared")
+    await races.amend(w.host, arena, room, 1)
+    last = (await recorded(w, arena))[-1]
+    assert {r["pid"]: r["place"] for r in last["racers"]} == {"ann": 1, "bob": None}
