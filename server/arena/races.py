@@ -18,6 +18,7 @@ points for want of an answer.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Final
 
 from ..clock import now_ms
@@ -25,6 +26,7 @@ from ..context import Context
 from ..fairplay import contest, race_review
 from ..net import wire
 from ..quick.rooms import RoomsOf
+from ..quiet import Quiet
 from ..ranked import ratings
 from ..ranked.ratings import standing_of
 from ..records.replays import replay_id
@@ -35,11 +37,16 @@ from ..store.store import RoomRead
 from .host import Host, Races
 from .points import Race, Racer
 
+log = logging.getLogger(__name__)
+QUIET = Quiet(log)
+
 #: How long a recorded race may wait for its finishers' review before it is asked for
 #: again (ms): longer than a review's claim lasts unless renewed.
 REVIEW_AGAIN_MS: Final = 2 * race_review.CLAIM_MS
 #: The waiting races one pass asks about at most.
 OVERDUE_AT_ONCE: Final = 20
+#: How many times an amendment reads the records again when another came first.
+AMEND_TRIES: Final = 5
 
 
 def households(marks: dict[str, str]) -> dict[str, int]:
@@ -286,11 +293,31 @@ async def amend(ctx: Host, arena: str, room: str, round_: int) -> None:
     """Record a race again when the review's decisions changed what its finishers count:
     a finish recorded before its review that the review holds is set aside (``pending``,
     not finished; the others keep their places) or, voided, no longer counts; a pending one
-    an operator cleared takes the place it finished in, and a voided one stays uncounted."""
+    an operator cleared takes the place it finished in, and a voided one stays uncounted.
+
+    Two instances may amend one race at once (an operator's two decisions, a review's
+    outcome): each appends only onto the records it read, else reads and decides again,
+    so the last record always reflects every decision made before it."""
+    for _ in range(AMEND_TRIES):
+        records = await arenas.results(ctx.store, arena)
+        record = await amended(ctx, records, room, round_)
+        if record is None:
+            return
+        done = await arenas.amend(ctx.store, arena, wire.dumps(record), len(records))
+        if done is not False:
+            return
+    QUIET.failure("amend", "an arena race was amended by others %d times over", AMEND_TRIES)
+
+
+async def amended(
+    ctx: Host, records: list[dict[str, Any]], room: str, round_: int
+) -> dict[str, Any] | None:
+    """The race's last record as the review's decisions now have it, or None when they
+    change nothing (or it is not recorded yet: its record will see the decisions)."""
     race = f"{room}/{round_}"
-    found = [r for r in await arenas.results(ctx.store, arena) if r.get("race") == race]
+    found = [r for r in records if r.get("race") == race]
     if not found:
-        return  # not recorded yet: its record will see the decision
+        return None
     record, changed = found[-1], False
     for racer in record["racers"]:
         pending = racer.get("pending")
@@ -313,8 +340,7 @@ async def amend(ctx: Host, arena: str, room: str, round_: int) -> None:
         if status != "voided":
             racer.update(pending)
             changed = True
-    if changed:
-        await arenas.amend(ctx.store, arena, wire.dumps(record))
+    return record if changed else None
 
 
 async def resettle(ctx: Context, room: str, round_: int) -> None:

@@ -257,13 +257,19 @@ async def record(
     return bool(int(out))
 
 
-async def amend(store: Store, arena: str, record_json: str) -> bool:
+async def amend(store: Store, arena: str, record_json: str, read_at: int) -> bool | None:
     """Record a recorded race again, amended (its last record counts:
-    :func:`server.arena.points.standings`); False when the arena's records are gone
-    (kept :data:`KEEP_MS` past its end)."""
+    :func:`server.arena.points.standings`), if the arena has recorded nothing since its
+    records were read (``read_at``: how many there were; ``lua/arena_amend.lua``).
+
+    Returns:
+        True when recorded; False when another record came first (read again); None when
+        the arena's records are gone (kept :data:`KEEP_MS` past its end: a new list would
+        outlive nothing and count alone).
+    """
     key = store.keys.arena_results(arena)
-    # Only onto a list that is there: a new list would outlive nothing and count alone.
-    return bool(await store.redis.rpushx(key, record_json))
+    out = int(await script(store.redis, "arena_amend")(keys=[key], args=[record_json, read_at]))
+    return None if out < 0 else bool(out)
 
 
 async def results(

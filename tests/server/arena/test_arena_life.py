@@ -561,3 +561,35 @@ async def test_a_finish_whose_review_never_came_and_whose_room_is_gone_is_held(
     await races.amend(w.host, arena, room, 1)
     last = (await recorded(w, arena))[-1]
     assert {r["pid"]: r["place"] for r in last["racers"]} == {"ann": 1, "bob": None}
+
+
+async def test_two_amendments_at_once_leave_every_decision_in_the_last_record(
+    world: World,
+) -> None:
+    # One instance reads the records to amend Ann's held win; meanwhile another amends the
+    # race for Bob's void. The first one's append, onto records that have grown, is
+    # refused: it reads again, and the last record has both decisions.
+    w = world
+    racers = [FakeConn(p) for p in ("ann", "bob", "cy")]
+    arena = await open_arena(w, racers[0], racers[1:], minutes=60)
+    room = await race(w, racers)
+    await w.rooms.finish(room, ["1", "2", "3"], ["ann", "bob", "cy"])
+    await loop.race_ended(w.host, w.rooms, room)
+    records = await arenas.results(w.host.store, arena)
+    await w.host.reviews.decide(replay_id(room, 1, "ann"), "held")
+    stale = await races.amended(w.host, records, room, 1)  # the first instance's view
+    assert stale is not None
+    await w.host.reviews.decide(replay_id(room, 1, "bob"), "voided")
+    await races.amend(w.host, arena, room, 1)  # the other instance's, first in
+    assert await arenas.amend(w.host.store, arena, json.dumps(stale), len(records)) is False
+    last = (await recorded(w, arena))[-1]
+    got = {r["pid"]: (r["place"], r.get("pending")) for r in last["racers"]}
+    assert got == {
+        "ann": (None, {"place": 1, "time_ms": 31_000}),
+        "bob": (None, None),
+        "cy": (3, None),
+    }
+    # Records gone (an arena long over): nothing is appended to a new list.
+    await w.host.store.redis.delete(w.host.store.keys.arena_results(arena))
+    assert await arenas.amend(w.host.store, arena, json.dumps(stale), 0) is None
+    assert await w.host.store.redis.exists(w.host.store.keys.arena_results(arena)) == 0
