@@ -44,7 +44,7 @@ from ..records.solo_stats import Counted
 from ..rooms import rounds
 from ..rooms.records import Mode, Role, RoomPhase
 from ..store.commit import MoveCommit
-from ..store.events import stamp
+from ..store.events import move_event
 from ..store.status import Status
 from ..store.store import Outcome
 
@@ -241,6 +241,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
     """
     acked = False
     lost = move.lost
+    hub = ctx.hub
 
     def acknowledge(out: Outcome) -> None:
         # Called as soon as Redis's answer is read (a loop turn before the await returns).
@@ -254,15 +255,25 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
             entry.first_ms = now
         entry.last_ms = now
         # The ack and the mover's own deltas, with their legal moves, leave in one write
-        # (the channel skips this socket); waiting for the next loop turn only adds latency.
+        # (the fan-out skips this socket); waiting for the next loop turn only adds latency.
         conn.queue(wire.ack(move.action_id, out.seq))
-        for n, (body, legal) in enumerate(zip(move.delta_bodies, move.legal, strict=True)):
-            conn.queue(wire.own_view(stamp(out.first + n, body), legal))
+        made = [
+            move_event(move.pid, out.first + n, body, progress, out.watch, legal, move.origin)
+            for n, (body, progress, legal) in enumerate(
+                zip(move.delta_bodies, move.progress_bodies, move.legal, strict=True)
+            )
+        ]
+        for event in made:
+            conn.queue(wire.own_view(event.full, event.own))
         if lost:
             conn.queue(wire.lost(move.pid))
         conn.flush()
+        # Then this instance's other sockets in the room, from this answer rather than
+        # from the room's channel (other instances read it there).
+        hub.committed(move.room, made)
 
     redis_started = time.perf_counter()
+    hub.expect(move.room, move.origin)
     try:
         out = await ctx.store.move(move, acknowledge)
     except BaseException:
@@ -270,6 +281,8 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         # time (a resend with the same id is then acked if the commit did land).
         ctx.boards.drop(move.room, move.round, move.pid)
         raise
+    finally:
+        hub.settle(move.room, move.origin)
     ctx.metrics.move_script.observe(time.perf_counter() - redis_started)
     if out.status is Status.OK:
         acknowledge(out)  # already done when Redis's answer was read; not twice

@@ -35,12 +35,13 @@ SESSION_TTL: Final = 7 * 24 * 3600
 class Outcome:
     """What a script answered (:data:`~server.store.status.ANSWER`): its status, the seq
     of its (last) event, maybe a rank, and the seq of its first event (the move script: its
-    deltas run from ``first`` to ``seq``)."""
+    deltas run from ``first`` to ``seq``, stored with the room's ``watch`` field)."""
 
     status: Status
     seq: int = 0
     rank: int = 0
     first: int = 0
+    watch: str = ""
 
 
 @dataclass(slots=True)
@@ -63,7 +64,8 @@ def _outcome(raw: Any) -> Outcome:
     seq = int(items[1]) if len(items) > 1 else 0
     rank = int(items[2]) if len(items) > 2 else 0
     first = int(items[3]) if len(items) > 3 else seq
-    return Outcome(status, seq, rank, first)
+    watch = _text(items[4]) if len(items) > 4 else ""
+    return Outcome(status, seq, rank, first, watch)
 
 
 def parse_results(raw: dict[str, str]) -> dict[str, dict[str, Any]]:

@@ -9,7 +9,9 @@
 --     origin, maxev, ttl, now, rate, burst, max_actions, legal, perfect (0/1: the finish
 --     wins in exactly the deal's proven par), others (0/1: the mover has another socket in
 --     the room on the mover's instance).
--- Returns {status, seq, rank, first seq}: the seqs of its deltas run from first seq to seq.
+-- Returns {status, seq, rank, first seq, watch}: the seqs of its deltas run from first seq to
+-- seq; watch is the WATCH its deltas were stored with, so that the mover's instance fans them
+-- out to its own sockets from this answer (server/net/hub.py `committed`).
 -- A request is one action, or a send home: the taps it stands for, each an action of its own
 -- (a log entry, a delta event with its seq, an id `ID.N` in the ids hash), all committed here
 -- at once. Log entries, bodies and legal (each delta's board's legal moves, JSON) hold one
@@ -87,4 +89,4 @@ if finishing == '1' then
   maybe_over(meta, events, res, ch, '-', round, maxev)
 end
 touch(ttl, KEYS)
-return {'ok', seq, rank, first}
+return {'ok', seq, rank, first, watch}
