@@ -12,6 +12,12 @@ follows it, or the mover has another socket here), and which an instance follows
 player has a socket in the room here. An event is read once (a
 :class:`~server.store.events.RoomEvent`) and turned into its texts once (:func:`texts`, by
 :mod:`server.net.wire`) for every socket of the room here.
+
+A move of a socket here is fanned out to the room's other sockets here from the commit's
+answer (:meth:`Hub.committed`), not read back from the room's channel: the channel's copy of
+it is dropped (or, when it comes first, the answer's). The events of a room go out in the
+order of their seqs: one after a gap waits while the events before it may still come, on the
+channel behind an answer or in an answer behind the channel (:meth:`Hub._admit`).
 """
 
 from __future__ import annotations
@@ -74,6 +80,23 @@ Judge = Callable[[str, str, str, bool, int], int | None]
 #: How long an event after a gap waits for the events before it (:meth:`Hub._admit`)
 #: before the hub reads them from the room's stored events.
 EARLY_WAIT_S: Final = 0.25
+
+#: How a move's delta ends on the room's channel (its OWN apart), and where its seq starts.
+_APART_TAIL: Final = "\t" + APART
+_SEQ_AT: Final = '\t{"seq":'
+
+
+def _seq_of(published: str) -> int:
+    """The seq of a published event that is a stamped message (0 if none is found): read
+    without parsing the event, to drop the copy of a move fanned out already."""
+    at = published.find(_SEQ_AT)
+    if at < 0:
+        return 0
+    at += len(_SEQ_AT)
+    end = published.find(",", at)
+    digits = published[at:end]
+    return int(digits) if digits.isdigit() else 0
+
 
 _PLAYER: Final = Role.PLAYER
 #: A live event is judged as the race's: boards change only while it runs, and at its end
@@ -207,6 +230,13 @@ class Hub:
         if self.feed is not None:
             await self.feed.close()
 
+    def follows(self, room: str) -> bool:
+        """Whether Redis has this instance's subscription to ``room``'s channel now (on one
+        Redis; on a cluster it is not told: False). The move script then publishes a move
+        only while another instance follows the room too: this one fans it out from the
+        commit's answer (:meth:`committed`)."""
+        return self.feed is not None and self.keys.channel(room) in self.feed.live
+
     def others_here(self, room: str, pid: str) -> bool:
         """Whether player ``pid`` has more than one socket in ``room`` here (a mover's other
         sockets here hear their legal moves on the player's own channel)."""
@@ -288,11 +318,13 @@ class Hub:
                 self.own_pending[tab[0]] = parse_own(data)
                 return
             room = Keys.room_of_channel(channel)
-            event = RoomEvent.parse_published(data)
             twins = self.twins.get(room)
-            if twins is not None and event.seq in twins:
-                twins.discard(event.seq)  # a move of ours, fanned out from its commit
-                return
+            if twins and data.endswith(_APART_TAIL):  # a move's: maybe ours, fanned out
+                seq = _seq_of(data)
+                if seq in twins:
+                    twins.discard(seq)
+                    return
+            event = RoomEvent.parse_published(data)
             if event.origin in self.movers and event.own == APART:
                 # A move of ours, on the channel before the commit's answer: this copy
                 # goes out, the answer's is dropped.

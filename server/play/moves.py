@@ -143,8 +143,11 @@ async def play(
         and is_perfect(board.moves, state.par, state.par_optimal)
         and await ctx.store.was_hinted(state.room, state.round, conn.pid or "")
     )
-    others = ctx.hub.others_here(state.room, conn.pid or "")
-    commit_ = events(state, conn, action_id, steps, entry, now, hinted=hinted, others=others)
+    hub = ctx.hub
+    others, here = hub.others_here(state.room, conn.pid or ""), hub.follows(state.room)
+    commit_ = events(
+        state, conn, action_id, steps, entry, now, hinted=hinted, others=others, here=here
+    )
     return await commit(ctx, conn, commit_, entry, now)
 
 
@@ -177,11 +180,13 @@ def events(
     *,
     hinted: bool = False,
     others: bool = False,
+    here: bool = False,
 ) -> MoveCommit:
     """Step two: what committing the accepted actions writes (a pure function).
 
     ``hinted``: the player was sent a hint in this round, so a win is not perfect.
-    ``others``: the player has another socket in the room here (see :class:`MoveCommit`).
+    ``others``: the player has another socket in the room here; ``here``: this instance's
+    subscription to the room's channel is confirmed (see :class:`MoveCommit`).
 
     The clock of a race runs from its start; of a daily game, from the reveal (the room's
     ``starts_at``, when its snapshot showed the deal); of a solo game, from its first action.
@@ -230,6 +235,7 @@ def events(
         lost=lost,  # the last step's board is the board itself
         perfect=perfect,
         others=others,
+        here=here,
     )
 
 

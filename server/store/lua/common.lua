@@ -40,8 +40,9 @@ local function push(events, ch, origin, pid, full, racer, maxev, watch, own)
   end
   redis.call('LTRIM', events, -tonumber(maxev), -1)
   -- On a Redis Cluster the store loads this with SPUBLISH (server/store/scripts.py): the
-  -- channel shares the room's hash tag, so the event stays on the room's shard.
-  redis.call('PUBLISH', ch, origin .. '\t' .. entry)
+  -- channel shares the room's hash tag, so the event stays on the room's shard. No channel
+  -- (a move nobody but the mover's instance follows): stored, not published.
+  if ch then redis.call('PUBLISH', ch, origin .. '\t' .. entry) end
 end
 
 -- An event the server wrote: stamp the seq, store, publish. Returns the seq.

@@ -98,7 +98,7 @@ async def test_a_channel_event_after_a_gap_waits_for_a_commit_of_ours_in_flight(
     fan_out = hub()
     _mover, _tab, rival, spectator = room(fan_out)
     fan_out.expect("R", "c1")
-    fan_out._shard_message(CHANNEL, f'-\tpA\t["finished","8","pA","1","900","40","1","0"]\t\t')
+    fan_out._shard_message(CHANNEL, '-\tpA\t["finished","8","pA","1","900","40","1","0"]\t\t')
     assert spectator.sent == []
     fan_out.committed("R", [ours(7)])
     fan_out.settle("R", "c1")
