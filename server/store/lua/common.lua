@@ -11,7 +11,9 @@
 -- sockets alone receive added to FULL (server/net/wire/bodies.py own_view).
 --
 -- On the channel, OWN is `*`: the legal moves go to that player's sockets alone (the mover's
--- with the ack, the others' on the player's own channel, see `emit`).
+-- with the ack, the others' on the player's own channel, see `emit`). A move's delta is
+-- published only while an instance other than the mover's follows the room (move.lua): the
+-- mover's instance fans it out from the script's answer.
 --
 -- FULL and RACER are either a message body the server wrote (a JSON object without its
 -- opening brace) with the seq stamped in front, or, for an event whose values only the
