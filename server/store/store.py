@@ -244,14 +244,20 @@ class Store(RoomClocks):
                 turn before this returns it.
         """
         room, rnd, pid = commit.room, commit.round, commit.pid
-        on_reply = None if on_outcome is None else lambda raw: on_outcome(_outcome(raw))
+        read: list[Outcome] = []  # the answer as read for on_outcome, not read twice
+
+        def on_reply(raw: Any) -> None:
+            read.append(_outcome(raw))
+            if on_outcome is not None:
+                on_outcome(read[0])
+
         named = move_keys(self.keys, room, rnd, pid)
         raw = await self._move(
             keys=[named[name] for name in MOVE_KEYS],
             args=commit.argv(self.ttl, self.limits),
             on_reply=on_reply,
         )
-        return _outcome(raw)
+        return read[0] if read else _outcome(raw)
 
     async def give_up(
         self, room: str, round_: int, pid: str, gave_up_body: str, result: str, origin: str
