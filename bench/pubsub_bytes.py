@@ -46,6 +46,9 @@ from server.engine import Board  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
 from tests.helpers.serverproc import QUICK, free_port  # noqa: E402
 
+#: Seconds without a message after which a move counts as not published.
+QUIET_S = 0.3
+
 #: The deals raced, one a room: four of the certified 4-cell pool (``draw`` seeded 2026).
 CODES = ("SH1-C4-AAAABBK", "SH1-C4-AAAACYC", "SH1-C4-AAAAEKR", "SH1-C4-AAAAENC")
 
@@ -135,14 +138,17 @@ class Listener:
             pass
 
     async def until_seq(self, seq: int) -> int:
-        """Read until the event stamped ``seq`` went by; the bytes read since the last call
-        (channel names and messages)."""
+        """Read until the event stamped ``seq`` went by, or nothing came for a while (a move
+        that only the mover's instance follows is not published); the bytes read since the
+        last call (channel names and messages)."""
         mark = f'{{"seq":{seq},'.encode()
         total = 0
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            msg = await self.pubsub.get_message(timeout=1.0)
-            if msg is None or msg["type"] != "pmessage":
+            msg = await self.pubsub.get_message(timeout=QUIET_S)
+            if msg is None:
+                return total
+            if msg["type"] != "pmessage":
                 continue
             channel, data = msg["channel"], msg["data"]
             self.seen.append((channel, data))
