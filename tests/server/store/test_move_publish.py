@@ -36,7 +36,7 @@ async def racing(store: Store, room: str, now: int) -> None:
 
 async def heard(pubsub: PubSub) -> list[str]:
     """What a subscriber read of the channel until it went quiet."""
-    out = []
+    out: list[str] = []
     while True:
         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.3)
         if message is None:
