@@ -371,12 +371,11 @@ class Hub:
             else:
                 table.pop(key, None)
 
-    def committed(self, room: str, events: list[RoomEvent]) -> None:
+    def committed(self, room: str, events: list[RoomEvent], published: bool = True) -> None:
         """The events of a move of a socket here, from the commit's answer: fanned out to
-        the room's sockets here as they would be from the room's channel, whose copy of
-        each is then dropped (that of a move the channel brought first, this one). Reading
-        a move back from the channel cost the fan-out a good part of a move's CPU; the other
-        instances in the room still read it there."""
+        the room's sockets here as they would be from the room's channel. When the script
+        ``published`` them (another instance follows the room), the channel's copy of each
+        is dropped here (or, for one the channel brought first, this one)."""
         if room not in self.rooms:
             return
         for event in events:
@@ -384,7 +383,8 @@ class Hub:
             if twins is not None and event.seq in twins:
                 twins.discard(event.seq)  # the channel's copy went out first
                 continue
-            self._twin(room, event.seq)
+            if published:
+                self._twin(room, event.seq)
             self._admit(room, event, True)
 
     def _twin(self, room: str, seq: int) -> None:

@@ -276,7 +276,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         conn.flush()
         # Then this instance's other sockets in the room, from this answer rather than
         # from the room's channel (other instances read it there).
-        hub.committed(move.room, made)
+        hub.committed(move.room, made, out.published)
 
     redis_started = time.perf_counter()
     hub.expect(move.room, move.origin)

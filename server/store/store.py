@@ -35,13 +35,15 @@ SESSION_TTL: Final = 7 * 24 * 3600
 class Outcome:
     """What a script answered (:data:`~server.store.status.ANSWER`): its status, the seq
     of its (last) event, maybe a rank, and the seq of its first event (the move script: its
-    deltas run from ``first`` to ``seq``, stored with the room's ``watch`` field)."""
+    deltas run from ``first`` to ``seq``, stored with the room's ``watch`` field, and on the
+    room's channel if ``published``)."""
 
     status: Status
     seq: int = 0
     rank: int = 0
     first: int = 0
     watch: str = ""
+    published: bool = True
 
 
 @dataclass(slots=True)
@@ -65,7 +67,8 @@ def _outcome(raw: Any) -> Outcome:
     rank = int(items[2]) if len(items) > 2 else 0
     first = int(items[3]) if len(items) > 3 else seq
     watch = _text(items[4]) if len(items) > 4 else ""
-    return Outcome(status, seq, rank, first, watch)
+    published = int(items[5]) != 0 if len(items) > 5 else True
+    return Outcome(status, seq, rank, first, watch, published)
 
 
 def parse_results(raw: dict[str, str]) -> dict[str, dict[str, Any]]:

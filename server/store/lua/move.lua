@@ -10,9 +10,10 @@
 --     wins in exactly the deal's proven par), others (0/1: the mover has another socket in
 --     the room on the mover's instance), here (0/1: Redis holds the mover's instance's
 --     subscription to the room's channel).
--- Returns {status, seq, rank, first seq, watch}: the seqs of its deltas run from first seq to
--- seq; watch is the WATCH its deltas were stored with, so that the mover's instance fans them
--- out to its own sockets from this answer (server/net/hub.py `committed`).
+-- Returns {status, seq, rank, first seq, watch, published}: the seqs of its deltas run from
+-- first seq to seq; watch is the WATCH its deltas were stored with, so that the mover's
+-- instance fans them out to its own sockets from this answer (server/net/hub.py
+-- `committed`), and published (1/0) whether they went on the room's channel as well.
 -- A request is one action, or a send home: the taps it stands for, each an action of its own
 -- (a log entry, a delta event with its seq, an id `ID.N` in the ids hash), all committed here
 -- at once. Log entries, bodies and legal (each delta's board's legal moves, JSON) hold one
@@ -98,4 +99,4 @@ if finishing == '1' then
   maybe_over(meta, events, res, ch, '-', round, maxev)
 end
 touch(ttl, KEYS)
-return {'ok', seq, rank, first, watch}
+return {'ok', seq, rank, first, watch, room_ch and 1 or 0}

@@ -67,6 +67,16 @@ async def test_the_answer_first_fans_the_move_out_and_the_channels_copy_is_dropp
     assert not fan_out.twins["R"] and not fan_out.inflight and not fan_out.movers
 
 
+async def test_a_move_nobody_else_follows_leaves_no_copy_to_wait_for() -> None:
+    fan_out = hub()
+    _mover, _tab, rival, spectator = room(fan_out)
+    fan_out.expect("R", "c1")
+    fan_out.committed("R", [ours(7), ours(8)], published=False)
+    fan_out.settle("R", "c1")
+    assert seqs(rival) == seqs(spectator) == [7, 8]
+    assert not fan_out.twins.get("R")
+
+
 async def test_the_channel_first_fans_the_move_out_and_the_answers_copy_is_dropped() -> None:
     fan_out = hub()
     _mover, _tab, rival, spectator = room(fan_out)

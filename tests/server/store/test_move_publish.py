@@ -53,6 +53,7 @@ async def test_a_move_only_its_instance_follows_is_stored_not_published(store: S
     try:
         alone = await store.move(dataclasses.replace(commit(room, "pA", now, False), here=True))
         assert alone.status is Status.OK and alone.watch == "delayed:45"
+        assert not alone.published
         assert await heard(mine) == []
         stored = await store.redis.lrange(store.keys.events(room), -1, -1)
         event = RoomEvent.parse(stored[0])
@@ -60,6 +61,7 @@ async def test_a_move_only_its_instance_follows_is_stored_not_published(store: S
         assert (event.seq, event.pid, event.watch, event.delay_ms) == expected
         # Not told that its subscription holds: published, as to another instance.
         told = await store.move(commit(room, "pB", now, False))
+        assert told.published
         assert [RoomEvent.parse_published(d).seq for d in await heard(mine)] == [told.seq]
         # Another instance follows the room: published.
         other = store.redis.pubsub()
@@ -69,7 +71,7 @@ async def test_a_move_only_its_instance_follows_is_stored_not_published(store: S
             again = dataclasses.replace(commit(room, "pA", now, True), here=True)
             again = dataclasses.replace(again, action_id=2, version=1)
             won = await store.move(again)
-            assert won.status is Status.OK
+            assert won.status is Status.OK and won.published
             got = [RoomEvent.parse_published(d) for d in await heard(other)]
             assert [(e.seq, e.kind) for e in got] == [(won.seq, ""), (won.seq + 1, "finished")]
         finally:

@@ -27,8 +27,8 @@ def test_the_scripts_answer_statuses_laid_out_as_declared() -> None:
     assert words <= {s.value for s in Status}, words - {s.value for s in Status}
     # The move script's answer names its values as the store reads them.
     move = (LUA / "move.lua").read_text(encoding="utf-8")
-    assert "return {'ok', seq, rank, first, watch}" in move
-    assert ANSWER == ("status", "seq", "rank", "first", "watch")
+    assert "return {'ok', seq, rank, first, watch, room_ch and 1 or 0}" in move
+    assert ANSWER == ("status", "seq", "rank", "first", "watch", "published")
 
 
 def test_every_status_the_client_hears_is_documented() -> None:
