@@ -4,6 +4,7 @@ copies (the answer, the room's channel) comes first, and in the room's order of 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
@@ -13,7 +14,27 @@ from server.rooms.visibility import board_wait
 from server.store.events import RoomEvent, move_event
 from server.store.keys import Keys
 from tests.helpers.serverproc import redis_url
-from tests.server.net.test_hub import Socket
+
+
+@dataclass(eq=False)
+class Socket:
+    """A listener as the hub sees it: what it was sent, and how late."""
+
+    pid: str | None
+    role: str
+    cid: str = "c"
+    room: str | None = "R"
+    sent: list[tuple[str, int]] = field(default_factory=list)
+
+    def push(self, text: str, seq: int, delay_ms: int = 0) -> None:
+        self.sent.append((text, delay_ms))
+
+    def queue(self, text: str) -> None:
+        self.sent.append((text, 0))
+
+    def release_held(self) -> None:
+        """Nothing held here."""
+
 
 LEGAL = '{"moves":{"col1":["cell3"]},"send_home":false}'
 CHANNEL = Keys().channel("R")

@@ -7,16 +7,55 @@ race go on the channel whoever follows it."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
 
+import pytest
+import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 
+from server.engine import Board, parse_action
 from server.net import wire
+from server.store.commit import MoveCommit
 from server.store.events import RoomEvent
+from server.store.keys import Keys
 from server.store.status import Status
 from server.store.store import Store
-from tests.server.store.test_room_event import CODE, commit, store
+from tests.helpers.serverproc import redis_url
 
-__all__ = ["store"]  # the fixture, shared
+CODE = "SH1-C4-AAAAAAB"
+
+
+@pytest.fixture
+async def store(key_prefix: str) -> AsyncIterator[Store]:
+    client = aioredis.Redis.from_url(redis_url(), decode_responses=True)
+    store = Store(client, Keys(key_prefix), ttl=60)
+    yield store
+    await store.aclose()
+    await client.aclose()
+
+
+def commit(room: str, pid: str, now: int, finishing: bool) -> MoveCommit:
+    """A racer's first action (its board's first foundation move) to commit."""
+    board = Board.from_code(CODE)
+    action = "col4 found"
+    delta = board.play(parse_action(action))
+    return MoveCommit(
+        room=room,
+        round=1,
+        pid=pid,
+        action_id=1,
+        version=0,
+        log_entries=(f"{now}\t1\t{action}",),
+        delta_bodies=(wire.delta_body(pid, 1, action, delta, board, 10),),
+        progress_bodies=(wire.progress_body(pid, 1, board),),
+        legal=(wire.legal(board),),
+        finishing=finishing,
+        time_ms=10,
+        moves=board.moves,
+        result=wire.result(pid, pid, "finished", 10, board.moves) if finishing else "",
+        origin=f"c-{pid}",
+        now=now,
+    )
 
 
 async def racing(store: Store, room: str, now: int) -> None:
