@@ -16,6 +16,7 @@ end of every replay anyway).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import NamedTuple
 
@@ -275,8 +276,9 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
             conn.queue(wire.lost(move.pid))
         conn.flush()
         # Then this instance's other sockets in the room, from this answer rather than
-        # from the room's channel (other instances read it there).
-        hub.committed(move.room, made, out.published)
+        # from the room's channel (other instances read it there): at the next turn of the
+        # loop, once the acks of every answer read with this one have gone out.
+        asyncio.get_running_loop().call_soon(hub.committed, move.room, made, out.published)
 
     redis_started = time.perf_counter()
     hub.expect(move.room, move.origin)
