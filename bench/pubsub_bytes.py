@@ -11,7 +11,10 @@ Then ``--rooms`` races, one after the other, each of two racers and a spectator 
 same deal: the racers take turns playing the solver's line, ``--moves`` actions in all,
 each waited for (its ``ack``, then its event on the room's channel), and the bytes
 published for each action (channel name and message, each message as a subscriber reads
-it) are counted. Prints the median, mean and total bytes per move.
+it) are counted. Prints the median, mean and total bytes per move. Beside them, the bytes
+the room's sockets read for a move (websocket payloads, UTF-8), by kind: the mover's ``ack``
+and own ``delta`` (with its legal moves), a rival's ``progress`` and a spectator's
+``delta``; and what a room of four racers and a spectator reads for a move from them.
 
 Run: ``.venv/bin/python bench/pubsub_bytes.py [--tree DIR] [--instances 2]``.
 """
@@ -43,6 +46,9 @@ from server.engine import Board  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
 from tests.helpers.serverproc import QUICK, free_port  # noqa: E402
 
+#: Seconds without a message after which a move counts as not published.
+QUIET_S = 0.3
+
 #: The deals raced, one a room: four of the certified 4-cell pool (``draw`` seeded 2026).
 CODES = ("SH1-C4-AAAABBK", "SH1-C4-AAAACYC", "SH1-C4-AAAAEKR", "SH1-C4-AAAAENC")
 
@@ -73,6 +79,9 @@ class Client:
         self.task = asyncio.create_task(self._read())
         self.player_id = ""
         self.token = ""
+        #: Payload bytes read since ``started``, by message type (own deltas apart).
+        self.counting = False
+        self.bytes: dict[str, list[int]] = {}
 
     @classmethod
     async def open(cls, url: str, hello: dict[str, Any]) -> Client:
@@ -84,7 +93,13 @@ class Client:
 
     async def _read(self) -> None:
         async for raw in self.ws:
-            self.inbox.append(json.loads(raw))
+            msg = json.loads(raw)
+            self.inbox.append(msg)
+            if self.counting:
+                kind = str(msg.get("type"))
+                kind = "own delta" if kind == "delta" and "legal" in msg else kind
+                size = len(raw) if isinstance(raw, bytes) else len(raw.encode())
+                self.bytes.setdefault(kind, []).append(size)
             self.arrived.set()
 
     async def send(self, msg: dict[str, Any]) -> None:
@@ -123,14 +138,17 @@ class Listener:
             pass
 
     async def until_seq(self, seq: int) -> int:
-        """Read until the event stamped ``seq`` went by; the bytes read since the last call
-        (channel names and messages)."""
+        """Read until the event stamped ``seq`` went by, or nothing came for a while (a move
+        that only the mover's instance follows is not published); the bytes read since the
+        last call (channel names and messages)."""
         mark = f'{{"seq":{seq},'.encode()
         total = 0
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            msg = await self.pubsub.get_message(timeout=1.0)
-            if msg is None or msg["type"] != "pmessage":
+            msg = await self.pubsub.get_message(timeout=QUIET_S)
+            if msg is None:
+                return total
+            if msg["type"] != "pmessage":
                 continue
             channel, data = msg["channel"], msg["data"]
             self.seen.append((channel, data))
@@ -170,6 +188,9 @@ async def race(urls: list[str], redis_url: str, code: str, moves: int) -> list[i
     await ann.send({"type": "start"})
     await ann.expect("started")
     await bob.expect("started")
+    await sam.expect("started")
+    for c in (ann, bob, sam):
+        c.counting = True
     line = solve(Board.from_code(code)).moves
     out = []
     count = {ann.player_id: 0, bob.player_id: 0}
@@ -187,9 +208,18 @@ async def race(urls: list[str], redis_url: str, code: str, moves: int) -> list[i
         if not got or any("legal" not in m for m in got):
             raise RuntimeError("Ann's second tab missed her legal moves")
     await listener.close()
+    await asyncio.sleep(0.2)  # the last move's events to the rival and the spectator
+    for c in (ann, bob, sam):
+        for kind, sizes in c.bytes.items():
+            if kind != "delta" or c is sam:  # a spectator's delta; a racer's own apart
+                SOCKET_BYTES.setdefault(kind, []).extend(sizes)
     for c in (ann, bob, sam, *tabs):
         await c.close()
     return out
+
+
+#: The payload bytes the room's sockets read, by kind, over every room raced.
+SOCKET_BYTES: dict[str, list[int]] = {}
 
 
 def main() -> int:
@@ -242,6 +272,12 @@ def main() -> int:
         f"pub/sub bytes per move: median {statistics.median(per_move):.0f}, mean "
         f"{statistics.mean(per_move):.0f}, total {sum(per_move)}"
     )
+    mean = {kind: statistics.mean(sizes) for kind, sizes in SOCKET_BYTES.items() if sizes}
+    for kind in sorted(mean):
+        print(f"  socket bytes a {kind}: mean {mean[kind]:.0f} ({len(SOCKET_BYTES[kind])})")
+    if {"ack", "own delta", "progress", "delta"} <= mean.keys():
+        room = mean["ack"] + mean["own delta"] + 3 * mean["progress"] + mean["delta"]
+        print(f"socket bytes to a room of 4 racers and a spectator per move: {room:.0f}")
     return 0
 
 

@@ -12,6 +12,12 @@ follows it, or the mover has another socket here), and which an instance follows
 player has a socket in the room here. An event is read once (a
 :class:`~server.store.events.RoomEvent`) and turned into its texts once (:func:`texts`, by
 :mod:`server.net.wire`) for every socket of the room here.
+
+A move of a socket here is fanned out to the room's other sockets here from the commit's
+answer (:meth:`Hub.committed`), not read back from the room's channel: the channel's copy of
+it is dropped (or, when it comes first, the answer's). The events of a room go out in the
+order of their seqs: one after a gap waits while the events before it may still come, on the
+channel behind an answer or in an answer behind the channel (:meth:`Hub._admit`).
 """
 
 from __future__ import annotations
@@ -70,6 +76,27 @@ _NO_RACERS: Final[frozenset[str]] = frozenset()
 #: (the board's progress, what the other racers get) or how many ms late it gets the board
 #: (:func:`server.rooms.visibility.board_wait`).
 Judge = Callable[[str, str, str, bool, int], int | None]
+
+#: How long an event after a gap waits for the events before it (:meth:`Hub._admit`)
+#: before the hub reads them from the room's stored events.
+EARLY_WAIT_S: Final = 0.25
+
+#: How a move's delta ends on the room's channel (its OWN apart), and where its seq starts.
+_APART_TAIL: Final = "\t" + APART
+_SEQ_AT: Final = '\t{"seq":'
+
+
+def _seq_of(published: str) -> int:
+    """The seq of a published event that is a stamped message (0 if none is found): read
+    without parsing the event, to drop the copy of a move fanned out already."""
+    at = published.find(_SEQ_AT)
+    if at < 0:
+        return 0
+    at += len(_SEQ_AT)
+    end = published.find(",", at)
+    digits = published[at:end]
+    return int(digits) if digits.isdigit() else 0
+
 
 _PLAYER: Final = Role.PLAYER
 #: A live event is judged as the race's: boards change only while it runs, and at its end
@@ -178,6 +205,18 @@ class Hub:
         #: The last legal moves each room's players' own channels brought, by room: (seq,
         #: legal JSON), for the event of that seq, which the room's channel brings next.
         self.own_pending: dict[str, tuple[int, str]] = {}
+        #: Moves of this instance's sockets being committed, by room and by mover's socket:
+        #: their events may come on the room's channel before the commit's answer.
+        self.inflight: dict[str, int] = {}
+        self.movers: dict[str, int] = {}
+        #: The seqs of this instance's moves of which one copy was forwarded, by room: each
+        #: comes twice, from the commit's answer and on the room's channel; the second is
+        #: dropped (:meth:`committed`).
+        self.twins: dict[str, set[int]] = {}
+        #: Events that came before one of a lower seq, by room and seq, and the timer that
+        #: stops waiting for it (:meth:`_admit`).
+        self.early: dict[str, dict[int, RoomEvent]] = {}
+        self._early_timers: dict[str, asyncio.TimerHandle] = {}
 
     def start(self) -> None:
         """Run the reader (on a cluster, each shard's reader starts with its first room)."""
@@ -190,6 +229,13 @@ class Hub:
             await self.shards.close()
         if self.feed is not None:
             await self.feed.close()
+
+    def follows(self, room: str) -> bool:
+        """Whether Redis has this instance's subscription to ``room``'s channel now (on one
+        Redis; on a cluster it is not told: False). The move script then publishes a move
+        only while another instance follows the room too: this one fans it out from the
+        commit's answer (:meth:`committed`)."""
+        return self.feed is not None and self.keys.channel(room) in self.feed.live
 
     def others_here(self, room: str, pid: str) -> bool:
         """Whether player ``pid`` has more than one socket in ``room`` here (a mover's other
@@ -253,6 +299,7 @@ class Hub:
                 del self.rooms[room]
                 self.last_seq.pop(room, None)
                 self.own_pending.pop(room, None)
+                self._forget_order(room)
                 self.metrics.rooms_local.set(len(self.rooms))
                 if self.on_room_empty is not None:
                     self.on_room_empty(room)
@@ -270,7 +317,19 @@ class Hub:
             if tab is not None:
                 self.own_pending[tab[0]] = parse_own(data)
                 return
-            self._forward(Keys.room_of_channel(channel), RoomEvent.parse_published(data))
+            room = Keys.room_of_channel(channel)
+            twins = self.twins.get(room)
+            if twins and data.endswith(_APART_TAIL):  # a move's: maybe ours, fanned out
+                seq = _seq_of(data)
+                if seq in twins:
+                    twins.discard(seq)
+                    return
+            event = RoomEvent.parse_published(data)
+            if event.origin in self.movers and event.own == APART:
+                # A move of ours, on the channel before the commit's answer: this copy
+                # goes out, the answer's is dropped.
+                self._twin(room, event.seq)
+            self._admit(room, event, False)
         except Exception:  # one bad event must not end the fan-out of every room
             log.exception("forwarding an event failed")
 
@@ -292,6 +351,106 @@ class Hub:
         """A socket here was brought up to ``seq`` of ``room`` (a snapshot or a resume)."""
         if room in self.rooms:
             self.last_seq[room] = max(seq, self.last_seq.get(room, seq))
+            early = self.early.get(room)
+            if early:
+                self._drain(room, early)
+
+    def expect(self, room: str, cid: str) -> None:
+        """Socket ``cid`` is committing a move in ``room``: its events may come on the
+        room's channel before the commit's answer (:meth:`committed`); until
+        :meth:`settle`, an event after a gap waits for them."""
+        self.inflight[room] = self.inflight.get(room, 0) + 1
+        self.movers[cid] = self.movers.get(cid, 0) + 1
+
+    def settle(self, room: str, cid: str) -> None:
+        """The commit :meth:`expect` announced has answered (or failed)."""
+        for table, key in ((self.inflight, room), (self.movers, cid)):
+            left = table.get(key, 0) - 1
+            if left > 0:
+                table[key] = left
+            else:
+                table.pop(key, None)
+
+    def committed(self, room: str, events: list[RoomEvent], published: bool = True) -> None:
+        """The events of a move of a socket here, from the commit's answer: fanned out to
+        the room's sockets here as they would be from the room's channel. When the script
+        ``published`` them (another instance follows the room), the channel's copy of each
+        is dropped here (or, for one the channel brought first, this one)."""
+        if room not in self.rooms:
+            return
+        for event in events:
+            twins = self.twins.get(room)
+            if twins is not None and event.seq in twins:
+                twins.discard(event.seq)  # the channel's copy went out first
+                continue
+            if published:
+                self._twin(room, event.seq)
+            self._admit(room, event, True)
+
+    def _twin(self, room: str, seq: int) -> None:
+        twins = self.twins.setdefault(room, set())
+        if len(twins) > 256:  # copies that never came (a lost channel): bounded
+            twins.clear()
+        twins.add(seq)
+
+    def _admit(self, room: str, event: RoomEvent, local: bool) -> None:
+        """Forward an event in its room's order: one after a gap waits (in :attr:`early`)
+        while the events before it may still come: from the room's channel (behind a
+        commit's answer of ours), or from a commit of ours in flight (behind the channel).
+        A gap nobody here can fill goes out as it is (the sockets ask for a snapshot)."""
+        seq, last = event.seq, self.last_seq.get(room)
+        early = self.early.get(room)
+        if last is None or seq <= last + 1:
+            self._forward(room, event)
+            if early:
+                self._drain(room, early)
+            return
+        if not (early or local or room in self.inflight):
+            self._forward(room, event)
+            return
+        if early is None:
+            early = self.early[room] = {}
+        early[seq] = event
+        if room not in self._early_timers:
+            self._early_timers[room] = asyncio.get_running_loop().call_later(
+                EARLY_WAIT_S, self._stop_waiting, room
+            )
+
+    def _drain(self, room: str, early: dict[int, RoomEvent]) -> None:
+        """Forward the early events whose turn has come."""
+        while early:
+            low = min(early)
+            if low > self.last_seq.get(room, low) + 1:
+                return
+            self._forward(room, early.pop(low))
+        self._forget_order(room, twins=False)
+
+    def _stop_waiting(self, room: str) -> None:
+        """An early event waited long enough: read what the room stored meanwhile, then
+        forward the rest in order."""
+        self._early_timers.pop(room, None)
+        task = asyncio.create_task(self._fill_gap(room))
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
+    async def _fill_gap(self, room: str) -> None:
+        await self.catch_up(room)
+        early = self.early.pop(room, None)
+        timer = self._early_timers.pop(room, None)
+        if timer is not None:
+            timer.cancel()
+        for seq in sorted(early or ()):
+            if seq > self.last_seq.get(room, 0) and early is not None:
+                self._forward(room, early[seq])
+
+    def _forget_order(self, room: str, twins: bool = True) -> None:
+        """Drop a room's early events and their timer (and its twins' seqs)."""
+        self.early.pop(room, None)
+        timer = self._early_timers.pop(room, None)
+        if timer is not None:
+            timer.cancel()
+        if twins:
+            self.twins.pop(room, None)
 
     async def catch_up(self, room: str, after: int | None = None) -> bool:
         """Forward the events a room published after ``after`` (by default the last one

@@ -16,6 +16,7 @@ end of every replay anyway).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import NamedTuple
 
@@ -44,7 +45,7 @@ from ..records.solo_stats import Counted
 from ..rooms import rounds
 from ..rooms.records import Mode, Role, RoomPhase
 from ..store.commit import MoveCommit
-from ..store.events import stamp
+from ..store.events import move_event
 from ..store.status import Status
 from ..store.store import Outcome
 
@@ -143,8 +144,11 @@ async def play(
         and is_perfect(board.moves, state.par, state.par_optimal)
         and await ctx.store.was_hinted(state.room, state.round, conn.pid or "")
     )
-    others = ctx.hub.others_here(state.room, conn.pid or "")
-    commit_ = events(state, conn, action_id, steps, entry, now, hinted=hinted, others=others)
+    hub = ctx.hub
+    others, here = hub.others_here(state.room, conn.pid or ""), hub.follows(state.room)
+    commit_ = events(
+        state, conn, action_id, steps, entry, now, hinted=hinted, others=others, here=here
+    )
     return await commit(ctx, conn, commit_, entry, now)
 
 
@@ -177,11 +181,13 @@ def events(
     *,
     hinted: bool = False,
     others: bool = False,
+    here: bool = False,
 ) -> MoveCommit:
     """Step two: what committing the accepted actions writes (a pure function).
 
     ``hinted``: the player was sent a hint in this round, so a win is not perfect.
-    ``others``: the player has another socket in the room here (see :class:`MoveCommit`).
+    ``others``: the player has another socket in the room here; ``here``: this instance's
+    subscription to the room's channel is confirmed (see :class:`MoveCommit`).
 
     The clock of a race runs from its start; of a daily game, from the reveal (the room's
     ``starts_at``, when its snapshot showed the deal); of a solo game, from its first action.
@@ -230,6 +236,7 @@ def events(
         lost=lost,  # the last step's board is the board itself
         perfect=perfect,
         others=others,
+        here=here,
     )
 
 
@@ -241,6 +248,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
     """
     acked = False
     lost = move.lost
+    hub = ctx.hub
 
     def acknowledge(out: Outcome) -> None:
         # Called as soon as Redis's answer is read (a loop turn before the await returns).
@@ -254,15 +262,26 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
             entry.first_ms = now
         entry.last_ms = now
         # The ack and the mover's own deltas, with their legal moves, leave in one write
-        # (the channel skips this socket); waiting for the next loop turn only adds latency.
+        # (the fan-out skips this socket); waiting for the next loop turn only adds latency.
         conn.queue(wire.ack(move.action_id, out.seq))
-        for n, (body, legal) in enumerate(zip(move.delta_bodies, move.legal, strict=True)):
-            conn.queue(wire.own_view(stamp(out.first + n, body), legal))
+        made = [
+            move_event(move.pid, out.first + n, body, progress, out.watch, legal, move.origin)
+            for n, (body, progress, legal) in enumerate(
+                zip(move.delta_bodies, move.progress_bodies, move.legal, strict=True)
+            )
+        ]
+        for event in made:
+            conn.queue(wire.own_view(event.full, event.own))
         if lost:
             conn.queue(wire.lost(move.pid))
         conn.flush()
+        # Then this instance's other sockets in the room, from this answer rather than
+        # from the room's channel (other instances read it there): at the next turn of the
+        # loop, once the acks of every answer read with this one have gone out.
+        asyncio.get_running_loop().call_soon(hub.committed, move.room, made, out.published)
 
     redis_started = time.perf_counter()
+    hub.expect(move.room, move.origin)
     try:
         out = await ctx.store.move(move, acknowledge)
     except BaseException:
@@ -270,6 +289,8 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         # time (a resend with the same id is then acked if the commit did land).
         ctx.boards.drop(move.room, move.round, move.pid)
         raise
+    finally:
+        hub.settle(move.room, move.origin)
     ctx.metrics.move_script.observe(time.perf_counter() - redis_started)
     if out.status is Status.OK:
         acknowledge(out)  # already done when Redis's answer was read; not twice

@@ -54,6 +54,7 @@ MOVE_ARGV: Final = (
     "legal",
     "perfect",
     "others",
+    "here",
 )
 
 
@@ -90,7 +91,11 @@ class MoveCommit:
         lost: the board is practically lost after it (the mover hears ``lost``; not sent).
         perfect: the finish wins in exactly the deal's proven par (used when ``finishing``).
         others: the mover has another socket in the room on this instance (which then
-            hears the legal moves on the player's own channel, as those on others do).
+            hears the legal moves on the player's own channel, as those on others do, when
+            the room's channel brings the move before the commit's answer).
+        here: Redis holds the mover's instance's subscription to the room's channel: the
+            script publishes the deltas only if another instance follows it as well (the
+            mover's instance fans them out from the answer, :mod:`server.net.hub`).
     """
 
     room: str
@@ -111,6 +116,7 @@ class MoveCommit:
     lost: bool = False
     perfect: bool = False
     others: bool = False
+    here: bool = False
 
     def arguments(self, ttl: int, limits: BoardLimits) -> dict[str, str | int | float]:
         """The script's ARGV by name (:data:`MOVE_ARGV`; one line per action)."""
@@ -136,6 +142,7 @@ class MoveCommit:
             "legal": "\n".join(self.legal),
             "perfect": 1 if self.perfect else 0,
             "others": 1 if self.others else 0,
+            "here": 1 if self.here else 0,
         }
 
     def argv(self, ttl: int, limits: BoardLimits) -> list[str | int | float]:

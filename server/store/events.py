@@ -221,6 +221,19 @@ def _named_count(layout: Layout, values: tuple[str, ...] | list[str]) -> int:
     return named
 
 
+def move_event(
+    pid: str, seq: int, body: str, progress: str, watch: str, own: str, origin: str
+) -> RoomEvent:
+    """A move's delta as ``lua/move.lua`` stores it (:data:`ENTRY`), made from the parts the
+    mover's instance sent it and the seq and WATCH it answered: the instance fans the event
+    out to its own sockets from the commit's answer, without reading it back from the
+    room's channel (``server/net/hub.py``, ``committed``)."""
+    mode, delay_ms = _watch(watch)
+    fields = (pid, stamp(seq, body), stamp(seq, progress), mode, delay_ms, own, seq)
+    event: RoomEvent = _new(RoomEvent, (*fields, "", _NO_VALUES, origin))
+    return event
+
+
 def parse_own(data: str) -> tuple[int, str]:
     """The seq and legal moves (JSON) of a message of a player's own channel in a room
     (``lua/common.lua`` ``emit``): what that player's sockets add to the event of that seq,

@@ -77,9 +77,11 @@ INTERNAL: Final = frozenset(
 )
 
 #: The record a room script answers, in order (``lua/move.lua``; the other scripts answer
-#: the first two): its status, the seq of its (last) event, a finisher's rank, and the seq
-#: of its first event (the move script's deltas run from it to the seq).
-ANSWER: Final = ("status", "seq", "rank", "first")
+#: the first two): its status, the seq of its (last) event, a finisher's rank, the seq
+#: of its first event (the move script's deltas run from it to the seq), the WATCH field
+#: its deltas were stored with (``server/store/events.py``) and whether they were published
+#: on the room's channel (1/0).
+ANSWER: Final = ("status", "seq", "rank", "first", "watch", "published")
 
 _BY_WORD: Final[dict[str, Status]] = {status.value: status for status in Status}
 

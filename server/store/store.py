@@ -35,12 +35,15 @@ SESSION_TTL: Final = 7 * 24 * 3600
 class Outcome:
     """What a script answered (:data:`~server.store.status.ANSWER`): its status, the seq
     of its (last) event, maybe a rank, and the seq of its first event (the move script: its
-    deltas run from ``first`` to ``seq``)."""
+    deltas run from ``first`` to ``seq``, stored with the room's ``watch`` field, and on the
+    room's channel if ``published``)."""
 
     status: Status
     seq: int = 0
     rank: int = 0
     first: int = 0
+    watch: str = ""
+    published: bool = True
 
 
 @dataclass(slots=True)
@@ -63,7 +66,9 @@ def _outcome(raw: Any) -> Outcome:
     seq = int(items[1]) if len(items) > 1 else 0
     rank = int(items[2]) if len(items) > 2 else 0
     first = int(items[3]) if len(items) > 3 else seq
-    return Outcome(status, seq, rank, first)
+    watch = _text(items[4]) if len(items) > 4 else ""
+    published = int(items[5]) != 0 if len(items) > 5 else True
+    return Outcome(status, seq, rank, first, watch, published)
 
 
 def parse_results(raw: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -242,14 +247,20 @@ class Store(RoomClocks):
                 turn before this returns it.
         """
         room, rnd, pid = commit.room, commit.round, commit.pid
-        on_reply = None if on_outcome is None else lambda raw: on_outcome(_outcome(raw))
+        read: list[Outcome] = []  # the answer as read for on_outcome, not read twice
+
+        def on_reply(raw: Any) -> None:
+            read.append(_outcome(raw))
+            if on_outcome is not None:
+                on_outcome(read[0])
+
         named = move_keys(self.keys, room, rnd, pid)
         raw = await self._move(
             keys=[named[name] for name in MOVE_KEYS],
             args=commit.argv(self.ttl, self.limits),
             on_reply=on_reply,
         )
-        return _outcome(raw)
+        return read[0] if read else _outcome(raw)
 
     async def give_up(
         self, room: str, round_: int, pid: str, gave_up_body: str, result: str, origin: str

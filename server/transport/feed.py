@@ -40,9 +40,12 @@ class FeedPipe(_Pipe):
     #: Pushed messages are not answers: a command is written at once.
     batch_in_flight = False
 
-    def __init__(self, on_push: Callable[[list[Any]], None]) -> None:
+    def __init__(
+        self, on_push: Callable[[list[Any]], None], on_lost: Callable[[], None] | None = None
+    ) -> None:
         super().__init__()
         self.on_push = on_push
+        self.on_lost = on_lost
         self.closed = asyncio.Event()
 
     def data_received(self, data: bytes) -> None:
@@ -65,6 +68,8 @@ class FeedPipe(_Pipe):
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         self.closed.set()
+        if self.on_lost is not None:
+            self.on_lost()
 
 
 #: Seconds between two checks that Redis still answers on a subscribed connection.
@@ -112,9 +117,15 @@ class Feed:
         self.on_again = on_again
         self.on_failure = on_failure
         settings, tls = link_settings(redis)
-        self.link = _Link(settings, timeout, tls, lambda: None, lambda: FeedPipe(self._push))
         #: The channels followed (subscribed again on every new connection).
         self.wanted: set[str] = set()
+        #: The channels Redis confirmed on the connection open now: forgotten as soon as
+        #: it is lost (a move script publishes only while another instance follows its room,
+        #: see :meth:`server.net.hub.Hub.follows`).
+        self.live: set[str] = set()
+        self.link = _Link(
+            settings, timeout, tls, lambda: None, lambda: FeedPipe(self._push, self.live.clear)
+        )
         self._confirm: dict[str, asyncio.Future[None]] = {}
         self._task: asyncio.Task[None] | None = None
 
@@ -149,6 +160,7 @@ class Feed:
     def unsubscribe(self, channel: str) -> None:
         """Stop following a channel."""
         self.wanted.discard(channel)
+        self.live.discard(channel)
         self._send("UNSUBSCRIBE", channel)
 
     def _send(self, *command: str) -> None:
@@ -162,6 +174,7 @@ class Feed:
             pipe: _Pipe | None = None
             try:
                 pipe = await self.link.get()
+                self.live.clear()  # whatever the last connection had
                 if self.wanted and pipe.transport is not None:
                     pipe.transport.write(pack("SUBSCRIBE", *sorted(self.wanted)))
                 await watch(cast(FeedPipe, pipe), self.link.timeout)
@@ -169,6 +182,7 @@ class Feed:
             except asyncio.CancelledError:
                 raise
             except Exception:  # Redis went away: count it, retry; catch-ups recover the rest
+                self.live.clear()
                 self.link.lost(pipe)
                 self.on_failure()
                 await asyncio.sleep(0.5)
@@ -178,6 +192,8 @@ class Feed:
         if kind == "message":
             self.on_message(channel, reply[2])
         elif kind == "subscribe":
+            if channel in self.wanted:
+                self.live.add(channel)
             waiter = self._confirm.get(channel)
             if waiter is not None:
                 if not waiter.done():

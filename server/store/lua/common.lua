@@ -11,7 +11,9 @@
 -- sockets alone receive added to FULL (server/net/wire/bodies.py own_view).
 --
 -- On the channel, OWN is `*`: the legal moves go to that player's sockets alone (the mover's
--- with the ack, the others' on the player's own channel, see `emit`).
+-- with the ack, the others' on the player's own channel, see `emit`). A move's delta is
+-- published only while an instance other than the mover's follows the room (move.lua): the
+-- mover's instance fans it out from the script's answer.
 --
 -- FULL and RACER are either a message body the server wrote (a JSON object without its
 -- opening brace) with the seq stamped in front, or, for an event whose values only the
@@ -40,8 +42,9 @@ local function push(events, ch, origin, pid, full, racer, maxev, watch, own)
   end
   redis.call('LTRIM', events, -tonumber(maxev), -1)
   -- On a Redis Cluster the store loads this with SPUBLISH (server/store/scripts.py): the
-  -- channel shares the room's hash tag, so the event stays on the room's shard.
-  redis.call('PUBLISH', ch, origin .. '\t' .. entry)
+  -- channel shares the room's hash tag, so the event stays on the room's shard. No channel
+  -- (a move nobody but the mover's instance follows): stored, not published.
+  if ch then redis.call('PUBLISH', ch, origin .. '\t' .. entry) end
 end
 
 -- An event the server wrote: stamp the seq, store, publish. Returns the seq.

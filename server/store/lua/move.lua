@@ -8,8 +8,12 @@
 --     bodies), progress (progress bodies), finishing (0/1), time_ms, moves, result (JSON),
 --     origin, maxev, ttl, now, rate, burst, max_actions, legal, perfect (0/1: the finish
 --     wins in exactly the deal's proven par), others (0/1: the mover has another socket in
---     the room on the mover's instance).
--- Returns {status, seq, rank, first seq}: the seqs of its deltas run from first seq to seq.
+--     the room on the mover's instance), here (0/1: Redis holds the mover's instance's
+--     subscription to the room's channel).
+-- Returns {status, seq, rank, first seq, watch, published}: the seqs of its deltas run from
+-- first seq to seq; watch is the WATCH its deltas were stored with, so that the mover's
+-- instance fans them out to its own sockets from this answer (server/net/hub.py
+-- `committed`), and published (1/0) whether they went on the room's channel as well.
 -- A request is one action, or a send home: the taps it stands for, each an action of its own
 -- (a log entry, a delta event with its seq, an id `ID.N` in the ids hash), all committed here
 -- at once. Log entries, bodies and legal (each delta's board's legal moves, JSON) hold one
@@ -20,7 +24,8 @@
 -- instances or more do); on the room's channel they are '*' (common.lua).
 local meta, log, ids, events, res = unpack(KEYS)
 local pid, round, id, version, entries, bodies, progress, finishing, time_ms, moves, result,
-  origin, maxev, ttl, now, rate, burst, max_actions, legal, perfect, others = unpack(ARGV)
+  origin, maxev, ttl, now, rate, burst, max_actions, legal, perfect, others,
+  here = unpack(ARGV)
 version, now, rate = tonumber(version), tonumber(now), tonumber(rate)
 burst, max_actions = tonumber(burst), tonumber(max_actions)
 local ch = meta .. ':ch'
@@ -61,12 +66,19 @@ redis.call('HSET', meta, 'tb:' .. pid, string.format('%.3f %d', tokens - 1, now)
 -- The room's watch mode and delay, as the room has them: what spectators get of the board
 -- is the server's to decide (server/rooms/visibility.py), not the script's.
 local watch = (st[4] or '') .. ':' .. (st[5] or '')
+-- The mover's instance fans the deltas out to its own sockets from this answer: they go on
+-- the room's channel only for the other instances that follow it (here: the mover's does;
+-- a count of 1 is that one alone). The finish and the end of the race go to every one.
+local room_ch = ch
+if here == '1' and redis.call('PUBSUB', 'NUMSUB', ch)[2] < 2 then room_ch = nil end
 local own_ch = ch .. ':' .. pid
-if others ~= '1' and redis.call('PUBSUB', 'NUMSUB', own_ch)[2] < 2 then own_ch = nil end
+if not room_ch or (others ~= '1' and redis.call('PUBSUB', 'NUMSUB', own_ch)[2] < 2) then
+  own_ch = nil
+end
 local first, seq = 0, 0
 for i = 1, #logged do
   redis.call('RPUSH', log, logged[i])
-  seq = emit(meta, events, ch, origin, pid, deltas[i], rivals[i], maxev, watch,
+  seq = emit(meta, events, room_ch, origin, pid, deltas[i], rivals[i], maxev, watch,
     legals[i], own_ch)
   if i == 1 then first = seq end
   -- Each log entry's id (MS<TAB>ID<TAB>ACTION) gives its seq; the request's id the last.
@@ -87,4 +99,4 @@ if finishing == '1' then
   maybe_over(meta, events, res, ch, '-', round, maxev)
 end
 touch(ttl, KEYS)
-return {'ok', seq, rank, first}
+return {'ok', seq, rank, first, watch, room_ch and 1 or 0}

@@ -26,8 +26,9 @@ def test_the_scripts_answer_statuses_laid_out_as_declared() -> None:
         words |= set(re.findall(r"return '(\w+)'", source))
     assert words <= {s.value for s in Status}, words - {s.value for s in Status}
     # The move script's answer names its values as the store reads them.
-    assert "return {'ok', seq, rank, first}" in (LUA / "move.lua").read_text(encoding="utf-8")
-    assert ANSWER == ("status", "seq", "rank", "first")
+    move = (LUA / "move.lua").read_text(encoding="utf-8")
+    assert "return {'ok', seq, rank, first, watch, room_ch and 1 or 0}" in move
+    assert ANSWER == ("status", "seq", "rank", "first", "watch", "published")
 
 
 def test_every_status_the_client_hears_is_documented() -> None:

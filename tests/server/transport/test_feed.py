@@ -45,6 +45,7 @@ async def test_a_hung_connection_is_opened_again_and_its_channels_resubscribed(
         try:
             await feed.subscribe("room:1")
             assert again == []  # a first subscription is awaited, not reported
+            assert feed.live == {"room:1"}  # Redis holds it: the move script may count on it
             await client.publish("room:1", "one")
             await client.publish("room:2", "not followed")
             await until(lambda: got == [("room:1", "one")])
@@ -53,13 +54,16 @@ async def test_a_hung_connection_is_opened_again_and_its_channels_resubscribed(
             os.kill(pid, signal.SIGSTOP)  # the socket stays open but nothing answers
             try:
                 await until(lambda: failures, timeout=5.0)
+                assert feed.live == set()  # the connection is given up: nothing is held
             finally:
                 os.kill(pid, signal.SIGCONT)
             await until(lambda: again == ["room:1"])
+            assert feed.live == {"room:1"}
             await client.publish("room:1", "two")
             await until(lambda: got[-1] == ("room:1", "two"))
 
             feed.unsubscribe("room:1")
+            assert feed.live == set()
 
             async def unsubscribed() -> bool:
                 return dict(await client.pubsub_numsub("room:1")).get("room:1") == 0
