@@ -531,7 +531,8 @@ async def test_two_identities_of_one_address_race_each_other_when_nobody_else_wa
         await c.expect("queued")
     snaps = [await c.expect("snapshot", timeout=10) for c in (mum, kid)]
     assert snaps[0]["room_id"] == snaps[1]["room_id"]
-    assert all(s["household"] is True and s["state"] == "lobby" for s in snaps)
+    # Before the race: the second one in may already see the countdown its coming began.
+    assert all(s["household"] is True and s["state"] in ("lobby", "countdown") for s in snaps)
     started = [await c.expect("started", timeout=10) for c in (mum, kid)]
     code = started[0]["code"]
     await play_some(kid, code, MIN_ACTIONS)

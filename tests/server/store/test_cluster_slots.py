@@ -150,6 +150,7 @@ SCRIPT_KEYS: dict[str, Callable[[Keys], list[str]]] = {
         *(k.arena_players("A1"), k.arena_racing("A1")),
     ],
     "arena_record": lambda k: [k.arena_counted("A1"), k.arena_results("A1"), k.arena_racing("A1")],
+    "arena_amend": lambda k: [k.arena_results("A1")],
     "quota_take": lambda k: [k.rooms_made("p")],
     "room_done_alone": lambda k: [
         k.room("R1"),
