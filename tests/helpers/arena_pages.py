@@ -15,8 +15,18 @@ if TYPE_CHECKING:
 
 def to_arenas(page: Page) -> None:
     """From anywhere: the top bar's Race, then "See the arenas" (in any language)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     go(page, "race")
-    page.locator('.arena-entry a[href="#/arena"]').click()
+    # The Race page draws its top again when the game it came from is left: a click on the
+    # link it replaced is lost, and a person clicks again.
+    for _ in range(3):
+        page.locator('.arena-entry a[href="#/arena"]').click()
+        try:
+            page.wait_for_function("location.hash === '#/arena'", timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            continue
     page.wait_for_function("location.hash === '#/arena'")
 
 

@@ -284,7 +284,7 @@ def test_an_invite_names_the_host_the_level_and_who_is_in(
     gone.goto(web_server.http_url + "/?room=ZZZZZZZZ")  # link: an old invite
     gone.locator('[data-k="invite"]').wait_for()
     gone.wait_for_function(
-        "document.querySelector('[data-k=\"why\"]').textContent.includes('room is gone')"
+        "document.querySelector('[data-k=\"why\"]')?.textContent.includes('room is gone')"
     )
     for page in (alice, guest, gone):
         assert js_errors(page) == []
