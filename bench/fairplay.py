@@ -7,7 +7,9 @@ no wait). Each finish is weighed as the server weighs it: the solver pool's job
 (:func:`server.review.evidence.evidence_job`: the one-game review and the record kept across
 games, with what the server's reviewer hands it at the default settings), and then
 :func:`server.fairplay.decide.decide`, the one decision the server makes, with the policy of
-the server's default settings. A player is
+the server's default settings, each given the player's earlier records as the server keeps
+them (:func:`decisions`; ``tests/server/fairplay/test_fairplay_server.py`` holds it and
+:func:`weigh_finish` to the server's own). A player is
 **caught** (a cheat) or **held** (an honest player) when any of their finishes is held or
 they are flagged, by their last finish.
 
@@ -58,7 +60,7 @@ import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,7 +75,7 @@ from server.engine.optimal import optimal_par  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
 from server.fairplay.decide import decide  # noqa: E402
 from server.fairplay.policy import Policy  # noqa: E402
-from server.fairplay.values import Assessment  # noqa: E402
+from server.fairplay.values import Assessment, Decision  # noqa: E402
 from server.review.evidence import evidence_job  # noqa: E402
 from server.review.scoring import table_key  # noqa: E402
 
@@ -338,18 +340,31 @@ def review_settings() -> dict[str, Any]:
     return reviewer_of(Settings(), None).settings
 
 
-def weigh_finish(finish: dict[str, Any], field_ms: int | None) -> dict[str, Any]:
-    """A finish as the server's solver-pool job weighs it: :func:`server.review.evidence.
-    evidence_job` (the one-game review's score with the evidence record), with what the
-    server's reviewer hands it at the default settings."""
+def weigh_finish(
+    finish: Mapping[str, Any], field_ms: int | None, settings: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A finish as the server's solver-pool job weighs it.
+
+    Args:
+        finish: ``code``, ``actions``, ``times`` and ``lines`` (the lines of the deal the
+            server knows were played before); ``started_at`` when the times are not from
+            :data:`bench.review.T0` (a server's replay).
+        field_ms: the day's field's median time (None: no field).
+        settings: what the server's reviewer hands each job (``Reviewer.settings``);
+            None: :func:`review_settings`, the default settings'.
+
+    Returns:
+        What :func:`server.review.evidence.evidence_job` returns (the one-game review's
+        score with the evidence record), with ``cpu``, the seconds it took.
+    """
     cpu = time.process_time()
     job = evidence_job(
         finish["code"],
-        T0,
-        finish["actions"],
-        finish["times"],
-        review_settings(),
-        finish["lines"],
+        int(finish.get("started_at", T0)),
+        list(finish["actions"]),
+        list(finish["times"]),
+        dict(settings) if settings is not None else review_settings(),
+        list(finish["lines"]),
         field_ms,
     )
     job["cpu"] = time.process_time() - cpu
@@ -439,17 +454,36 @@ class Tally:
     cpu: list[float] = field(default_factory=list)
 
 
-def weigh_player(jobs: Sequence[dict[str, Any]], policy: Policy, t: Tally) -> None:
-    """One player's finishes through the server's decision, in the order played."""
-    t.players += 1
+def decisions(jobs: Sequence[Mapping[str, Any]], policy: Policy) -> list[Decision]:
+    """One player's finishes decided in the order played, as the server decides each one
+    (:func:`server.fairplay.evidence.assess`): given the records of the earlier finishes,
+    newest first, each with the suspicion its decision found, and flagged from the first
+    decision that flags on.
+
+    Args:
+        jobs: each finish's review job's result (:func:`weigh_finish`, or a server's
+            stored score), oldest first.
+        policy: the thresholds.
+    """
     earlier: list[dict[str, Any]] = []
-    flagged = caught = False
+    flagged = False
+    out: list[Decision] = []
     for job in jobs:
         decision = decide(Assessment.from_job(job), earlier, policy, flagged=flagged)
-        record = dict(job.get("evidence") or {})
-        record["suspicion"] = decision.suspicion
-        earlier.insert(0, record)
+        record = job.get("evidence")
+        if record is not None:  # a finish not reviewed leaves no record (as the server)
+            earlier.insert(0, {**record, "suspicion": decision.suspicion})
         flagged = flagged or decision.flag
+        out.append(decision)
+    return out
+
+
+def weigh_player(jobs: Sequence[dict[str, Any]], policy: Policy, t: Tally) -> None:
+    """One player's finishes through the server's decision (:func:`decisions`), tallied."""
+    t.players += 1
+    caught = False
+    for job, decision in zip(jobs, decisions(jobs, policy), strict=True):
+        record = job.get("evidence") or {}
         if decision.held or decision.flag:
             caught = True
             why = decision.reason if decision.held else "flag"

@@ -6,10 +6,10 @@ It speaks just enough of the protocol for the race load of ``bench/race_clients.
 memory and checks nothing: no validation, no engine, no Redis, no pub/sub. Each action is
 answered as the real server answers it, with the same frames of the same sizes (made once,
 at start, by :mod:`server.net.wire` from a real board in mid-game): the ack and the mover's
-delta with its legal moves in one write, the ``progress`` to each rival, the ``delta`` to
-each spectator. What a move costs here is what ``websockets`` on this event loop and the
-kernel's loopback cost for the frames a move makes: the part of the server's CPU per move
-that no change inside the server can take away.
+delta with the change of its legal moves in one write, the ``progress`` to each rival, the
+``delta`` to each spectator. What a move costs here is what ``websockets`` on this event
+loop and the kernel's loopback cost for the frames a move makes: the part of the server's
+CPU per move that no change inside the server can take away.
 
 Run by the bench: ``python bench/fanout_floor.py --port PORT``; ``GET /metrics`` counts
 the actions answered (as the server's ``seahaven_move_latency_seconds_count``), and
@@ -46,7 +46,7 @@ from server.pools import draw
 class Bodies:
     """The bodies a move sends (without their seq), taken from a real board in mid-game."""
 
-    own: str  # the mover's delta with its legal moves
+    own: str  # the mover's delta with the change of its legal moves
     delta: str  # a spectator's delta
     progress: str  # a rival's progress
 
@@ -57,13 +57,15 @@ class Bodies:
         line = line_of(code)
         delta = None
         text = ""
+        before = wire.legal_view(board)
         for text in line[: max(1, len(line) // 3)]:  # a third of the way: a busy table
+            before = wire.legal_view(board)
             delta = board.play(parse_action(text))
         assert delta is not None, "the solver found no line"
         pid = "p" * 22  # the length of a player id
         body = wire.delta_body(pid, 1, text, delta, board, 61_234)
         return cls(
-            own=wire.own_view(body, wire.legal(board)),
+            own=wire.own_view(body, wire.legal_change(before, wire.legal_view(board))),
             delta=body,
             progress=wire.progress_body(pid, 1, board),
         )

@@ -16,16 +16,24 @@ a. **arena, move/undo puppets**: the farmer makes a private arena; three puppets
 b. **rated quick race, move/undo puppets**: the same four queue for ``--races`` rated quick
    races, the same pattern. Target: the farmer's rating carries no gain (unrated, or at
    most the start) and they are off ``/api/ratings``.
-c. **borrowed line**: identity A (127.0.0.2) plays today's ranked daily (a noisy line at the
-   pace); identity B (127.0.0.3, another address) replays A's exact kept line 20 s slower
-   in all. Target: B does not rank (its ``daily_result`` is not ranked). The review is on in
-   this scenario only (its detection is the core's; a script's line may be held for other
-   reasons too: A's own result is printed beside B's).
+c. **borrowed line**: identity A (127.0.0.2) wins today's ranked daily her own way (a strong
+   honest player who never asks a solver, :func:`bench.people.planner`, with the model's
+   own think times at ``--pace-ms`` 1300; at 150 they are about 9 times quicker); once her
+   finish is reviewed (and its line indexed), identity B (127.0.0.3, another address)
+   replays A's exact kept line, ``--later-s`` (20) slower in all. Each finish's decision
+   is waited for (its ``daily_result``, sent when the review decides) and read again from
+   the player's own day, the public leaderboard and the operator's held list (an admin
+   token of the run's own). Target: A ranks, B does not, held with the evidence of a
+   borrowed line (its share of decisions on A's line at least ``evidence_borrowed_high``,
+   the player flagged).
 
 In (a) and (b) the review is off: the farmer's finishes are a script's, which the review
-would hold; what the contest and rating rules refuse is measured here. ``--control`` turns
-the contest rule and the repeated-rival decay off (every racer contests), as a check that
-the benchmark sees a farmer when there is one.
+would hold; what the contest and rating rules refuse is measured here. In (c) every review
+setting is the server's default, given explicitly (``--pace-scale N`` divides the pace
+model's times by N, for the tests' quick run). ``--control`` turns the contest rule and the
+repeated-rival decay off (every racer contests) and, in (c), the borrowed-line evidence
+(``evidence_borrowed_high`` 2), as a check that the benchmark sees a farmer, or a borrowed
+line, when there is one.
 
 Prints a table: each scenario's outcome and whether its target is met. ``run_farming()``
 returns one row per scenario (``class``, ``players``, ``held_or_flagged``, ``on_ratings``,
@@ -50,8 +58,12 @@ sys.path.insert(0, str(ROOT))
 
 import redis  # noqa: E402
 
+from bench.people import planner  # noqa: E402
+from bench.review import T0  # noqa: E402
 from server.engine import Board, Move, parse_action  # noqa: E402
 from server.engine.solver import solve  # noqa: E402
+from server.review.pace import format_bursts, parse_bursts  # noqa: E402
+from server.settings import Settings  # noqa: E402
 from tests.helpers.serverproc import (  # noqa: E402
     REVIEW_OFF_ENV,
     ServerProc,
@@ -76,6 +88,18 @@ RULES_OFF = [
 ]
 #: Move/undo pairs each puppet plays (a patient farmer's puppets).
 SHUFFLES = 15
+#: A person's median think, ms: ``--pace-ms``'s default; in (c) the player model's own
+#: think times are played at ``--pace-ms`` / this.
+PERSON_MS = 1300
+#: The settings of the review (the physical floor, the pace model, the one-game review, the
+#: evidence across games), by their names' start: scenario c runs them at their defaults.
+REVIEW_SETTINGS = ("min_ms_per_action", "pace_", "review_", "evidence_")
+#: The one press that sends every card left home (``send_home``), as a line's action.
+SEND_HOME = "send_home"
+#: The operator's token of scenario c's server (its held list and the reasons).
+TOKEN = "farming-" + secrets.token_hex(12)
+#: How long a review may take to decide, s (the solver's processes on a busy shared host).
+DECISION_S = 600
 
 
 async def open_client(url: str, name: str, address: str) -> WsClient:
@@ -118,6 +142,8 @@ def think(rng: random.Random, median_ms: int) -> float:
 
 def message(text: str, action_id: int) -> dict[str, Any]:
     """The protocol message of one action."""
+    if text == SEND_HOME:
+        return {"type": "send_home", "id": action_id}
     parsed = parse_action(text)
     if not isinstance(parsed, Move):
         return {"type": "undo", "id": action_id}
@@ -268,47 +294,153 @@ async def daily_game(client: WsClient) -> str:
     return str(snap["code"])
 
 
+def review_env(scale: int = 1) -> dict[str, str]:
+    """Every review setting of the server (the physical floor, the pace model, the one-game
+    review, the evidence across games) at the server's own default, as its environment, so
+    that scenario c measures the rule as shipped whatever the caller's environment holds.
+
+    Args:
+        scale: the pace model's times divided by this (``--pace-scale``: the tests' quick
+            run, whose person plays that much faster too); 1 keeps every default.
+
+    Raises:
+        ValueError: ``scale`` is under 1.
+    """
+    if scale < 1:
+        raise ValueError(f"the pace model's scale is 1 or more, not {scale}")
+    out: dict[str, str] = {}
+    for name, field in Settings.model_fields.items():
+        if not name.startswith(REVIEW_SETTINGS):
+            continue
+        value = field.default
+        if scale != 1 and name in ("pace_read_ms", "pace_game_ms", "pace_decision_ms"):
+            value = int(value) // scale
+        elif scale != 1 and name == "pace_bursts":
+            value = format_bursts([(k, w // scale) for k, w in parse_bursts(str(value))])
+        out[f"SEAHAVEN_{name.upper()}"] = str(value)
+    return out
+
+
+def own_game(code: str, seed: int) -> tuple[list[str], list[float]]:
+    """A strong honest player's own win of the deal (:func:`bench.people.planner`, who never
+    asks a solver): its actions, the cards' last send home as one ``send_home`` press, and
+    the pause before each (s: the model's think times, the first its reading of the table).
+    """
+    for attempt in range(50):  # the model is stuck on some deals from some seeds
+        game = planner(code, random.Random(seed * 1000 + attempt))
+        if game is not None:
+            break
+    else:
+        raise RuntimeError(f"the player model found no win of {code}")
+    actions: list[str] = []
+    pauses: list[float] = []
+    last = T0  # the model's reveal
+    for text, at in zip(game.actions, game.times, strict=True):
+        if text.startswith("tap"):  # the send home: every tap at the time of one press
+            if actions[-1] != SEND_HOME:
+                actions.append(SEND_HOME)
+                pauses.append((at - last) / 1000)
+            last = at
+            continue
+        actions.append(text)
+        pauses.append((at - last) / 1000)
+        last = at
+    return actions, pauses
+
+
+def kept(actions: list[str]) -> list[int]:
+    """The indices of a line's kept actions (those no undo took back), in order."""
+    stack: list[int] = []
+    for i, text in enumerate(actions):
+        if text == "undo":
+            stack.pop()
+        else:
+            stack.append(i)
+    return stack
+
+
+async def decision(client: WsClient) -> tuple[dict[str, Any], float]:
+    """The review's decision of the client's daily finish (its ``daily_result``, which the
+    server sends once the review has decided, after ``daily_pending``) and how long after
+    the last move it came, s."""
+    began = time.monotonic()
+    result = await client.expect("daily_result", timeout=DECISION_S)
+    return result, time.monotonic() - began
+
+
 async def borrowed(srv: ServerProc, args: argparse.Namespace) -> dict[str, Any]:
-    """Scenario (c): B replays A's exact kept line of today's daily, 20 s slower."""
-    rng = random.Random(args.seed + 2)
+    """Scenario (c): A wins today's daily her own way; once her finish is reviewed (and its
+    line indexed), B on another address replays A's exact kept line, ``--later-s`` slower in
+    all. Each decision is read as the player hears it, from the player's own day, the
+    public leaderboard and the operator's held list."""
     a = await open_client(srv.ws_url, "Ann", FARMER)
     b = await open_client(srv.ws_url, "Bea", PUPPETS[0])
     code = await daily_game(a)
-    line = await asyncio.to_thread(noisy_line, code, rng, args.deviation)
-    kept: list[str] = []
-    for text in line:
-        if text == "undo":
-            kept.pop()
-        else:
-            kept.append(text)
-    pauses = [think(rng, args.pace_ms) for _ in line]
+    line, own = await asyncio.to_thread(own_game, code, args.seed + 2)
+    # The model's think times at ``--pace-ms`` (PERSON_MS: the model's own).
+    pauses = [p * args.pace_ms / PERSON_MS for p in own]
     began = time.monotonic()
     await play(a, line, 0, iter(pauses).__next__)
     a_s = time.monotonic() - began
-    res_a = await a.expect("daily_result", timeout=120)
+    res_a, a_wait = await decision(a)
+    # B sees the deal only now: A's line is reviewed and indexed before B's first move (the
+    # server notes a finish's tables before it sends its ``daily_result``).
     await daily_game(b)
-    # A's whole time and 20 s more, over A's kept line (acks take their share: the pauses
-    # are what is left of each action's slot).
-    each = (a_s + 20) / len(kept)
-    ack_s = a_s / len(line) - sum(pauses) / len(line)
-    slow = iter([max(0.0, each - ack_s)] * len(kept))
+    keep = kept(line)
+    # B thinks where A did, each pause stretched alike, so that B's game takes A's and
+    # ``--later-s`` more (the pauses of A's undone moves are B's too).
+    stretch = (sum(pauses) + args.later_s) / sum(pauses[i] for i in keep)
+    slow = iter([pauses[i] * stretch for i in keep])
     began = time.monotonic()
-    await play(b, kept, 0, slow.__next__)
+    await play(b, [line[i] for i in keep], 0, slow.__next__)
     b_s = time.monotonic() - began
-    res_b = await b.expect("daily_result", timeout=120)
+    res_b, b_wait = await decision(b)
+    date, kind = str(res_a["date"]), str(res_a["kind"])
+    _status, board = await asyncio.to_thread(
+        srv.get_json, f"/api/daily/{date}/leaderboard?kind={kind}"
+    )
+    shown = {str(e["player_id"]) for e in board["entries"]}
+    mine: dict[str, str] = {}
+    for c in (a, b):
+        _status, day = await asyncio.to_thread(
+            srv.get_json, f"/api/daily/{date}/mine?kind={kind}", c.token
+        )
+        mine[c.player_id] = str(day["state"])
+    _status, held = await asyncio.to_thread(srv.get_json, "/api/admin/held?limit=500", TOKEN)
+    holds = {str(h["result"]): h for h in held["held"]}
     for c in (a, b):
         await c.close()
+    a_ranked = bool(res_a["ranked"]) and a.player_id in shown and mine[a.player_id] == "ranked"
+    b_ranked = bool(res_b["ranked"]) or b.player_id in shown or mine[b.player_id] == "ranked"
+    # What held B, as the operator reads it: the review's reason, the flag, and the share of
+    # B's decisions on one other identity's line of the deal.
+    score = holds.get(str(res_b["replay_id"]), {}).get("score") or {}
+    share = float((score.get("evidence") or {}).get("borrowed") or 0.0)
+    flag = bool((score.get("decision") or {}).get("flag"))
+    high = float(Settings.model_fields["evidence_borrowed_high"].default)
+    a_why = (holds.get(str(res_a["replay_id"]), {}).get("score") or {}).get("reason")
+    a_said = f"ranked #{res_a['rank']}" if res_a["ranked"] else f"held ({a_why})"
+    b_said = (
+        f"ranked #{res_b['rank']}"
+        if res_b["ranked"]
+        else f"held ({score.get('reason')}, borrowed {share:.2f}, flagged {flag})"
+    )
     return {
         "class": "c. borrowed line, daily",
         "players": 1,
         "races": 0,
-        "held_or_flagged": 0 if res_b.get("ranked") else 1,
-        "on_ratings": bool(res_b.get("ranked")),
+        "held_or_flagged": int(bool(score)),  # B on the operator's held list
+        "on_ratings": b_ranked,
         "on_podium": False,
-        "outcome": f"A {a_s:.0f} s ranked {res_a.get('ranked')} "
-        f"({res_a.get('unranked_reason')}); B {b_s:.0f} s ranked {res_b.get('ranked')} "
-        f"({res_b.get('unranked_reason')})",
-        "target_met": not res_b.get("ranked"),
+        "a_ranked": a_ranked,
+        "b_held": bool(score),
+        "b_borrowed": share,
+        "outcome": f"A {a_s:.0f} s: {a_said}, decided {a_wait:.1f} s after her last move; "
+        f"B {b_s:.0f} s: {b_said}, decided {b_wait:.1f} s after; own days: A "
+        f"{mine[a.player_id]}, B {mine[b.player_id]}; leaderboard: "
+        f"{', '.join(str(e['name']) for e in board['entries']) or 'empty'}",
+        # A's own line ranks and B's borrowed one does not, held for being A's line.
+        "target_met": a_ranked and not b_ranked and flag and share >= high,
     }
 
 
@@ -318,7 +450,12 @@ async def run_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     for scenario in args.only:
         prefix = f"farming-{secrets.token_hex(4)}:"
         flags = [*ARGS, *(RULES_OFF if args.control else [])]
-        env = {"SEAHAVEN_KEY_PREFIX": prefix, **({} if scenario == "c" else REVIEW_OFF_ENV)}
+        env = {"SEAHAVEN_KEY_PREFIX": prefix, **REVIEW_OFF_ENV}
+        if scenario == "c":  # the review as shipped, the pace model scaled only if asked
+            env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_ADMIN_TOKEN": TOKEN}
+            env.update(review_env(args.pace_scale))
+            if args.control:  # no line is ever borrowed enough: B's replay passes as his own
+                env["SEAHAVEN_EVIDENCE_BORROWED_HIGH"] = "2"
         srv = start_server(redis_url(), args=flags, env=env)
         began = time.monotonic()
         try:
@@ -338,12 +475,26 @@ def parser() -> argparse.ArgumentParser:
     """The command line."""
     out = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     out.add_argument("--races", type=int, default=5, help="races in (a) and (b) (default 5)")
-    out.add_argument("--pace-ms", type=int, default=1300, help="median think, ms (1300)")
+    out.add_argument(
+        "--pace-ms", type=int, default=PERSON_MS, help=f"median think, ms ({PERSON_MS})"
+    )
     out.add_argument("--deviation", type=float, default=0.35, help="kept deviations (0.35)")
     out.add_argument("--seed", type=int, default=1)
+    out.add_argument(
+        "--later-s", type=float, default=20.0, help="(c) B's game is this much slower (20)"
+    )
+    out.add_argument(
+        "--pace-scale",
+        type=int,
+        default=1,
+        help="(c) the server's pace model divided by N, for the tests' quick run (default 1: "
+        "the server's defaults)",
+    )
     out.add_argument("--only", default="abc", help="scenarios to run (default abc)")
     out.add_argument(
-        "--control", action="store_true", help="the contest rule and repeated-rival decay off"
+        "--control",
+        action="store_true",
+        help="the contest rule and repeated-rival decay off; (c) the borrowed-line evidence off",
     )
     return out
 

@@ -97,7 +97,7 @@ class Client:
             self.inbox.append(msg)
             if self.counting:
                 kind = str(msg.get("type"))
-                kind = "own delta" if kind == "delta" and "legal" in msg else kind
+                kind = "own delta" if kind == "delta" and "legal_change" in msg else kind
                 size = len(raw) if isinstance(raw, bytes) else len(raw.encode())
                 self.bytes.setdefault(kind, []).append(size)
             self.arrived.set()
@@ -203,9 +203,9 @@ async def race(urls: list[str], redis_url: str, code: str, moves: int) -> list[i
             out.append(await listener.until_seq(int(ack["seq"])))
         if len(out) >= moves:
             break
-    for tab in tabs:  # the second tab had each of Ann's deltas with its legal moves
+    for tab in tabs:  # the second tab had each of Ann's deltas with her legal moves' change
         got = [m for m in tab.inbox if m.get("type") == "delta"]
-        if not got or any("legal" not in m for m in got):
+        if not got or any("legal_change" not in m for m in got):
             raise RuntimeError("Ann's second tab missed her legal moves")
     await listener.close()
     await asyncio.sleep(0.2)  # the last move's events to the rival and the spectator

@@ -118,6 +118,17 @@ class LegalMoves(Message):
     send_home: bool
 
 
+class LegalChange(Message):
+    """How your own board's legal moves changed with one of your deltas: ``moves`` the
+    sources whose destinations are new or different (the whole list of each), ``gone`` those
+    with none any more, ``send_home`` as it now is. Applied in seq order to the ``legal`` of
+    your ``started`` or ``snapshot``, they give the board's ``LegalMoves`` after each delta."""
+
+    moves: dict[Location, list[Location]] = Field(max_length=18)
+    gone: list[Location] = Field(default_factory=list, max_length=18)
+    send_home: bool
+
+
 class PlayerState(Message):
     """One racer in a snapshot: progress for everyone, the board only when you may see it."""
 
@@ -236,8 +247,8 @@ class ChangeView(Message):
 
 
 class DeltaMsg(Message):
-    """An accepted action on ``player_id``'s board (to that player, with ``legal``, and to
-    spectators)."""
+    """An accepted action on ``player_id``'s board (to that player, with ``legal_change``,
+    and to spectators)."""
 
     type: Literal["delta"]
     player_id: PlayerId
@@ -253,7 +264,7 @@ class DeltaMsg(Message):
     finished: bool
     lost: bool
     t: int
-    legal: LegalMoves | None = None
+    legal_change: LegalChange | None = None
 
 
 class Progress(Message):

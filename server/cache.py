@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from protocol.models import DEFAULT_DELAY_S
 from protocol.vocabulary import TRANSITIONS, Mode, RoomPhase, WatchMode
@@ -94,6 +95,9 @@ class BoardEntry:
     acked: dict[int, int] = field(default_factory=dict)
     over: bool = False  # given up here
     dropped: bool = False  # no longer trusted: whoever holds it must fetch a fresh one
+    #: The board's legal moves as its player last heard them (``LegalMoves`` as a dict), from
+    #: which the next delta's change is made; None until an action first needs them.
+    legal: dict[str, Any] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 

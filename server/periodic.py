@@ -1,11 +1,13 @@
 """The one way to run a background loop: :func:`periodic`.
 
 Every loop of an instance (the janitor, the quick race's pairing, the arenas, the resettling
-of reviewed races, the held list's expiry, the daily certifier, the memory gauges, the
-loop-lag probe) is a step run again and again: it owns no sleep, no ``try`` and no
-shutdown of its own. A step that fails is logged through :class:`~server.quiet.Quiet` (the
-first failure of the kind with its traceback, then one line at most every 30 s while the
-fault lasts: Redis gone, every pass fails the same way) and the loop goes on.
+of reviewed races, the held list's expiry, the daily certifier and its lease, a race
+review's claim, the embedded Redis's keeper, the memory gauges, the loop-lag probe) is a
+step run again and again: it owns no sleep, no ``try`` and no shutdown of its own. A loop
+with an end (a lease kept until it is lost) returns :data:`DONE` from its step. A step that
+fails is logged through :class:`~server.quiet.Quiet` (the first failure of the kind with its
+traceback, then one line at most every 30 s while the fault lasts: Redis gone, every pass
+fails the same way) and the loop goes on.
 
 The shutdown: :meth:`server.context.Context.stop_tasks` cancels the tasks, and a
 cancellation that arrives while redis-py waits for a connection can come out of the step as
@@ -16,13 +18,25 @@ good; :func:`periodic` sees that its task is being cancelled and ends instead.
 from __future__ import annotations
 
 import asyncio
+import enum
 from collections.abc import Awaitable, Callable
-from typing import NoReturn
+from typing import Final
 
 from .quiet import Quiet
 
-#: A loop's step: returns how long to wait before the next one (None: the loop's period).
-Step = Callable[[], Awaitable[float | None]]
+
+class Done(enum.Enum):
+    """The one value a step returns to end its loop."""
+
+    DONE = "done"
+
+
+#: What a step returns to end its loop (the lease it kept was lost, its work is over).
+DONE: Final = Done.DONE
+
+#: A loop's step: returns how long to wait before the next one (None: the loop's period;
+#: :data:`DONE`: no next one).
+Step = Callable[[], Awaitable[float | Done | None]]
 
 
 async def periodic(
@@ -34,11 +48,13 @@ async def periodic(
     *,
     at_once: bool = False,
     after_fault: float | None = None,
-) -> NoReturn:
-    """Run ``step`` every ``every`` seconds, for good (until the task is cancelled).
+) -> None:
+    """Run ``step`` every ``every`` seconds, until it returns :data:`DONE` or the task is
+    cancelled.
 
     Args:
-        step: one pass; what it returns, if not None, is the wait before the next.
+        step: one pass; what it returns, if not None, is the wait before the next
+            (:data:`DONE`: the loop ends).
         every: seconds between two passes (a wait, then the pass: a slow pass delays the
             next rather than piling up).
         quiet: the logger of the failures (its ``kind`` and ``message``).
@@ -62,6 +78,8 @@ async def periodic(
             quiet.failure(kind, message)
             wait = every if after_fault is None else after_fault
         else:
+            if again is DONE:
+                return
             wait = every if again is None else again
 
 

@@ -28,7 +28,6 @@ CLIENT_DIR = str(Path(__file__).resolve().parent.parent / "client_web")
 #: An IPv4 or IPv6 network, as ``10.0.0.0/8``, ``::1/128`` or one address.
 Network = IPv4Network | IPv6Network
 
-#: The loopback networks: this machine only.
 #: Seconds in a day.
 DAY_S: Final = 86_400
 #: Days a leaderboard, its replays and a player's history outlive their last change, unless
@@ -37,6 +36,7 @@ HISTORY_DAYS: Final = 400
 #: The same in seconds: the default lifetime of what is kept for good.
 KEEP_S: Final = HISTORY_DAYS * DAY_S
 
+#: The loopback networks: this machine only.
 LOOPBACK: Final[tuple[Network, ...]] = (ip_network("127.0.0.0/8"), ip_network("::1/128"))
 
 
@@ -104,6 +104,12 @@ class Settings(BaseSettings):
         """:attr:`history_days` in seconds: how long what is kept for good lives after its
         last change."""
         return self.history_days * DAY_S
+
+    @property
+    def contest_repeat_s(self) -> int:
+        """:attr:`contest_repeat_days` in seconds: how far back results against the same
+        rival count towards the next one's worth."""
+        return self.contest_repeat_days * DAY_S
 
     static_dir: str = Field(default=CLIENT_DIR, description="the web client's folder")
     allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(

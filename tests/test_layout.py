@@ -14,6 +14,7 @@ a test's support where all support is:
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from tests import ROOT
@@ -182,3 +183,41 @@ def test_one_until() -> None:
         and node.name in ("until", "until_sync", "wait_until")
     ]
     assert copies == [], "use tests.helpers.waits.until"
+
+
+#: An issue's number in code ("issue", a space or a "#", digits; "issues" too, any case).
+#: Code says why, in the game's words; which issue asked for it is the history's to tell.
+ISSUE_NUMBER = re.compile(r"\bissues?\s*#?\d+", re.IGNORECASE)
+#: The code's folders and the kinds of file in them.
+CODE = ("server", "protocol", "client_web", "tests", "scripts", "bench")
+KINDS = {".py", ".js", ".mjs", ".css", ".lua", ".html", ".sh"}
+
+
+def issue_numbers(paths: list[Path]) -> list[str]:
+    """``path:line`` of every line of ``paths`` naming an issue by number."""
+    return [
+        f"{p.relative_to(ROOT) if p.is_relative_to(ROOT) else p.name}:{n}"
+        for p in paths
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if ISSUE_NUMBER.search(line)
+    ]
+
+
+def test_no_issue_numbers_in_code() -> None:
+    paths = [
+        p
+        for base in CODE
+        for p in sorted((ROOT / base).rglob("*"))
+        if p.suffix in KINDS
+        and p.is_file()
+        and not {".venv", "node_modules", "__pycache__"} & set(p.parts)
+    ]
+    assert len(paths) > 100  # the walk found the code
+    assert issue_numbers(paths) == []
+
+
+def test_an_issue_number_is_caught(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.js"
+    word = "issue"  # apart from its number, so that this module is no finding
+    bad.write_text(f"// the card ({word} 35) draws this\nconst tissue = 3;\n/* {word}s #12 */\n")
+    assert issue_numbers([bad]) == ["bad.js:1", "bad.js:3"]

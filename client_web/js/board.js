@@ -84,6 +84,17 @@ export function applyChanges(state, changes) {
   return true;
 }
 
+/**
+ * Our legal moves after one of our deltas: `legal` ({moves, send_home}) with the delta's
+ * `legal_change` applied (the listed sources' destinations replaced, the gone ones
+ * deleted). A new object: the one it came from is not changed.
+ */
+export function changeLegal(legal, change) {
+  const moves = { ...legal.moves, ...change.moves };
+  for (const src of change.gone || []) delete moves[src];
+  return { moves, send_home: change.send_home };
+}
+
 /** Cards on the foundations (0..52). */
 export function foundationCount(state) {
   return SUITS.reduce((a, s) => a + state.foundations[s], 0);

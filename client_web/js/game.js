@@ -1,7 +1,7 @@
 // What the client holds of its room: members, boards, counts, results. It is filled only
 // from the server's messages (snapshot, room, started, delta, progress ...).
 
-import { applyChanges, fromJSON } from "./board.js";
+import { applyChanges, changeLegal, fromJSON } from "./board.js";
 
 /** A racer's counts at the start of a round (`status` as given). */
 function fresh(status) {
@@ -250,6 +250,11 @@ export class Game {
 
   onDelta(m) {
     const p = this.player(m.player_id);
+    // Only our own deltas carry a change of our legal moves; it needs the listing it changes.
+    if (m.legal_change && !p.legal) {
+      this.net.resync();
+      return;
+    }
     if (p.board && !applyChanges(p.board, m.changes)) {
       // Our copy disagrees with the server's: fetch the whole room again.
       this.net.resync();
@@ -259,7 +264,7 @@ export class Game {
     p.moves = m.moves;
     p.foundation_cards = m.foundation_cards;
     p.lost = m.lost;
-    p.legal = m.legal || null; // only our own deltas carry it
+    p.legal = m.legal_change ? changeLegal(p.legal, m.legal_change) : null;
     if (m.finished) p.status = "finished";
     else if (p.status === "waiting") p.status = "playing";
     // Solo games start their clock with the first move: `t` is the time since the start.

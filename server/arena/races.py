@@ -127,7 +127,7 @@ async def record(ctx: Host, races: Races, arena: str, room: str, ends: int) -> N
                 racer.update(finish)
         racers.append(racer)
     beaten = ahead_of(racers)
-    since = int(read.meta.get("starts_at") or 0) - ctx.settings.contest_repeat_days * 86_400_000
+    since = int(read.meta.get("starts_at") or 0) - ctx.settings.contest_repeat_s * 1000
     counts = await rivalry.counted(ctx.store, "arena", beaten, since)
     for racer in racers:
         rivals = beaten.get(racer["pid"]) or []
@@ -149,7 +149,7 @@ async def record(ctx: Host, races: Races, arena: str, room: str, ends: int) -> N
     )
     if first:
         # Each win over a rival counts towards the next one's worth.
-        keep_s = ctx.settings.contest_repeat_days * 86_400
+        keep_s = ctx.settings.contest_repeat_s
         at = int(read.meta.get("starts_at") or 0)
         await rivalry.remember(ctx.store, "arena", beaten, f"{room}/{round_}", at, keep_s)
     if any("pending" in r for r in racers):

@@ -27,7 +27,7 @@ import logging
 from typing import Any, Final
 
 from ..engine import parse_code
-from ..periodic import periodic
+from ..periodic import DONE, Done, periodic
 from ..quiet import Quiet
 from ..solver_pool import SolverPool
 from ..store.daily import DailyStore
@@ -259,12 +259,16 @@ async def _certify_all(
 
 
 async def _keep_lease(deals: DailyDeals, holder: str) -> None:
-    """Renew the lease until it is lost (then the certification stops)."""
-    while True:
-        await asyncio.sleep(RENEW_S)
-        if not await deals.renew_lease(holder):
-            log.warning("the daily certifier's lease was lost; another instance goes on")
-            return
+    """Renew the lease until it is lost (then the certification stops); a renewal that
+    fails is tried again (the lease outlives a few of them)."""
+
+    async def step() -> Done | None:
+        if await deals.renew_lease(holder):
+            return None
+        log.warning("the daily certifier's lease was lost; another instance goes on")
+        return DONE
+
+    await periodic(step, RENEW_S, QUIET, "lease", "renewing the certifier's lease failed")
 
 
 async def certify_loop(deals: DailyDeals, solver: SolverPool, holder: str) -> None:

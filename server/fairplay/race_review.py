@@ -128,11 +128,13 @@ async def _reviewed(
 
 
 async def _renew(ctx: Reviewing, key: str, mine: str) -> None:
-    """Keep a claim while its review runs (the solver pool may make it wait a while)."""
-    while True:
-        await asyncio.sleep(RENEW_EVERY_S)
-        with contextlib.suppress(Exception):
-            await lease.renew(ctx.redis, key, mine, CLAIM_MS)
+    """Keep a claim while its review runs (the solver pool may make it wait a while); a
+    renewal that fails is tried again at the next turn, the claim outliving a few."""
+
+    async def step() -> None:
+        await lease.renew(ctx.redis, key, mine, CLAIM_MS)
+
+    await periodic(step, RENEW_EVERY_S, QUIET, "claim", "renewing a review's claim failed")
 
 
 async def _review(

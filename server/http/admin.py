@@ -30,7 +30,9 @@ is idempotent and logged with ``by`` set to ``http:ADDRESS`` (the client's addre
   marked where it matched a reference line: ``{"result", "player_id", "kind", "code",
   "started_at", "actions": [{action, at_ms, kept, forced, solver, optimal}], "replay"}``
   (``replay``: as ``/api/replay/ID`` gives it, a held one's too); 404 when no replay has
-  that id. Computed in the solver pool, bounded as a review is.
+  that id; 503 ``busy`` when the solver processes cannot mark it now (their queue full,
+  or the process running it died). Computed in the solver pool, bounded
+  and prioritised as a review is.
 """
 
 from __future__ import annotations
@@ -245,6 +247,14 @@ async def get_marks(ctx: Operated, request: HttpRequest) -> HttpResponse:
     if replay is None:
         return _json(404, {"error": "not_found", "message": "no replay has this id"})
     marks = await ctx.reviewer.marks(rid, replay.code, list(replay.actions))
+    if marks is None:
+        return _json(
+            503,
+            {
+                "error": "busy",
+                "message": "the solver processes cannot mark this line now; try again in a moment",
+            },
+        )
     for row, at in zip(marks, replay.times_ms, strict=False):
         row["at_ms"] = at - replay.started_at
     body = {

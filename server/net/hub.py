@@ -2,14 +2,14 @@
 forwards every event to those sockets, each seeing what its role may see.
 
 Racers see another racer's actions as ``progress`` (counts only); the player whose board it
-is sees the ``delta`` with the board's legal moves (``legal``), and spectators what the
-room's watch mode allows: the ``delta`` at once (live), the ``delta`` some seconds late
-(delayed) or the ``progress`` (progress). The legal moves of a ``delta`` are not on the
-room's channel: the mover has them with the ack, and the mover's other sockets, where there
-are any, from the player's own channel in the room, which publishes them just before the
-event (the move script publishes there only while some instance other than the mover's
-follows it, or the mover has another socket here), and which an instance follows while the
-player has a socket in the room here. An event is read once (a
+is sees the ``delta`` with the change of the board's legal moves (``legal_change``), and
+spectators what the room's watch mode allows: the ``delta`` at once (live), the ``delta``
+some seconds late (delayed) or the ``progress`` (progress). The change of a ``delta`` is
+not on the room's channel: the mover has it with the ack, and the mover's other sockets,
+where there are any, from the player's own channel in the room, which publishes it just
+before the event (the move script publishes there only while some instance other than the
+mover's follows it, or the mover has another socket here), and which an instance follows
+while the player has a socket in the room here. An event is read once (a
 :class:`~server.store.events.RoomEvent`) and turned into its texts once (:func:`texts`, by
 :mod:`server.net.wire`) for every socket of the room here.
 

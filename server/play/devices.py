@@ -41,12 +41,15 @@ from ..net.member import Member
 from ..net.registry import Routes
 from ..net.session import Conn, Handler
 from ..net.wire import devices as out
+from ..periodic import DONE, Done, periodic
+from ..quiet import Quiet
 from ..rooms import membership
 from ..rooms.records import Mode, Role, RoomPhase
 from ..store import accounts
 from .erase import erase_player
 
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 routes = Routes()
 
 T = TypeVar("T")
@@ -98,14 +101,15 @@ def seen(ctx: Keeping, conn: Player) -> None:
 
 async def follow_sign_outs(ctx: Context) -> None:
     """Follow every instance's sign-out announcements until cancelled (a background task
-    of the instance; a failed subscription is tried again every half second)."""
+    of the instance; a failed subscription is tried again every half second: Redis away at
+    start; once started, the announcements' reader retries by itself)."""
     feed = accounts.sign_out_announcements(ctx.store, functools.partial(_signed_out, ctx))
-    while True:
-        try:
-            await feed.start()
-            break
-        except Exception:  # Redis away at start: the announcements' reader retries after
-            await asyncio.sleep(0.5)
+
+    async def subscribe() -> Done:
+        await feed.start()
+        return DONE
+
+    await periodic(subscribe, 0.5, QUIET, "sign-outs", "following sign-outs failed", at_once=True)
     try:
         await asyncio.Event().wait()
     finally:

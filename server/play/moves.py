@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from protocol import models as m
 
@@ -63,11 +63,13 @@ Request = Action | SendHome
 
 
 class Step(NamedTuple):
-    """One action played: the action, its delta, and the board just after it."""
+    """One action played: the action, its delta, the board just after it and that board's
+    legal moves (``LegalMoves`` as a dict)."""
 
     action: Action
     delta: Delta
     board: Board
+    legal: dict[str, Any]
 
 
 def to_action(msg: ActionMsg) -> Request:
@@ -149,7 +151,7 @@ async def play(
     commit_ = events(
         state, conn, action_id, steps, entry, now, hinted=hinted, others=others, here=here
     )
-    return await commit(ctx, conn, commit_, entry, now)
+    return await commit(ctx, conn, commit_, entry, now, steps[-1].legal)
 
 
 def decide(entry: BoardEntry, request: Request) -> list[Step]:
@@ -161,13 +163,18 @@ def decide(entry: BoardEntry, request: Request) -> list[Step]:
             every card left can go home by foundation moves alone: ``cannot_send_home``.
     """
     board = entry.board
+    if entry.legal is None:  # a fresh copy: its legal moves before the action, for the change
+        entry.legal = wire.legal_view(board)
     if not isinstance(request, SendHome):
-        return [Step(request, board.play(request), board)]
+        delta = board.play(request)
+        return [Step(request, delta, board, wire.legal_view(board))]
     taps = board.send_home_taps()
     steps = []
     for n, tap in enumerate(taps, 1):
         delta = board.play(tap)  # each is a foundation move: the engine listed it so
-        steps.append(Step(tap, delta, board if n == len(taps) else board.copy()))
+        steps.append(
+            Step(tap, delta, board if n == len(taps) else board.copy(), wire.legal_view(board))
+        )
     return steps
 
 
@@ -204,6 +211,9 @@ def events(
     delta_bodies: list[str] = []
     progress_bodies: list[str] = []
     legal: list[str] = []
+    before = entry.legal
+    if before is None:  # decide() keeps them before it plays: the change is made from them
+        raise RuntimeError("the board's legal moves before the action are not known")
     lost = False
     for n, step in enumerate(steps, 1):  # one loop: this runs for every action
         text = str(step.action)
@@ -214,7 +224,8 @@ def events(
             wire.delta_body(pid, state.round, text, step.delta, step.board, elapsed, lost)
         )
         progress_bodies.append(wire.progress_body(pid, state.round, step.board))
-        legal.append(wire.legal(step.board))
+        legal.append(wire.legal_change(before, step.legal))
+        before = step.legal
     return MoveCommit(
         room=state.room,
         round=state.round,
@@ -240,8 +251,16 @@ def events(
     )
 
 
-async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, now: int) -> bool:
-    """Step three: the store commits the events; then the action is acknowledged.
+async def commit(
+    ctx: Context,
+    conn: Conn,
+    move: MoveCommit,
+    entry: BoardEntry,
+    now: int,
+    legal_after: dict[str, Any],
+) -> bool:
+    """Step three: the store commits the events; then the action is acknowledged (and the
+    copy keeps ``legal_after``, the legal moves its player's deltas now lead to).
 
     Returns:
         False when the copy turned out stale: retry on a fresh one.
@@ -258,6 +277,7 @@ async def commit(ctx: Context, conn: Conn, move: MoveCommit, entry: BoardEntry, 
         acked = True
         entry.version += len(move.log_entries)
         entry.acked[move.action_id] = out.seq
+        entry.legal = legal_after  # what the deltas below change the player's copy to
         if entry.first_ms is None:
             entry.first_ms = now
         entry.last_ms = now

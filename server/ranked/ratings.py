@@ -389,7 +389,7 @@ async def _claim(ctx: Rating, standing: race_review.Standing, voided: set[str]) 
     }
     fresh = await stored.new_rivals(ctx.store, cells, credited)
     s = ctx.settings
-    repeat_ms = s.contest_repeat_days * 86_400_000
+    repeat_ms = s.contest_repeat_s * 1000
     counts = await rivalry.counted(ctx.store, "rated", rivals_of, now_ms() - repeat_ms)
     after = soften(
         after, before, established, s.provisional_weight, rivals_of, counts, s.contest_repeat_full

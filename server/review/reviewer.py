@@ -105,10 +105,15 @@ class Reviewer:
         async with self._lane:
             return await self._in_pool(self.pool, player, args)
 
-    async def marks(self, result: str, code: str, actions: list[str]) -> list[dict[str, Any]]:
+    async def marks(
+        self, result: str, code: str, actions: list[str]
+    ) -> list[dict[str, Any]] | None:
         """Each action of a line marked where it matched a reference line, for the
         operator's replay (:func:`server.review.evidence.marks`), off the event loop and in
-        the reviews' lane; empty when the pool cannot run it."""
+        the reviews' lane; None when the pool cannot run it now (busy, or its process died).
+
+        An operator waits on the answer, so it runs as a finisher's review does: at the
+        idle priority a busy host gave it no CPU for minutes."""
         args = (
             code,
             actions,
@@ -119,13 +124,13 @@ class Reviewer:
         if self.pool is None or not self.pool.started:
             return await asyncio.to_thread(marks, *args)
         async with self._lane:
-            answer = self.pool.submit(f"marks:{result}", marks, *args)
+            answer = self.pool.submit(f"marks:{result}", marks, *args, waited_for=True)
             if answer is None:
-                return []
+                return None
             try:
                 return list(await answer)
             except SolverFailed:
-                return []
+                return None
 
     async def _in_pool(
         self, pool: SolverPool, player: str, args: tuple[Any, ...]

@@ -38,6 +38,7 @@ from .records import (
     default_watch,
 )
 from .views import players
+from .visibility import Sight, sight
 
 ROOM_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
@@ -142,11 +143,8 @@ async def snapshot(ctx: Host, conn: Member, room: str, role: str) -> Snap | None
     await ctx.rooms.get(room, refresh=True)
     viewer = conn.pid or ""
     shown = None
-    if (
-        role == Role.SPECTATOR
-        and read.meta["state"] == RoomPhase.RACING
-        and read.meta.get("watch") == WatchMode.DELAYED
-    ):
+    phase, watch = read.meta["state"], read.meta.get("watch") or WatchMode.LIVE
+    if sight(phase, watch, role, own=False) is Sight.LATE:  # the table: rivals' boards late
         late = await delayed_snapshot(ctx, conn, read)
         if late is not None:
             return late

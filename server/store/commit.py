@@ -81,8 +81,9 @@ class MoveCommit:
         log_entries: ``MS\\tID\\tACTION`` for the action log, each.
         delta_bodies, progress_bodies: the events for the board's viewers and for the other
             racers (message bodies from :mod:`server.net.wire`, the seq still to stamp), each.
-        legal: each delta's board's legal moves (JSON, :func:`server.net.wire.legal`), which
-            the board's own player alone receives with it.
+        legal: each delta's change of the board's legal moves (JSON,
+            :func:`server.net.wire.legal_change`), which the board's own player alone
+            receives with it.
         finishing: the request wins the board.
         time_ms, moves: the finish's clock and moves (used when ``finishing``).
         result: the result JSON kept for the round (used when ``finishing``).

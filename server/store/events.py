@@ -25,9 +25,11 @@ from protocol.vocabulary import WatchMode
 #: racers receive instead ('' the same, ``-`` nothing), the room's watch mode and delay as
 #: the room had them (``WORD:DELAY_S``, a board's delta only; '' none), from which
 #: ``server/rooms/visibility.py`` decides what spectators receive, and the JSON of the
-#: board's legal moves, for that player's own sockets (a delta only). Events stored before
-#: the scripts stored the room's words have the decision in WATCH instead: '' FULL, ``p``
-#: RACER, ``dMS`` FULL MS milliseconds late; they read as the same mode and delay.
+#: change of the board's legal moves, for that player's own sockets (a delta only). One
+#: layout: the forms of versions before the scripts stored the room's words, the perfect
+#: flag and the par are refused, not guessed at, and a version whose deltas kept the whole
+#: listing is not told apart (an idle room expires after ``room_ttl``: a deployment moving
+#: on from such a version lets its rooms end first).
 ENTRY: Final = ("pid", "full", "racer", "watch", "own")
 
 #: The OWN of an event as the room's channel carries it: the legal moves are kept in the
@@ -55,10 +57,6 @@ ROOM_FIELDS: Final = (
     "paired",
 )
 
-#: The fields a ``room`` record written before the later ones (typed, watch, delay_s;
-#: public; rated, paired) has: rooms outlive a restart.
-_OLDEST_ROOM: Final = 8
-
 _NOTHING: Final = "-"
 _STAMP: Final = '{"seq":'
 _NO_VALUES: Final[tuple[str, ...]] = ()
@@ -66,17 +64,11 @@ _NO_VALUES: Final[tuple[str, ...]] = ()
 
 class Layout(NamedTuple):
     """The values of one kind of record after its kind and seq: named fields in order,
-    then any number of items of one sort (``rest``, '' for none), ``per`` values each.
-
-    ``oldest`` is how many of the named fields a record an older version wrote has (the
-    later ones were added since; 0: all of them). Where items follow, the first item of an
-    older record is told from a named field by its form: an item's last value is JSON.
-    """
+    then any number of items of one sort (``rest``, '' for none), ``per`` values each."""
 
     fields: tuple[str, ...]
     rest: str = ""
     per: int = 1
-    oldest: int = 0
 
 
 #: Each record a script writes, by kind. The scripts build each record's values from
@@ -85,11 +77,11 @@ RECORDS: Final[dict[str, Layout]] = {
     "room": Layout(ROOM_FIELDS, "members"),
     "countdown": Layout(("round", "starts_at", "now")),
     "started": Layout(("round", "code", "cells", "started_at"), "players"),
-    # ``perfect`` ('1'/'0'): the win took exactly the deal's proven par (since par).
-    "finished": Layout(("pid", "round", "time_ms", "moves", "rank", "perfect"), oldest=5),
-    # The deal's par ('' unknown) and whether it is proven (since par); then each result
+    # ``perfect`` ('1'/'0'): the win took exactly the deal's proven par.
+    "finished": Layout(("pid", "round", "time_ms", "moves", "rank", "perfect")),
+    # The deal's par ('' unknown) and whether it is proven; then each result
     # as two values: the rank ('' for none) and the result JSON.
-    "race_over": Layout(("round", "par", "par_optimal"), "results", 2, oldest=1),
+    "race_over": Layout(("round", "par", "par_optimal"), "results", 2),
 }
 
 
@@ -113,7 +105,8 @@ class RoomEvent(NamedTuple):
             not a board's delta): what spectators receive of it is the visibility table's
             to say (``server/rooms/visibility.py``).
         delay_ms: the room's delay in ms when the event was made (0: none stored).
-        own: the board's legal moves (JSON) for that player's own sockets ('' for none).
+        own: the change of the board's legal moves (JSON) for that player's own sockets
+            ('' for none).
         seq: the event's seq in its room.
         kind: a record's kind ('' when ``full`` is a stamped message).
         values: a record's values after its kind and seq, laid out as :data:`RECORDS`.
@@ -136,8 +129,6 @@ class RoomEvent(NamedTuple):
     def parse(cls, entry: str, origin: str = "") -> RoomEvent:
         """An event as a room's event list keeps it.
 
-        An event stored before events carried their WATCH or OWN field has it empty.
-
         Raises:
             EventError: ``entry`` is not of the form the scripts write.
         """
@@ -156,8 +147,7 @@ class RoomEvent(NamedTuple):
         return _read(parts, 1, parts[0])
 
     def entry(self) -> str:
-        """The event as a room's event list keeps it (what :meth:`parse` reads; an event
-        of the older form is written in today's)."""
+        """The event as a room's event list keeps it (what :meth:`parse` reads)."""
         racer = _NOTHING if self.racer is None else self.racer
         if self.watch == _LIVE and not self.delay_ms:
             watch = ""
@@ -173,52 +163,18 @@ class RoomEvent(NamedTuple):
         return f"{self.origin}\t{self.entry()}"
 
     def fields(self) -> dict[str, str]:
-        """A record's named values (:data:`RECORDS`); a ``room`` record's that an older
-        version wrote without its later fields has only the fields it wrote."""
+        """A record's named values (:data:`RECORDS`)."""
         names = RECORDS[self.kind].fields
-        if self.kind == "room":
-            return dict(zip(names, self.values[: self._room_count()], strict=False))
-        return dict(zip(names, self.values[: self._named()], strict=False))
+        return dict(zip(names, self.values, strict=False))
 
     def rest(self) -> tuple[str, ...]:
         """A record's values after its named fields (members, players, results)."""
-        if self.kind == "room":
-            return self.values[self._room_count() :]
-        return self.values[self._named() :]
-
-    def _named(self) -> int:
-        # How many named fields this record has: all, or an older record's fewer (its first
-        # item's JSON then comes where a later field would be).
-        return _named_count(RECORDS[self.kind], self.values)
-
-    def _room_count(self) -> int:
-        # The members (JSON objects) follow the fields, of which an old record has fewer.
-        for i, value in enumerate(self.values[: len(ROOM_FIELDS)]):
-            if value.startswith("{"):
-                return i
-        return min(len(self.values), len(ROOM_FIELDS))
+        return self.values[len(RECORDS[self.kind].fields) :]
 
 
 _new = tuple.__new__
 _LIVE: Final = WatchMode.LIVE
-_PROGRESS: Final = WatchMode.PROGRESS
-_DELAYED: Final = WatchMode.DELAYED
 _MODES: Final[dict[str, WatchMode]] = {mode.value: mode for mode in WatchMode}
-
-
-def _named_count(layout: Layout, values: tuple[str, ...] | list[str]) -> int:
-    """How many of a layout's named fields a record's values hold: all of them, or, for a
-    record an older version wrote (:attr:`Layout.oldest`), fewer: without items, as many as
-    there are values; with items, the first item's JSON shows where they begin."""
-    named = len(layout.fields)
-    if not layout.oldest:
-        return named
-    if not layout.rest:
-        return max(layout.oldest, min(len(values), named))
-    last = layout.oldest + layout.per - 1  # an older record's first item's JSON value
-    if len(values) < named or (len(values) > last and values[last].startswith("{")):
-        return layout.oldest
-    return named
 
 
 def move_event(
@@ -252,13 +208,13 @@ def _read(parts: list[str], at: int, origin: str) -> RoomEvent:
     """The event whose fields (:data:`ENTRY`) start at ``parts[at]``: read once per event
     and per instance, so kept to a few string operations for a move's."""
     n = len(parts) - at
-    if n < 3:
-        raise EventError(f"a room event has 3 to 5 tab-separated fields, not {n}: {parts!r}")
+    if n < 4:
+        raise EventError(f"a room event has 4 or 5 tab-separated fields, not {n}: {parts!r}")
     full = parts[at + 1]
     racer: str | None = parts[at + 2]
     if racer == _NOTHING:
         racer = None
-    watch, delay_ms = _watch(parts[at + 3] if n > 3 else "")
+    watch, delay_ms = _watch(parts[at + 3])
     own = parts[at + 4] if n > 4 else ""
     if full.startswith(_STAMP):
         try:
@@ -297,13 +253,7 @@ def _read_watch(field: str) -> tuple[WatchMode, int]:
         watch = _MODES.get(word or _LIVE)
         if watch is not None and (delay.isdigit() or not delay):
             return watch, int(delay or DEFAULT_DELAY_S) * 1000
-    elif field == "p":  # an older event's decision: progress only
-        return _PROGRESS, 0
-    elif field[0] == "d" and field[1:].isdigit():  # ... or the board MS late
-        return _DELAYED, int(field[1:])
-    raise EventError(
-        f"a room event's watch is WORD:DELAY_S (or an older '', 'p' or 'dMS'), not {field!r}"
-    )
+    raise EventError(f"a room event's watch is WORD:DELAY_S or '' (none), not {field!r}")
 
 
 def _record(full: str) -> tuple[str, int, tuple[str, ...]]:
@@ -323,12 +273,8 @@ def _record(full: str) -> tuple[str, int, tuple[str, ...]]:
     layout = RECORDS.get(kind)
     if layout is None:
         raise EventError(f"unknown event record {kind!r}")
-    n = len(values)
-    if kind == "room":
-        fits = n >= _OLDEST_ROOM
-    else:
-        named = _named_count(layout, values)
-        fits = n >= named and (n - named) % layout.per == 0 and (n == named or bool(layout.rest))
+    n, named = len(values), len(layout.fields)
+    fits = n >= named and (n - named) % layout.per == 0 and (n == named or bool(layout.rest))
     if not fits:
         raise EventError(f"a {kind!r} record's values are {layout}, not these {n}: {values}")
     return kind, int(seq), tuple(values)

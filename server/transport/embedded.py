@@ -14,7 +14,11 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+from ..periodic import DONE, Done, periodic
+from ..quiet import Quiet
+
 log = logging.getLogger(__name__)
+QUIET = Quiet(log)
 
 #: The exit status of a server whose embedded Redis died and could not be started again.
 EMBEDDED_DIED: Final = 3
@@ -206,11 +210,13 @@ async def supervise(lite: Any, stop: asyncio.Future[int], every: float = 0.5) ->
     """
     pid = int(lite.pid)
     restarts: list[float] = []
-    while True:
-        while alive(pid):
-            await asyncio.sleep(every)
+
+    async def step() -> Done | None:
+        nonlocal pid
+        if alive(pid):
+            return None
         now = time.monotonic()
-        restarts = [t for t in restarts if now - t < RESTART_WINDOW_S]
+        restarts[:] = [t for t in restarts if now - t < RESTART_WINDOW_S]
         if len(restarts) >= RESTARTS:
             reason = f"it died {len(restarts) + 1} times within {RESTART_WINDOW_S:.0f} s"
         else:
@@ -222,8 +228,10 @@ async def supervise(lite: Any, stop: asyncio.Future[int], every: float = 0.5) ->
             else:
                 restarts.append(now)
                 log.warning("the embedded Redis is back (pid %d)", pid)
-                continue
+                return None
         log.critical("the embedded Redis (pid %d) died and %s: stopping", pid, reason)
         if not stop.done():
             stop.set_result(EMBEDDED_DIED)
-        return
+        return DONE
+
+    await periodic(step, every, QUIET, "embedded", "watching the embedded Redis failed")

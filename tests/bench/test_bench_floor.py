@@ -1,7 +1,7 @@
 """The floor that ``bench/move_cost.py --floor`` measures beside the server writes, for an
-action, the frames the server writes: the ack and the mover's delta with its legal moves in
-one write, a ``progress`` to each rival, a ``delta`` to each spectator. Were it to write
-fewer or smaller ones, the ratio the bench prints would flatter the floor."""
+action, the frames the server writes: the ack and the mover's delta with the change of its
+legal moves in one write, a ``progress`` to each rival, a ``delta`` to each spectator. Were
+it to write fewer or smaller ones, the ratio the bench prints would flatter the floor."""
 
 from __future__ import annotations
 
@@ -74,12 +74,12 @@ async def test_an_action_makes_the_servers_frames(floor_url: str) -> None:
         ack = parse_server(await said(mover))
         own = parse_server(await said(mover))
         assert isinstance(ack, Ack) and ack.id == 7
-        assert isinstance(own, DeltaMsg) and own.legal is not None and own.seq == ack.seq
+        assert isinstance(own, DeltaMsg) and own.legal_change is not None and own.seq == ack.seq
         for rival in (racers[0], racers[2], racers[3]):
             progress = parse_server(await said(rival))
             assert isinstance(progress, Progress) and progress.seq == ack.seq
         seen = parse_server(await said(watcher))
-        assert isinstance(seen, DeltaMsg) and seen.legal is None and seen.seq == ack.seq
+        assert isinstance(seen, DeltaMsg) and seen.legal_change is None and seen.seq == ack.seq
         with urllib.request.urlopen(f"http://{floor_url}/metrics", timeout=5) as res:
             assert res.read().decode().split() == ["seahaven_move_latency_seconds_count", "1"]
     finally:

@@ -291,9 +291,22 @@ class Player:
         return int(self.page.evaluate("seahaven.game.me() ? seahaven.game.me().moves : 0"))
 
     def wait_moves(self, n: int) -> None:
-        self.page.wait_for_function(
-            f"seahaven.game.me() && seahaven.game.me().moves >= {n}", timeout=10_000, polling=10
-        )
+        """Wait until the page counts ``n`` of our moves (a ceiling of 30 s: the server's
+        delta is late, never lost, on a machine the whole suite keeps busy); on a timeout
+        the assertion says what the page was doing, to tell a lost input from a late one."""
+        try:
+            self.page.wait_for_function(
+                f"seahaven.game.me() && seahaven.game.me().moves >= {n}",
+                timeout=30_000,
+                polling=10,
+            )
+        except Exception as exc:
+            seen = self.page.evaluate(
+                """() => ({state: seahaven.game.state, me: seahaven.game.me(),
+                  socket: seahaven.net.ws ? seahaven.net.ws.readyState : null,
+                  legal: seahaven.game.me()?.legal ?? null})"""
+            )
+            raise AssertionError(f"no move {n} on the page: {seen}") from exc
 
     def drag(self, src: str, dst: str) -> None:
         """Drag the top card of ``src`` onto the pile ``dst`` with the mouse: press near the
@@ -441,21 +454,28 @@ CLICK_TO_BOARD = """(() => {
 # -- journeys: where people start, and the clicks from there ---------------------------------
 
 
-def open_home(browser: Browser, url: str, **kwargs: Any) -> Page:
+def open_home(browser: Browser, url: str, *, skip_intro: bool = True, **kwargs: Any) -> Page:
     """A fresh context (``new_page``'s arguments) opening the server's ``/`` (``url``: its
-    ``http_url``) as a person does: the first visit deals a solo game; returns once that
-    game's board shows."""
-    page = new_page(browser, **kwargs)
-    load_home(page, url)
+    ``http_url``) as a person does on a first visit: the page deals the introduction's game
+    and shows its first step, which the person skips with its button (``skip_intro``
+    False: the introduction stays); returns once the game's board shows."""
+    page = new_page(browser, intro=kwargs.pop("intro", True), **kwargs)
+    load_home(page, url, skip_intro=skip_intro)
     return page
 
 
-def load_home(page: Page, url: str) -> None:
+def load_home(page: Page, url: str, *, skip_intro: bool = True) -> None:
     """Open the server's ``/`` (``url``) in ``page``, a fresh context from ``new_page`` that a
-    test has prepared first (an init script, a route), as :func:`open_home` does."""
+    test has prepared first (an init script, a route), as :func:`open_home` does; the
+    introduction, where the page shows it, is skipped by its button unless ``skip_intro``
+    is False."""
     page.goto(url.rstrip("/") + "/")
     wait_ready(page)
     page.locator('.board[data-board="mine"] .card').first.wait_for(timeout=10_000)
+    if skip_intro and page.evaluate("localStorage.getItem('seahaven.intro') === null"):
+        page.locator(".intro").wait_for(timeout=10_000)
+        page.locator('.intro [data-act="skip"]').click()
+        page.locator(".intro").wait_for(state="detached", timeout=10_000)
 
 
 def go(page: Page, view: str) -> None:
@@ -471,11 +491,20 @@ def play_code(page: Page, code: str) -> None:
     """Type a game code on Play and press "Play this code"; returns once that deal is dealt."""
     if not page.evaluate("location.hash.startsWith('#/play')"):
         go(page, "play")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    dealt = "(c) => seahaven.game.code === c && seahaven.game.mode === 'solo'"
+    for _ in range(2):
+        # A redraw of Play that lands between the typing and the press (the first deal's
+        # late messages on a loaded machine) takes the typed code with it: type it again.
+        page.locator('.newgame [name="code"]').fill(code)
+        page.locator('[data-act="codeform"] button').click()
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(dealt, arg=code, timeout=10_000)
+            return
     page.locator('.newgame [name="code"]').fill(code)
     page.locator('[data-act="codeform"] button').click()
-    page.wait_for_function(
-        "(c) => seahaven.game.code === c && seahaven.game.mode === 'solo'", arg=code
-    )
+    page.wait_for_function(dealt, arg=code)
 
 
 def create_race(page: Page, cells: int = 4) -> str:

@@ -61,3 +61,11 @@ games = st.tuples(
     st.sampled_from([4, 2, 1]),
     st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 9)), min_size=1, max_size=120),
 )
+
+#: A deal, its cells and the picks of a random game: each pick chooses one of the board's
+#: legal moves (modulo their number).
+played = st.tuples(
+    st.integers(0, MAX_DEAL),
+    st.sampled_from([4, 2, 1]),
+    st.lists(st.integers(0, 10_000), min_size=1, max_size=120),
+)

@@ -316,6 +316,17 @@ def http_request(
             return exc.code, body.decode(errors="replace")
 
 
+def metrics(srv: ServerProc) -> dict[str, float]:
+    """The server's ``/metrics`` samples by name (labels included)."""
+    with urllib.request.urlopen(srv.http_url + "/metrics", timeout=5) as res:
+        text = res.read().decode()
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
+
+
 def ahead_dates() -> tuple[str, str]:
     """Today and tomorrow (UTC): the days a server keeps certified."""
     now = dt.datetime.now(dt.UTC).date()

@@ -27,6 +27,16 @@ AudioContext.prototype.createOscillator = function () {
   window.__tones++;
   return oscillator.call(this);
 };
+// Every piece of confetti the page ever showed: a shower lasts about two seconds, and a
+// busy test may look after it is gone.
+window.__confetti = 0;
+new MutationObserver((records) => {
+  for (const r of records) {
+    for (const node of r.addedNodes) {
+      if (node.classList?.contains("confetti")) window.__confetti += node.children.length;
+    }
+  }
+}).observe(document, {childList: true, subtree: true});
 """
 
 #: Play moves through the page's connection, each once the previous one's delta came back,

@@ -60,12 +60,13 @@ def commit(
     from the socket ``origin`` (one of ``pid``'s by default)."""
     entries, deltas, progress, legal = [], [], [], []
     for n, text in enumerate(actions, 1):
+        before = wire.legal_view(board)
         delta = board.play(parse_action(text))
         log_id = version + 1 if len(actions) == 1 else f"{version + 1}.{n}"
         entries.append(f"{now}\t{log_id}\t{text}")
         deltas.append(wire.delta_body(pid, 1, text, delta, board, 10))
         progress.append(wire.progress_body(pid, 1, board))
-        legal.append(wire.legal(board))
+        legal.append(wire.legal_change(before, wire.legal_view(board)))
     won = board.is_won()
     return MoveCommit(
         room=room,

@@ -87,7 +87,7 @@ def hello(name: str) -> str:
     ],
 )
 def test_look_alike_and_blank_names_are_refused(name: str, why: str) -> None:
-    """Issue 22, route 5: each was accepted before (a duplicate of a player's name is told
+    """Each was accepted before (a duplicate of a player's name is told
     apart by the tag the client shows everywhere)."""
     with pytest.raises(ValidationError, match=re.escape(why)):
         hello(name)

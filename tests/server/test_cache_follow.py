@@ -35,7 +35,7 @@ def lobby(round_: int = 1) -> RoomState:
 
 def record(kind: str, seq: int, *values: object) -> RoomEvent:
     """A room-wide record as a script stores it (``lua/common.lua`` ``emit_record``)."""
-    return RoomEvent.parse(f"\t{json.dumps([kind, str(seq), *map(str, values)])}\t")
+    return RoomEvent.parse(f"\t{json.dumps([kind, str(seq), *map(str, values)])}\t\t")
 
 
 def room_record(seq: int, state: str, round_: int, watch: str, delay_s: int) -> RoomEvent:
@@ -81,7 +81,7 @@ def test_a_round_followed_event_by_event_as_its_messages_show() -> None:
     assert state.code == message(started)["code"] == "SH1-C4-AAAAABM"
     assert (state.phase, state.seq) == (RoomPhase.RACING, 4)
     # A message the server wrote (the round's ratings): its seq, nothing else.
-    ratings = RoomEvent.parse(f"\t{stamp(5, wire.ratings_body(1, 4, [])[1:])}\t")
+    ratings = RoomEvent.parse(f"\t{stamp(5, wire.ratings_body(1, 4, [])[1:])}\t\t")
     rooms.follow("R", ratings)
     assert (state.phase, state.seq) == (RoomPhase.RACING, 5)
     over = record("race_over", 6, 1, "", "0")

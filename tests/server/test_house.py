@@ -147,6 +147,16 @@ def _python_sources(*bases: str) -> list[Path]:
     )
 
 
+def _server_sources_but(*skipped: str) -> list[Path]:
+    """The server's modules but those under (or at) each of ``skipped``, paths from the
+    repository's root (``server/store/``, ``server/fairplay/standing.py``)."""
+    return [
+        p
+        for p in _python_sources("server")
+        if not p.relative_to(ROOT).as_posix().startswith(skipped)
+    ]
+
+
 #: Split, so that this module's own source is no finding.
 LUA_CALLS = ("redis" + ".call(", "redis" + ".pcall(")
 REGISTER = "register" + "_script("
@@ -211,11 +221,7 @@ def commands_sent(path: Path) -> list[str]:
 def test_redis_is_called_only_from_the_store_and_the_transport() -> None:
     """The concern packages call named operations of :mod:`server.store` (which know the
     keys) or :mod:`server.transport` (which know the connections), never Redis itself."""
-    outside = [
-        p
-        for p in _python_sources("server")
-        if p.relative_to(ROOT).parts[1] not in ("store", "transport")
-    ]
+    outside = _server_sources_but("server/store/", "server/transport/")
     assert [call for p in outside for call in commands_sent(p)] == []
 
 
@@ -250,12 +256,7 @@ def bar_and_flag_checks(path: Path) -> list[str]:
 def test_a_bar_or_a_flag_is_asked_only_through_the_standing_gate() -> None:
     """Whether a player may rank or show is :mod:`server.fairplay.standing`'s question: the
     store's bar and flag reads are called there and nowhere else in the server."""
-    gate = ROOT / "server" / "fairplay" / "standing.py"
-    outside = [
-        p
-        for p in _python_sources("server")
-        if p != gate and p.relative_to(ROOT).parts[1] != "store"
-    ]
+    outside = _server_sources_but("server/fairplay/standing.py", "server/store/")
     assert [call for p in outside for call in bar_and_flag_checks(p)] == []
 
 
@@ -267,6 +268,61 @@ def test_the_gate_check_sees_a_call(tmp_path: Path) -> None:
         "        return await store.flagged(pid)\n"
     )
     assert bar_and_flag_checks(bad) == ["bad.py:2 ctx.reviews.is_barred", "bad.py:3 store.flagged"]
+
+
+#: The loops of the server that sleep and are not timers: a pub/sub reader's reconnection,
+#: a cluster call's redirects (bounded by its timeout), the serve parent's worker keeper,
+#: the bot client's socket. Every other loop that waits is :func:`server.periodic.periodic`.
+NOT_TIMERS = frozenset(
+    {
+        "server/transport/feed.py",
+        "server/transport/announcements.py",
+        "server/transport/batch.py",
+        "server/commands/serve/workers.py",
+        "server/clients/bot.py",
+        "server/periodic.py",
+    }
+)
+
+
+def sleeping_loops(path: Path) -> list[str]:
+    """``while True`` loops of a module that sleep: a timer that owns its wait."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.While)
+            and isinstance(node.test, ast.Constant)
+            and node.test.value is True
+        ):
+            continue
+        if any(
+            isinstance(inner, ast.Call) and ast.unparse(inner.func) == "asyncio.sleep"
+            for inner in ast.walk(node)
+        ):
+            found.append(f"{path.name}:{node.lineno}")
+    return found
+
+
+def test_every_timer_loop_is_periodic() -> None:
+    """A background loop owns no sleep, ``try`` or shutdown of its own: it is a step given
+    to :func:`server.periodic.periodic` (a loop with its own sleep and catch is the one
+    that swallows a cancellation and holds the shutdown)."""
+    own = _server_sources_but(*NOT_TIMERS)
+    assert [loop for p in own for loop in sleeping_loops(p)] == []
+
+
+def test_the_loop_check_sees_a_timer(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "async def renew(lease):\n"
+        "    while True:\n"
+        "        await asyncio.sleep(10)\n"
+        "        await lease.renew()\n"
+        "    while lease.held:\n"
+        "        await asyncio.sleep(1)\n"
+    )
+    assert sleeping_loops(bad) == ["bad.py:2"]
 
 
 #: A sample value for each parameter of a key method.

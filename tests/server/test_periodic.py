@@ -1,6 +1,7 @@
 """The one background loop (server/periodic.py): a failing pass is logged quietly and the
 loop goes on; a pass's answer sets the next wait; a cancellation that comes out of a pass
-as a Redis error still ends the loop (the shutdown hazard of server/context.py)."""
+as a Redis error still ends the loop (the shutdown hazard of server/context.py); a step that
+says it is done ends it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import logging
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.periodic import periodic
+from server.periodic import DONE, Done, periodic
 from server.quiet import Quiet
 from tests.helpers.waits import until
 
@@ -84,3 +85,17 @@ async def test_a_cancellation_that_comes_out_as_a_redis_error_still_ends_the_loo
     done, _ = await asyncio.wait({task}, timeout=5)
     assert done, "the loop caught its own cancellation and slept on"
     assert task.cancelled()
+
+
+async def test_a_step_that_says_done_ends_its_loop_and_a_fault_does_not() -> None:
+    passes: list[str] = []
+
+    async def step() -> Done | None:
+        # A lease's renewal: one failed renewal is tried again, a lost lease ends it.
+        passes.append("pass")
+        if len(passes) == 2:
+            raise RedisConnectionError("Redis away for a moment")
+        return DONE if len(passes) == 4 else None
+
+    await asyncio.wait_for(periodic(step, 0.01, Quiet(LOG), "t", "failed"), timeout=5)
+    assert len(passes) == 4

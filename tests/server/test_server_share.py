@@ -14,7 +14,16 @@ HERE = Path(__file__).resolve().parent
 #: What starts a server in a test module: the helpers that run one (a process forked from
 #: the zygote, or one in the test's own process) and the shared fixtures built on them.
 STARTERS = frozenset(
-    {"running_server", "serving", "daily_server", "race_server", "ServerProc", "InProc"}
+    {
+        "running_server",
+        "start_server",
+        "serving",
+        "serving_two",
+        "daily_server",
+        "race_server",
+        "ServerProc",
+        "InProc",
+    }
 )
 
 #: The share of server test modules that may start a server.

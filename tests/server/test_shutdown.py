@@ -1,13 +1,18 @@
 """SIGTERM ends an instance within a container's 10 s grace whatever it was doing: here its
 solver process, in the middle of certifying the daily deals, gets no CPU at all (stopped,
 as on a machine too busy to give it any), and a player's move was acknowledged just before;
-that move is there for the next instance."""
+that move is there for the next instance. A shutdown stuck on a blocked loop is ended by its
+own deadline, saying what it still waited for."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import psutil
 import pytest
 
+from tests import ROOT
 from tests.helpers.serverproc import FAST, WsClient, redis_url, running_server, start_server
 
 pytestmark = pytest.mark.slow
@@ -57,3 +62,35 @@ async def test_sigterm_ends_a_server_whose_solver_job_never_ends_within_10_s(
         await bob.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 10**9})
         assert (await bob.expect("snapshot"))["players"][0]["moves"] == 1
         await bob.close()
+
+
+#: A process that orders its own end in 0.5 s (as the shutdown does), then blocks its only
+#: thread that runs Python code for a minute: a shutdown stuck on a blocked loop.
+STUCK = """
+import logging, sys, time
+from types import SimpleNamespace
+from server.app import leave_by
+
+logging.basicConfig(stream=sys.stderr)
+abandoned = []
+async def held(): pass
+task = SimpleNamespace(get_coro=lambda: held())
+ctx = SimpleNamespace(tasks=[task], solver=SimpleNamespace(abandon=lambda: abandoned.append(1)))
+leave_by(0.5, 4, ctx)
+time.sleep(60)
+print("never here")
+"""
+
+
+def test_a_shutdown_stuck_on_a_blocked_loop_is_ended_by_its_deadline() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", STUCK],
+        capture_output=True,
+        text=True,
+        timeout=30,  # a minute's sleep, were the deadline not kept
+        cwd=ROOT,
+    )
+    assert done.returncode == 4  # the status the shutdown was for
+    assert "never here" not in done.stdout
+    assert "the shutdown was not done 0.5 s after it began" in done.stderr
+    assert "still waiting: held" in done.stderr  # it says what it waited for

@@ -58,7 +58,10 @@ def scheduling(pid: int) -> set[tuple[int, int]]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         # The fields after the command's closing parenthesis: nice is the 19th field of
         # the line, the policy the 41st (proc(5)).
-        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a thread that ended since the listing
+            continue
         found.add((int(fields[38]), int(fields[16])))
     return found
 

@@ -62,7 +62,7 @@ def test_axe_finds_nothing_serious_on_any_page(web_server: ServerProc, browser: 
     # Daily: the deals behind Start and the leaderboard.
     go(solo, "daily")
     solo.locator(".deal-tile").first.wait_for()
-    solo.locator(".lb-body > *").first.wait_for()
+    solo.locator(".lb-body > *:not([data-i18n='msg.loading'])").first.wait_for()
     axe_sizes(solo, "Daily")
     # The replay viewer: a game alone won to the end, its replay.
     winner = open_home(browser, base, name="Win")

@@ -32,7 +32,7 @@ TOKEN = "admin-" + secrets.token_hex(12)
 def own_server() -> Iterator[ServerProc]:
     """A server with keys of its own, the review at its defaults and an admin token."""
     prefix = f"webadmin-{secrets.token_hex(4)}:"
-    env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_EVIDENCE_OPTIMAL_STATES": "20000"}
+    env = {"SEAHAVEN_KEY_PREFIX": prefix, "SEAHAVEN_EVIDENCE_OPTIMAL_STATES": "5000"}
     try:
         with running_server(
             redis_url(), args=[*DAILY_ARGS, "--admin-token", TOKEN], env=env

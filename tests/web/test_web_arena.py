@@ -50,9 +50,10 @@ def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Brow
     assert "No arena" in ann.locator(".arena-rows").inner_text()
     assert ann.get_by_role("button", name="Make the arena").is_visible()
     shoot(ann, "arena-list")
-    # A private arena of 25 "minutes" starting in 10 s; the page goes to its lobby, which
-    # counts down.
-    arena = make_arena(ann, 25, 10)
+    # A private arena of 45 "minutes" (seconds here) starting in 10 s; the page goes to its
+    # lobby, which counts down. It must outlast the race, the pool and the Profile below:
+    # a busy machine took over 25 s for them, and an arena of 25 had ended by the Profile.
+    arena = make_arena(ann, 45, 10)
     clock = ann.locator(".arena-clock")
     clock.wait_for()
     ann.wait_for_function(
@@ -106,7 +107,7 @@ def test_two_pages_play_an_arena_to_its_podium(server: ServerProc, browser: Brow
     ann.wait_for_function(f"location.hash === '#/arena/{arena}'")
     # The end: the podium.
     podium = ann.locator(".arena-podium")
-    podium.wait_for(state="visible", timeout=30_000)
+    podium.wait_for(state="visible", timeout=60_000)
     assert "Ann" in podium.locator("li").first.inner_text()
     assert ann.get_by_role("button", name="Join").is_hidden()
     assert "over" in ann.locator(".arena-seat").inner_text()

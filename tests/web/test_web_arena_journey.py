@@ -4,13 +4,13 @@ opens ``/`` in a fresh context (which deals a solo game) and clicks its way on.
 - A hint on a server whose proof of a shortest line gets no time still names a move, and
   says which kind of hint it is.
 - A household (two pages of one address) races in its own private arena: its page says why
-  its races score nothing.
+  its races score nothing. The maker copies the invite link with its Copy button.
 - The last race of an arena with a racer who never moves, and who reloads their page
   mid-race: the reloaded page is back in its race (not an invitation to it), and the podium
   comes to both pages at the arena's end and its grace.
 
-Screenshots of the hint, the household's note and the podium at 1366x768, 740x360, 390x844
-and 1920x1080.
+Screenshots of the hint, the invite link with its Copy button, the household's note and the
+podium at 1366x768, 740x360, 390x844 and 1920x1080.
 """
 
 from __future__ import annotations
@@ -111,10 +111,26 @@ def test_a_hint_on_a_busy_server_names_a_move_and_its_kind(
 def test_a_household_arena_says_why_it_scores_nothing(server: ServerProc, browser: Browser) -> None:
     home = {"X-Forwarded-For": "198.19.240.9"}
     mum = open_home(
-        browser, server.http_url, name="Mum", width=1366, height=768, extra_http_headers=home
+        browser,
+        server.http_url,
+        name="Mum",
+        width=1366,
+        height=768,
+        extra_http_headers=home,
+        permissions=["clipboard-read", "clipboard-write"],
     )
     to_arenas(mum)
-    arena = make_arena(mum, 60, 3)
+    arena = make_arena(mum, 180, 3)  # running through its screenshots on a busy machine
+    # The invite link's Copy button: the page says "Copied", and the link is on the
+    # clipboard, the arena's own link.
+    link = invite_link(mum)
+    assert link == f"{server.http_url}/#/arena/{arena}"
+    mum.locator(".arena-invite").get_by_role("button", name="Copy").click()
+    toast = mum.locator("#toast")
+    toast.wait_for(state="visible")
+    assert toast.inner_text() == "Copied"
+    assert mum.evaluate("navigator.clipboard.readText()") == link
+    shoot_all(mum, "arena-invite")
     note = mum.locator(".arena-household")
     assert note.is_hidden()  # nothing raced yet: nothing to explain
     kid = open_home(

@@ -65,7 +65,9 @@ def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
 ) -> None:
     ann = open_home(browser, server.http_url, name="Ann", width=1366, height=768)
     to_arenas(ann)
-    make_arena(ann, 60, 5)
+    # Long enough to outlast the test on a busy machine: an arena over before the next race
+    # pairs nobody again (an arena of 60 had ended before it once).
+    make_arena(ann, 180, 5)
     invite = invite_link(ann)
     ben = new_page(browser, name="Ben", width=1366, height=768)
     join_by_link(ben, invite)
@@ -91,7 +93,7 @@ def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
     go(dee, "watch")
     listed = dee.locator(f'.live-room[data-room="{room}"] .live-head b')
     listed.wait_for(timeout=10_000)
-    assert listed.inner_text() == "Arena race: Easy · 4 cells · 60 min"
+    assert listed.inner_text() == "Arena race: Easy · 4 cells · 180 min"
     for suffix, width, height in (("-phone", 390, 844), ("", 1366, 768)):
         resize(dee, width, height)
         dee.screenshot(path=str(SCREENSHOTS / f"watch-arena-race{suffix}.png"))
@@ -144,7 +146,7 @@ def test_the_arena_page_shows_its_leading_races_boards_as_watch_does(
         return live if live and len(fresh) == len(live) else None
 
     try:
-        live = until_sync(followed, timeout=20, what="the next race's boards on the card")
+        live = until_sync(followed, timeout=40, what="the next race's boards on the card")
     except AssertionError:
         print("DBG cy", boxes(cy, '[data-k="arena-live"]'))
         raise

@@ -99,7 +99,10 @@ def test_daily_win_leaderboard_and_replay(daily_server: ServerProc, browser: Bro
     assert f"Par: {today['par']} moves" in tiles.nth(0).inner_text()
     notes = alice.locator(".daily-notes").inner_text()
     assert "your clock starts then" in notes and "first game of the day" in notes
-    assert "Nobody has finished" in bob.locator(".lb-body").inner_text()
+    # The board says it is loading until the server answers, then that nobody has finished.
+    bob.wait_for_function(
+        "document.querySelector('.lb-body').innerText.includes('Nobody has finished')"
+    )
     shoot(alice, "daily-start")
 
     # Alice starts today's deal from the daily page and plays it to a win, card by card by
@@ -244,6 +247,32 @@ def _replay_board(page: Page) -> dict[str, Any]:
         })()"""
     )
     return data
+
+
+def test_the_daily_tiles_stay_put_while_the_game_behind_them_talks(
+    daily_server: ServerProc, browser: Browser
+) -> None:
+    # The page's own game (the one / dealt) keeps sending messages while the daily page is
+    # shown; a tile drawn again between a press of Start and its release would lose the
+    # click. Unchanged, the tiles are not drawn again.
+    page = open_home(browser, daily_server.http_url + "/", name="Tia")
+    go(page, "daily")
+    page.locator(".deal-tile").first.wait_for()
+    page.wait_for_function("!document.querySelector('.daily [data-i18n=\"msg.loading\"]')")
+    page.evaluate("window.start = document.querySelector('.deal-tile [data-play]')")
+    page.evaluate(
+        "window.snaps = 0; void seahaven.net.on('snapshot', () => { window.snaps += 1; });"
+        " seahaven.net.resync()"
+    )
+    page.wait_for_function("window.snaps > 0")
+    assert page.evaluate("document.querySelector('.deal-tile [data-play]') === window.start")
+    # A change does draw them again: another language.
+    page.select_option("#lang", "de")
+    page.wait_for_function("document.querySelector('.deal-tile [data-play]') !== window.start")
+    page.select_option("#lang", "en")
+    page.locator(".deal-tile").first.get_by_role("button", name="Start").click()
+    page.wait_for_function("seahaven.game.mode === 'daily' && !!seahaven.game.myBoard()")
+    assert js_errors(page) == []
 
 
 def test_a_too_fast_daily_is_held_for_review_as_its_player_sees_it(

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from server.engine import Board
+from server.engine import Board, parse_action
+from server.net import wire
 from tests import ROOT
 
 SCRIPT = ROOT / "client_web" / "tests" / "game_messages.mjs"
@@ -110,7 +111,14 @@ def test_the_readme_examples_are_what_the_client_holds() -> None:
     assert delta["asked"] == []  # the delta fitted the board: no resync
     assert (racer(delta, ANN)["moves"], racer(delta, ANN)["foundation_cards"]) == (1, 1)
     assert racer(delta, ANN)["score"] == by["delta"]["score"]
-    assert racer(delta, ANN)["legal"] == by["delta"]["legal"]
+    # Ann's legal moves: her started's, changed by her delta's, are the engine's after it.
+    board = Board.from_code(by["started"]["code"])
+    assert racer(started, ANN)["legal"] == wire.legal_view(board)
+    board.play(parse_action(by["delta"]["action"]))
+    assert racer(delta, ANN)["legal"] == wire.legal_view(board)
+    assert by["delta"]["legal_change"] == json.loads(
+        wire.legal_change(by["started"]["legal"], wire.legal_view(board))
+    )
     assert (
         racer(seen["progress"], BOB)["foundation_cards"],
         racer(seen["progress"], BOB)["moves"],

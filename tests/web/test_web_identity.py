@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.helpers.pages import js_errors, new_page, resize, wait_ready
+from tests.helpers.pages import js_errors, new_page, resize, until_page, wait_ready
 from tests.helpers.serverproc import (
     QUICK,
     REVIEW_OFF_ENV,
@@ -49,9 +49,22 @@ def shoot_all(page: Page, name: str, selector: str | None = None) -> None:
     for width, height in SIZES:
         resize(page, width, height)
         if selector:
-            page.locator(selector).first.scroll_into_view_if_needed()
+            # A resize may redraw the panel under the locator: find it again.
+            until_page(page, lambda: _scrolled_to(page, selector), what=f"{selector} in view")
         page.screenshot(path=str(SHOTS / f"{name}-{width}x{height}.png"))
     resize(page, 1280, 860)
+
+
+def _scrolled_to(page: Page, selector: str) -> bool:
+    """Scroll the first element of ``selector`` into view; False when it was redrawn
+    meanwhile (detached), to be tried again."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        page.locator(selector).first.scroll_into_view_if_needed(timeout=5_000)
+    except PlaywrightError:
+        return False
+    return True
 
 
 def arrive(browser: Browser, url: str, name: str) -> Page:

@@ -12,6 +12,7 @@ import pytest
 from server.engine import COL, Board, IllegalAction, Move, Tap, card_name, parse_action
 from server.engine.cards import RANKS
 from server.engine.solver import solve
+from tests.helpers.legal import view
 from tests.helpers.pages import (
     DOUBLE_TAP_WINDOW_MS,
     Player,
@@ -67,6 +68,11 @@ def _open(page: Page, url: str, code: str) -> Player:
 def _settled(page: Page) -> None:
     """Until the server's legal moves came with the board and no action of ours is open."""
     page.wait_for_function("!!seahaven.game.me()?.legal && seahaven.net.pending.size === 0")
+
+
+def _legal(page: Page) -> Any:
+    """The legal moves the page holds for its own board."""
+    return page.evaluate("seahaven.game.me().legal")
 
 
 def _sent(page: Page) -> list[dict[str, Any]]:
@@ -283,4 +289,42 @@ def test_the_table_stays_put_when_send_home_comes(
     p.wait_moves(len(before))
     # The button came; the table (and its columns) did not move or change size.
     assert _table_box(page) == where
+    assert js_errors(page) == []
+
+
+def test_the_legal_moves_the_page_holds_follow_its_board(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    # Each delta brings only the change of the legal moves: the page's listing after each
+    # action of a whole game is the engine's for the board as it then is.
+    page = new_page(browser)
+    _open(page, web_server.http_url, CODE)
+    board = Board.from_code(CODE)
+    line = list(solve(Board.from_code(CODE), timeout=20).moves)
+    assert _legal(page) == view(board)
+    for n, text in enumerate(line, 1):
+        send_line(page, [text])
+        board.play(parse_action(text))
+        _settled(page)
+        assert _legal(page) == view(board), (n, text)
+    assert js_errors(page) == []
+
+
+def test_a_page_without_legal_moves_to_change_asks_for_the_board_again(
+    web_server: ServerProc, browser: Browser
+) -> None:
+    # A page that somehow lost its listing does not guess from a change: it asks for a
+    # snapshot, and holds the server's whole listing again.
+    page = new_page(browser)
+    _open(page, web_server.http_url, CODE)
+    board = Board.from_code(CODE)
+    page.evaluate("seahaven.game.me().legal = null")
+    # (A statement, not the expression: playwright would call the function it returns.)
+    page.evaluate("window.gaps = 0; void seahaven.net.on('gap', () => { window.gaps += 1; })")
+    send_line(page, ["col4 found"])
+    board.play(parse_action("col4 found"))
+    page.wait_for_function("!!seahaven.game.me()?.legal", timeout=10_000)
+    assert page.evaluate("window.gaps") == 1
+    assert _legal(page) == view(board)
+    assert page.evaluate("seahaven.game.me().moves") == 1
     assert js_errors(page) == []

@@ -10,7 +10,8 @@ is one (an invite):
   watched late says so where its boards will be;
 - Profile leads with the player's own most played mode;
 - a dead invite offers a quick race and a game alone, never Accept, and an over race's
-  invite its results;
+  invite its results; the racer's "Your stats" under those results opens Profile on races,
+  their most played mode, in view;
 - a refused typed code leaves the address alone; the waiting player is counted online; a
   hint's toast goes with the next move.
 """
@@ -56,11 +57,30 @@ def _overlap(a: list[float], b: list[float]) -> bool:
     return a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1
 
 
+def _in_view(page: Page, sel: str) -> bool:
+    """Whether the element is whole on the screen: inside the window, below the top bar
+    (which stays over what scrolls under it), and its centre not under anything else."""
+    return bool(
+        page.evaluate(
+            """(sel) => {
+              const el = document.querySelector(sel);
+              const r = el.getBoundingClientRect();
+              const bar = document.querySelector('.topbar').getBoundingClientRect();
+              const top = el.ownerDocument.elementFromPoint(
+                (r.left + r.right) / 2, (r.top + r.bottom) / 2);
+              return r.top >= bar.bottom - 1 && r.bottom <= innerHeight + 1 && r.left >= 0
+                && r.right <= innerWidth + 1 && el.contains(top);
+            }""",
+            sel,
+        )
+    )
+
+
 def test_the_introduction_never_covers_the_top_bar(
     web_server: ServerProc, browser: Browser
 ) -> None:
     for width, height in SIZES:
-        page = open_home(browser, web_server.http_url, intro=True, width=width, height=height)
+        page = open_home(browser, web_server.http_url, skip_intro=False, width=width, height=height)
         page.locator(".intro").wait_for()
         # Placed once the board is drawn (a frame later).
         page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
@@ -232,6 +252,21 @@ def test_an_over_races_invite_offers_its_results(web_server: ServerProc, browser
     )
     names = late.evaluate("seahaven.game.racers().map(p => p.name)")
     assert sorted(names) == ["Olga", "Pavel"], names
+    # Olga, on a phone on its side, taps "Your stats" under the results: her Profile opens
+    # on races, her most played mode (one race, no solo game finished), in view.
+    resize(host, 740, 360)
+    host.locator(".results-links").get_by_role("link", name="Your stats").click()
+    host.wait_for_function("seahaven.currentName === 'player'")
+    host.locator('.profile [data-mode="race"]').wait_for()
+    modes = host.evaluate(
+        "[...document.querySelectorAll('.profile [data-mode]')].map(e => e.dataset.mode)"
+    )
+    assert modes[0] == "race", modes
+    for width, height in [(740, 360), (1366, 768), (390, 844), (1920, 1080)]:
+        resize(host, width, height)
+        assert _in_view(host, '.profile [data-mode="race"] h3'), (width, height)
+        assert _in_view(host, '.profile [data-mode="race"] .profile-stats'), (width, height)
+        host.screenshot(path=str(SCREENSHOTS / f"journey-your-stats-{width}x{height}.png"))
     assert js_errors(host) == [] and js_errors(guest) == [] and js_errors(late) == []
 
 

@@ -113,7 +113,7 @@ def test_a_daily_win_celebrates_and_shares_one_line(
     page.emulate_media(reduced_motion="no-preference")
     page.evaluate(PLAY, [line[-1:], 0])
     page.locator(".banner.win").wait_for()
-    assert page.locator(".confetti span").count() > 0
+    page.wait_for_function("window.__confetti > 0", timeout=5_000)
     assert page.evaluate("window.__tones") > 0  # the chime: the sound is on by default
     # The rank comes once the server has verified the win; the line says it then.
     page.wait_for_function(
@@ -176,7 +176,7 @@ def test_a_win_on_a_phone_goes_to_the_share_sheet_then_the_next_deal(
     page.evaluate(PLAY, [line, 0])
     page.locator(".banner.win").wait_for()
     # Reduced motion (as this page asks): nothing falls; the banner is the celebration.
-    assert page.locator(".confetti").count() == 0
+    assert page.evaluate("window.__confetti") == 0
     me = page.evaluate("seahaven.game.me()")
     clock = short_time(me["time_ms"])
     # The solver's line of this deal is its proven par (69): the server calls it perfect.
@@ -329,7 +329,7 @@ def test_the_player_page_draws_its_calendar_and_chart(
     # click while the board fills lands where the link was.
     page.wait_for_function(
         "!!document.querySelector('.daily .lb-body > *')"
-        " && !document.querySelector('.daily .deals [data-i18n=\"msg.loading\"]')"
+        " && !document.querySelector('.daily [data-i18n=\"msg.loading\"]')"
     )
     page.get_by_role("link", name="Your stats").first.click()  # (its result card has one too)
     page.wait_for_function("location.hash === '#/player'")

@@ -165,7 +165,8 @@ export class AdminView {
   async openReplay(result) {
     const { status, body } = await this.api("GET", `marks/${encodeURIComponent(result)}`);
     if (status !== 200) {
-      toast(t("replay.notFound"));
+      // Busy: the line is there, its marks are not yet (the solver processes are taken).
+      toast(t(status === 503 ? "admin.marksBusy" : "replay.notFound"));
       return;
     }
     const states = [fromJSON(body.replay.start)];

@@ -90,6 +90,12 @@ export class ArenaLive {
   /** Show `room` (null: none leads now): leave the race watched before, watch this one. */
   follow(room) {
     if (room === this.room) {
+      // Refused as not found, it may only not have been open yet when we asked (the arena
+      // lists a race as it pairs it): ask again at each read while the arena says it leads.
+      if (room && this.refused === "room_not_found" && !this.racingIn(room)) {
+        this.refused = false;
+        this.watch(room);
+      }
       this.draw();
       return;
     }
@@ -119,7 +125,7 @@ export class ArenaLive {
       });
       net.on("error", (m) => {
         if (["racing_here", "spectators_full", "room_not_found", "race_in_progress"].includes(m.code)) {
-          this.refused = true;
+          this.refused = m.code; // why (a room not found is asked for again: follow)
           this.draw();
         }
       });

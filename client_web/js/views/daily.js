@@ -72,7 +72,7 @@ export class DailyView {
             </div>
           </div>
           <p class="muted" data-k="finishers"></p>
-          <div class="lb-body"></div>
+          <div class="lb-body"><p class="muted" data-i18n="msg.loading"></p></div>
           <p class="row"><span class="muted" data-k="myrank"></span>
             <a class="btn small" href="#/player" data-i18n="profile.mine"></a></p>
         </div>
@@ -165,7 +165,9 @@ export class DailyView {
         ? await getJSON(`/api/daily/${this.date}`) : today;
     } catch (err) {
       if (!this.el) return;
-      this.el.querySelector(".deals").innerHTML =
+      const box = this.el.querySelector(".deals");
+      box.drawnHtml = null;
+      box.innerHTML =
         `<p class="banner lost">${esc(t("daily.unavailable"))} <small>(${esc(err.message)})</small></p>`;
       return;
     }
@@ -250,8 +252,13 @@ export class DailyView {
     };
     const notes = info.running ? ["daily.clockNote", "daily.rankedNote"] : ["daily.pastNote"];
     const box = this.el.querySelector(".deals");
-    box.innerHTML = tile("daily", info) + tile("hard", info.hard) +
+    const drawn = tile("daily", info) + tile("hard", info.hard) +
       `<div class="daily-notes">${notes.map((k) => `<p class="muted">${esc(t(k))}</p>`).join("")}</div>`;
+    // Drawn again only when it changes: any message of our game asks for a redraw, and one
+    // between a press of Start and its release would lose the click.
+    if (box.drawnHtml === drawn) return;
+    box.innerHTML = drawn;
+    box.drawnHtml = drawn;
     for (const b of box.querySelectorAll("[data-play]")) {
       b.onclick = () => this.start(b.dataset.play);
     }
@@ -275,6 +282,7 @@ export class DailyView {
    * name their time is ranked under (with its tag, as everywhere). */
   askName(kind) {
     const box = this.el.querySelector(".deals");
+    box.drawnHtml = null;
     box.innerHTML = `<form class="ask-name" data-k="ask-name">
       <label><span>${esc(t("names.daily"))}</span>
         <input class="field" name="name" maxlength="24" autocomplete="nickname" required></label>

@@ -155,7 +155,6 @@ def render(event: RoomEvent) -> str:
     for rank, text in zip(rest[0::2], rest[1::2], strict=True):
         entry = json.loads(text)
         entry["rank"] = int(rank) if rank else None
-        entry.setdefault("perfect", False)  # a result kept before par
         results.append(entry)
     par = int(v["par"]) if v.get("par") else None
     return race_over(seq, int(v["round"]), results, par, v.get("par_optimal") == "1")

@@ -3,9 +3,11 @@ three players on two instances play a private arena of seconds to its end, race 
 back to the pool after each; the points, the fire, the pledge (kept and broken), a race
 running at the arena's end that finishes and counts, the standings pushed at most once a
 second to a watcher, the podium, and the table of ``GET /api/arena/ID`` equal to the one
-recomputed from the races Redis recorded. Refusals through the sockets and HTTP; an arena's
-race on the Watch list. The arena's decisions one by one, without a server:
-test_arena_life.py."""
+recomputed from the races Redis recorded. A race that counts and frees its racers at once
+while the review of its finishers cannot run (the solver process stopped), and the last
+race ended by the arena's own rule so that the podium still comes. Refusals through the
+sockets and HTTP; an arena's race on the Watch list. The arena's decisions one by one,
+without a server: test_arena_life.py."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import psutil
 import pytest
 import redis.asyncio as aioredis
 
@@ -30,12 +33,32 @@ from tests.helpers.arenas import (
 )
 from tests.helpers.quick_race import action
 from tests.helpers.serverproc import (
+    REVIEW_OFF,
     ServerProc,
     WsClient,
     redis_url,
     running_server,
 )
+from tests.helpers.solver_procs import paused_solver, solver_processes
 from tests.helpers.waits import API_STEP, until
+
+#: The grace after an arena's end for its last races, here (ms).
+GRACE_MS = 2_000
+
+
+def _without(args: list[str], block: list[str]) -> list[str]:
+    """``args`` with the run of ``block`` in it taken out."""
+    at = next(i for i in range(len(args)) if args[i : i + len(block)] == block)
+    return args[:at] + args[at + len(block) :]
+
+
+#: The arena's settings with the review of finishes on (its pace checks off, so that a
+#: scripted finish is scored by its line alone, against the solver's reference).
+REVIEW_ON = [
+    *_without(ARGS, REVIEW_OFF),
+    *("--pace-read-ms", "0", "--pace-game-ms", "0", "--pace-decision-ms", "0"),
+    *("--pace-bursts", ""),
+]
 
 
 @pytest.fixture
@@ -47,6 +70,25 @@ def pair(key_prefix: str) -> Iterator[tuple[ServerProc, ServerProc]]:
         running_server(redis_url(), args=ARGS, env=env) as two,
     ):
         yield one, two
+
+
+@pytest.fixture
+def stopped_solver(key_prefix: str) -> Iterator[ServerProc]:
+    """An arena server, reviews on, one solver process, and that process stopped
+    (SIGSTOP): a review waits for it for as long as the test runs, as on a host too busy
+    to give an idle-priority solver any CPU. It goes on again at the end."""
+    env = {"SEAHAVEN_KEY_PREFIX": key_prefix}
+    args = [*REVIEW_ON, "--solver-workers", "1", "--arena-grace-ms", str(GRACE_MS)]
+    with running_server(redis_url(), args=args, env=env) as srv, paused_solver(srv):
+        yield srv
+
+
+def table_of(srv: ServerProc, arena: str) -> dict[str, Any]:
+    """``GET /api/arena/ID``."""
+    status, table = srv.get_json(f"/api/arena/{arena}")
+    assert status == 200, table
+    assert isinstance(table, dict)
+    return table
 
 
 @pytest.mark.slow
@@ -241,4 +283,42 @@ async def test_an_arena_race_is_listed_with_its_arenas_length(
     assert plain["arena"] is None and plain["arena_minutes"] is None
     assert not {"standings", "pool", "code", "players"} & set(race)
     for c in (ann, bob, cy):
+        await c.close()
+
+
+@pytest.mark.slow
+async def test_a_race_counts_and_frees_its_racers_while_its_review_cannot_run(
+    stopped_solver: ServerProc,
+) -> None:
+    srv = stopped_solver
+    ann = await WsClient.connect(srv.ws_url, "Ann")
+    bob = await WsClient.connect(srv.ws_url, "Bob")
+    arena = await private_arena(ann, [bob], minutes=25)
+
+    # Race 1: Ann wins, Bob gives up. Its review would need the stopped solver.
+    code = await next_race([ann, bob])
+    await play(ann, await line_of(code))
+    await bob.send({"type": "give_up"})
+    for c in (ann, bob):
+        await c.expect("race_over", timeout=15)
+    # Back in the pool at once, and the race counted as it stands.
+    for c in (ann, bob):
+        await c.expect("arena", seat="pool", timeout=15)
+    table = table_of(srv, arena)
+    assert table["races"] == 1
+    lines = {x["player_id"]: x["points"] for x in table["standings"]}
+    assert lines == {ann.player_id: 2, bob.player_id: 0}
+    # Still undecided: the solver has not run.
+    stopped = [psutil.Process(pid).status() for pid in solver_processes(srv)]
+    assert stopped and all(s == psutil.STATUS_STOPPED for s in stopped), stopped
+
+    # They are paired into the next race; nobody moves in it. The arena's end, then its
+    # grace: the race is ended by the arena's rule and the podium comes, the review still
+    # waiting.
+    await next_race([ann, bob])
+    for c in (ann, bob):
+        over = await c.expect("arena_over", timeout=60)
+        assert [(x["player_id"], x["points"]) for x in over["podium"]] == [(ann.player_id, 2)]
+    assert table_of(srv, arena)["arena"]["phase"] == "over"
+    for c in (ann, bob):
         await c.close()

@@ -25,6 +25,7 @@ import pytest
 
 from server.engine import Board, Move, parse_action
 from server.engine.solver import solve
+from server.settings import Settings
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import FAST, REVIEW_OFF_ENV, WsClient
 
@@ -36,6 +37,8 @@ RULE = [
     *("--pair-fourth-ms", "300", "--bot-offer-ms", "600000"),
     *("--arenas", "", "--arena-minute-ms", "1000", "--arena-pair-ms", "300"),
 ]
+#: The actions a racer plays at least to be rated at all (the server's default).
+MIN_ACTIONS = Settings.model_fields["rated_min_actions"].default
 #: The farmer's address and the puppets' (one each), and a household's.
 FARMER, PUPPETS = "127.0.0.2", ("127.0.0.3", "127.0.0.4", "127.0.0.5")
 
@@ -89,15 +92,30 @@ def short_of_home(line: list[str]) -> list[str]:
     return line
 
 
+async def puppet_play(puppet: WsClient, line: list[str]) -> None:
+    """Up to 14 moves of ``line``, fewer than the rule's cards home, then a move taken back
+    and made again until the puppet has played the rated minimum of actions (10): one who
+    played fewer keeps their rating by another rule (``too_few_actions``), and on a deal
+    whose first moves send 8 cards home a puppet would stop at 9."""
+    moves = short_of_home(line[:14])
+    await play(puppet, moves)
+    done = len(moves)
+    while done < MIN_ACTIONS:  # a move and its undo reach no new table
+        await puppet.send({"type": "undo", "id": done})
+        await puppet.expect("ack", id=done, timeout=10)
+        await play(puppet, moves[-1:], first=done + 1)
+        done += 2
+
+
 async def puppet_race(
     farmer: WsClient, puppets: list[WsClient], started: list[dict[str, Any]]
 ) -> None:
-    """The puppets make up to 14 moves each, fewer than the rule's cards home, and give
-    up; the farmer plays the line to the win."""
+    """The puppets make their moves (:func:`puppet_play`) and give up; the farmer plays
+    the line to the win."""
     code = str(started[0]["code"])
     line = await asyncio.to_thread(line_of, code)
     for p in puppets:
-        await play(p, short_of_home(line[:14]))
+        await puppet_play(p, line)
         await p.send({"type": "give_up"})
     await play(farmer, line)
     await farmer.expect("finished", player_id=farmer.player_id, timeout=10)
@@ -121,7 +139,7 @@ async def test_puppets_that_give_up_early_make_nobody_a_champion_in_the_quick_ra
         _status, live = await srv.get("/api/rooms/live")
         assert live["featured"] is None
         await puppet_race(farmer, puppets, started)
-        ratings = await farmer.expect("ratings", timeout=10)
+        ratings = await farmer.expect("ratings", timeout=30)
         lines = {x["player_id"]: x for x in ratings["changes"]}
         assert lines[farmer.player_id]["unrated_reason"] == "uncontested"
         assert lines[farmer.player_id]["change"] == 0
@@ -161,7 +179,7 @@ async def test_a_rival_who_played_a_real_share_of_the_race_is_rated_against(
     await play(bob, line[15:30], first=15)
     await bob.send({"type": "give_up"})
     await play(ann, line)
-    lines = {x["player_id"]: x for x in (await ann.expect("ratings", timeout=10))["changes"]}
+    lines = {x["player_id"]: x for x in (await ann.expect("ratings", timeout=30))["changes"]}
     assert lines[ann.player_id]["unrated_reason"] is None
     assert lines[ann.player_id]["change"] > 0
     assert lines[bob.player_id]["change"] < 0
@@ -253,7 +271,7 @@ async def test_move_undo_puppets_contest_nothing_in_a_rated_race(srv: Served) ->
         await c.send({"type": "queue", "cells": 4})
         await c.expect("queued")
     await shuffled_race(srv, farmer, puppets)
-    lines = {x["player_id"]: x for x in (await farmer.expect("ratings", timeout=15))["changes"]}
+    lines = {x["player_id"]: x for x in (await farmer.expect("ratings", timeout=30))["changes"]}
     # 31 actions each, the last past the finish: no progress, so no rival.
     assert lines[farmer.player_id]["unrated_reason"] == "uncontested"
     assert lines[farmer.player_id]["change"] == 0
@@ -300,7 +318,7 @@ async def test_a_rival_who_made_progress_through_the_race_contests(srv: Served) 
     await play(ann, line)
     await ann.expect("finished", player_id=ann.player_id, timeout=10)
     await bob.send({"type": "give_up"})
-    lines = {x["player_id"]: x for x in (await ann.expect("ratings", timeout=10))["changes"]}
+    lines = {x["player_id"]: x for x in (await ann.expect("ratings", timeout=30))["changes"]}
     assert lines[ann.player_id]["unrated_reason"] is None
     assert lines[ann.player_id]["change"] > 0
     assert lines[bob.player_id]["unrated_reason"] is None

@@ -1,11 +1,13 @@
 """Fair play through a real server (in-process, on a clock the test moves; the machine's
-Redis): the bench's path and the server's decide alike; a new community ranks by itself;
-a line borrowed from another identity, from any address, is practice.
+Redis): the bench's path and the server's decide alike; no flag from fewer finishes than
+the setting says; a new community ranks by itself; a line borrowed from another identity,
+from any address, is practice.
 
 The operator alone sees the evidence: a held player hears ``pending_review``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -14,15 +16,18 @@ from typing import Any
 
 import pytest
 
+from bench.fairplay import decisions, weigh_finish
 from server.daily.deal import today
-from server.fairplay.decide import decide
+from server.fairplay.decide import outright, suspicion
 from server.fairplay.evidence import evidence_store
 from server.fairplay.policy import Policy
-from server.fairplay.values import Assessment
+from server.fairplay.standing import standing
 from server.records.replays import replay_id
+from server.store.evidence import EvidenceStore
 from tests.helpers.dailies import daily_deal
 from tests.helpers.daily_pace import human, play_on, reveal
 from tests.helpers.fairplay_lines import own_line
+from tests.helpers.fairplay_suspects import suspicious_lines
 from tests.helpers.inproc import Served, serving, settings
 from tests.helpers.serverproc import FAST, WsClient
 from tests.helpers.waits import until
@@ -91,33 +96,113 @@ def nothing_told(result: dict[str, Any]) -> None:
         assert word not in text, result
 
 
+def earlier_finish(solver: float) -> dict[str, Any]:
+    """An earlier ranked finish's job result: passed by its review, its record agreeing
+    with the solver on ``solver`` of 40 decisions."""
+    record = {"solver": solver, "solver_scored": 40}
+    return {"held": False, "reason": "ok", "agreement": solver, "scored": 40, "evidence": record}
+
+
+async def keep_earlier(
+    store: EvidenceStore, pid: str, jobs: list[dict[str, Any]], policy: Policy
+) -> None:
+    """Keep earlier finishes' records as the server keeps them (with their suspicion), the
+    oldest first: the newest ends on top."""
+    for i, job in enumerate(jobs):
+        record = job["evidence"]
+        await store.add(
+            pid, {**record, "suspicion": suspicion(record, policy), "result": f"old{i}"}
+        )
+
+
+def as_job(score: dict[str, Any]) -> dict[str, Any]:
+    """A finish's job result as the server kept it in its decided score: the one-game
+    review's own verdict is under ``review``, the score's top level is the decision's."""
+    return {**score, **score["review"], "evidence": score["evidence"]}
+
+
 async def test_the_bench_and_the_server_decide_alike(day: Day) -> None:
     ctx = day.server.ctx
     policy = Policy.from_settings(ctx.settings)
     store = evidence_store(ctx)
-    histories = {"leaning": [0.9, 0.9], "clean": [0.1, 0.0], "first": []}
+    # The earlier finishes' solver agreements: 0.91 is a suspicion of 0.9, 0.59 of 0.1.
+    histories = {"leaning": [0.91, 0.91], "clean": [0.59, 0.5], "first": []}
     verdicts = {}
     for seed, (name, past) in enumerate(histories.items(), start=31):
         client = await WsClient.connect(day.server.ws_url, name)
-        earlier = [{"suspicion": s, "solver": 0.9, "result": f"old{i}"} for i, s in enumerate(past)]
-        for record in reversed(earlier):  # the oldest first: the newest ends on top
-            await store.add(client.player_id, record)
+        earlier = [earlier_finish(a) for a in past]
+        await keep_earlier(store, client.player_id, earlier, policy)
         result = await finish(day, client, own_line(day.code, seed), seed)
         outcome = await decided(day, result["replay_id"])
         score = outcome["score"]
-        # The bench's path: the same job's result and the same earlier records, decided.
-        job = {**score, **score["review"], "evidence": score["evidence"]}
-        bench = decide(Assessment.from_job(job), earlier, policy)
-        assert bench.to_json() == score["decision"], (name, bench, score["decision"])
-        assert outcome["status"] == ("held" if bench.held else "passed")
-        assert result["ranked"] is (not bench.held)
-        verdicts[name] = bench
+        # The bench's path: the same finishes folded by bench/fairplay.py, oldest first.
+        bench = decisions([*earlier, as_job(score)], policy)
+        assert not any(d.flag for d in bench[:-1])  # as the server: nobody flagged before
+        assert bench[-1].to_json() == score["decision"], (name, bench[-1], score["decision"])
+        assert outcome["status"] == ("held" if bench[-1].held else "passed")
+        assert result["ranked"] is (not bench[-1].held)
+        verdicts[name] = bench[-1]
+        if name == "leaning":
+            # The bench weighs the line itself as the server's solver pool did: the day's
+            # first finish, so no field, no practice and no other line of the deal to weigh.
+            replay = await ctx.records.replays.load(result["replay_id"])
+            assert replay is not None
+            mine = score["evidence"]
+            assert mine["field"] is None and mine["known"] == 0 and mine["borrowed"] == 0
+            game = {
+                "code": replay.code,
+                "started_at": replay.started_at,
+                "actions": replay.actions,
+                "times": replay.times_ms,
+                "lines": [],
+            }
+            job = await asyncio.to_thread(weigh_finish, game, None, ctx.reviewer.settings)
+            assert {k: mine[k] for k in job["evidence"]} == job["evidence"]
+            assert (job["agreement"], job["scored"]) == (score["agreement"], score["scored"])
+            assert (job["held"], job["reason"]) == (
+                score["review"]["held"],
+                score["review"]["reason"],
+            )
+            weighed = decisions([*earlier, job], policy)[-1]
+            assert weighed.to_json() == score["decision"]
         await client.close()
     # Three finishes leaning the same way flag; a clean player's and a first finish rank.
     assert verdicts["leaning"].flag and verdicts["leaning"].reason == "flagged"
     assert verdicts["leaning"].finishes == 3
     assert not verdicts["clean"].held and not verdicts["first"].held
     assert verdicts["first"].finishes == 1 and not verdicts["first"].flag
+
+
+@pytest.mark.slow
+async def test_no_flag_from_fewer_finishes_than_the_setting_says(day: Day) -> None:
+    ctx = day.server.ctx
+    policy = Policy.from_settings(ctx.settings)
+    assert policy.min_finishes == 3  # the default: one player after each count below it
+    store = evidence_store(ctx)
+    # Each finish suspicious enough to flag on its own score, yet no reference's line
+    # outright: only the number of finishes may keep it from flagging.
+    lines = await asyncio.to_thread(
+        suspicious_lines, day.code, policy.min_finishes, ctx.reviewer.settings, policy
+    )
+    for count, line in enumerate(lines):
+        client = await WsClient.connect(day.server.ws_url, f"leaning{count}")
+        earlier = [earlier_finish(0.91)] * count  # a suspicion of 0.9 each
+        await keep_earlier(store, client.player_id, earlier, policy)
+        result = await finish(day, client, line, seed=61 + count)
+        score = (await decided(day, result["replay_id"]))["score"]
+        record, decision = score["evidence"], score["decision"]
+        assert not outright(record, policy), record
+        assert score["review"]["held"] is False, score["review"]
+        assert decision["suspicion"] >= policy.flag_score, decision
+        assert decision["score"] >= policy.flag_score, decision
+        assert decision["finishes"] == count + 1
+        flagged = count + 1 >= policy.min_finishes
+        assert decision["flag"] is flagged, decision
+        assert decision["held"] is flagged and result["ranked"] is (not flagged), result
+        if flagged:
+            assert decision["reason"] == "flagged"
+        assert (await standing(ctx, client.player_id)).flagged is flagged
+        await client.close()
 
 
 async def test_a_new_community_ranks_by_itself(fresh: Day) -> None:

@@ -50,7 +50,12 @@ def event(entry: str) -> RoomEvent:
 def test_each_role_and_watch_mode_sees_its_part() -> None:
     racer, rival = Socket("pA", "player"), Socket("pB", "player")
     spectator = Socket("pS", "spectator")
-    for watch, seen in [("", (DELTA, 0)), ("p", (PROGRESS, 0)), ("d30000", (DELTA, 30_000))]:
+    for watch, seen in [
+        ("", (DELTA, 0)),
+        ("live:30", (DELTA, 0)),
+        ("progress:30", (PROGRESS, 0)),
+        ("delayed:30", (DELTA, 30_000)),
+    ]:
         delta = event(f"pA\t{DELTA}\t{PROGRESS}\t{watch}")
         assert view(racer, delta, DELTA, PROGRESS, board_wait) == (DELTA, 0)
         assert view(rival, delta, DELTA, PROGRESS, board_wait) == (PROGRESS, 0)
@@ -61,28 +66,20 @@ def test_each_role_and_watch_mode_sees_its_part() -> None:
 def test_an_event_for_the_racer_alone_or_for_everyone() -> None:
     # RACER '-': the other racers receive nothing; '': the same as everyone.
     rival, spectator = Socket("pB", "player"), Socket("pS", "spectator")
-    secret = event(f"pA\t{DELTA}\t-\tp")
+    secret = event(f"pA\t{DELTA}\t-\tprogress:30")
     assert hub().seen(rival, [secret]) == [(7, None, 0)]
     assert hub().seen(spectator, [secret]) == [(7, None, 0)]
-    shared = event(f"pA\t{DELTA}\t\tp")
+    shared = event(f"pA\t{DELTA}\t\tprogress:30")
     assert hub().seen(rival, [shared]) == [(7, DELTA, 0)]
     assert hub().seen(spectator, [shared]) == [(7, DELTA, 0)]
 
 
 def test_a_delayed_event_replayed_keeps_only_what_is_left_of_its_delay() -> None:
     spectator = Socket("pS", "spectator")
-    entry = event(f"pA\t{DELTA}\t{PROGRESS}\td30000")
+    entry = event(f"pA\t{DELTA}\t{PROGRESS}\tdelayed:30")
     assert hub().seen(spectator, [entry], age=lambda text: 12_000) == [(7, DELTA, 18_000)]
     assert hub().seen(spectator, [entry], age=lambda text: 45_000) == [(7, DELTA, 0)]
     assert hub().seen(spectator, [entry]) == [(7, DELTA, 30_000)]  # late, never early
-
-
-def test_events_stored_before_the_watch_field_are_read_as_live() -> None:
-    # Rooms outlive a restart: their events may have been stored by the previous version.
-    old = event(f"pA\t{DELTA}\t{PROGRESS}")
-    assert (old.watch, old.delay_ms, old.own) == ("live", 0, "")
-    assert RoomEvent.parse_published(f"o\tpA\t{DELTA}\t{PROGRESS}\tp").watch == "progress"
-    assert hub().seen(Socket("pS", "spectator"), [old]) == [(7, DELTA, 0)]
 
 
 def test_a_racing_identitys_spectator_socket_takes_a_racers_seat_at_the_start() -> None:
@@ -97,7 +94,7 @@ def test_a_racing_identitys_spectator_socket_takes_a_racers_seat_at_the_start() 
 
 def test_the_players_own_view_goes_to_that_players_other_sockets_alone() -> None:
     legal = '{"moves":{},"send_home":false}'
-    own = DELTA[:-1] + ',"legal":' + legal + "}"
+    own = DELTA[:-1] + ',"legal_change":' + legal + "}"
     mover, tab = Socket("pA", "player", cid="c1"), Socket("pA", "player", cid="c2")
     rival, spectator = Socket("pB", "player", cid="c3"), Socket("pS", "spectator", cid="c4")
     fan_out = hub()

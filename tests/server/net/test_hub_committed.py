@@ -82,7 +82,7 @@ async def test_the_answer_first_fans_the_move_out_and_the_channels_copy_is_dropp
     fan_out.settle("R", "c1")
     fan_out._shard_message(CHANNEL, published(7))
     assert mover.sent == []  # its delta went out with its ack
-    assert [text for text, _ in tab.sent] == [ours(7).full[:-1] + f',"legal":{LEGAL}}}']
+    assert [text for text, _ in tab.sent] == [ours(7).full[:-1] + f',"legal_change":{LEGAL}}}']
     assert seqs(rival) == seqs(spectator) == [7]
     assert '"progress"' in rival.sent[0][0] and '"delta"' in spectator.sent[0][0]
     assert not fan_out.twins["R"] and not fan_out.inflight and not fan_out.movers

@@ -46,7 +46,7 @@ def test_the_cache_gets_the_event_as_published() -> None:
     watcher = Socket("pS", "spectator")
     hub.rooms["R"] = {watcher}
     countdown = json.dumps(["countdown", "5", "1", "9000", "8000"])
-    published = f"origin\t\t{countdown}\t"
+    published = f"origin\t\t{countdown}\t\t"
     hub._shard_message(Keys().channel("R"), published)
     assert followed == [("R", RoomEvent.parse_published(published))]
     assert followed[0][1].kind == "countdown" and followed[0][1].fields()["starts_at"] == "9000"

@@ -71,7 +71,7 @@ async def test_the_own_channel_is_followed_and_joined_for_the_players_sockets() 
         await redis.publish(own_ch, f"7\t{LEGAL}")
         await redis.publish(room_ch, f"c1\tpA\t{DELTA}\t{PROGRESS}\t\t{APART}")
         await until(lambda: tab.sent and bob.sent and sam.sent, what="the event forwarded")
-        assert tab.sent == [DELTA[:-1] + ',"legal":' + LEGAL + "}"]
+        assert tab.sent == [DELTA[:-1] + ',"legal_change":' + LEGAL + "}"]
         assert ann.sent == [] and bob.sent == [PROGRESS] and sam.sent == [DELTA]
         # A delta whose legal moves went nowhere (its player had no other socket): nothing
         # for the player's sockets here, the rest as ever.

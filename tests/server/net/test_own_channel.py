@@ -7,6 +7,7 @@ real sockets, a real subscriber to every channel of the room."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -18,6 +19,7 @@ from server.engine.solver import solve
 from server.net import wire
 from server.store.events import APART, RoomEvent, parse_own
 from server.store.keys import Keys
+from tests.helpers.legal import changed, opening, view
 from tests.helpers.serverproc import FAST, WsClient, open_race, redis_url, running_server
 from tests.helpers.waits import until
 
@@ -63,18 +65,18 @@ class Channels:
         await self.redis.aclose()
 
 
-def legal_json(board: Board) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(wire.legal(board))
-    return data
-
-
-async def play(mover: WsClient, board: Board, n: int, channels: Channels) -> int:
-    """The mover's ``n``-th action of the line; its seq once the room's channel carried it."""
+async def play(
+    mover: WsClient, board: Board, n: int, channels: Channels, held: dict[int, Any]
+) -> int:
+    """The mover's ``n``-th action of the line; its seq once the room's channel carried it.
+    ``held``: each socket's legal moves (by ``id``), which its deltas change."""
     text = LINE[n - 1]
     await mover.send(action_message(text, n))
     seq = int((await mover.expect("ack", id=n))["seq"])
     board.play(parse_action(text))
-    assert (await mover.expect("delta", seq=seq))["legal"] == legal_json(board)
+    change = (await mover.expect("delta", seq=seq))["legal_change"]
+    held[id(mover)] = changed(held.setdefault(id(mover), opening(mover.messages)), change)
+    assert held[id(mover)] == view(board)
     await channels.read(seq)
     return seq
 
@@ -99,15 +101,17 @@ async def test_the_legal_moves_reach_the_movers_sockets_alone() -> None:
         await channels.start()
         try:
             boards = {ann.player_id: Board.from_code(CODE), bob.player_id: Board.from_code(CODE)}
+            held: dict[int, Any] = {id(tab): opening(tab.messages) for tab in tabs}
             for n in (1, 2, 3):
-                seq = await play(ann, boards[ann.player_id], n, channels)
+                seq = await play(ann, boards[ann.player_id], n, channels, held)
                 for tab in tabs:  # her other sockets, here and there: the delta with them
                     mine = await tab.expect("delta", seq=seq)
-                    assert mine["legal"] == legal_json(boards[ann.player_id])
+                    held[id(tab)] = changed(held[id(tab)], mine["legal_change"])
+                    assert held[id(tab)] == view(boards[ann.player_id])
                 watched = await sam.expect("delta", seq=seq)
-                assert "legal" not in watched
-                assert "legal" not in await bob.expect("progress", seq=seq)
-            bob_seqs = [await play(bob, boards[bob.player_id], n, channels) for n in (1, 2)]
+                assert "legal_change" not in watched
+                assert "legal_change" not in await bob.expect("progress", seq=seq)
+            bob_seqs = [await play(bob, boards[bob.player_id], n, channels, held) for n in (1, 2)]
             # On the room's channel no delta carried its legal moves; Ann's own channel carried
             # each of hers (she had other sockets), Bob's nothing (he had none).
             on_room = [
@@ -115,13 +119,15 @@ async def test_the_legal_moves_reach_the_movers_sockets_alone() -> None:
             ]
             assert all(e.own in ("", APART) for e in on_room)
             assert sum(e.own == APART for e in on_room) == 5
+            boards_then = [Board.from_code(CODE), *replayed(3)]
             assert [json.loads(own) for _, own in channels.own(ann.player_id)] == [
-                legal_json(b) for b in replayed(3)
+                json.loads(wire.legal_change(wire.legal_view(a), wire.legal_view(b)))
+                for a, b in itertools.pairwise(boards_then)
             ]
             assert channels.own(bob.player_id) == []
             for seq in bob_seqs:  # Ann's sockets see Bob's progress, never his legal moves
                 for tab in (ann, *tabs):
-                    assert "legal" not in await tab.expect("progress", seq=seq)
+                    assert "legal_change" not in await tab.expect("progress", seq=seq)
             # Her other sockets gone, her own channel carries nothing more.
             for tab in tabs:
                 await tab.close()
@@ -137,12 +143,13 @@ async def test_the_legal_moves_reach_the_movers_sockets_alone() -> None:
                 return int(await channels.redis.hlen(Keys().here(room))) == 3
 
             await until(tabs_gone, what="both tabs out of the room on their instances")
-            await play(ann, boards[ann.player_id], 4, channels)
+            await play(ann, boards[ann.player_id], 4, channels, held)
             assert len(channels.own(ann.player_id)) == 3
             # Nobody but Ann ever had a legal move of hers (Sam none at all).
-            assert all("legal" not in m for m in sam.messages)
+            assert all("legal" not in m and "legal_change" not in m for m in sam.messages)
             about_ann = [m for m in bob.messages if m.get("player_id") == ann.player_id]
-            assert about_ann and all("legal" not in m for m in about_ann)
+            assert about_ann
+            assert all("legal" not in m and "legal_change" not in m for m in about_ann)
         finally:
             await channels.close()
             for client in (ann, bob, sam, *tabs):

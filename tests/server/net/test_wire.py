@@ -52,6 +52,13 @@ def rendered(kind: str, seq: int, *values: object) -> str:
     return wire.render(event(record(kind, seq, *values)))
 
 
+def opening(started: str) -> str:
+    """A racer's own view of a ``started`` record: the message with the legal moves."""
+    own = wire.own_text(event(started), wire.render(event(started)))
+    assert own is not None
+    return own
+
+
 def first_move() -> tuple[Board, Any]:
     board = Board.from_code(CODE)
     delta = board.play(parse_action("col4 found"))
@@ -68,18 +75,23 @@ def built() -> dict[str, str]:
         "",
         wire.result(BOB, "Bob", "gave_up", None, 1),
     ]
-    # room_values(): the fields (Ann typed the code; spectators watch live), then the members
-    room_fields = ["2C88GXUH", CODE, 4, "race", "lobby", 1, ANN, 0, 1, "live", 30, *members]
+    # room_values(): the fields (Ann typed the code; spectators watch live; not public, not
+    # rated, not paired), then the members
+    room_fields = ["2C88GXUH", CODE, 4, "race", "lobby", 1, ANN, 0, 1, "live", 30, 0, 0, 0]
+    room_fields += members
     return {
         "welcome": wire.welcome(ANN, "f20A-19M7ZsCj-qzPe1Dv1_a-gkhwCKY", "Ann", 1795976416581),
         "room": rendered("room", 2, *room_fields),
         "countdown": rendered("countdown", 4, 1, 1795976419899, 1795976416899),
-        "started": rendered("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN),
+        # Ann's started: with her opening board's legal moves (spectators get it without).
+        "started": opening(record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN)),
         "ack": wire.ack(1, 6),
         "reject": wire.reject(1, "cell_occupied", "a cell holds one card and this one is taken"),
-        # Ann's own delta: with her board's legal moves (spectators get it without).
+        # Ann's own delta: with the change of her board's legal moves (spectators get it
+        # without).
         "delta": wire.own_view(
-            stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12)), wire.legal(board)
+            stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12)),
+            wire.legal_change(wire.legal_view(Board.from_code(CODE)), wire.legal_view(board)),
         ),
         "progress": stamp(7, wire.progress_body(BOB, 1, board)),
         # Deal 1's proven par is 69 (server/pools/c4.txt): Ann's 69 actions are perfect.
@@ -174,13 +186,15 @@ def test_legal_lists_the_engines_legal_moves_by_source() -> None:
 def test_own_text_adds_legal_to_a_delta_and_to_a_racers_started() -> None:
     board, delta = first_move()
     body = stamp(6, wire.delta_body(ANN, 1, "col4 found", delta, board, 12))
-    own = wire.own_text(event(body, wire.legal(board)), body)
+    change = wire.legal_change(wire.legal_view(Board.from_code(CODE)), wire.legal_view(board))
+    own = wire.own_text(event(body, change), body)
     assert own is not None and json.loads(own) == {
         **json.loads(body),
-        "legal": wire.legal_view(board),
+        "legal_change": json.loads(change),
     }
+    assert parse_server(own).type == "delta"
     # The mover's ack carries the same view, made by the same function.
-    assert own == wire.own_view(body, wire.legal(board))
+    assert own == wire.own_view(body, change)
     started_event = event(record("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN))
     started = wire.own_text(started_event, wire.render(started_event))
     assert started is not None
@@ -188,7 +202,7 @@ def test_own_text_adds_legal_to_a_delta_and_to_a_racers_started() -> None:
     assert parse_server(started).type == "started"
     # Any other event is the same for everyone.
     assert wire.own_text(event(record("countdown", 4, 1, 2, 3)), BUILT["countdown"]) is None
-    assert "legal" not in json.loads(BUILT["started"])
+    assert "legal" not in json.loads(rendered("started", 5, 1, CODE, 4, 1795976419899, BOB, ANN))
 
 
 def test_stamped_events_start_with_their_seq() -> None:
@@ -206,7 +220,9 @@ def test_render_leaves_stamped_messages_alone_and_refuses_unknown_records() -> N
 
 
 def test_the_room_message_of_a_room_without_host_or_members() -> None:
-    text = rendered("room", 3, "ROOMROOM", CODE, 4, "race", "done", 2, "", 5, 0, "progress", 30)
+    text = rendered(
+        "room", 3, "ROOMROOM", CODE, 4, "race", "done", 2, "", 5, 0, "progress", 30, 0, 0, 0
+    )
     data = json.loads(text)
     assert data["host"] is None and data["players"] == [] and data["spectators"] == 5
     assert data["watch"] == "progress" and data["delay_s"] is None
@@ -235,7 +251,7 @@ def test_the_room_message_hides_a_drawn_deal_until_the_start() -> None:
         ("lobby", 1, CODE),
     ]:
         text = rendered(
-            "room", 4, "ROOMROOM", CODE, 4, "race", state, 1, "", 0, typed, "delayed", 45
+            "room", 4, "ROOMROOM", CODE, 4, "race", state, 1, "", 0, typed, "delayed", 45, 0, 0, 0
         )
         data = json.loads(text)
         assert data["code"] == shown and data["code_typed"] is bool(typed), state
@@ -269,39 +285,21 @@ def test_the_check_above_finds_a_message_written_elsewhere() -> None:
     assert written.search("""'"type":"room","room_id":"' .. m[1]""")
 
 
-def test_a_room_record_stored_before_the_watch_fields_still_renders() -> None:
-    # Rooms outlive a restart: a record written by the previous version has 8 fields.
-    for members in ([], [wire.member(ANN, "Ann", "player")]):
-        text = rendered("room", 5, "ROOMROOM", CODE, 4, "race", "lobby", 1, ANN, 0, *members)
-        data = json.loads(text)
-        assert data["code"] is None and data["code_typed"] is False and data["watch"] == "live"
-        assert [p["player_id"] for p in data["players"]] == [ANN] * len(members)
-        assert parse_server(text).type == "room"
-
-
-def test_records_written_before_par_still_render() -> None:
-    # A room's event list outlives a deploy: a finished record without its perfect flag, and
-    # a race_over record without the par, are read as they were (no perfect, no par).
-    done = json.loads(rendered("finished", 76, ANN, 1, 314, 69, 1))
-    assert done["perfect"] is False and done["rank"] == 1 and done["moves"] == 69
-    old = [
+def test_a_finished_and_a_race_over_record_render_their_par_words() -> None:
+    # A finish in the deal's proven par is perfect; the race's end says the par and each
+    # result's own word (a result without one is not perfect).
+    done = json.loads(rendered("finished", 76, ANN, 1, 314, 69, 1, 1))
+    assert done["perfect"] is True and done["rank"] == 1 and done["moves"] == 69
+    results = [
         "1",
-        json.dumps(
-            {"player_id": ANN, "name": "Ann", "status": "finished", "time_ms": 314, "moves": 69}
-        ),
+        wire.result(ANN, "Ann", "finished", 314, 69),
         "",
-        json.dumps(
-            {"player_id": BOB, "name": "Bob", "status": "gave_up", "time_ms": None, "moves": 1}
-        ),
+        wire.result(BOB, "Bob", "gave_up", None, 1),
     ]
-    over = json.loads(rendered("race_over", 78, 1, *old))
-    assert (over["par"], over["par_optimal"]) == (None, False)
+    over = json.loads(rendered("race_over", 78, 1, 69, 1, *results))
+    assert (over["par"], over["par_optimal"]) == (69, True)
     assert [(r["name"], r["rank"], r["perfect"]) for r in over["results"]] == [
         ("Ann", 1, False),
         ("Bob", None, False),
     ]
-    assert parse_server(rendered("race_over", 78, 1, *old)).type == "race_over"
-    # The same results after the par: the par and each result's own word.
-    new = json.loads(rendered("race_over", 78, 1, 69, 1, *old))
-    assert (new["par"], new["par_optimal"]) == (69, True)
-    assert len(new["results"]) == 2
+    assert parse_server(rendered("race_over", 78, 1, 69, 1, *results)).type == "race_over"

@@ -14,9 +14,9 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from server.engine import Board
-from server.engine.codes import MAX_DEAL
 from server.net import wire
 from server.net.session import frame
+from tests.helpers.positions import played
 
 # JSON values as the wire builders put them together: no floats (none is sent per move).
 scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=40)
@@ -41,15 +41,8 @@ def test_fast_dumps_with_names_in_other_scripts() -> None:
         assert wire.fast_dumps(data) == json.dumps(data, separators=(",", ":"))
 
 
-games = st.tuples(
-    st.integers(0, MAX_DEAL),
-    st.sampled_from([4, 2, 1]),
-    st.lists(st.integers(0, 10_000), min_size=1, max_size=100),
-)
-
-
 @settings(max_examples=60, deadline=None)
-@given(games)
+@given(played)
 def test_listed_once_the_per_move_messages_are_unchanged(game: tuple[int, int, list[int]]) -> None:
     deal, cells, picks = game
     board = Board.deal(deal, cells)

@@ -15,6 +15,7 @@ from server.engine.solver import solve
 from server.net import wire
 from server.records.replays import Replay, replay_id, verify
 from server.review.pace import presses
+from tests.helpers.legal import changed
 from tests.helpers.serverproc import QUICK, ServerProc, WsClient, redis_url, running_server
 from tests.helpers.waits import API_STEP, until
 
@@ -65,17 +66,19 @@ async def test_only_the_boards_own_player_gets_its_legal_moves(race_server: Serv
         assert (await racer.expect("started"))["legal"] == legal_of(opening)
     assert "legal" not in await sam.expect("started")
     board = Board.from_code(CODE)
+    held = legal_of(opening)  # Ann's listing, as a client keeps it: each delta changes it
     for i, text in enumerate(LINE[:3], 1):
         await ann.send(action_message(text, i))
         await ann.expect("ack", id=i)
         board.play(parse_action(text))
         mine = await ann.expect("delta", moves=i)
-        assert mine["legal"] == legal_of(board)  # the board as it is after this action
+        held = changed(held, mine["legal_change"])
+        assert held == legal_of(board)  # the board as it is after this action
         watched = await sam.expect("delta", player_id=ann.player_id, moves=i)
-        assert "legal" not in watched
-        assert {k: v for k, v in mine.items() if k != "legal"} == watched
-        assert "legal" not in await bob.expect("progress", player_id=ann.player_id, moves=i)
-    # Another socket of Ann's: a snapshot with her legal moves, and her deltas with them.
+        assert "legal_change" not in watched
+        assert {k: v for k, v in mine.items() if k != "legal_change"} == watched
+        assert "legal_change" not in await bob.expect("progress", player_id=ann.player_id, moves=i)
+    # Another socket of Ann's: a snapshot with her legal moves, and her deltas change them.
     again = await WsClient.connect(race_server.ws_url)
     await again.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 10**9})
     snap = await again.expect("snapshot")
@@ -84,11 +87,18 @@ async def test_only_the_boards_own_player_gets_its_legal_moves(race_server: Serv
     assert all("legal" not in p for p in snap["players"] if p is not own)
     await ann.send(action_message(LINE[3], 4))
     board.play(parse_action(LINE[3]))
-    assert (await again.expect("delta", moves=4))["legal"] == legal_of(board)
-    # Replayed events keep it so: Ann's own deltas with, Bob's view of them without.
+    assert changed(own["legal"], (await again.expect("delta", moves=4))["legal_change"]) == (
+        legal_of(board)
+    )
+    # Replayed events keep it so: Ann's own deltas with their changes, from the started's
+    # listing on; Bob's view of them without.
     later = await WsClient.connect(race_server.ws_url)
-    await later.send({"type": "resume", "room": room, "token": ann.token, "last_seq": 5})
-    assert (await later.expect("delta", moves=4))["legal"] == legal_of(board)
+    started_seq = next(m["seq"] for m in ann.messages if m.get("type") == "started")
+    await later.send({"type": "resume", "room": room, "token": ann.token, "last_seq": started_seq})
+    held = legal_of(opening)
+    for i in range(1, 5):
+        held = changed(held, (await later.expect("delta", moves=i))["legal_change"])
+    assert held == legal_of(board)
     await bob.expect("progress", player_id=ann.player_id, moves=4)
     # A spectator's snapshot: every board, no legal moves.
     spy = await WsClient.connect(race_server.ws_url, "Spy")
@@ -96,8 +106,9 @@ async def test_only_the_boards_own_player_gets_its_legal_moves(race_server: Serv
     seen = await spy.expect("snapshot")
     assert all(p.get("board") and "legal" not in p for p in seen["players"])
     # Nothing a spectator got, and nothing Bob got of Ann's board, held a legal move.
-    assert all("legal" not in m for m in sam.messages + spy.messages)
-    assert all("legal" not in m for m in bob.messages if m.get("player_id") == ann.player_id)
+    assert all("legal" not in m and "legal_change" not in m for m in sam.messages + spy.messages)
+    about_ann = [m for m in bob.messages if m.get("player_id") == ann.player_id]
+    assert about_ann and all("legal" not in m and "legal_change" not in m for m in about_ann)
     for c in (ann, bob, sam, again, later, spy):
         await c.close()
 
@@ -122,8 +133,11 @@ async def test_send_home_commits_the_taps_it_stands_for(tight: ServerProc) -> No
     for i, text in enumerate(BEFORE, 1):
         await ann.send(action_message(text, i))
         await ann.expect("ack", id=i)
-    last = await ann.expect("delta", moves=len(BEFORE))
-    assert last["legal"]["send_home"] is True and last["legal"] == legal_of(ENDGAME)
+    held = snap["players"][0]["legal"]
+    for i in range(1, len(BEFORE) + 1):
+        last = await ann.expect("delta", moves=i)
+        held = changed(held, last["legal_change"])
+    assert last["legal_change"]["send_home"] is True and held == legal_of(ENDGAME)
     taps = [str(t) for t in ENDGAME.send_home_taps()]
     assert len(taps) > 1
     await ann.send({"type": "send_home", "id": 2000})
@@ -140,7 +154,8 @@ async def test_send_home_commits_the_taps_it_stands_for(tight: ServerProc) -> No
     board = ENDGAME.copy()
     for tap, d in zip(ENDGAME.send_home_taps(), deltas, strict=True):
         board.play(tap)
-        assert d["legal"] == legal_of(board)
+        held = changed(held, d["legal_change"])
+        assert held == legal_of(board)
     finished = await ann.expect("finished", player_id=ann.player_id)
     assert finished["moves"] == len(BEFORE) + len(taps)
     # A resent send home is acknowledged again, never applied twice.

@@ -1,4 +1,4 @@
-"""Issue 34 (3): evidence across games, through a real server (in-process, on a clock the
+"""Evidence across games, through a real server (in-process, on a clock the
 test moves, so a person's four minutes cost no wait).
 
 Each attack measured on main before this change ranked; here each must be held or flagged:

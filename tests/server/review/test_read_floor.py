@@ -1,4 +1,4 @@
-"""Issue 34 (5): no honest quick first move breaks the read floor.
+"""No honest quick first move breaks the read floor.
 
 A person who sees an ace free on the table taps it home at once, then reads the table: the
 read floor (``pace_read_ms``, 2 s) times the first *decision*, so that tap is not held. A

@@ -169,29 +169,30 @@ def test_an_event_reads_and_writes_back_byte_for_byte() -> None:
     assert event.rest() == ("pA", "pB")
 
 
-def test_an_event_stored_by_an_older_version_reads_with_its_missing_fields_empty() -> None:
-    old = RoomEvent.parse(f"pA\t{DELTA}\t{PROGRESS}")  # before WATCH and OWN
-    assert (old.watch, old.delay_ms, old.own) == (WatchMode.LIVE, 0, "")
-    # Before the scripts stored the room's words, WATCH held their decision.
-    decided = [RoomEvent.parse(f"pA\t{DELTA}\t{PROGRESS}\t{w}") for w in ("p", "d45000")]
-    assert [(e.watch, e.delay_ms) for e in decided] == [
-        (WatchMode.PROGRESS, 0),
-        (WatchMode.DELAYED, 45_000),
-    ]
-    room = RoomEvent.parse(
-        '\t["room","3","ROOMROOM","' + CODE + '","4","race","lobby","1","pA","0",'
-        '"{\\"player_id\\":\\"pA\\"}"]\t'
-    )  # a room record of 8 fields, then a member
-    assert room.fields()["ns"] == "0" and "typed" not in room.fields()
-    assert room.rest() == ('{"player_id":"pA"}',)
+def test_a_form_an_earlier_version_stored_is_refused_not_guessed_at() -> None:
+    # One layout: an event without its WATCH field, a WATCH holding an earlier version's
+    # decision, a room record without its later fields.
+    for entry, says in (
+        (f"pA\t{DELTA}\t{PROGRESS}", "4 or 5 tab-separated fields, not 3"),
+        (f"pA\t{DELTA}\t{PROGRESS}\tp", "not 'p'"),
+        (f"pA\t{DELTA}\t{PROGRESS}\td45000", "not 'd45000'"),
+        (
+            '\t["room","3","ROOMROOM","' + CODE + '","4","race","lobby","1","pA","0",'
+            '"{\\"player_id\\":\\"pA\\"}"]\t\t',
+            "'room' record's values",
+        ),
+        ('\t["finished","4","pA","1","2","3","1"]\t\t', "'finished' record's values"),
+    ):
+        with pytest.raises(EventError, match=re.escape(says)):
+            RoomEvent.parse(entry)
 
 
 @pytest.mark.parametrize(
     ("entry", "says"),
     [
-        ("", "3 to 5 tab-separated fields, not 1"),
-        (f"pA\t{DELTA}", "3 to 5 tab-separated fields, not 2"),
-        (f"pA\t{DELTA}\t\tlive", "watch is WORD:DELAY_S (or an older '', 'p' or 'dMS'), not"),
+        ("", "4 or 5 tab-separated fields, not 1"),
+        (f"pA\t{DELTA}", "4 or 5 tab-separated fields, not 2"),
+        (f"pA\t{DELTA}\t\tlive", "watch is WORD:DELAY_S or '' (none), not"),
         (f"pA\t{DELTA}\t\td", "not 'd'"),
         (f"pA\t{DELTA}\t\tx-ray:30", "not 'x-ray:30'"),
         (f"pA\t{DELTA}\t\tlive:soon", "not 'live:soon'"),

@@ -1,15 +1,18 @@
 """The embedded default's Redis (``seahaven serve`` without ``--redis-url``): when it dies the
 server starts it again on its append-only file, the acknowledged moves still there; when it
-cannot, the server exits within 10 s (status 3) with one line saying why."""
+cannot, or it keeps dying, the server exits within 10 s (status 3) with one line saying why."""
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import signal
 from pathlib import Path
 
 import pytest
 
+from server.transport.embedded import RESTARTS
 from tests.helpers.private_redis import embedded_redis
 from tests.helpers.serverproc import ServerProc, WsClient, start_server
 from tests.helpers.waits import until
@@ -25,6 +28,13 @@ def _other_redis(data: Path, old: int) -> int | None:
     except AssertionError:
         return None
     return pid if pid != old else None
+
+
+def _back(srv: ServerProc, n: int) -> int | None:
+    """The pid of the embedded Redis the server says is back, once it has said so ``n``
+    times."""
+    found = re.findall(r"the embedded Redis is back \(pid (\d+)\)", srv.log())
+    return int(found[n - 1]) if len(found) >= n else None
 
 
 def _healthy(srv: ServerProc) -> bool:
@@ -79,6 +89,27 @@ def test_an_embedded_redis_that_cannot_start_again_stops_the_server_saying_why(
         log = srv.log()
         assert "could not be started again" in log, log
         assert log.count("Traceback") <= 4 and len(log) < 8000, log  # no flood
+    finally:
+        if srv.proc.poll() is None:
+            srv.kill()
+
+
+async def test_a_redis_that_keeps_dying_stops_the_server_saying_so(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    srv = start_server(None, data_dir=data)
+    try:
+        pid = embedded_redis(data)
+        for n in range(1, RESTARTS + 1):  # each death within the window is met by a restart
+            os.kill(pid, signal.SIGKILL)
+            # Killed again only once the server has it back (not mid-restart, which is the
+            # other way to stop: "could not be started again").
+            back = functools.partial(_back, srv, n)
+            pid = await until(back, timeout=30, what=f"restart {n} done")
+        assert srv.proc.poll() is None
+        os.kill(pid, signal.SIGKILL)  # one more within the minute: serving on would be in vain
+        assert srv.proc.wait(10) == 3, srv.log()
+        log = srv.log()
+        assert f"it died {RESTARTS + 1} times within 60 s: stopping" in log, log
     finally:
         if srv.proc.poll() is None:
             srv.kill()
