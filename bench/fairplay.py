@@ -19,6 +19,9 @@ The cheating players:
   decision, with probability P, a random useful move that is kept (not undone); otherwise the
   solver's next move from where the board stands. Think times log-normal, median 1.3 s.
 - ``race noisy P``: the same games, weighed as rated races' finishes: no day's field.
+- ``vetted P``: as ``noisy P``, but each deviation is first tried on a copy of the table and
+  played only when the solver still wins from there (never an undo), the solver then asked
+  again: the line of ``tests/helpers/fairplay_lines.py``'s ``noisy_line``, at the same pace.
 - ``optimal``: the engine's optimal search's line (``solve --optimal``), same pace.
 - ``practised``: identity A explores the deal as the human model does; identity B replays
   A's kept line (no undo, no detour) at the same pace; the server knows A's line.
@@ -55,7 +58,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import multiprocessing
 import random
 import sys
@@ -68,11 +70,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import cheats  # noqa: E402
+from bench.cheats import PaceClock, noisy, optimal, practised, vetted  # noqa: E402
 from bench.people import club, planner  # noqa: E402
-from bench.review import T0, Clock, Game, human, send_home  # noqa: E402
+from bench.review import T0, Game, human, send_home  # noqa: E402
 from server.engine import Board, format_code, parse_action  # noqa: E402
-from server.engine.optimal import optimal_par  # noqa: E402
-from server.engine.solver import solve  # noqa: E402
 from server.fairplay.decide import decide  # noqa: E402
 from server.fairplay.policy import Policy  # noqa: E402
 from server.fairplay.values import Assessment, Decision  # noqa: E402
@@ -82,104 +84,6 @@ from server.review.scoring import table_key  # noqa: E402
 POOL = ROOT / "server" / "pools" / "c4.txt"
 CACHE = ROOT / ".bench-cache" / "searches.sqlite"
 OUT = ROOT / ".bench-cache" / "fairplay.jsonl"
-
-
-class PaceClock(Clock):
-    """Think times log-normal with a median of ``median_ms``."""
-
-    def __init__(self, rng: random.Random, sigma: float, median_ms: int) -> None:
-        super().__init__(rng, sigma)
-        self.median_ms = median_ms
-
-    def press(self, scale: float = 1.0) -> int:
-        if self.first:
-            self.first = False
-            return self.now
-        think = self.median_ms * scale * math.exp(self.rng.gauss(0.0, self.sigma))
-        self.now += max(80, round(think))
-        return self.now
-
-
-def noisy(code: str, rng: random.Random, rate: float) -> Game | None:
-    """The solver re-asked after each deliberate deviation (see the module docstring)."""
-    board = Board.from_code(code)
-    game, clock = Game(code, [], []), PaceClock(rng, 0.5, 1300)
-    line: list[str] = list(solve(board, max_states=200_000).moves)
-    if not line:
-        return None
-    while len(game.actions) < 1000:
-        if board.is_won():
-            return game
-        if board.can_send_home():
-            send_home(board, game, clock)
-            return game
-        useful = board.useful_moves()
-        if useful and rng.random() < rate:
-            move = rng.choice(useful)
-            board.play(move)
-            fresh = solve(board, max_states=200_000)
-            if fresh.result != "solved":  # a deviation that loses: take it back
-                board.play(parse_action("undo"))
-                game.actions += [str(move), "undo"]
-                game.times += [clock.press(), clock.press()]
-                continue
-            game.actions.append(str(move))
-            game.times.append(clock.press())
-            line = list(fresh.moves)
-            continue
-        text = line.pop(0)
-        board.play(parse_action(text))
-        game.actions.append(text)
-        game.times.append(clock.press())
-    return None
-
-
-def optimal(code: str, rng: random.Random) -> Game | None:
-    """The optimal search's line at a person's pace."""
-    board = Board.from_code(code)
-    found = optimal_par(board, timeout=30, max_states=1_000_000)
-    if not found.moves:
-        return None
-    game, clock = Game(code, [], []), PaceClock(rng, 0.5, 1300)
-    for text in found.moves:
-        if board.can_send_home():
-            send_home(board, game, clock)
-            return game
-        board.play(parse_action(text))
-        game.actions.append(text)
-        game.times.append(clock.press())
-    return game
-
-
-def kept_line(code: str, actions: list[str]) -> list[str]:
-    """A line without what was undone."""
-    board = Board.from_code(code)
-    stack: list[str] = []
-    for text in actions:
-        board.play(parse_action(text))
-        if text == "undo":
-            stack.pop()
-        else:
-            stack.append(text)
-    return stack
-
-
-def practised(code: str, rng: random.Random) -> tuple[Game, list[str]] | None:
-    """Identity B replays identity A's kept line; returns B's game and A's line."""
-    first = human(code, rng, 0.6, 3000)
-    if first is None:
-        return None
-    line = kept_line(code, first.actions)
-    board = Board.from_code(code)
-    game, clock = Game(code, [], []), PaceClock(rng, 0.5, 1300)
-    for text in line:
-        if board.can_send_home():
-            send_home(board, game, clock)
-            return game, first.actions
-        board.play(parse_action(text))
-        game.actions.append(text)
-        game.times.append(clock.press())
-    return game, first.actions
 
 
 def liking(board: Board, rng: random.Random) -> float:
@@ -288,6 +192,11 @@ def classes() -> dict[str, Kind]:
             True,
         )
     out["race noisy 0.30"] = Kind(None, True, source="noisy 0.30", field=False)
+    for rate in (0.10, 0.20):
+        out[f"vetted {rate:.2f}"] = Kind(
+            wrap(lambda code, rng, r=rate: vetted(code, rng, r)),  # type: ignore[misc]
+            True,
+        )
     out["optimal"] = Kind(wrap(optimal), True)
     out["practised"] = Kind(practice, True)
     out["planner"] = Kind(wrap(planner), False)
@@ -375,7 +284,7 @@ def _setup(cache: str) -> None:
     if cache:
         from bench.searchcache import install
 
-        install(Path(cache), sys.modules[__name__])
+        install(Path(cache), cheats)
 
 
 def _player(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -61,7 +62,16 @@ def install(path: Path, models: ModuleType) -> None:
     global _db
     path.parent.mkdir(parents=True, exist_ok=True)
     _db = sqlite3.connect(path, timeout=60)
-    _db.execute("PRAGMA journal_mode=WAL")
+    # The pool's processes start together, and switching the journal mode is not covered
+    # by the busy timeout: one of them used to die of "database is locked" here.
+    for attempt in range(50):
+        try:
+            _db.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError:
+            if attempt == 49:
+                raise
+            time.sleep(0.1)
     _db.execute("CREATE TABLE IF NOT EXISTS s (k BLOB PRIMARY KEY, v BLOB)")
     _db.commit()
     import server.review.evidence as evidence
