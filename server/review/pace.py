@@ -8,8 +8,9 @@ never seen the deal could do (``protocol/DAILY.md``, "The pace model", gives the
 
 - A **decision** is an action that is not forced. An action is **forced** when, in the
   position it was played from, it is the only useful legal action (RULES.md, "The end of a
-  game"), or it sends a card home while a send home is possible (the button would do it in
-  one press). An undo is always a decision. The time of an action is the time since the
+  game"), or it is played while a send home is possible (the button would end the game in
+  one press: sending the cards home by hand, in any order, and moving a card aside on the
+  way are no choice). An undo is always a decision. The time of an action is the time since the
   action before it (for the first, since the reveal).
 - ``fast_start``: the first action that needs reading comes at least ``read_ms`` after the
   reveal: a person must take in 52 cards before choosing a move. An ace sent home at once
@@ -52,8 +53,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ..engine import Board, EngineError, Move, Tap, parse_action
-from ..engine.moves import FOUND, OWN_FOUNDATION
+from ..engine import Board, EngineError, parse_action
 
 #: Why a game breaks the pace, with the rule in words.
 PACE_REASONS: Final[dict[str, str]] = {
@@ -161,16 +161,6 @@ def presses(actions: Sequence[str], times: Sequence[int]) -> list[int]:
     return [*times[:k], times[-1]]
 
 
-def _goes_home(board: Board, text: str) -> bool:
-    """Whether an action would put a card on a foundation from this position."""
-    action = parse_action(text)
-    if isinstance(action, Tap):
-        return True
-    if isinstance(action, Move):
-        return action.dst == OWN_FOUNDATION or action.dst in FOUND
-    return False
-
-
 def forced(code: str, actions: Sequence[str]) -> list[bool]:
     """Whether each action of a line is forced (see the module docstring).
 
@@ -182,7 +172,10 @@ def forced(code: str, actions: Sequence[str]) -> list[bool]:
     for text in actions:
         if text == "undo":
             is_forced = False
-        elif board.can_send_home() and _goes_home(board, text):
+        elif board.can_send_home():
+            # The button finishes the game from here in one press: whatever is played
+            # instead (the cards home in another order, a card moved aside on the way) is
+            # no choice, and no evidence of how the game was found.
             is_forced = True
         else:
             is_forced = len(board.useful_moves()) <= 1

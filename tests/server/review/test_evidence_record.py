@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from server.engine import Board, format_code
+import pytest
+
+from server.app import reviewer_of
+from server.engine import Board, format_code, parse_action
 from server.engine.optimal import optimal_par
 from server.engine.solver import solve
 from server.fairplay.decide import suspicion
 from server.fairplay.policy import Policy
-from server.review.evidence import gather, kept_tables, line_digests, marks
+from server.review.evidence import evidence_job, gather, kept_tables, line_digests, marks
+from server.settings import Settings
+from tests.helpers.fairplay_lines import noisy_line
 
 T0 = 1_780_000_000_000
 CODE = format_code(1, 4)
@@ -56,3 +61,30 @@ def test_the_marks_of_a_replay() -> None:
     # The review off (its agreement above 1): nothing is asked.
     off = marks(CODE, line, hold_agreement=2)
     assert all(r.get("solver") is None and r.get("optimal") is None for r in off)
+
+
+@pytest.mark.parametrize(("deal", "seed"), [(3, 2), (6, 2)])
+def test_what_is_played_once_the_cards_can_all_go_home_is_no_evidence(deal: int, seed: int) -> None:
+    """A solver's line played to its end by hand weighs as the same line ended by the send
+    home button. The solver's own line moves cards aside on the way home (11 and 6 such
+    moves here), in an order the review's search need not share: scored, they read as
+    deviations the solver never recovered from, and wiped out the evidence of the whole
+    game (a line of a solver re-asked after each deviation scored 0 instead of 0.8)."""
+    code = format_code(deal, 4)
+    line = list(noisy_line(code, 0.2, seed))
+    board, cut = Board.from_code(code), 0
+    while not board.can_send_home():
+        board.play(parse_action(line[cut]))
+        cut += 1
+    aside = [t for t in line[cut:] if "found" not in t and not t.startswith("tap ")]
+    assert len(aside) >= 6, aside  # the line does move cards aside once they can go home
+    button = line[:cut] + [str(tap) for tap in board.send_home_taps()]
+    settings = reviewer_of(Settings(), None).settings
+    by_hand, pressed = (
+        evidence_job(code, T0, played, _times(len(played)), dict(settings), [], None)
+        for played in (line, button)
+    )
+    for key in ("agreement", "scored", "decisions", "recovery"):
+        assert by_hand[key] == pressed[key], (key, by_hand[key], pressed[key])
+    assert by_hand["evidence"]["optimal"] == pressed["evidence"]["optimal"]
+    assert suspicion(by_hand["evidence"], Policy()) == suspicion(pressed["evidence"], Policy())
