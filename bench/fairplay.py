@@ -16,12 +16,15 @@ they are flagged, by their last finish.
 The cheating players:
 
 - ``noisy P``: the server's own solver, re-asked after each deliberate deviation: before each
-  decision, with probability P, a random useful move that is kept (not undone); otherwise the
-  solver's next move from where the board stands. Think times log-normal, median 1.3 s.
+  decision, with probability P, a random useful move, kept when the solver still wins from
+  there and taken back at once (an undo) when it loses; otherwise the solver's next move
+  from where the board stands; the button sends the cards home at the end. Think times
+  log-normal, median 1.3 s.
 - ``race noisy P``: the same games, weighed as rated races' finishes: no day's field.
 - ``vetted P``: as ``noisy P``, but each deviation is first tried on a copy of the table and
   played only when the solver still wins from there (never an undo), the solver then asked
-  again: the line of ``tests/helpers/fairplay_lines.py``'s ``noisy_line``, at the same pace.
+  again: the line of ``tests/helpers/fairplay_lines.py``'s ``noisy_line``, at the same pace,
+  ended by the button (``bench/noisy_days.py`` plays that line to the last card).
 - ``optimal``: the engine's optimal search's line (``solve --optimal``), same pace.
 - ``practised``: identity A explores the deal as the human model does; identity B replays
   A's kept line (no undo, no detour) at the same pace; the server knows A's line.
