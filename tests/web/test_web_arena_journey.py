@@ -81,9 +81,21 @@ def shoot_all(page: Page, name: str) -> None:
 def in_race(page: Page) -> str:
     """Until the page shows the arena's race, started, with its own board; its room."""
     page.wait_for_function("location.hash.startsWith('#/race/')", timeout=30_000)
-    page.wait_for_function(
-        "seahaven.game.state === 'racing' && seahaven.game.myBoard() !== null", timeout=20_000
-    )
+    try:
+        page.wait_for_function(
+            "seahaven.game.state === 'racing' && seahaven.game.myBoard() !== null",
+            timeout=20_000,
+        )
+    except Exception:
+        # What the page was doing: a race still waiting for its racers, or one already over.
+        print(
+            "DBG in_race",
+            page.evaluate(
+                "[location.hash, seahaven.game.roomId, seahaven.game.state,"
+                " seahaven.arena.seat, seahaven.arena.room, Date.now()]"
+            ),
+        )
+        raise
     return str(page.evaluate("seahaven.game.roomId"))
 
 
@@ -161,7 +173,9 @@ def test_the_podium_comes_past_a_racer_who_never_moves_and_reloads(
 ) -> None:
     ann = open_home(browser, server.http_url, name="Ann", width=1366, height=768)
     to_arenas(ann)
-    arena = make_arena(ann, 25, 3)
+    # Long enough for Ben's page to come and join on a busy machine: an arena that ends
+    # first cuts its race off while it still waits for him (no race: no podium to test).
+    arena = make_arena(ann, 45, 3)
     ben = open_home(browser, server.http_url, name="Ben", width=740, height=360)
     join_by_link(ben, invite_link(ann))
     room = in_race(ann)
@@ -180,7 +194,7 @@ def test_the_podium_comes_past_a_racer_who_never_moves_and_reloads(
     ann.wait_for_function("seahaven.game.myBoard() !== null")
     send_line(ann, line_of(ann))
     for page in (ann, ben):
-        page.wait_for_function(f"location.hash === '#/arena/{arena}'", timeout=60_000)
+        page.wait_for_function(f"location.hash === '#/arena/{arena}'", timeout=90_000)
         podium = page.locator(".arena-podium")
         podium.wait_for(state="visible", timeout=60_000)
         assert "Ann" in podium.inner_text()
