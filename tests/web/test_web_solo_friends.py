@@ -279,6 +279,14 @@ def test_the_daily_asks_a_name_and_the_player_page_edits_it(
             form.wait_for(timeout=10_000)
             break
     form.wait_for()
+    # Half typed, the form stays while the page's late answers come (our own results of the
+    # day; a message of the game `/` dealt): they once wiped it, and the name with it.
+    form.locator("input").fill("Zo")
+    page.evaluate(
+        "async () => { await seahaven.views.daily.loadMine();"
+        " seahaven.views.daily.onGame('snapshot'); }"
+    )
+    assert form.locator("input").input_value() == "Zo"
     axe_sizes(page, "Daily, the name asked")
     assert page.evaluate("seahaven.game.mode") != "daily"  # nothing revealed yet
     form.locator("input").fill("Zoe")

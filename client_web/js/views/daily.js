@@ -114,6 +114,7 @@ export class DailyView {
   }
 
   hide() {
+    this.asking = null;
     this.off?.();
     clearInterval(this.ticker);
     this.ticker = null;
@@ -131,7 +132,8 @@ export class DailyView {
   }
 
   onLang() {
-    if (this.info) this.drawDeals(this.info);
+    if (this.asking) this.askName(this.asking); // in the new language, what was typed kept
+    else if (this.info) this.drawDeals(this.info);
     if (this.lb) this.drawBoard(this.lb);
     this.drawTitle();
   }
@@ -233,6 +235,9 @@ export class DailyView {
   }
 
   drawDeals(info) {
+    // The name asked before a game stays until it is given: a late answer of the server
+    // (our own results, a message of our game) would otherwise wipe it while it is typed.
+    if (this.asking) return;
     // A running day shows no code: Start reveals the deal, and the clock starts then.
     const tile = (kind, deal) => {
       const mine = info.running && this.mine?.[kind];
@@ -281,7 +286,9 @@ export class DailyView {
   /** Before a running day's game, a player who never chose a name chooses one: it is the
    * name their time is ranked under (with its tag, as everywhere). */
   askName(kind) {
+    this.asking = kind;
     const box = this.el.querySelector(".deals");
+    const typed = box.querySelector('[data-k="ask-name"] [name="name"]')?.value;
     box.drawnHtml = null;
     box.innerHTML = `<form class="ask-name" data-k="ask-name">
       <label><span>${esc(t("names.daily"))}</span>
@@ -289,11 +296,12 @@ export class DailyView {
       <button class="btn primary">${esc(t("names.start"))}</button></form>`;
     const form = box.querySelector("form");
     const input = form.querySelector('[name="name"]');
-    input.value = playerName();
+    input.value = typed ?? playerName();
     input.select();
     input.focus();
     form.onsubmit = (ev) => {
       ev.preventDefault();
+      this.asking = null;
       setPlayerName(input.value);
       if (this.info) this.drawDeals(this.info);
       this.start(kind, true);
