@@ -40,6 +40,7 @@ export class DailyView {
 
   show(main, parts) {
     const app = this.app;
+    this.asking = null; // a page drawn afresh: its tiles first
     this.date = parts[0] && /^\d{4}-\d{2}-\d{2}$/.test(parts[0]) ? parts[0] : null;
     this.kind = parts[1] === "hard" ? "hard" : "daily";
     this.el = html(`
@@ -176,6 +177,7 @@ export class DailyView {
     if (!this.el) return;
     this.shownDate = this.info.date;
     this.mine = {};
+    if (!this.info.running) this.asking = null; // a past day shown: its practice asks no name
     this.drawTitle();
     this.drawDeals(this.info);
     // The leaderboard is centred on us, so it waits for the server to say who we are.
