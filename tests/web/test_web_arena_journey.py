@@ -82,9 +82,11 @@ def in_race(page: Page) -> str:
     """Until the page shows the arena's race, started, with its own board; its room."""
     page.wait_for_function("location.hash.startsWith('#/race/')", timeout=30_000)
     try:
+        # A race whose racers did not all come in within the pairing's wait is no race, and
+        # they are paired again: on a busy machine the race that starts may be the second.
         page.wait_for_function(
             "seahaven.game.state === 'racing' && seahaven.game.myBoard() !== null",
-            timeout=20_000,
+            timeout=60_000,
         )
     except Exception:
         # What the page was doing: a race still waiting for its racers, or one already over.
