@@ -31,43 +31,10 @@ class PaceClock(Clock):
         return self.now
 
 
-def noisy(code: str, rng: random.Random, rate: float) -> Game | None:
-    """The solver re-asked after each deliberate deviation (see the module docstring)."""
-    board = Board.from_code(code)
-    game, clock = Game(code, [], []), PaceClock(rng, 0.5, 1300)
-    line: list[str] = list(solve(board, max_states=200_000).moves)
-    if not line:
-        return None
-    while len(game.actions) < 1000:
-        if board.is_won():
-            return game
-        if board.can_send_home():
-            send_home(board, game, clock)
-            return game
-        useful = board.useful_moves()
-        if useful and rng.random() < rate:
-            move = rng.choice(useful)
-            board.play(move)
-            fresh = solve(board, max_states=200_000)
-            if fresh.result != "solved":  # a deviation that loses: take it back
-                board.play(parse_action("undo"))
-                game.actions += [str(move), "undo"]
-                game.times += [clock.press(), clock.press()]
-                continue
-            game.actions.append(str(move))
-            game.times.append(clock.press())
-            line = list(fresh.moves)
-            continue
-        text = line.pop(0)
-        board.play(parse_action(text))
-        game.actions.append(text)
-        game.times.append(clock.press())
-    return None
-
-
-def vetted(code: str, rng: random.Random, rate: float) -> Game | None:
-    """The solver re-asked after each deviation, a deviation played only once the solver
-    wins from it (see the module docstring)."""
+def noisy(code: str, rng: random.Random, rate: float, vet: bool = False) -> Game | None:
+    """The solver re-asked after each deliberate deviation (see ``bench/fairplay.py``'s
+    docstring): a deviation that loses is taken back at once, or, with ``vet``, tried on a
+    copy first and never played."""
     board = Board.from_code(code)
     game, clock = Game(code, [], []), PaceClock(rng, 0.5, 1300)
     line: list[str] = list(solve(board, max_states=200_000).moves)
@@ -91,11 +58,20 @@ def vetted(code: str, rng: random.Random, rate: float) -> Game | None:
                 game.times.append(clock.press())
                 line = list(fresh.moves)
                 continue
+            if not vet:  # played, then taken back
+                game.actions += [str(move), "undo"]
+                game.times += [clock.press(), clock.press()]
+                continue
         text = line.pop(0)
         board.play(parse_action(text))
         game.actions.append(text)
         game.times.append(clock.press())
     return None
+
+
+def vetted(code: str, rng: random.Random, rate: float) -> Game | None:
+    """:func:`noisy` with each deviation tried on a copy first."""
+    return noisy(code, rng, rate, vet=True)
 
 
 def optimal(code: str, rng: random.Random) -> Game | None:
